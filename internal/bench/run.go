@@ -1,0 +1,324 @@
+// Package bench owns the speed test matrix: the plan (cells, over-capacity rule), the
+// cell runner (closed loop of N streams, measurement window), the figures computed from
+// token arrival times, and the run document (schema v1) that carries them.
+//
+// The run document's field names come from ../shared/seed/seed-run.json and are the
+// contract between run, report, submit, the site and outside tools: extend, never rename.
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SchemaVersion is the run document version this package writes and reads.
+const SchemaVersion = 1
+
+// Status of a cell or a prefill row.
+type Status string
+
+const (
+	StatusValid        Status = "valid"
+	StatusOverCapacity Status = "over_capacity"
+	StatusFailed       Status = "failed"
+	StatusInterrupted  Status = "interrupted"
+	StatusInvalid      Status = "invalid"
+	// StatusPending marks a planned cell that has not run yet (only in a checkpoint
+	// of a run in progress, so that --resume knows what is left).
+	StatusPending Status = "pending"
+	// StatusPredicted marks a calc document's cells: figures come from the
+	// performance model, nothing was measured.
+	StatusPredicted Status = "predicted"
+)
+
+// Document-level kinds, in Run.Status.
+const (
+	RunMeasured  = "measured"
+	RunPredicted = "predicted"
+	RunEmulated  = "emulated"
+)
+
+// Run is the run document, schema v1.
+type Run struct {
+	SchemaVersion int    `json:"schema_version"`
+	ID            string `json:"id"`
+	// Status says what kind of numbers the document holds: "measured" (or empty,
+	// as in the seed), "emulated" (a run against llmbench's built-in emulator), or
+	// "predicted" (a calc document).
+	Status        string       `json:"status,omitempty"`
+	Title         string       `json:"title,omitempty"`
+	Submitter     string       `json:"submitter,omitempty"`
+	CreatedAt     time.Time    `json:"created_at"`
+	FinishedAt    *time.Time   `json:"finished_at,omitempty"`
+	Tool          Tool         `json:"tool"`
+	Hardware      Hardware     `json:"hardware"`
+	Engine        Engine       `json:"engine"`
+	Model         Model        `json:"model"`
+	LaunchCommand string       `json:"launch_command,omitempty"`
+	Config        Config       `json:"config"`
+	Prefill       []PrefillRow `json:"prefill"`
+	Decode        []DecodeCell `json:"decode"`
+
+	// Extensions (not in the seed).
+	Capacity *Capacity `json:"capacity,omitempty"`
+	Client   *Client   `json:"client,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+}
+
+// Tool names the program that produced the document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Hardware describes the machine the server ran on.
+type Hardware struct {
+	Type     string `json:"type,omitempty"` // discrete_gpu, integrated_gpu, apple_silicon, cpu, emulated
+	GPUs     []GPU  `json:"gpus,omitempty"`
+	CPU      *CPU   `json:"cpu,omitempty"`
+	RAMBytes int64  `json:"ram_bytes,omitempty"`
+	OS       string `json:"os,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+}
+
+// GPU is one kind of accelerator in the machine (Count of them).
+type GPU struct {
+	Name        string  `json:"name"`
+	Vendor      string  `json:"vendor,omitempty"`
+	VRAMBytes   int64   `json:"vram_bytes,omitempty"`
+	Count       int     `json:"count,omitempty"`
+	Driver      string  `json:"driver,omitempty"`
+	PowerLimitW float64 `json:"power_limit_w,omitempty"`
+	PCIe        string  `json:"pcie,omitempty"`
+}
+
+// CPU is the host processor.
+type CPU struct {
+	Model string `json:"model"`
+	Cores int    `json:"cores,omitempty"`
+}
+
+// Engine describes the inference server. Pointer fields are null when unknown.
+type Engine struct {
+	Name          string `json:"name"`
+	Version       string `json:"version,omitempty"`
+	Quantization  string `json:"quantization,omitempty"`
+	Backend       string `json:"backend,omitempty"`
+	Build         string `json:"build,omitempty"`
+	KVCacheDtype  string `json:"kv_cache_dtype,omitempty"`
+	KVCacheTokens *int64 `json:"kv_cache_tokens"`
+	MaxModelLen   *int64 `json:"max_model_len"`
+	MaxNumSeqs    *int64 `json:"max_num_seqs"`
+	PrefixCaching *bool  `json:"prefix_caching"`
+
+	// Extensions.
+	Preset   string `json:"preset,omitempty"`   // the emulator's preset, for llmbench-sim
+	Tokenize string `json:"tokenize,omitempty"` // the route used to count tokens
+}
+
+// Model names what was served.
+type Model struct {
+	ServedName string `json:"served_name"`
+	ID         string `json:"id,omitempty"`
+	Revision   string `json:"revision,omitempty"`
+}
+
+// Config is the plan the run followed.
+type Config struct {
+	Contexts        []int   `json:"contexts"`
+	Concurrency     []int   `json:"concurrency"`
+	PrefillContexts []int   `json:"prefill_contexts"`
+	DurationS       float64 `json:"duration_s"`
+	MaxOutputTokens int     `json:"max_output_tokens"`
+	DecodeTest      string  `json:"decode_test"`  // fixed-duration
+	PrefillMode     string  `json:"prefill_mode"` // decode-warmup | separate
+	API             string  `json:"api"`          // chat | completions
+
+	// Extensions.
+	Seed       *int64 `json:"seed,omitempty"`
+	KVCapacity *int64 `json:"kv_capacity_override,omitempty"`
+	Quick      bool   `json:"quick,omitempty"`
+	Endpoint   string `json:"endpoint,omitempty"`
+}
+
+// Capacity records where the over-capacity rule's numbers came from.
+type Capacity struct {
+	KVCacheTokens *int64 `json:"kv_cache_tokens"`
+	MaxModelLen   *int64 `json:"max_model_len"`
+	// Source: "flag", "server" (engine discovery), or "unknown" (every cell ran).
+	Source string `json:"source"`
+}
+
+// Client records what the measuring client could do, so that a cell that asked
+// more of it than it can take is flagged rather than published as the server's number.
+type Client struct {
+	GOOS      string `json:"goos,omitempty"`
+	GOARCH    string `json:"goarch,omitempty"`
+	CPUs      int    `json:"cpus,omitempty"`
+	GoVersion string `json:"go_version,omitempty"`
+}
+
+// PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
+type PrefillRow struct {
+	Context int    `json:"context"`
+	Status  Status `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	*PrefillFigures
+}
+
+// PrefillFigures are present when the row was measured or predicted.
+type PrefillFigures struct {
+	PromptTokS        float64 `json:"prompt_tok_s"`
+	TTFTMs            float64 `json:"ttft_ms"`
+	CompletedRequests int     `json:"completed_requests,omitempty"`
+
+	// Extensions.
+	PromptTokens int  `json:"prompt_tokens,omitempty"` // what the server counted
+	CachedTokens *int `json:"cached_tokens,omitempty"` // server-reported, when it says
+}
+
+// DecodeCell is one sustained-decode measurement: Concurrency streams at Context.
+type DecodeCell struct {
+	Context     int    `json:"context"`
+	Concurrency int    `json:"concurrency"`
+	Status      Status `json:"status"`
+	Reason      string `json:"reason,omitempty"`
+	*DecodeFigures
+	*WindowStats
+	*CellDetail
+}
+
+// DecodeFigures are the headline figures of a cell, measured or predicted.
+type DecodeFigures struct {
+	TotalTokS      float64 `json:"total_tok_s"`
+	PerRequestTokS float64 `json:"per_request_tok_s"`
+	TTFTMs         float64 `json:"ttft_ms"`
+	TBTMs          float64 `json:"tbt_ms"`
+}
+
+// WindowStats are the counts of a measured window.
+type WindowStats struct {
+	AvgActiveRequests float64 `json:"avg_active_requests"`
+	CompletedRequests int     `json:"completed_requests"`
+	OutputTokens      int     `json:"output_tokens"`
+	MeasuredS         float64 `json:"measured_s"`
+}
+
+// CellDetail is what a measured cell adds beyond the seed's table (extensions).
+type CellDetail struct {
+	TTFTP90Ms    *float64 `json:"ttft_p90_ms,omitempty"`
+	TTFTP99Ms    *float64 `json:"ttft_p99_ms,omitempty"`
+	TBTP90Ms     *float64 `json:"tbt_p90_ms,omitempty"`
+	TBTP99Ms     *float64 `json:"tbt_p99_ms,omitempty"`
+	TTFTSamples  int      `json:"ttft_samples,omitempty"`
+	TBTSamples   int      `json:"tbt_samples,omitempty"`
+	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
+	Errors       int      `json:"errors,omitempty"`        // requests that failed
+	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
+	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
+	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
+	// ServerOutputTokens is the server's own count (usage) for the requests that
+	// reported one; compared with the client's count.
+	ServerOutputTokens *int           `json:"server_output_tokens,omitempty"`
+	CachedTokens       *int           `json:"cached_tokens,omitempty"`
+	CacheHitRatio      *float64       `json:"cache_hit_ratio,omitempty"`
+	Queueing           bool           `json:"queueing,omitempty"`
+	Preemptions        *int           `json:"preemptions,omitempty"`
+	Server             *ServerMetrics `json:"server_metrics,omitempty"`
+	ClientLimited      bool           `json:"client_limited,omitempty"`
+	Flags              []string       `json:"flags,omitempty"`
+}
+
+// ServerMetrics summarises the server's live gauges sampled during a cell.
+type ServerMetrics struct {
+	Samples     int      `json:"samples"`
+	Running     *MinMean `json:"running,omitempty"`
+	Waiting     *MinMean `json:"waiting,omitempty"`
+	KVUsage     *MinMean `json:"kv_usage,omitempty"`
+	Preemptions *float64 `json:"preemptions,omitempty"` // counter delta over the cell
+}
+
+// MinMean is min/mean/max of a sampled gauge.
+type MinMean struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max"`
+}
+
+// Kind says what kind of numbers the run holds: measured, emulated or predicted.
+func (r *Run) Kind() string {
+	switch {
+	case r.Status == RunPredicted:
+		return RunPredicted
+	case r.Status == RunEmulated || r.Engine.Name == "llmbench-sim":
+		return RunEmulated
+	default:
+		return RunMeasured
+	}
+}
+
+// Cell returns the decode cell at (context, concurrency), or nil.
+func (r *Run) Cell(context, concurrency int) *DecodeCell {
+	for i := range r.Decode {
+		if r.Decode[i].Context == context && r.Decode[i].Concurrency == concurrency {
+			return &r.Decode[i]
+		}
+	}
+	return nil
+}
+
+// ReadFile reads a run document and checks its schema version.
+func ReadFile(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading run document: %w", err)
+	}
+	return Decode(b)
+}
+
+// Decode parses a run document and checks its schema version.
+func Decode(b []byte) (*Run, error) {
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("parsing run document: %w", err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("run document has schema_version %d, this llmbench reads %d", r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// WriteFile writes the run document atomically: a reader (or a crash) sees the old
+// file or the new one, never half of one.
+func WriteFile(path string, r *Run) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding run document: %w", err)
+	}
+	b = append(b, '\n')
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing run document: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("writing run document: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing run document: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing run document: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing run document: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+// Package openai owns the OpenAI-compatible wire format (requests, responses, stream
+// chunks, usage) and the streaming client that timestamps bytes as they arrive. The
+// emulator (internal/sim) serves the same types.
+package openai
+
+import "encoding/json"
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// StreamOptions asks the server for a final usage chunk.
+type StreamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats,omitempty"`
+}
+
+// ChatRequest is POST /v1/chat/completions.
+type ChatRequest struct {
+	Model               string         `json:"model"`
+	Messages            []Message      `json:"messages"`
+	MaxTokens           *int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
+	Stream              bool           `json:"stream,omitempty"`
+	StreamOptions       *StreamOptions `json:"stream_options,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	Seed                *int64         `json:"seed,omitempty"`
+	// Engine extensions (vLLM, SGLang, llama.cpp): ignored by servers that do not know them.
+	IgnoreEOS *bool `json:"ignore_eos,omitempty"`
+	MinTokens *int  `json:"min_tokens,omitempty"`
+}
+
+// CompletionRequest is POST /v1/completions. Prompt is a string or a []int of token ids.
+type CompletionRequest struct {
+	Model         string         `json:"model"`
+	Prompt        any            `json:"prompt"`
+	MaxTokens     *int           `json:"max_tokens,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	Seed          *int64         `json:"seed,omitempty"`
+	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
+	MinTokens     *int           `json:"min_tokens,omitempty"`
+}
+
+// PromptTokensDetails is usage.prompt_tokens_details.
+type PromptTokensDetails struct {
+	CachedTokens *int `json:"cached_tokens,omitempty"`
+}
+
+// Usage is the token accounting a server reports.
+type Usage struct {
+	PromptTokens        int                  `json:"prompt_tokens"`
+	CompletionTokens    int                  `json:"completion_tokens"`
+	TotalTokens         int                  `json:"total_tokens"`
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// Delta is the incremental part of a streamed chat choice.
+type Delta struct {
+	Role             string `json:"role,omitempty"`
+	Content          string `json:"content,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	Reasoning        string `json:"reasoning,omitempty"` // some servers (Ollama, newer vLLM) use this name
+}
+
+// Choice is one choice of a response or stream chunk (chat or completions).
+type Choice struct {
+	Index        int      `json:"index"`
+	Delta        *Delta   `json:"delta,omitempty"`   // chat stream
+	Message      *Message `json:"message,omitempty"` // chat, not streamed
+	Text         string   `json:"text,omitempty"`    // completions
+	FinishReason *string  `json:"finish_reason"`
+}
+
+// Chunk is one streamed event (chat.completion.chunk or text_completion), and also a
+// whole non-streamed response: the fields are the same.
+type Chunk struct {
+	ID      string   `json:"id,omitempty"`
+	Object  string   `json:"object,omitempty"`
+	Created int64    `json:"created,omitempty"`
+	Model   string   `json:"model,omitempty"`
+	Choices []Choice `json:"choices"`
+	Usage   *Usage   `json:"usage,omitempty"`
+	// SystemFingerprint carries llama.cpp's build info.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
+	// Timings is llama.cpp's per-request timing block (cache_n, prompt_n, ...).
+	Timings json.RawMessage `json:"timings,omitempty"`
+}
+
+// ModelCard is one entry of GET /v1/models.
+type ModelCard struct {
+	ID          string  `json:"id"`
+	Object      string  `json:"object,omitempty"`
+	Created     int64   `json:"created,omitempty"`
+	OwnedBy     string  `json:"owned_by,omitempty"`
+	Root        string  `json:"root,omitempty"`
+	Parent      *string `json:"parent,omitempty"`
+	MaxModelLen *int64  `json:"max_model_len,omitempty"`
+	// Meta is llama.cpp's model metadata.
+	Meta json.RawMessage `json:"meta,omitempty"`
+}
+
+// ModelList is GET /v1/models.
+type ModelList struct {
+	Object string      `json:"object"`
+	Data   []ModelCard `json:"data"`
+}
+
+// ErrorResponse is the OpenAI error envelope.
+type ErrorResponse struct {
+	Error struct {
+		Message string `json:"message"`
+		Type    string `json:"type,omitempty"`
+		Code    any    `json:"code,omitempty"`
+	} `json:"error"`
+}
+
+// TokenizeRequest is vLLM/SGLang's POST /tokenize (prompt form or messages form).
+type TokenizeRequest struct {
+	Model               string    `json:"model,omitempty"`
+	Prompt              string    `json:"prompt,omitempty"`
+	Messages            []Message `json:"messages,omitempty"`
+	AddSpecialTokens    *bool     `json:"add_special_tokens,omitempty"`
+	AddGenerationPrompt *bool     `json:"add_generation_prompt,omitempty"`
+}
+
+// TokenizeResponse is vLLM/SGLang's /tokenize answer.
+type TokenizeResponse struct {
+	Count       int   `json:"count"`
+	MaxModelLen int64 `json:"max_model_len,omitempty"`
+	Tokens      []int `json:"tokens"`
+}
+
+// DetokenizeRequest is vLLM's POST /detokenize.
+type DetokenizeRequest struct {
+	Model  string `json:"model,omitempty"`
+	Tokens []int  `json:"tokens"`
+}
+
+// DetokenizeResponse is vLLM's /detokenize answer.
+type DetokenizeResponse struct {
+	Prompt string `json:"prompt"`
+}
+
+// Ptr returns a pointer to v: request fields are optional pointers.
+func Ptr[T any](v T) *T { return &v }
