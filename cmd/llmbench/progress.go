@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+// progress shows a long run's state: a live bar (cell x of y, elapsed, ETA for the
+// whole run, live tok/s) on a terminal, or one line per step elsewhere (CI logs, pipes).
+type progress struct {
+	w      io.Writer
+	start  time.Time
+	tokens atomic.Int64
+
+	mu        sync.Mutex
+	desc      string
+	done      int
+	total     int
+	stepStart time.Time
+	p         *mpb.Progress
+	bar       *mpb.Bar
+	closed    bool
+
+	rateMu  sync.Mutex
+	rateAt  time.Time
+	rateTok int64
+	rate    float64
+}
+
+func newProgress(w io.Writer, plain bool) *progress {
+	pr := &progress{w: w, start: time.Now()}
+	if f, ok := w.(*os.File); ok && !plain && term.IsTerminal(int(f.Fd())) {
+		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
+	}
+	return pr
+}
+
+func (p *progress) Step(desc string, done, total int, expect time.Duration) {
+	// mpb's render goroutine calls the decorators, which take p.mu: never call into
+	// mpb while holding it.
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.desc, p.done, p.total, p.stepStart = desc, done, total, time.Now()
+	bar, pp := p.bar, p.p
+	p.mu.Unlock()
+	if pp == nil {
+		if desc != "done" {
+			fmt.Fprintf(p.w, "[%d/%d %s] %s\n", done+1, total, fmtDur(time.Since(p.start)), desc)
+		}
+		return
+	}
+	if bar == nil {
+		bar = pp.AddBar(int64(total),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return fmt.Sprintf("%-18s", p.desc)
+			})),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return p.status() })),
+		)
+		p.mu.Lock()
+		p.bar = bar
+		p.mu.Unlock()
+	}
+	bar.SetCurrent(int64(done))
+}
+
+// status is "cell 3/12 · 0:42 elapsed · ETA 1:10 · 329 tok/s".
+func (p *progress) status() string {
+	p.mu.Lock()
+	done, total := p.done, p.total
+	p.mu.Unlock()
+	elapsed := time.Since(p.start)
+	eta := "…"
+	if done > 0 && done < total {
+		eta = fmtDur(time.Duration(float64(elapsed) / float64(done) * float64(total-done)))
+	} else if done >= total {
+		eta = "0:00"
+	}
+	return fmt.Sprintf(" %d/%d · %s elapsed · ETA %s · %.0f tok/s", min(done+1, total), total, fmtDur(elapsed), eta, p.liveRate())
+}
+
+// liveRate is tokens per second over the last second or so.
+func (p *progress) liveRate() float64 {
+	p.rateMu.Lock()
+	defer p.rateMu.Unlock()
+	now := time.Now()
+	tok := p.tokens.Load()
+	if p.rateAt.IsZero() {
+		p.rateAt, p.rateTok = now, tok
+		return 0
+	}
+	if dt := now.Sub(p.rateAt); dt >= time.Second {
+		p.rate = float64(tok-p.rateTok) / dt.Seconds()
+		p.rateAt, p.rateTok = now, tok
+	}
+	return p.rate
+}
+
+func (p *progress) Tokens(n int) { p.tokens.Add(int64(n)) }
+
+func (p *progress) Log(line string) {
+	p.mu.Lock()
+	pp := p.p
+	if p.closed {
+		pp = nil
+	}
+	p.mu.Unlock()
+	if pp != nil {
+		if _, err := fmt.Fprintln(pp, line); err == nil {
+			return
+		}
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// Close stops the live display; safe to call more than once.
+func (p *progress) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	bar, pp := p.bar, p.p
+	p.mu.Unlock()
+	if pp != nil {
+		if bar != nil {
+			bar.Abort(false)
+		}
+		pp.Wait()
+	}
+}
+
+func fmtDur(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+// The seed page's plan, and the quick plan a new user sees in about a minute.
+const (
+	defaultContexts    = "0,16K,32K,56K"
+	defaultConcurrency = "1,2,4,8,16,32,64,128"
+	defaultPrefill     = "8K,16K,32K,56K"
+	quickContexts      = "0,8K,16K"
+	quickConcurrency   = "1,2,4,8,16"
+	quickPrefill       = "4K,8K,16K"
+	quickDuration      = 3 * time.Second
+)
+
+type runFlags struct {
+	endpoint, model, apiKey, api    string
+	contexts, concurrency, prefill  string
+	duration                        time.Duration
+	maxOutput                       int
+	prefillMode                     string
+	kvCapacity                      string
+	out, resume, events             string
+	seed                            int64
+	quick                           bool
+	preset                          string
+	startTimeout                    time.Duration
+	submitter, launchCommand, title string
+	format                          string
+	noProgress                      bool
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Measure the speed test matrix of an OpenAI-compatible server",
+		Long: `Measure prefill (prompt tok/s and time to first token by context length) and
+sustained decode (total tok/s for every context × concurrency cell) of an
+OpenAI-compatible server, exactly as the seed page's "speed test matrix" does.
+
+Cells that would not fit in the server's KV cache — concurrency × (context + max
+output) > KV cache tokens, or context + max output > max_model_len — are marked
+"Over capacity" and never sent. The KV cache size comes from the server (vLLM-style
+/metrics, SGLang, llama.cpp, Ollama...) or from --kv-capacity.
+
+Without --endpoint, llmbench starts its built-in emulated engine and measures it:
+its numbers are emulated, not a GPU's, and every report says so.
+
+The run document (JSON) is written after every cell, so nothing is lost: Ctrl-C
+stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
+		Example: `  # Try it: the built-in emulator, a small matrix in about a minute
+  llmbench run --quick
+
+  # A vLLM server, the seed page's full plan (about 30 s per cell)
+  llmbench run --endpoint http://localhost:8000 --model my-model
+
+  # A small matrix, 10 s per cell, completions API, KV size given by hand
+  llmbench run --endpoint http://gpu-box:8080/v1 --contexts 0,8K --concurrency 1,4,16 \
+      --prefill 8K --duration 10s --api completions --kv-capacity 120000
+
+  # Finish an interrupted run
+  llmbench run --resume qwen3-20261130-101500.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.endpoint, "endpoint", "", "server root or its /v1 base URL (default: start the built-in emulator)")
+	fl.StringVar(&f.model, "model", "", "model name to request (default: the first model /v1/models lists)")
+	fl.StringVar(&f.apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
+	fl.StringVar(&f.api, "api", "chat", "request API: chat or completions")
+	fl.StringVar(&f.contexts, "contexts", defaultContexts, "decode rows: context lengths in tokens (K = 1024)")
+	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "decode columns: simultaneous requests")
+	fl.StringVar(&f.prefill, "prefill", defaultPrefill, "prefill rows: context lengths in tokens")
+	fl.DurationVar(&f.duration, "duration", 30*time.Second, "measurement window of each decode cell")
+	fl.IntVar(&f.maxOutput, "max-output", 8192, "max output tokens per request (also used by the over-capacity rule)")
+	fl.StringVar(&f.prefillMode, "prefill-mode", "decode-warmup", "decode-warmup (prefill measured on each row's cold warm-up) or separate")
+	fl.StringVar(&f.kvCapacity, "kv-capacity", "", "KV cache size in tokens, overriding what the server reports (e.g. 72000 or 70K)")
+	fl.StringVar(&f.out, "out", "", "run document to write (default: <model>-<time>.json)")
+	fl.StringVar(&f.resume, "resume", "", "finish the run in this document without redoing finished cells")
+	fl.StringVar(&f.events, "events", "", "write every request's events (send, first token, each chunk, end, usage) to this NDJSON file")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of the prompt filler text")
+	fl.BoolVar(&f.quick, "quick", false, "a small plan ("+quickContexts+" × "+quickConcurrency+", prefill "+quickPrefill+", 3 s cells): a whole matrix in about a minute")
+	fl.StringVar(&f.preset, "preset", sim.DefaultPreset, "emulator preset when no --endpoint is given: "+strings.Join(sim.PresetNames(), ", "))
+	fl.DurationVar(&f.startTimeout, "start-timeout", 5*time.Minute, "how long a cell waits for all its streams' first tokens")
+	fl.StringVar(&f.submitter, "submitter", "", "who ran it, e.g. @name (shown on reports and the site)")
+	fl.StringVar(&f.launchCommand, "launch-command", "", "how the server was started, recorded in the run document")
+	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
+	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	return cmd
+}
+
+// planFlags are the flags that define the plan; they cannot change on --resume.
+var planFlags = []string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity"}
+
+func runRun(cmd *cobra.Command, f *runFlags) error {
+	ctx := cmd.Context()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+
+	var doc *bench.Run
+	var err error
+	if f.resume != "" {
+		for _, name := range planFlags {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s cannot be combined with --resume: the plan comes from %s", name, f.resume)
+			}
+		}
+		if doc, err = bench.ReadFile(f.resume); err != nil {
+			return err
+		}
+		if f.out == "" {
+			f.out = f.resume
+		}
+		if f.endpoint == "" && doc.Kind() != bench.RunEmulated {
+			f.endpoint = doc.Config.Endpoint
+		}
+		if f.model == "" {
+			f.model = doc.Model.ServedName
+		}
+		if doc.Engine.Preset != "" && !cmd.Flags().Changed("preset") {
+			f.preset = doc.Engine.Preset
+		}
+	} else {
+		if doc, err = newRunDocument(cmd, f); err != nil {
+			return err
+		}
+	}
+	if f.apiKey == "" {
+		f.apiKey = os.Getenv("OPENAI_API_KEY")
+	}
+
+	// The server: the user's, or the built-in emulator.
+	emulated := f.endpoint == ""
+	if emulated {
+		base, shutdown, err := sim.StartLocal(ctx, f.preset, 1)
+		if err != nil {
+			return fmt.Errorf("starting the built-in emulator: %w", err)
+		}
+		defer shutdown(context.Background())
+		fmt.Fprintf(stdout, "No --endpoint given: measuring llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", f.preset, base)
+		f.endpoint = base
+	}
+	base, err := engine.NormalizeBase(f.endpoint)
+	if err != nil {
+		return err
+	}
+	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
+	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
+
+	probeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	info, err := engine.Probe(probeCtx, authDoer{client}, base)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("probing %s: %w", base, err)
+	}
+	if f.model == "" {
+		if info.ServedModel == nil {
+			return fmt.Errorf("%s lists no model on /v1/models: name one with --model", base)
+		}
+		f.model = *info.ServedModel
+	} else if len(info.Models) > 0 && !slices.Contains(info.Models, f.model) {
+		return fmt.Errorf("model %q is not served by %s; it serves: %s", f.model, base, strings.Join(info.Models, ", "))
+	}
+
+	if f.resume == "" {
+		fillFromProbe(doc, info, f.model, emulated, base)
+		kv := doc.Config.KVCapacity
+		doc.Capacity = &bench.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
+		if kv == nil {
+			kv = info.KVCacheTokens
+			doc.Capacity.KVCacheTokens, doc.Capacity.Source = kv, "server"
+		}
+		if kv == nil {
+			doc.Capacity.Source = "unknown"
+			doc.Notes = append(doc.Notes, "The server's KV cache size is unknown (give it with --kv-capacity): every cell was run.")
+			fmt.Fprintln(stderr, "warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
+		}
+		bench.Plan(doc, kv, info.MaxModelLen)
+	}
+	if f.out == "" {
+		f.out = defaultOutName(f.model, doc.CreatedAt)
+	}
+	if err := bench.WriteFile(f.out, doc); err != nil {
+		return err
+	}
+
+	srv := &bench.Server{
+		Client: client, Model: f.model, API: prompt.API(doc.Config.API),
+		IgnoreEOS:       info.IgnoreEOS == nil || *info.IgnoreEOS,
+		ContinuousUsage: info.Engine == engine.VLLM || info.Engine == engine.SGLang || info.Engine == engine.Sim,
+	}
+	if info.Tokenize != nil {
+		srv.Counter = &prompt.TokenizeCounter{Client: client, URL: base + *info.Tokenize, Model: f.model}
+		srv.Exact = true
+	} else {
+		srv.Counter = &prompt.UsageCounter{Client: client, Model: f.model}
+	}
+
+	var events *bench.EventLog
+	if f.events != "" {
+		ef, err := os.OpenFile(f.events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("opening events log: %w", err)
+		}
+		defer ef.Close()
+		events = bench.NewEventLog(ef)
+		defer events.Flush()
+	}
+
+	progress := newProgress(stderr, f.noProgress)
+	defer progress.Close()
+	runner := &bench.Runner{Server: srv, Opts: bench.Options{
+		StartTimeout: f.startTimeout,
+		Events:       events,
+		Progress:     progress,
+		Nonce:        doc.ID + "-" + randomHex(4),
+		Checkpoint: func(r *bench.Run) error {
+			if err := events.Flush(); err != nil {
+				return fmt.Errorf("writing events log: %w", err)
+			}
+			return bench.WriteFile(f.out, r)
+		},
+		NewMonitor: func() bench.Monitor {
+			s := engine.NewSampler(authDoer{client}, base, info)
+			if s == nil {
+				return nil
+			}
+			return s
+		},
+	}}
+	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", info.Engine, deref(info.Version), f.model, f.out))
+	runErr := runner.Run(ctx, doc)
+	if runErr == nil {
+		now := time.Now().UTC()
+		doc.FinishedAt = &now
+		if err := bench.WriteFile(f.out, doc); err != nil {
+			return err
+		}
+	}
+	progress.Close()
+	if errors.Is(runErr, bench.ErrInterrupted) {
+		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  llmbench run --resume %s\n", f.out, f.out)
+		return &exitError{code: 130, err: errors.New("interrupted")}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if f.format != "none" {
+		fmt.Fprintln(stdout)
+		if err := report.Write(stdout, doc, report.Options{Format: f.format}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\nSaved %s\n", f.out)
+	return nil
+}
+
+// newRunDocument builds a new run document's config from the flags.
+func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
+	changed := cmd.Flags().Changed
+	if f.quick {
+		if !changed("contexts") {
+			f.contexts = quickContexts
+		}
+		if !changed("concurrency") {
+			f.concurrency = quickConcurrency
+		}
+		if !changed("prefill") {
+			f.prefill = quickPrefill
+		}
+		if !changed("duration") {
+			f.duration = quickDuration
+		}
+	}
+	contexts, err := bench.ParseTokenList(f.contexts)
+	if err != nil {
+		return nil, fmt.Errorf("--contexts: %w", err)
+	}
+	concurrency, err := bench.ParseIntList(f.concurrency)
+	if err != nil {
+		return nil, fmt.Errorf("--concurrency: %w", err)
+	}
+	prefill, err := bench.ParseTokenList(f.prefill)
+	if err != nil {
+		return nil, fmt.Errorf("--prefill: %w", err)
+	}
+	if len(contexts) == 0 && len(prefill) == 0 {
+		return nil, errors.New("nothing to measure: --contexts and --prefill are both empty")
+	}
+	if len(contexts) > 0 && len(concurrency) == 0 {
+		return nil, errors.New("--concurrency is empty")
+	}
+	if f.duration < time.Second {
+		return nil, fmt.Errorf("--duration %s is too short: a window under a second measures noise", f.duration)
+	}
+	if f.maxOutput < 1 {
+		return nil, fmt.Errorf("--max-output must be at least 1")
+	}
+	if f.api != "chat" && f.api != "completions" {
+		return nil, fmt.Errorf("--api %q: use chat or completions", f.api)
+	}
+	if f.prefillMode != "decode-warmup" && f.prefillMode != "separate" {
+		return nil, fmt.Errorf("--prefill-mode %q: use decode-warmup or separate", f.prefillMode)
+	}
+	if f.format != "text" && f.format != "md" && f.format != "none" {
+		return nil, fmt.Errorf("--format %q: use text, md or none", f.format)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	seed := f.seed
+	doc := &bench.Run{
+		SchemaVersion: bench.SchemaVersion,
+		ID:            now.Format("20060102-150405") + "-" + randomHex(3),
+		Submitter:     f.submitter,
+		CreatedAt:     now,
+		Tool:          bench.Tool{Name: "llmbench", Version: toolVersion()},
+		LaunchCommand: f.launchCommand,
+		Title:         f.title,
+		Config: bench.Config{
+			Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
+			DurationS: f.duration.Seconds(), MaxOutputTokens: f.maxOutput,
+			DecodeTest: "fixed-duration", PrefillMode: f.prefillMode, API: f.api,
+			Seed: &seed, Quick: f.quick,
+		},
+		Client: &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+	}
+	if f.kvCapacity != "" {
+		kv, err := bench.ParseTokens(f.kvCapacity)
+		if err != nil || kv <= 0 {
+			return nil, fmt.Errorf("--kv-capacity %q: give a positive token count", f.kvCapacity)
+		}
+		v := int64(kv)
+		doc.Config.KVCapacity = &v
+	}
+	return doc, nil
+}
+
+// fillFromProbe writes what discovery learned into the document's engine and model
+// blocks, and names an emulated run as such.
+func fillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated bool, base string) {
+	applyInfo(info, &doc.Engine, &doc.Model)
+	doc.Model.ServedName = model
+	if emulated || info.Engine == engine.Sim {
+		doc.Status = bench.RunEmulated
+		doc.Hardware.Type = "emulated"
+	}
+	if !emulated {
+		doc.Config.Endpoint = base
+	}
+	if doc.Title == "" {
+		on := "an unknown GPU"
+		switch {
+		case doc.Status == bench.RunEmulated:
+			on = "llmbench-sim"
+			if doc.Engine.Preset != "" {
+				on += " (" + doc.Engine.Preset + ")"
+			}
+		case len(doc.Hardware.GPUs) > 0:
+			on = doc.Hardware.GPUs[0].Name
+		}
+		doc.Title = model + " on " + on
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func defaultOutName(model string, t time.Time) string {
+	name := model
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
+	if name == "" {
+		name = "run"
+	}
+	return name + "-" + t.Format("20060102-150405") + ".json"
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "(version unknown)"
+	}
+	return *s
+}
+
+// authDoer adds the API key to discovery and metrics requests.
+type authDoer struct{ c *openai.Client }
+
+func (a authDoer) Do(req *http.Request) (*http.Response, error) {
+	if a.c.APIKey != "" && req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+a.c.APIKey)
+	}
+	return a.c.HTTP.Do(req)
+}
+
+// applyInfo fills the run document's engine and model blocks from discovery.
+func applyInfo(i *engine.Info, e *bench.Engine, m *bench.Model) {
+	e.Name = i.Engine
+	e.Version = derefOr(i.Version, "")
+	e.Quantization = derefOr(i.Quantization, "")
+	e.KVCacheDtype = derefOr(i.KVCacheDtype, "")
+	e.KVCacheTokens, e.MaxModelLen, e.MaxNumSeqs, e.PrefixCaching = i.KVCacheTokens, i.MaxModelLen, i.MaxNumSeqs, i.PrefixCaching
+	e.Preset = derefOr(i.Preset, "")
+	e.Tokenize = derefOr(i.Tokenize, "")
+	m.ServedName = derefOr(i.ServedModel, "")
+	m.ID = derefOr(i.ModelID, "")
+}
+
+func derefOr(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
