@@ -546,7 +546,11 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 		return
 	}
 	r.Opts.Events.Window(EventMeta{Phase: "decode", Context: cell.Context, Concurrency: n}, win)
+	estimated := spreadChunkRatio(results)
 	fig, stats, detail := CellFigures(results, win)
+	if estimated {
+		detail.Flags = append(detail.Flags, "token_counts_estimated")
+	}
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, &detail
 	detail.ErrorSamples = errorSamples(results)
 	detail.Server = metrics
@@ -678,4 +682,39 @@ func errorSamples(results []*openai.StreamResult) []string {
 		}
 	}
 	return out
+}
+
+// spreadChunkRatio handles servers that pack several tokens into a chunk without
+// saying so per chunk: finished requests were corrected from their final usage (see
+// openai.StreamResult.Estimated), and the requests that never finished (cancelled at
+// the window's end, or broken) get the same tokens-per-chunk ratio. It reports whether
+// it changed anything, so the cell can say its counts are partly estimated.
+func spreadChunkRatio(results []*openai.StreamResult) bool {
+	var tokens, chunks int
+	for _, r := range results {
+		if r.Estimated {
+			tokens += r.Tokens
+			chunks += len(r.Chunks)
+		}
+	}
+	if chunks == 0 || tokens <= chunks {
+		return false
+	}
+	ratio := float64(tokens) / float64(chunks)
+	changed := false
+	for _, r := range results {
+		if r.Estimated || r.ChunkUsage || len(r.Chunks) == 0 || r.Finished() {
+			continue
+		}
+		total := 0
+		for i := range r.Chunks {
+			n := int(math.Round(ratio*float64(i+1))) - int(math.Round(ratio*float64(i)))
+			r.Chunks[i].N = n
+			total += n
+		}
+		r.Tokens = total
+		r.Estimated = true
+		changed = true
+	}
+	return changed
 }

@@ -179,7 +179,32 @@ type StreamResult struct {
 	Err          error  // nil for a stream that finished or was cancelled
 	Status       int    // HTTP status
 	Reasoning    int    // tokens that came as reasoning_content
-	Timings      json.RawMessage
+	// Estimated says the per-chunk token counts were spread from the server's final
+	// usage rather than seen chunk by chunk.
+	Estimated bool
+	Timings   json.RawMessage
+
+	// ChunkUsage says the server sent usage with its token chunks, so every chunk's
+	// token count is the server's.
+	ChunkUsage bool
+}
+
+// reconcile trusts the server's final count over the client's chunk count: when a
+// server without per-chunk usage packs several tokens into one chunk, the client can
+// only count chunks, and usage.completion_tokens says how many tokens they carried. The
+// tokens are spread evenly over the chunks (each chunk's gap is then split by its
+// share, as methodology.md says).
+func (r *StreamResult) reconcile() {
+	if r.ChunkUsage || r.Usage == nil || len(r.Chunks) == 0 || r.Usage.CompletionTokens <= r.Tokens {
+		return
+	}
+	total, c := r.Usage.CompletionTokens, len(r.Chunks)
+	for i := range r.Chunks {
+		// Chunk i gets its share of the total, rounded so the shares add up exactly.
+		r.Chunks[i].N = total*(i+1)/c - total*i/c
+	}
+	r.Tokens = total
+	r.Estimated = true
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
@@ -253,6 +278,8 @@ func (c *Client) stream(ctx context.Context, path string, payload any, obs Obser
 			if errors.Is(err, io.EOF) {
 				if res.FinishReason == "" {
 					res.Err = errors.New("stream ended before the server finished the response")
+				} else {
+					res.reconcile()
 				}
 				return res
 			}
@@ -262,6 +289,7 @@ func (c *Client) stream(ctx context.Context, path string, payload any, obs Obser
 		if err := res.apply(ev, obs); err != nil {
 			res.End = ev.At
 			if errors.Is(err, errDone) {
+				res.reconcile()
 				return res
 			}
 			res.Err = err
@@ -338,6 +366,9 @@ func (r *StreamResult) apply(ev Event, obs Observer) error {
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			r.FinishReason = *c.FinishReason
 		}
+	}
+	if ch.Usage != nil && n > 0 {
+		r.ChunkUsage = true
 	}
 	if ch.Usage != nil {
 		// With continuous usage stats, every chunk carries the running completion count:

@@ -1,0 +1,277 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// fakeServer is an OpenAI-compatible server with exactly known timing: after a TTFT
+// (prefill at prefillRate for an uncached prompt, warmTTFT for a cached one) it emits a
+// token every interval, on an absolute schedule, and logs when it really sent each one.
+// Its tokenizer counts whitespace-separated words, plus chatOverhead for chat.
+type fakeServer struct {
+	interval    time.Duration
+	warmTTFT    time.Duration
+	prefillRate float64 // prompt tokens per second for an uncached prompt
+	chunkTokens int     // tokens per chunk (multi-token chunks when > 1)
+	messy       bool    // comments, CRLF, events split across writes, event: lines
+	fail503     int     // answer 503 to every fail503-th decode request
+	dropAfter   int     // cut every other decode stream after this many tokens
+	noUsage     bool    // never stream usage
+
+	mu       sync.Mutex
+	cached   map[string]bool
+	requests []*fakeRequest
+	inFlight map[int]int // prompt tokens → requests in flight
+	maxIn    map[int]int // prompt tokens → most requests in flight at once
+	decodes  int
+}
+
+type fakeRequest struct {
+	promptTokens int
+	maxTokens    int
+	cold         bool
+	start, end   time.Time
+	emits        []time.Time // one per token, when it was flushed
+}
+
+const chatOverhead = 3
+
+func newFakeServer() *fakeServer {
+	return &fakeServer{
+		interval: 20 * time.Millisecond, warmTTFT: 30 * time.Millisecond, prefillRate: 20000,
+		chunkTokens: 1,
+	}
+}
+
+func (f *fakeServer) start(t testing.TB) *httptest.Server {
+	f.cached = map[string]bool{}
+	f.inFlight = map[int]int{}
+	f.maxIn = map[int]int{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var req openai.TokenizeRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		n := countWords(req.Prompt)
+		if req.Messages != nil {
+			n = countWords(req.Messages[0].Content) + chatOverhead
+		}
+		json.NewEncoder(w).Encode(openai.TokenizeResponse{Count: n})
+	})
+	mux.HandleFunc("POST /v1/chat/completions", f.complete)
+	mux.HandleFunc("POST /v1/completions", f.complete)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func countWords(s string) int { return len(strings.Fields(s)) }
+
+func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages      []openai.Message      `json:"messages"`
+		Prompt        string                `json:"prompt"`
+		MaxTokens     int                   `json:"max_tokens"`
+		StreamOptions *openai.StreamOptions `json:"stream_options"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	text, chat := req.Prompt, req.Messages != nil
+	promptTokens := countWords(text)
+	if chat {
+		text = req.Messages[0].Content
+		promptTokens = countWords(text) + chatOverhead
+	}
+	shared := text
+	if i := strings.Index(text, "\n\nRequest"); i >= 0 {
+		shared = text[:i]
+	}
+	fr := &fakeRequest{promptTokens: promptTokens, maxTokens: req.MaxTokens, start: time.Now()}
+	f.mu.Lock()
+	fr.cold = !f.cached[shared]
+	f.cached[shared] = true
+	decode := req.MaxTokens > 1
+	var n int
+	if decode {
+		f.decodes++
+		n = f.decodes
+	}
+	f.requests = append(f.requests, fr)
+	f.inFlight[promptTokens]++
+	f.maxIn[promptTokens] = max(f.maxIn[promptTokens], f.inFlight[promptTokens])
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight[promptTokens]--
+		fr.end = time.Now()
+		f.mu.Unlock()
+	}()
+	if decode && f.fail503 > 0 && n%f.fail503 == 0 {
+		http.Error(w, `{"error":{"message":"server overloaded"}}`, http.StatusServiceUnavailable)
+		return
+	}
+	ttft := f.warmTTFT
+	if fr.cold {
+		ttft = time.Duration(float64(promptTokens) / f.prefillRate * float64(time.Second))
+	}
+	usage := !f.noUsage && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	continuous := usage && req.StreamOptions.ContinuousUsageStats
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	eol := "\n"
+	if f.messy {
+		eol = "\r\n"
+	}
+	send := func(payload string) {
+		if f.messy {
+			// A keep-alive comment, an event: line, and the event split in two writes.
+			fmt.Fprintf(w, ": keep-alive%s", eol)
+			fmt.Fprintf(w, "event: message%s", eol)
+			half := len(payload) / 2
+			fmt.Fprintf(w, "data: %s", payload[:half])
+			fl.Flush()
+			fmt.Fprintf(w, "%s%s%s", payload[half:], eol, eol)
+		} else {
+			fmt.Fprintf(w, "data: %s%s%s", payload, eol, eol)
+		}
+		fl.Flush()
+	}
+	if chat {
+		send(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
+	}
+	ctx := r.Context()
+	t0 := fr.start.Add(ttft)
+	drop := decode && f.dropAfter > 0 && n%2 == 0
+	produced := 0
+	for produced < req.MaxTokens {
+		k := min(f.chunkTokens, req.MaxTokens-produced)
+		due := t0.Add(time.Duration(produced+k-1) * f.interval)
+		select {
+		case <-time.After(time.Until(due)):
+		case <-ctx.Done():
+			return
+		}
+		if drop && produced >= f.dropAfter {
+			// A dropped stream: the connection dies mid-response.
+			hj, ok := w.(http.Hijacker)
+			if ok {
+				conn, _, err := hj.Hijack()
+				if err == nil {
+					conn.Close()
+				}
+			}
+			return
+		}
+		produced += k
+		finish := "null"
+		if produced == req.MaxTokens {
+			finish = `"length"`
+		}
+		words := strings.TrimSpace(strings.Repeat(" tok", k))
+		var payload string
+		u := ""
+		if continuous {
+			u = fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, promptTokens, produced, promptTokens+produced)
+		}
+		if chat {
+			payload = fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":%q},"finish_reason":%s}]%s}`, words, finish, u)
+		} else {
+			payload = fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":%s}]%s}`, words, finish, u)
+		}
+		send(payload)
+		now := time.Now()
+		f.mu.Lock()
+		for i := 0; i < k; i++ {
+			fr.emits = append(fr.emits, now)
+		}
+		f.mu.Unlock()
+	}
+	if usage {
+		cachedTok := 0
+		if !fr.cold {
+			cachedTok = promptTokens - 8
+		}
+		send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
+			promptTokens, produced, promptTokens+produced, cachedTok))
+	}
+	send("[DONE]")
+}
+
+// truth is what the server really sent inside a window: tokens flushed in it over its
+// length, and the median gap between consecutive tokens of one request.
+func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, medianGapMs float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	var gaps []float64
+	for _, r := range f.requests {
+		if r.promptTokens != promptTokens || r.maxTokens <= 1 {
+			continue
+		}
+		for i, t := range r.emits {
+			if w.inside(t) {
+				n++
+			}
+			if i > 0 && !r.emits[i-1].Before(w.Open) && !t.After(w.Close) {
+				gaps = append(gaps, ms(t.Sub(r.emits[i-1])))
+			}
+		}
+	}
+	slices.Sort(gaps)
+	return float64(n) / w.Length().Seconds(), quantile(gaps, 0.5)
+}
+
+func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {
+	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
+	return &Server{
+		Client: client, Model: "fake", API: api, IgnoreEOS: true, ContinuousUsage: true,
+		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
+	}
+}
+
+func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, maxOutput int) *Run {
+	seed := int64(1)
+	return &Run{
+		SchemaVersion: SchemaVersion, ID: "test",
+		Config: Config{
+			Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
+			DurationS: duration.Seconds(), MaxOutputTokens: maxOutput,
+			DecodeTest: "fixed-duration", PrefillMode: "decode-warmup", API: "chat", Seed: &seed,
+		},
+	}
+}
+
+// windowRecorder keeps the windows the runner reports through the events log.
+func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *Run) (map[[2]int]Window, error) {
+	t.Helper()
+	var buf bytes.Buffer
+	r.Opts.Events = NewEventLog(&buf)
+	err := r.Run(ctx, doc)
+	r.Opts.Events.Flush()
+	windows := map[[2]int]Window{}
+	dec := json.NewDecoder(&buf)
+	for {
+		var ev Event
+		if dec.Decode(&ev) != nil {
+			break
+		}
+		if ev.Type == "window" {
+			windows[[2]int{ev.Context, ev.Concurrency}] = Window{Open: time.Unix(0, ev.Open), Close: time.Unix(0, ev.Close)}
+		}
+	}
+	return windows, err
+}

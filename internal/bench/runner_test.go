@@ -1,0 +1,322 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if want == 0 || math.Abs(got-want)/want > tol {
+		t.Errorf("%s = %.3f, want %.3f ± %.1f%%", what, got, want, tol*100)
+	}
+}
+
+// TestExactTiming: against a server that emits a token every 20 ms per stream, every
+// valid cell's total tok/s and TBT are within 1% of what the server really sent, at
+// concurrency 1 to 128, and within a few % of the nominal rate.
+func TestExactTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 8 cells of 3 s each")
+	}
+	fs := newFakeServer()
+	srv := fs.start(t)
+	conc := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	doc := newTestRun([]int{2048}, conc, nil, 3*time.Second, 4096)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
+	windows, err := runWithWindows(t, context.Background(), r, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Decode {
+		if c.Status != StatusValid {
+			t.Errorf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
+			continue
+		}
+		w := windows[[2]int{c.Context, c.Concurrency}]
+		truthTokS, truthGap := fs.truth(w, c.PromptTokens)
+		within(t, fmt.Sprintf("%d streams: total tok/s vs server", c.Concurrency), c.TotalTokS, truthTokS, 0.01)
+		within(t, fmt.Sprintf("%d streams: TBT vs server", c.Concurrency), c.TBTMs, truthGap, 0.01)
+		// The nominal rate, looser: a loaded machine delays the server's own timers.
+		within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.05)
+		within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
+		within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
+		within(t, fmt.Sprintf("%d streams: measured_s", c.Concurrency), c.MeasuredS, 3, 0.02)
+		if c.TTFTMs < 25 || c.TTFTMs > 400 {
+			t.Errorf("%d streams: TTFT %.1f ms, want about the server's 30 ms warm TTFT", c.Concurrency, c.TTFTMs)
+		}
+		t.Logf("%3d streams: %.2f tok/s (server %.2f, err %+.3f%%), TBT %.3f ms (server %.3f), TTFT %.1f ms",
+			c.Concurrency, c.TotalTokS, truthTokS, 100*(c.TotalTokS-truthTokS)/truthTokS, c.TBTMs, truthGap, c.TTFTMs)
+	}
+}
+
+// TestPrefillAndWarmup: the cold warm-up measures prefill at the server's rate, the row's
+// cells see a warm cache, and warm-up traffic stays out of every window.
+func TestPrefillAndWarmup(t *testing.T) {
+	fs := newFakeServer()
+	fs.prefillRate = 4000
+	srv := fs.start(t)
+	// Requests of 20 tokens finish inside the window, so their usage (with cached
+	// tokens) arrives and the closed loop replaces them.
+	doc := newTestRun([]int{0, 4096}, []int{1, 2}, []int{2048, 4096}, time.Second, 20)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "p"}}
+	windows, err := runWithWindows(t, context.Background(), r, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Prefill {
+		if p.Status != StatusValid {
+			t.Fatalf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
+		}
+		if p.PromptTokens != p.Context {
+			t.Errorf("prefill %d: prompt has %d tokens, want exactly %d", p.Context, p.PromptTokens, p.Context)
+		}
+		// TTFT includes a loopback round trip and scheduling: allow 10%.
+		within(t, fmt.Sprintf("prefill %d tok/s", p.Context), p.PromptTokS, 4000, 0.10)
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var warmups []*fakeRequest
+	for _, req := range fs.requests {
+		if req.maxTokens == 1 && req.promptTokens > 100 {
+			warmups = append(warmups, req)
+		}
+	}
+	if len(warmups) != 2 {
+		t.Fatalf("%d cold requests, want 2 (one per prefill context)", len(warmups))
+	}
+	for _, c := range doc.Decode {
+		if c.Status != StatusValid {
+			t.Errorf("cell %d×%d: %s %s", c.Context, c.Concurrency, c.Status, c.Reason)
+			continue
+		}
+		w := windows[[2]int{c.Context, c.Concurrency}]
+		for _, wu := range warmups {
+			if wu.promptTokens == c.Context && !wu.end.Before(w.Open) {
+				t.Errorf("warm-up request ended at %v, inside the %d×%d window opened at %v", wu.end, c.Context, c.Concurrency, w.Open)
+			}
+		}
+		if c.Context > 0 && (c.CacheHitRatio == nil || *c.CacheHitRatio < 0.9) {
+			t.Errorf("cell %d×%d: cache hit ratio %v, want the warm shared context", c.Context, c.Concurrency, c.CacheHitRatio)
+		}
+	}
+	// Decode requests of the 4K row must all have found the context cached.
+	for _, req := range fs.requests {
+		if req.maxTokens > 1 && req.promptTokens > 4000 && req.cold {
+			t.Errorf("a decode request of %d tokens was cold: the warm-up did not warm", req.promptTokens)
+		}
+	}
+}
+
+// TestOverCapacityNeverSent: cells past the KV cache are marked and never requested.
+func TestOverCapacityNeverSent(t *testing.T) {
+	fs := newFakeServer()
+	srv := fs.start(t)
+	kv := int64(3 * (1024 + 256)) // 3 streams of 1K context + 256 output fit
+	doc := newTestRun([]int{1024}, []int{1, 2, 4, 8}, nil, time.Second, 256)
+	Plan(doc, &kv, nil)
+	var events bytes.Buffer
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: Options{Nonce: "o", Events: NewEventLog(&events)}}
+	if err := r.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	r.Opts.Events.Flush()
+	want := map[int]Status{1: StatusValid, 2: StatusValid, 4: StatusOverCapacity, 8: StatusOverCapacity}
+	for _, c := range doc.Decode {
+		if c.Status != want[c.Concurrency] {
+			t.Errorf("%d streams: %s, want %s", c.Concurrency, c.Status, want[c.Concurrency])
+		}
+	}
+	dec := json.NewDecoder(&events)
+	sent := map[int]int{}
+	for {
+		var ev Event
+		if dec.Decode(&ev) != nil {
+			break
+		}
+		if ev.Type == "request" && ev.Phase == "decode" {
+			sent[ev.Concurrency]++
+		}
+	}
+	if sent[1] == 0 || sent[2] == 0 {
+		t.Errorf("requests sent per cell = %v, want the fitting cells measured", sent)
+	}
+	if sent[4]+sent[8] > 0 {
+		t.Errorf("requests sent per cell = %v: an over-capacity cell was sent", sent)
+	}
+	// The server never saw more than 2 of these at once, plus one being cancelled while
+	// the next cell starts.
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if got := fs.maxIn[1024]; got > 3 {
+		t.Errorf("the server saw %d requests of the 1K context at once", got)
+	}
+}
+
+// TestMessyStream: comments, CRLF, split events, multi-token chunks, 503s and dropped
+// streams still measure right.
+func TestMessyStream(t *testing.T) {
+	fs := newFakeServer()
+	fs.messy = true
+	fs.chunkTokens = 3
+	fs.fail503 = 7
+	// No dropped streams here: without usage, a stream that breaks never says how many
+	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
+	srv := fs.start(t)
+	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "m"}}
+	r.Server.ContinuousUsage = false // count tokens from the chunks' content
+	windows, err := runWithWindows(t, context.Background(), r, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Decode[0]
+	if c.DecodeFigures == nil {
+		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
+	}
+	if c.Errors == 0 {
+		t.Errorf("no request errors recorded, want the 503s and dropped streams")
+	}
+	// Chunks carry 3 tokens each and no usage: the client counts chunks, then corrects
+	// each finished request from its final usage.
+	w := windows[[2]int{1024, 4}]
+	truthTokS, truthGap := fs.truth(w, c.PromptTokens)
+	t.Logf("messy: %.1f tok/s (server %.1f), TBT %.2f (server %.2f), errors %d, avg active %.2f", c.TotalTokS, truthTokS, c.TBTMs, truthGap, c.Errors, c.AvgActiveRequests)
+	// Finished requests are corrected from their usage; the few cancelled at the window
+	// edges are counted by chunk, so allow a few %.
+	within(t, "messy total tok/s vs server", c.TotalTokS, truthTokS, 0.08)
+}
+
+// TestMessyStreamUsage: with usage in every chunk, multi-token chunks are counted exactly
+// and each contributes k gaps of gap/k.
+func TestMessyStreamUsage(t *testing.T) {
+	fs := newFakeServer()
+	fs.messy = true
+	fs.chunkTokens = 3
+	fs.fail503 = 7
+	fs.dropAfter = 30
+	srv := fs.start(t)
+	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "u"}}
+	windows, err := runWithWindows(t, context.Background(), r, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Decode[0]
+	if c.DecodeFigures == nil {
+		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
+	}
+	w := windows[[2]int{1024, 4}]
+	truthTokS, _ := fs.truth(w, c.PromptTokens)
+	within(t, "total tok/s vs server", c.TotalTokS, truthTokS, 0.02)
+	// 3 tokens every 60 ms: each gap of 60 ms counts as 3 gaps of 20 ms.
+	within(t, "TBT of 3-token chunks", c.TBTMs, 20, 0.05)
+	if c.Errors == 0 {
+		t.Error("want errors recorded")
+	}
+}
+
+// TestInterruptAndResume: a cancelled run leaves a complete, valid document with the cell
+// in progress marked interrupted; resuming finishes it without redoing finished cells.
+func TestInterruptAndResume(t *testing.T) {
+	fs := newFakeServer()
+	srv := fs.start(t)
+	path := filepath.Join(t.TempDir(), "run.json")
+	doc := newTestRun([]int{0}, []int{1, 2, 4}, nil, 1500*time.Millisecond, 1000)
+	Plan(doc, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{
+		Nonce:      "i",
+		Checkpoint: func(d *Run) error { return WriteFile(path, d) },
+	}}
+	// Cancel during the second cell.
+	r.Opts.Progress = &cancelAt{desc: "decode 0 × 2", after: 500 * time.Millisecond, cancel: cancel}
+	err := r.Run(ctx, doc)
+	if err != ErrInterrupted {
+		t.Fatalf("Run returned %v, want ErrInterrupted", err)
+	}
+	saved, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("the checkpoint is not a valid run document: %v", err)
+	}
+	got := []Status{saved.Decode[0].Status, saved.Decode[1].Status, saved.Decode[2].Status}
+	want := []Status{StatusValid, StatusInterrupted, StatusPending}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("statuses after interrupt = %v, want %v", got, want)
+		}
+	}
+	firstCell := *saved.Decode[0].DecodeFigures
+
+	fs.mu.Lock()
+	before := len(fs.requests)
+	fs.mu.Unlock()
+	_ = before
+	r2 := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "i2",
+		Checkpoint: func(d *Run) error { return WriteFile(path, d) }}}
+	if err := r2.Run(context.Background(), saved); err != nil {
+		t.Fatal(err)
+	}
+	final, _ := ReadFile(path)
+	for _, c := range final.Decode {
+		if c.Status != StatusValid {
+			t.Errorf("after resume: %d×%d is %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	if *final.Decode[0].DecodeFigures != firstCell {
+		t.Error("resume redid a finished cell")
+	}
+	// The resumed run sent only the two unfinished cells' requests: at most 2 + 4
+	// first-wave streams plus their replacements, never the finished 1-stream cell's.
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if len(fs.requests) == before {
+		t.Error("resume sent nothing")
+	}
+}
+
+// cancelAt cancels the run a moment after a given step starts.
+type cancelAt struct {
+	desc   string
+	after  time.Duration
+	cancel context.CancelFunc
+}
+
+func (c *cancelAt) Step(desc string, done, total int, expect time.Duration) {
+	if desc == c.desc {
+		time.AfterFunc(c.after, c.cancel)
+	}
+}
+func (c *cancelAt) Tokens(int) {}
+func (c *cancelAt) Log(string) {}
+
+// TestUnreachableServer: a cell against a dead server fails with a reason, the run goes on.
+func TestUnreachableServer(t *testing.T) {
+	fs := newFakeServer()
+	srv := fs.start(t)
+	s := newTestServer(srv, prompt.Chat, 2)
+	srv.Close()
+	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 100)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: s, Opts: Options{Nonce: "d"}}
+	if err := r.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Decode[0]
+	if c.Status != StatusFailed || c.Reason == "" {
+		t.Fatalf("cell against a dead server: %s %q, want failed with a reason", c.Status, c.Reason)
+	}
+	t.Logf("reason: %s", c.Reason)
+}
