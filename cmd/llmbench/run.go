@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"runtime"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/hw"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/report"
@@ -50,6 +53,8 @@ type runFlags struct {
 	preset                          string
 	startTimeout                    time.Duration
 	submitter, launchCommand, title string
+	launch, hardware                string
+	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
 }
@@ -111,6 +116,9 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.DurationVar(&f.startTimeout, "start-timeout", 5*time.Minute, "how long a cell waits for all its streams' first tokens")
 	fl.StringVar(&f.submitter, "submitter", "", "who ran it, e.g. @name (shown on reports and the site)")
 	fl.StringVar(&f.launchCommand, "launch-command", "", "how the server was started, recorded in the run document")
+	fl.StringVar(&f.launch, "launch", "", "start the server with this shell command, wait until it is healthy, stop it at the end (needs --endpoint)")
+	fl.DurationVar(&f.launchTimeout, "launch-timeout", 20*time.Minute, "how long --launch waits for the server to become healthy")
+	fl.StringVar(&f.hardware, "hardware", "", "describe the server's machine from this YAML or JSON file (default: detect it when the server is on this machine)")
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
@@ -171,6 +179,28 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.launch != "" {
+		if emulated {
+			return errors.New("--launch needs --endpoint: the URL the launched server will answer on")
+		}
+		fmt.Fprintf(stderr, "Launching: %s\n(waiting up to %s for %s to be healthy)\n", f.launch, f.launchTimeout, base)
+		logf, err := os.CreateTemp("", "llmbench-launch-*.log")
+		if err != nil {
+			return fmt.Errorf("creating the launch log: %w", err)
+		}
+		defer logf.Close()
+		launched, err := engine.Launch(ctx, f.launch, base, f.launchTimeout, logf)
+		if err != nil {
+			return fmt.Errorf("launching the server (log: %s): %w", logf.Name(), err)
+		}
+		defer launched.Stop(context.Background())
+		if f.resume == "" {
+			doc.LaunchCommand = f.launch
+			if launched.Image != "" && doc.Engine.Build == "" {
+				doc.Engine.Build = launched.Image
+			}
+		}
+	}
 	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
@@ -203,6 +233,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			fmt.Fprintln(stderr, "warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
 		}
 		bench.Plan(doc, kv, info.MaxModelLen)
+		if err := describeHardware(ctx, doc, f.hardware, base, doc.Status == bench.RunEmulated); err != nil {
+			return err
+		}
+		fillTitle(doc, f.model)
 	}
 	if f.out == "" {
 		f.out = defaultOutName(f.model, doc.CreatedAt)
@@ -364,7 +398,7 @@ func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 // fillFromProbe writes what discovery learned into the document's engine and model
 // blocks, and names an emulated run as such.
 func fillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated bool, base string) {
-	applyInfo(info, &doc.Engine, &doc.Model)
+	info.ApplyTo(&doc.Engine, &doc.Model)
 	doc.Model.ServedName = model
 	if emulated || info.Engine == engine.Sim {
 		doc.Status = bench.RunEmulated
@@ -373,6 +407,10 @@ func fillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated boo
 	if !emulated {
 		doc.Config.Endpoint = base
 	}
+}
+
+// fillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}".
+func fillTitle(doc *bench.Run, model string) {
 	if doc.Title == "" {
 		on := "an unknown GPU"
 		switch {
@@ -382,7 +420,14 @@ func fillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated boo
 				on += " (" + doc.Engine.Preset + ")"
 			}
 		case len(doc.Hardware.GPUs) > 0:
-			on = doc.Hardware.GPUs[0].Name
+			g := doc.Hardware.GPUs[0]
+			on = g.Name
+			if g.Count > 1 {
+				on = fmt.Sprintf("%d× %s", g.Count, g.Name)
+			}
+			if g.VRAMBytes > 0 {
+				on += fmt.Sprintf(" %.0fGB", float64(g.VRAMBytes)/(1<<30))
+			}
 		}
 		doc.Title = model + " on " + on
 	}
@@ -425,22 +470,34 @@ func (a authDoer) Do(req *http.Request) (*http.Response, error) {
 	return a.c.HTTP.Do(req)
 }
 
-// applyInfo fills the run document's engine and model blocks from discovery.
-func applyInfo(i *engine.Info, e *bench.Engine, m *bench.Model) {
-	e.Name = i.Engine
-	e.Version = derefOr(i.Version, "")
-	e.Quantization = derefOr(i.Quantization, "")
-	e.KVCacheDtype = derefOr(i.KVCacheDtype, "")
-	e.KVCacheTokens, e.MaxModelLen, e.MaxNumSeqs, e.PrefixCaching = i.KVCacheTokens, i.MaxModelLen, i.MaxNumSeqs, i.PrefixCaching
-	e.Preset = derefOr(i.Preset, "")
-	e.Tokenize = derefOr(i.Tokenize, "")
-	m.ServedName = derefOr(i.ServedModel, "")
-	m.ID = derefOr(i.ModelID, "")
-}
-
-func derefOr(s *string, def string) string {
-	if s == nil {
-		return def
+// describeHardware fills the hardware block: from --hardware, or detected when the
+// server runs on this machine. A remote server's machine cannot be seen from here.
+func describeHardware(ctx context.Context, doc *bench.Run, file, base string, emulated bool) error {
+	if file != "" {
+		h, err := hw.ReadHardwareFile(file)
+		if err != nil {
+			return err
+		}
+		doc.Hardware = h
+		return nil
 	}
-	return *s
+	if emulated {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		doc.Notes = append(doc.Notes, "The server is remote: its hardware was not detected (describe it with --hardware FILE).")
+		return nil
+	}
+	h, err := hw.Detect(ctx, "/", hw.ExecRunner{})
+	if err != nil {
+		doc.Notes = append(doc.Notes, "Hardware detection failed: "+err.Error())
+		return nil
+	}
+	doc.Hardware = h
+	return nil
 }

@@ -45,6 +45,27 @@ type Info struct {
 	IgnoreEOS *bool `json:"ignore_eos"`
 	// TokenIDPrompts says whether /v1/completions takes a prompt of token ids.
 	TokenIDPrompts *bool `json:"token_id_prompts"`
+
+	// Extensions beyond the issue's key list.
+
+	// Build is the engine's build string where it has one (llama.cpp "b4500-abc1234").
+	Build *string `json:"build"`
+	// Backend is the runtime under a wrapper (LM Studio's "llama.cpp-…", "mlx-…").
+	Backend *string `json:"backend"`
+	// Revision is the model's revision or weights hash where exposed.
+	Revision *string `json:"revision"`
+	// ApplyTemplate is llama.cpp's route that renders chat messages to a prompt.
+	ApplyTemplate *string `json:"apply_template,omitempty"`
+	// MinTokens says whether the server honours min_tokens (nil: unknown).
+	MinTokens *bool `json:"min_tokens"`
+	// MetricsFormat is "prometheus" or "json" (TensorRT-LLM's iteration stats).
+	MetricsFormat string `json:"metrics_format,omitempty"`
+	// Loads is a JSON live-load route (SGLang's /v1/loads), used when /metrics is off.
+	Loads *string `json:"loads,omitempty"`
+	// DataParallel is the number of engines the KV figure was summed over (vLLM DP).
+	DataParallel *int `json:"data_parallel,omitempty"`
+	// Notes say where derived figures came from and why a fact is unknown.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Doer sends HTTP requests; *http.Client satisfies it.

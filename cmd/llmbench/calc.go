@@ -1,0 +1,315 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/perf"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+func init() { commands = append(commands, newCalcCmd) }
+
+type calcFlags struct {
+	gpu, model, quant, kvDtype, engine string
+	gpus                               int
+	util, reserve                      float64
+	maxModelLen                        string
+	contexts, concurrency, prefill     string
+	maxOutput                          string
+	duration                           float64
+	format, lang, list                 string
+
+	// Explicit hardware.
+	bandwidth, tflops, vram float64
+	// Explicit model.
+	configPath, ggufPath                    string
+	params, activeParams, weightBits        float64
+	layers, hidden, heads, kvHeads, headDim int
+	intermediate, vocab                     int
+}
+
+func newCalcCmd() *cobra.Command {
+	var f calcFlags
+	cmd := &cobra.Command{
+		Use:   "calc",
+		Short: "Predict the speed test matrix from GPU and model specifications",
+		Long: `calc predicts what "llmbench run" would measure — prefill tok/s and time to first
+token by context, and sustained decode tok/s for every context × concurrency cell — from
+published specifications: the GPU's memory bandwidth, memory and tensor throughput, and
+the model's architecture in a given weight format. Cells that would not fit the predicted
+KV cache are marked over capacity by the same rule as a measured run.
+
+The model is a roofline: a decode step moves the weights once plus every sequence's KV
+cache over the memory bandwidth, and computes 2 × active parameters per token plus
+attention; the slower of the two, at efficiency factors fitted to published
+measurements, plus a fixed per-step overhead, is the time between tokens. See
+docs/calc.md for the formulas, the catalogs and the error against published figures.
+
+Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
+kv-dtypes|engines), or give explicit specifications instead.`,
+		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
+  llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
+      --gpu-memory-utilization 0.94 --max-model-len 65536
+  llmbench calc --gpu h100-sxm --gpus 2 --model llama-3.1-70b --quant fp8 --format json > predicted.json
+  llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
+  llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
+  llmbench calc --gpu l4 --params 8 --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --head-dim 128 --weight-bits 16
+  llmbench calc --list gpus`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.list != "" {
+				return listCatalog(cmd.OutOrStdout(), f.list)
+			}
+			run, err := predictFromFlags(cmd, &f)
+			if err != nil {
+				return err
+			}
+			return writeCalc(cmd.OutOrStdout(), run, f.format, f.lang)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.gpu, "gpu", "", "GPU from the catalog (rtx-3090, \"RTX 4090\", h100-sxm, m3-max, ...)")
+	fl.IntVar(&f.gpus, "gpus", 1, "number of GPUs, tensor parallel")
+	fl.StringVar(&f.model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
+	fl.StringVar(&f.quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
+	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
+	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
+	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
+	fl.Float64Var(&f.reserve, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
+	fl.StringVar(&f.maxModelLen, "max-model-len", "", "engine's max model length in tokens (65536 or 64K); default the model's context")
+	fl.StringVar(&f.contexts, "contexts", "0,16K,32K,56K", "decode contexts, tokens (K = 1024)")
+	fl.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrent requests per decode cell")
+	fl.StringVar(&f.prefill, "prefill", "8K,16K,32K,56K", "prefill contexts, tokens (K = 1024)")
+	fl.StringVar(&f.maxOutput, "max-output", "8192", "max output tokens per request (over-capacity rule and decode context)")
+	fl.Float64Var(&f.duration, "duration", 30, "measurement window in seconds a run would use")
+	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
+	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
+	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes or engines")
+	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
+	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
+	fl.Float64Var(&f.vram, "vram", 0, "explicit GPU: memory, GiB")
+	fl.StringVar(&f.configPath, "config", "", "explicit model: a Hugging Face config.json")
+	fl.StringVar(&f.ggufPath, "gguf", "", "explicit model: a GGUF file (its header is read; weights format from the file)")
+	fl.Float64Var(&f.params, "params", 0, "explicit model: parameters, billions")
+	fl.Float64Var(&f.activeParams, "active-params", 0, "explicit model: parameters active per token (MoE), billions")
+	fl.IntVar(&f.layers, "layers", 0, "explicit model: layers")
+	fl.IntVar(&f.hidden, "hidden", 0, "explicit model: hidden size")
+	fl.IntVar(&f.heads, "heads", 0, "explicit model: attention heads")
+	fl.IntVar(&f.kvHeads, "kv-heads", 0, "explicit model: KV heads (default = heads)")
+	fl.IntVar(&f.headDim, "head-dim", 0, "explicit model: head dimension (default hidden/heads)")
+	fl.IntVar(&f.intermediate, "intermediate", 0, "explicit model: MLP intermediate size (sizes the activation reserve)")
+	fl.IntVar(&f.vocab, "vocab", 0, "explicit model: vocabulary size (embeddings stay 16-bit in vLLM formats)")
+	fl.Float64Var(&f.weightBits, "weight-bits", 0, "explicit weight format: bits per weight, scales included (instead of --quant)")
+	return cmd
+}
+
+// predictFromFlags resolves the catalogs and explicit specifications into a setup and
+// predicts the matrix.
+func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
+	c, err := perf.Load()
+	if err != nil {
+		return nil, err
+	}
+	var s perf.Setup
+	fl := cmd.Flags()
+
+	// Hardware.
+	explicitGPU := f.bandwidth > 0 || f.tflops > 0 || f.vram > 0
+	switch {
+	case f.gpu != "" && explicitGPU:
+		return nil, errors.New("give --gpu or --bandwidth/--tflops/--vram, not both")
+	case f.gpu != "":
+		if s.GPU, err = c.GPU(f.gpu); err != nil {
+			return nil, err
+		}
+	case explicitGPU:
+		if f.bandwidth <= 0 || f.tflops <= 0 || f.vram <= 0 {
+			return nil, errors.New("an explicit GPU needs all of --bandwidth (GB/s), --tflops and --vram (GiB)")
+		}
+		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: "nvidia", VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
+			FP16TFLOPS: f.tflops, LinkGBps: 32, Source: "command line"}
+	default:
+		return nil, errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
+	}
+	if f.gpus < 1 {
+		return nil, fmt.Errorf("--gpus %d: need at least one", f.gpus)
+	}
+	s.GPUs = f.gpus
+
+	// Model and weight format.
+	explicitModel := f.params > 0 || f.layers > 0 || f.hidden > 0 || f.heads > 0
+	sources := 0
+	for _, set := range []bool{f.model != "", f.configPath != "", f.ggufPath != "", explicitModel} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return nil, errors.New("give exactly one model: --model NAME, --config FILE, --gguf FILE, or --params/--layers/--hidden/--heads")
+	}
+	switch {
+	case f.model != "":
+		s.Model, err = c.Model(f.model)
+	case f.configPath != "":
+		s.Model, err = perf.ModelFromHFConfig(f.configPath)
+	case f.ggufPath != "":
+		var q perf.Quant
+		s.Model, q, err = perf.ModelFromGGUF(f.ggufPath)
+		if err == nil && f.quant == "" && f.weightBits == 0 {
+			s.Quant = q
+		}
+	default:
+		s.Model, err = explicitModelFrom(f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.activeParams > 0 {
+		s.Model.ActiveParamsB = f.activeParams
+	}
+	switch {
+	case f.quant != "" && f.weightBits > 0:
+		return nil, errors.New("give --quant or --weight-bits, not both")
+	case f.quant != "":
+		if s.Quant, err = c.Quant(f.quant); err != nil {
+			return nil, err
+		}
+	case f.weightBits > 0:
+		s.Quant = perf.Quant{ID: fmt.Sprintf("%gbit", f.weightBits), Name: fmt.Sprintf("%g-bit", f.weightBits), Bits: f.weightBits,
+			EmbeddingBits: max(f.weightBits, 16), Compute: "fp16", Source: "command line"}
+	case s.Quant.Bits == 0:
+		return nil, errors.New("give the weight format: --quant (see --list quants) or --weight-bits")
+	}
+	if s.KV, err = c.KVDtype(f.kvDtype); err != nil {
+		return nil, err
+	}
+	if s.Engine, err = c.Engine(f.engine); err != nil {
+		return nil, err
+	}
+	if s.Eff, err = c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
+		return nil, err
+	}
+	s.MemoryUtilization = f.util
+	if f.util <= 0 || f.util > 1 {
+		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
+	}
+	s.ReserveGiB = f.reserve
+
+	// Plan.
+	p := perf.DefaultPlan()
+	if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
+		return nil, fmt.Errorf("--contexts: %w", err)
+	}
+	if p.Concurrency, err = bench.ParseIntList(f.concurrency); err != nil {
+		return nil, fmt.Errorf("--concurrency: %w", err)
+	}
+	if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
+		return nil, fmt.Errorf("--prefill: %w", err)
+	}
+	if p.MaxOutputTokens, err = bench.ParseTokens(f.maxOutput); err != nil || p.MaxOutputTokens <= 0 {
+		return nil, fmt.Errorf("--max-output %q: a positive token count", f.maxOutput)
+	}
+	if f.maxModelLen != "" {
+		n, err := bench.ParseTokens(f.maxModelLen)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--max-model-len %q: a positive token count", f.maxModelLen)
+		}
+		p.MaxModelLen = int64(n)
+	}
+	if fl.Changed("duration") && f.duration <= 0 {
+		return nil, errors.New("--duration must be positive")
+	}
+	p.DurationS = f.duration
+	run, err := s.PredictRun(p, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
+	return run, nil
+}
+
+func explicitModelFrom(f *calcFlags) (perf.Model, error) {
+	if f.params <= 0 || f.layers <= 0 || f.hidden <= 0 || f.heads <= 0 {
+		return perf.Model{}, errors.New("an explicit model needs --params (billions), --layers, --hidden and --heads (and usually --kv-heads, --head-dim)")
+	}
+	m := perf.Model{ID: "custom", Name: fmt.Sprintf("Custom %gB", f.params), ParamsB: f.params, Layers: f.layers, Hidden: f.hidden,
+		Heads: f.heads, KVHeads: f.kvHeads, HeadDim: f.headDim, Intermediate: f.intermediate, Vocab: f.vocab,
+		Attention: "full", Source: "command line"}
+	if m.KVHeads == 0 {
+		m.KVHeads = m.Heads
+	}
+	if m.HeadDim == 0 {
+		m.HeadDim = m.Hidden / m.Heads
+	}
+	if m.Intermediate == 0 {
+		m.Intermediate = 4 * m.Hidden
+	}
+	m.EmbeddingParamsB = float64(f.vocab) * float64(f.hidden) * 2 / 1e9
+	if m.EmbeddingParamsB >= m.ParamsB {
+		return perf.Model{}, errors.New("--vocab × --hidden × 2 exceeds --params")
+	}
+	return m, nil
+}
+
+func writeCalc(w io.Writer, run *bench.Run, format, lang string) error {
+	if err := report.Write(w, run, report.Options{Format: format, Lang: lang}); err != nil {
+		return fmt.Errorf("writing prediction: %w", err)
+	}
+	return nil
+}
+
+func listCatalog(w io.Writer, what string) error {
+	c, err := perf.Load()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	switch strings.ToLower(strings.TrimSpace(what)) {
+	case "gpus", "gpu":
+		fmt.Fprintln(tw, "ID\tNAME\tMEMORY GiB\tBANDWIDTH GB/s\tFP16 TFLOPS\tFP8 TFLOPS\tINT8 TOPS")
+		for _, g := range c.GPUs {
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\t%g\t%g\t%g\n", g.ID, g.Name, g.VRAMGiB, g.BandwidthGBps, g.FP16TFLOPS, g.FP8TFLOPS, g.INT8TOPS)
+		}
+	case "models", "model":
+		fmt.Fprintln(tw, "ID\tNAME\tPARAMS B\tACTIVE B\tLAYERS\tHIDDEN\tHEADS/KV\tHEAD DIM\tATTENTION")
+		for _, m := range c.Models {
+			active := "-"
+			if m.ActiveParamsB > 0 {
+				active = fmt.Sprintf("%g", m.ActiveParamsB)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%s\t%d\t%d\t%d/%d\t%d\t%s\n", m.ID, m.Name, m.ParamsB, active, m.Layers, m.Hidden, m.Heads, m.KVHeads, m.HeadDim, m.Attention)
+		}
+	case "quants", "quant":
+		fmt.Fprintln(tw, "ID\tNAME\tBITS/WEIGHT\tEMBEDDING BITS\tPREFILL ON")
+		for _, q := range c.Quants {
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\t%s\n", q.ID, q.Name, q.Bits, q.EmbeddingBits, q.Compute)
+		}
+	case "kv-dtypes", "kv-dtype", "kv":
+		fmt.Fprintln(tw, "ID\tBITS/ELEMENT")
+		for _, k := range c.KVDtypes {
+			fmt.Fprintf(tw, "%s\t%g\n", k.ID, k.Bits)
+		}
+	case "engines", "engine":
+		fmt.Fprintln(tw, "ID\tALSO\tFAMILIES")
+		for _, e := range c.Engines {
+			var fams []string
+			for v, f := range e.Families {
+				fams = append(fams, v+"="+f)
+			}
+			sort.Strings(fams)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Aliases, ", "), strings.Join(fams, " "))
+		}
+	default:
+		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes or engines", what)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+func runCalcCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"calc"}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+// TestCalcJSONIsAPredictedRun: the seed's launch flags give a run document that
+// "llmbench report" reads, marked predicted, with the seed's over-capacity pattern.
+func TestCalcJSONIsAPredictedRun(t *testing.T) {
+	out, err := runCalcCmd(t, "--gpu", "RTX 3090", "--model", "RedHatAI/Qwen3.8-27B-INT4", "--quant", "INT4 W4A16 g128",
+		"--kv-dtype", "fp8", "--gpu-memory-utilization", "0.94", "--max-model-len", "64K", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := bench.Decode([]byte(out))
+	if err != nil {
+		t.Fatalf("calc's JSON is not a run document: %v", err)
+	}
+	if run.Status != bench.RunPredicted || run.Engine.KVCacheTokens == nil || *run.Engine.MaxModelLen != 65536 {
+		t.Errorf("status %q, kv_cache_tokens %v, max_model_len %v", run.Status, run.Engine.KVCacheTokens, run.Engine.MaxModelLen)
+	}
+	if len(run.Decode) != 32 || len(run.Prefill) != 4 {
+		t.Fatalf("%d decode cells and %d prefill rows, want the seed's 32 and 4", len(run.Decode), len(run.Prefill))
+	}
+	predicted := 0
+	for _, c := range run.Decode {
+		switch c.Status {
+		case bench.StatusPredicted:
+			predicted++
+			if c.DecodeFigures == nil || !(c.TotalTokS > 0) || !(c.TBTMs > 0) || !(c.TTFTMs > 0) {
+				t.Errorf("cell %d×%d lacks figures", c.Context, c.Concurrency)
+			}
+		case bench.StatusOverCapacity:
+			if c.DecodeFigures != nil || c.Reason == "" {
+				t.Errorf("over-capacity cell %d×%d has figures or no reason", c.Context, c.Concurrency)
+			}
+		default:
+			t.Errorf("cell %d×%d has status %q", c.Context, c.Concurrency, c.Status)
+		}
+	}
+	if predicted != 8 {
+		t.Errorf("%d cells fit, the seed ran 8", predicted)
+	}
+	for _, p := range run.Prefill {
+		if p.Status != bench.StatusPredicted || p.PrefillFigures == nil || !(p.PromptTokS > 0) {
+			t.Errorf("prefill row %d: %+v", p.Context, p)
+		}
+	}
+	if run.Config.DecodeTest != "fixed-duration" || run.Config.PrefillMode != "decode-warmup" || run.Config.MaxOutputTokens != 8192 {
+		t.Errorf("config %+v is not a run's", run.Config)
+	}
+	if !strings.HasPrefix(run.Title, "Qwen3.8 27B") || !strings.HasSuffix(run.Title, "on RTX 3090 24GB") {
+		t.Errorf("title %q", run.Title)
+	}
+}
+
+func TestCalcTextSaysPredicted(t *testing.T) {
+	out, err := runCalcCmd(t, "--gpu", "h100-sxm", "--gpus", "2", "--model", "llama-3.1-70b", "--quant", "fp8", "--contexts", "0,8K", "--concurrency", "1,64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PREDICTED", "Prefill", "Sustained decode", "All measurements", "2× H100 SXM 80GB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCalcExplicitSpecs(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bandwidth", "936", "--tflops", "142", "--vram", "24", "--config", "../../internal/perf/testdata/qwen3-32b/config.json", "--weight-bits", "4.125", "--gpu-memory-utilization", "0.97", "--reserve", "1.5"},
+		{"--gpu", "l4", "--params", "8", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "8", "--head-dim", "128", "--weight-bits", "16", "--vocab", "128256"},
+	} {
+		out, err := runCalcCmd(t, append(args, "--format", "json")...)
+		if err != nil {
+			t.Errorf("calc %v: %v", args, err)
+			continue
+		}
+		run, err := bench.Decode([]byte(out))
+		if err != nil || run.Engine.KVCacheTokens == nil || *run.Engine.KVCacheTokens <= 0 {
+			t.Errorf("calc %v: run %v, err %v", args, run, err)
+		}
+	}
+}
+
+func TestCalcErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gpu", "rtx 3091", "--model", "qwen3-32b", "--quant", "awq"}, "did you mean rtx-3090"},
+		{[]string{"--gpu", "rtx-3090", "--model", "qwen-3-32", "--quant", "awq"}, "did you mean qwen3-32b"},
+		{[]string{"--gpu", "rtx-3090", "--model", "qwen3-8b"}, "--quant"},
+		{[]string{"--model", "qwen3-8b", "--quant", "awq"}, "--gpu"},
+		{[]string{"--gpu", "rtx-3090", "--bandwidth", "900", "--model", "qwen3-8b", "--quant", "awq"}, "not both"},
+		{[]string{"--gpu", "rtx-3090", "--model", "llama-3.1-70b", "--quant", "bf16"}, "no room"},
+		{[]string{"--gpu", "rtx-3090", "--model", "qwen3-8b", "--quant", "awq", "--contexts", "0,x"}, "--contexts"},
+		{[]string{"--list", "cars"}, "gpus, models, quants"},
+	} {
+		_, err := runCalcCmd(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("calc %v: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestCalcList(t *testing.T) {
+	for what, want := range map[string]string{"gpus": "rtx-3090", "models": "qwen3.8-27b", "quants": "q4_k_m", "kv-dtypes": "q8_0", "engines": "llama.cpp"} {
+		out, err := runCalcCmd(t, "--list", what)
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("--list %s: err %v, output lacks %q", what, err, want)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/engine"
+)
+
+func init() { commands = append(commands, newProbeCmd) }
+
+func newProbeCmd() *cobra.Command {
+	var endpoint, apiKey, format string
+	cmd := &cobra.Command{
+		Use:   "probe --endpoint URL",
+		Short: "Say what a server is: engine, version, model, KV cache, limits",
+		Long: `probe asks an OpenAI-compatible server what it is, using each engine's own
+endpoints (vLLM, SGLang, llama.cpp, Ollama, TGI, TensorRT-LLM, LM Studio, and
+llmbench's emulator): engine and version, served model and its id or path,
+max_model_len, KV cache size in tokens, KV cache dtype, prefix caching, max
+concurrent sequences, quantization, and the route that counts tokens.
+
+What the server does not expose is shown as "unknown" (null in JSON), never guessed.
+The notes say where derived figures come from.`,
+		Example: `  llmbench probe --endpoint http://127.0.0.1:8000
+  llmbench probe --endpoint http://127.0.0.1:8000/v1 --format json
+  llmbench probe --endpoint http://gpu-box:11434 --api-key sk-...`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if endpoint == "" {
+				return fmt.Errorf("--endpoint is required (e.g. --endpoint http://127.0.0.1:8000)")
+			}
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: use text or json", format)
+			}
+			if apiKey == "" {
+				apiKey = os.Getenv("OPENAI_API_KEY")
+			}
+			base, err := engine.NormalizeBase(endpoint)
+			if err != nil {
+				return err
+			}
+			c := engine.WithAPIKey(&http.Client{}, apiKey)
+			info, err := engine.Probe(cmd.Context(), c, base)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			writeProbeText(cmd.OutOrStdout(), base, info)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&endpoint, "endpoint", "", "server URL: its root or its /v1 base")
+	fl.StringVar(&apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
+	fl.StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+// writeProbeText prints one fact a line, "unknown" for what the server does not say.
+func writeProbeText(w io.Writer, base string, i *engine.Info) {
+	s := func(p *string) string {
+		if p == nil {
+			return "unknown"
+		}
+		return *p
+	}
+	n := func(p *int64) string {
+		if p == nil {
+			return "unknown"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	b := func(p *bool, yes, no string) string {
+		switch {
+		case p == nil:
+			return "unknown"
+		case *p:
+			return yes
+		default:
+			return no
+		}
+	}
+	tokenize := s(i.Tokenize)
+	if i.Tokenize == nil {
+		tokenize = "none found (prompt length calibrated from usage.prompt_tokens)"
+	}
+	rows := [][2]string{
+		{"endpoint", base},
+		{"engine", i.Engine},
+		{"version", s(i.Version)},
+	}
+	if i.Build != nil {
+		rows = append(rows, [2]string{"build", *i.Build})
+	}
+	if i.Preset != nil {
+		rows = append(rows, [2]string{"preset", *i.Preset})
+	}
+	rows = append(rows,
+		[2]string{"served model", s(i.ServedModel)},
+		[2]string{"model id", s(i.ModelID)},
+	)
+	if i.Revision != nil {
+		rows = append(rows, [2]string{"revision", *i.Revision})
+	}
+	rows = append(rows,
+		[2]string{"max model len", n(i.MaxModelLen)},
+		[2]string{"KV cache tokens", n(i.KVCacheTokens)},
+		[2]string{"KV cache dtype", s(i.KVCacheDtype)},
+		[2]string{"prefix caching", b(i.PrefixCaching, "on", "off")},
+		[2]string{"max num seqs", n(i.MaxNumSeqs)},
+		[2]string{"quantization", s(i.Quantization)},
+		[2]string{"tokenize", tokenize},
+	)
+	if i.ApplyTemplate != nil {
+		rows = append(rows, [2]string{"apply template", *i.ApplyTemplate})
+	}
+	rows = append(rows,
+		[2]string{"token-id prompts", b(i.TokenIDPrompts, "yes", "no")},
+		[2]string{"ignore_eos", b(i.IgnoreEOS, "honoured", "not honoured")},
+		[2]string{"min_tokens", b(i.MinTokens, "honoured", "not honoured")},
+		[2]string{"metrics", s(i.Metrics)},
+	)
+	if i.Loads != nil {
+		rows = append(rows, [2]string{"loads", *i.Loads})
+	}
+	if len(i.Models) > 1 {
+		rows = append(rows, [2]string{"models", strings.Join(i.Models, ", ")})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-17s %s\n", r[0]+":", r[1])
+	}
+	if len(i.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, note := range i.Notes {
+			fmt.Fprintf(w, "  - %s\n", note)
+		}
+	}
+}

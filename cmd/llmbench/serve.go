@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
+)
+
+func init() { commands = append(commands, newServeCmd) }
+
+// defaultDB is the SQLite file the site uses without --db: in the XDG data directory,
+// else ./llmbench-data.
+func defaultDB() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "llmbench", "site.db")
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".local", "share", "llmbench", "site.db")
+	}
+	return filepath.Join("llmbench-data", "site.db")
+}
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr    string
+		db      string
+		maxBody int64
+		rate    float64
+		burst   int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
+		Long: `serve runs the llmbench web site and its JSON API (described at /api/openapi.json).
+
+Runs are stored in SQLite by default (a file in the data directory, or the file --db
+names), or in PostgreSQL with --db postgres://… so that several instances can share one
+database behind a load balancer. The schema is created and migrated on start.
+
+People submit runs with "llmbench submit" and an API token that the operator creates
+with "llmbench serve token create".`,
+		Example: `  llmbench serve                                   # http://localhost:8080, SQLite in ~/.local/share/llmbench
+  llmbench serve --addr 127.0.0.1:9000 --db ./site.db
+  llmbench serve --db postgres://llmbench:secret@db:5432/llmbench
+  llmbench serve token create --user @alice --org "Acme Labs"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			st, err := store.Open(ctx, db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.Default(),
+				MaxBodyBytes: maxBody, RatePerToken: rate, RateBurst: burst}))
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listening on %s: %w", addr, err)
+			}
+			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+				WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+			where := db
+			if store.IsPostgresURL(db) {
+				where = "PostgreSQL"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "llmbench site on http://%s (database: %s)\n", ln.Addr(), where)
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return fmt.Errorf("serving: %w", err)
+			case <-ctx.Done():
+			}
+			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("stopping the server: %w", err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", ":8080", "address to listen on")
+	cmd.PersistentFlags().StringVar(&db, "db", defaultDB(), "database: a SQLite file path, or a postgres:// URL")
+	f.Int64Var(&maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
+	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token")
+	f.IntVar(&burst, "burst", 10, "submissions a token may make at once before --rate applies")
+	cmd.AddCommand(newTokenCmd(&db))
+	return cmd
+}
+
+func newTokenCmd(db *string) *cobra.Command {
+	token := &cobra.Command{
+		Use:   "token",
+		Short: "Manage API tokens for submitting runs",
+		Args:  cobra.NoArgs,
+		Example: `  llmbench serve token create --user @alice
+  llmbench serve token create --user @bob --org "Acme Labs" --db postgres://…`,
+	}
+	var user, org string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create an API token for a user (printed once, on the last line; stored hashed)",
+		Long: `create makes an API token for --user (created if new, and put in --org if given).
+The token is printed once, on the last line of the output; the site stores only its
+SHA-256 hash, so a lost token cannot be recovered — create another.`,
+		Example: `  llmbench serve token create --user @alice
+  TOKEN=$(llmbench serve token create --user @bob --org "Acme Labs" | tail -1)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if user == "" {
+				return errors.New("--user is required (like --user @alice)")
+			}
+			st, err := store.Open(cmd.Context(), *db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			tok, err := st.CreateToken(cmd.Context(), user, org)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "API token for %s", user)
+			if org != "" {
+				fmt.Fprintf(out, " (%s)", org)
+			}
+			fmt.Fprintln(out, "; it is shown only now:")
+			fmt.Fprintln(out, tok)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&user, "user", "", "the user the token submits as, like @alice (required)")
+	create.Flags().StringVar(&org, "org", "", "the user's organisation")
+	token.AddCommand(create)
+	return token
+}

@@ -1,0 +1,317 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// The plan of the end-to-end run. With maxOutput 1024 and the KV cache of 16K tokens,
+// 8 streams at 2K (8 × 3K = 24K) do not fit and must be marked over capacity, while 8
+// streams at context 0 (8 × 1K) fit in the cache but not in the 4 slots: they queue.
+const (
+	prefillTokens = 2 * bench.K
+	maxOutput     = 1024
+	cellDuration  = "5s"
+	// Agreement with Ollama's own timings, as the issue asks.
+	decodeTolerance  = 0.10
+	prefillTolerance = 0.15
+	// agreementTries: the machine CI and developers share is loaded by other work, and a
+	// rate measured a few seconds apart can move with it. A try whose figures disagree
+	// is repeated once; a systematic error (wrong token count, wrong clock) fails both.
+	agreementTries = 2
+)
+
+// TestOllamaEndToEnd drives the llmbench binary, as a user would, against llama.cpp
+// served by Ollama: probe, then run, then read the run document.
+func TestOllamaEndToEnd(t *testing.T) {
+	bin := os.Getenv("LLMBENCH_OLLAMA")
+	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but LLMBENCH_OLLAMA is not set: .ci/setup-40-ollama.sh builds Ollama and exports it")
+		}
+		t.Skip("LLMBENCH_OLLAMA is not set: source .ci/setup-40-ollama.sh (builds Ollama 0.6.5, a few minutes) to run the end-to-end test")
+	}
+	if testing.Short() {
+		t.Skip("end-to-end test: about two minutes; skipped with -short")
+	}
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	if dl, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(context.Background(), dl.Add(-15*time.Second))
+	}
+	defer cancel()
+
+	llmbench := buildLLMBench(t, ctx)
+	t.Logf("built llmbench in %v", time.Since(started).Round(time.Millisecond))
+
+	s := startOllama(t, ctx, bin)
+	warm, err := s.generate(ctx, "the model", 8)
+	if err != nil {
+		t.Fatalf("warming the model: %v", err)
+	}
+	if warm.EvalCount != 8 {
+		t.Fatalf("warm-up generated %d tokens (%s), want 8", warm.EvalCount, warm.DoneReason)
+	}
+	t.Logf("ollama up, model loaded, %v in", time.Since(started).Round(time.Millisecond))
+	checkEngineBuild(t, s)
+
+	t.Run("stream shapes", func(t *testing.T) { checkStreamShapes(t, ctx, s) })
+
+	var served string
+	t.Run("probe", func(t *testing.T) { served = checkProbe(t, ctx, llmbench, s) })
+	if served == "" {
+		t.Fatal("probe did not name the served model")
+	}
+
+	t.Run("agreement with ollama's own timings", func(t *testing.T) {
+		checkAgreement(t, ctx, llmbench, s, served)
+	})
+	t.Run("matrix", func(t *testing.T) { checkMatrix(t, ctx, llmbench, s, served) })
+
+	if n := strings.Count(s.logText(), "starting llama server"); n != 1 {
+		t.Errorf("ollama started its runner %d times, want once: a reload in the middle skews every figure", n)
+	}
+	t.Logf("end-to-end test took %v", time.Since(started).Round(time.Millisecond))
+}
+
+// buildLLMBench builds the binary the way a user does.
+func buildLLMBench(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "llmbench")
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/llmbench")
+	cmd.Dir = ".." // the module root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/llmbench: %v\n%s", err, b)
+	}
+	return out
+}
+
+// llmbenchCmd runs the binary and returns its stdout; a failure shows all it printed.
+func llmbenchCmd(t *testing.T, ctx context.Context, bin string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("llmbench %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	t.Logf("llmbench %s (%v)", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+// checkEngineBuild checks, from the server's log, that the engine is the one the test
+// means: vectorised CPU kernels where the CPU has them (a build without -march prefills
+// ~10× slower), and the KV cache of numCtx × numParallel tokens given to --kv-capacity.
+func checkEngineBuild(t *testing.T, s *ollamaServer) {
+	t.Helper()
+	log := s.logText()
+	if runtime.GOARCH == "amd64" && cpuHasAVX2() && !strings.Contains(log, "AVX2=1") {
+		t.Errorf("the CPU has AVX2 but Ollama's llama.cpp does not use it (no AVX2=1 in its system line): build it with CGO_CFLAGS/CGO_CXXFLAGS=\"-O3 -march=x86-64-v3\" as .ci/setup-40-ollama.sh does")
+	}
+	m := kvSizeLine.FindStringSubmatch(log)
+	if m == nil {
+		t.Logf("llama.cpp did not log kv_size; assuming %d = num_ctx %d × %d slots", kvTokens, numCtx, numParallel)
+		return
+	}
+	if n, _ := strconv.Atoi(m[1]); n != kvTokens {
+		t.Errorf("llama.cpp allocated a KV cache of %d tokens, the test assumes %d (num_ctx %d × OLLAMA_NUM_PARALLEL %d)", n, kvTokens, numCtx, numParallel)
+	}
+}
+
+// probeInfo is the part of `llmbench probe --format json` this test reads.
+type probeInfo struct {
+	Engine        string   `json:"engine"`
+	Version       *string  `json:"version"`
+	ServedModel   *string  `json:"served_model"`
+	Models        []string `json:"models"`
+	MaxModelLen   *int64   `json:"max_model_len"`
+	KVCacheTokens *int64   `json:"kv_cache_tokens"`
+}
+
+func checkProbe(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer) string {
+	out := llmbenchCmd(t, ctx, llmbench, "probe", "--endpoint", s.base, "--format", "json")
+	var p probeInfo
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("probe --format json printed something that is not its JSON: %v\n%s", err, out)
+	}
+	var v struct{ Version string }
+	if err := s.getJSON(ctx, "/api/version", &v); err != nil {
+		t.Fatal(err)
+	}
+	if p.Engine != "ollama" {
+		t.Errorf("probe says engine %q, want ollama", p.Engine)
+	}
+	if p.Version == nil || *p.Version != v.Version {
+		t.Errorf("probe says version %v, the server says %q", deref(p.Version), v.Version)
+	}
+	if p.ServedModel == nil || (*p.ServedModel != modelName && *p.ServedModel != modelName+":latest") {
+		t.Fatalf("probe says served model %v, want %s", deref(p.ServedModel), modelName)
+	}
+	if p.MaxModelLen == nil || *p.MaxModelLen != numCtx {
+		t.Errorf("probe says max_model_len %v, want the Modelfile's num_ctx %d", deref(p.MaxModelLen), numCtx)
+	}
+	// Ollama does not say how many parallel slots it has, so the probe cannot know the
+	// whole KV cache: the run below passes it with --kv-capacity.
+	t.Logf("probe: %s %s, model %s, max_model_len %v, kv_cache_tokens %v (the real cache: %d)",
+		p.Engine, deref(p.Version), *p.ServedModel, deref(p.MaxModelLen), deref(p.KVCacheTokens), kvTokens)
+	return *p.ServedModel
+}
+
+// checkAgreement measures single-stream decode and 2K prefill with llmbench, between
+// two measurements of Ollama's own figures, and compares.
+func checkAgreement(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer, model string) {
+	for try := 1; try <= agreementTries; try++ {
+		before, err := s.ownFigures(ctx, maxOutput, prefillTokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := filepath.Join(t.TempDir(), "single.json")
+		llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
+			"--contexts", "0", "--concurrency", "1", "--prefill", bench.FormatTokens(prefillTokens),
+			"--duration", cellDuration, "--max-output", strconv.Itoa(maxOutput),
+			"--kv-capacity", strconv.Itoa(kvTokens), "--out", doc, "--no-progress", "--format", "none")
+		after, err := s.ownFigures(ctx, maxOutput, prefillTokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := bench.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell := run.Cell(0, 1)
+		if cell == nil || cell.Status != bench.StatusValid || cell.DecodeFigures == nil {
+			t.Fatalf("decode cell 0 × 1 = %+v, want a valid measured cell", cell)
+		}
+		row := prefillRow(run, prefillTokens)
+		if row == nil || row.Status != bench.StatusValid || row.PrefillFigures == nil {
+			t.Fatalf("prefill row %d = %+v, want a valid measured row", prefillTokens, row)
+		}
+
+		ollamaDecode := (before.decode + after.decode) / 2
+		ollamaPrefill := (before.prefill + after.prefill) / 2
+		decodeOff := cell.TotalTokS/ollamaDecode - 1
+		prefillOff := row.PromptTokS/ollamaPrefill - 1
+		t.Logf("try %d: decode 0 × 1: llmbench %.1f tok/s (per request %.1f, TBT %.2f ms), ollama eval_count/eval_duration %.1f (before %.1f, after %.1f): %+.1f%%",
+			try, cell.TotalTokS, cell.PerRequestTokS, cell.TBTMs, ollamaDecode, before.decode, after.decode, 100*decodeOff)
+		t.Logf("try %d: prefill 2K: llmbench %.1f tok/s (TTFT %.0f ms, %d prompt tokens), ollama prompt_eval_count/prompt_eval_duration %.1f (before %.1f, after %.1f): %+.1f%%",
+			try, row.PromptTokS, row.TTFTMs, row.PromptTokens, ollamaPrefill, before.prefill, after.prefill, 100*prefillOff)
+
+		ok := math.Abs(decodeOff) <= decodeTolerance && math.Abs(prefillOff) <= prefillTolerance
+		if ok {
+			return
+		}
+		msg := fmt.Sprintf("llmbench disagrees with Ollama's own timings: decode %+.1f%% (tolerance ±%.0f%%), prefill %+.1f%% (tolerance ±%.0f%%)",
+			100*decodeOff, 100*decodeTolerance, 100*prefillOff, 100*prefillTolerance)
+		if try < agreementTries {
+			t.Logf("%s; trying again", msg)
+			continue
+		}
+		t.Error(msg)
+	}
+}
+
+// checkMatrix runs the small matrix and checks what a user reads off it: the cells past
+// the KV cache were not sent, every other cell measured, and 8 streams on 4 slots queue.
+func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer, model string) {
+	doc := filepath.Join(t.TempDir(), "matrix.json")
+	contexts, concurrency := []int{0, prefillTokens}, []int{1, 2, 4, 8}
+	llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
+		"--contexts", "0,"+bench.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
+		"--prefill", bench.FormatTokens(prefillTokens), "--duration", cellDuration,
+		"--max-output", strconv.Itoa(maxOutput), "--kv-capacity", strconv.Itoa(kvTokens),
+		"--out", doc, "--no-progress", "--format", "none")
+	run, err := bench.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Engine.Name != "ollama" || run.Model.ServedName != model {
+		t.Errorf("run document names engine %q model %q, want ollama %s", run.Engine.Name, run.Model.ServedName, model)
+	}
+	if run.Capacity == nil || run.Capacity.KVCacheTokens == nil || *run.Capacity.KVCacheTokens != kvTokens || run.Capacity.Source != "flag" {
+		t.Errorf("capacity = %+v, want %d tokens from the flag", run.Capacity, kvTokens)
+	}
+
+	for _, ctxTokens := range contexts {
+		for _, n := range concurrency {
+			c := run.Cell(ctxTokens, n)
+			if c == nil {
+				t.Errorf("cell %s × %d is missing from the run document", bench.FormatTokens(ctxTokens), n)
+				continue
+			}
+			fits := n*(ctxTokens+maxOutput) <= kvTokens
+			t.Logf("cell %s", cellSummary(c))
+			switch {
+			case !fits && c.Status != bench.StatusOverCapacity:
+				t.Errorf("cell %s × %d: %d × (%d + %d) > %d KV tokens, status %q, want over_capacity", bench.FormatTokens(ctxTokens), n, n, ctxTokens, maxOutput, kvTokens, c.Status)
+			case !fits && c.DecodeFigures != nil:
+				t.Errorf("cell %s × %d is over capacity but has figures: it must not be sent", bench.FormatTokens(ctxTokens), n)
+			case fits && c.Status != bench.StatusValid:
+				t.Errorf("cell %s × %d fits the KV cache but has status %q (%s), want valid", bench.FormatTokens(ctxTokens), n, c.Status, c.Reason)
+			}
+		}
+	}
+
+	// 8 streams on 4 slots: Ollama queues the extra requests (its runner waits for a
+	// free slot), so time to first token grows by about a request's length; nothing fails.
+	four, eight := run.Cell(0, 4), run.Cell(0, 8)
+	if four == nil || eight == nil || four.DecodeFigures == nil || eight.DecodeFigures == nil {
+		t.Fatal("cells 0 × 4 and 0 × 8 were not measured")
+	}
+	if eight.CellDetail != nil && eight.Errors > 0 {
+		t.Errorf("cell 0 × 8: %d requests failed (%v), want them queued, not failed", eight.Errors, eight.ErrorSamples)
+	}
+	if eight.TTFTMs < 2*four.TTFTMs {
+		t.Errorf("cell 0 × 8 TTFT %.0f ms vs 0 × 4 %.0f ms: with 4 slots, 8 streams should queue and wait far longer for their first token", eight.TTFTMs, four.TTFTMs)
+	}
+	// The slots, not the client, bound throughput: 8 streams decode no faster than 4.
+	if eight.TotalTokS > 1.25*four.TotalTokS {
+		t.Errorf("cell 0 × 8 decodes %.0f tok/s, 0 × 4 %.0f: more than 4 slots' worth", eight.TotalTokS, four.TotalTokS)
+	}
+}
+
+func prefillRow(r *bench.Run, context int) *bench.PrefillRow {
+	for i := range r.Prefill {
+		if r.Prefill[i].Context == context {
+			return &r.Prefill[i]
+		}
+	}
+	return nil
+}
+
+func cellSummary(c *bench.DecodeCell) string {
+	s := fmt.Sprintf("%s × %d: %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status)
+	if c.DecodeFigures != nil {
+		s += fmt.Sprintf(", %.1f tok/s total, %.1f per request, TTFT %.0f ms, TBT %.2f ms", c.TotalTokS, c.PerRequestTokS, c.TTFTMs, c.TBTMs)
+	}
+	if c.WindowStats != nil {
+		s += fmt.Sprintf(", %.2f active, %d completed", c.AvgActiveRequests, c.CompletedRequests)
+	}
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	return s
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}

@@ -1,0 +1,433 @@
+// Package perf owns the performance model: the GPU, model, quantization and engine
+// catalogs (embedded data files, every figure with its source), the published
+// measurements the model is checked against, and the predictions built from them —
+// weight bytes, KV bytes per token, KV cache capacity for a memory budget, decode step
+// time as a roofline, prefill time, and the whole speed test matrix as a predicted run
+// document. calc, sim and the site's calculator all use it.
+package perf
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+//go:embed data/*.json
+var dataFS embed.FS
+
+// GiB is 2^30 bytes.
+const GiB = 1 << 30
+
+// GPU is one accelerator's published peak figures.
+type GPU struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Vendor        string   `json:"vendor"`
+	Aliases       []string `json:"aliases,omitempty"`
+	VRAMGiB       float64  `json:"vram_gib"`
+	BandwidthGBps float64  `json:"bandwidth_gbps"`
+	FP16TFLOPS    float64  `json:"fp16_tflops"`
+	FP8TFLOPS     float64  `json:"fp8_tflops"`
+	INT8TOPS      float64  `json:"int8_tops"`
+	// LinkGBps is the per-GPU bandwidth of the fastest GPU-to-GPU link, for the
+	// tensor-parallel communication penalty.
+	LinkGBps float64 `json:"link_gbps"`
+	Source   string  `json:"source"`
+}
+
+// VRAMBytes is the GPU's memory in bytes.
+func (g GPU) VRAMBytes() int64 { return int64(g.VRAMGiB * GiB) }
+
+// TFLOPSFor returns the dense tensor rate for a compute kind ("fp16", "fp8",
+// "int8"), falling back to FP16 when the GPU has no such unit.
+func (g GPU) TFLOPSFor(compute string) float64 {
+	switch compute {
+	case "fp8":
+		if g.FP8TFLOPS > 0 {
+			return g.FP8TFLOPS
+		}
+	case "int8":
+		if g.INT8TOPS > 0 {
+			return g.INT8TOPS
+		}
+	}
+	return g.FP16TFLOPS
+}
+
+// LinearState sizes the fixed per-sequence recurrent state of a hybrid model's
+// linear-attention (Gated DeltaNet / Mamba-style) layers.
+type LinearState struct {
+	Layers       int `json:"layers"`
+	KeyHeads     int `json:"key_heads"`
+	ValueHeads   int `json:"value_heads"`
+	KeyHeadDim   int `json:"key_head_dim"`
+	ValueHeadDim int `json:"value_head_dim"`
+	ConvKernel   int `json:"conv_kernel"`
+	StateBytes   int `json:"state_bytes"` // bytes per state element
+}
+
+// BytesPerSequence is the recurrent state one sequence keeps across all linear
+// layers: the value-by-key state matrix of every value head plus the convolution
+// window of the q/k/v channels.
+func (s LinearState) BytesPerSequence() int64 {
+	if s.Layers == 0 {
+		return 0
+	}
+	b := int64(s.StateBytes)
+	if b == 0 {
+		b = 2
+	}
+	ssm := int64(s.ValueHeads) * int64(s.KeyHeadDim) * int64(s.ValueHeadDim) * b
+	convChannels := int64(2*s.KeyHeads*s.KeyHeadDim + s.ValueHeads*s.ValueHeadDim)
+	conv := convChannels * int64(max(s.ConvKernel-1, 0)) * b
+	return int64(s.Layers) * (ssm + conv)
+}
+
+// Model is a model's architecture facts.
+type Model struct {
+	ID               string   `json:"id"`
+	Name             string   `json:"name"`
+	HFID             string   `json:"hf_id,omitempty"`
+	Aliases          []string `json:"aliases,omitempty"`
+	ParamsB          float64  `json:"params_b"`
+	ActiveParamsB    float64  `json:"active_params_b,omitempty"`
+	EmbeddingParamsB float64  `json:"embedding_params_b"`
+	Layers           int      `json:"layers"`
+	Hidden           int      `json:"hidden"`
+	Intermediate     int      `json:"intermediate,omitempty"`
+	Heads            int      `json:"heads"`
+	KVHeads          int      `json:"kv_heads"`
+	HeadDim          int      `json:"head_dim"`
+	Vocab            int      `json:"vocab,omitempty"`
+	Context          int      `json:"context,omitempty"`
+	// Attention is full, sliding, linear (hybrid with recurrent layers) or mla.
+	Attention           string       `json:"attention"`
+	SlidingWindow       int          `json:"sliding_window,omitempty"`
+	SlidingLayers       int          `json:"sliding_layers,omitempty"`
+	FullAttentionLayers int          `json:"full_attention_layers,omitempty"`
+	LinearState         *LinearState `json:"linear_state,omitempty"`
+	KVLoraRank          int          `json:"kv_lora_rank,omitempty"`
+	QKRopeHeadDim       int          `json:"qk_rope_head_dim,omitempty"`
+	Experts             int          `json:"experts,omitempty"`
+	ExpertsPerToken     int          `json:"experts_per_token,omitempty"`
+	ExpertParamsB       float64      `json:"expert_params_b,omitempty"`
+	Source              string       `json:"source"`
+}
+
+// Active is the parameters that compute for one token (all of them for a dense model).
+func (m Model) Active() float64 {
+	if m.ActiveParamsB > 0 {
+		return m.ActiveParamsB * 1e9
+	}
+	return m.ParamsB * 1e9
+}
+
+// Quant is a weight format.
+type Quant struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Aliases       []string `json:"aliases,omitempty"`
+	Bits          float64  `json:"bits"`
+	EmbeddingBits float64  `json:"embedding_bits"`
+	Compute       string   `json:"compute"`
+	Source        string   `json:"source"`
+}
+
+// KVDtype is a KV cache element type.
+type KVDtype struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
+	Bits    float64  `json:"bits"`
+	Source  string   `json:"source"`
+}
+
+// Engine is a serving engine's memory reserve and the efficiency family per GPU vendor.
+type Engine struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	Aliases       []string          `json:"aliases,omitempty"`
+	Reserve       Reserve           `json:"reserve"`
+	Families      map[string]string `json:"families"`
+	ReserveSource string            `json:"reserve_source"`
+}
+
+// Reserve is the per-GPU memory an engine keeps beyond weights and KV cache: a fixed
+// part (CUDA context, graphs) and an activation peak measured for one model at one
+// tensor-parallel degree, scaled by MLP width and TP degree.
+type Reserve struct {
+	FixedGiB           float64 `json:"fixed_gib"`
+	ActivationGiB      float64 `json:"activation_gib,omitempty"`
+	ActivationRefWidth int     `json:"activation_ref_width,omitempty"`
+	ActivationRefTP    int     `json:"activation_ref_tp,omitempty"`
+}
+
+// GiBFor is the reserve for a model at a tensor-parallel degree.
+func (r Reserve) GiBFor(m Model, tp int) float64 {
+	g := r.FixedGiB
+	if r.ActivationGiB > 0 && r.ActivationRefWidth > 0 {
+		width := max(m.Intermediate, 4*m.Hidden)
+		refTP := max(r.ActivationRefTP, 1)
+		g += r.ActivationGiB * float64(width) / float64(r.ActivationRefWidth) * float64(refTP) / float64(max(tp, 1))
+	}
+	return g
+}
+
+// Family returns the efficiency family for a GPU vendor.
+func (e Engine) Family(vendor string) string {
+	if f, ok := e.Families[vendor]; ok {
+		return f
+	}
+	return e.Families["nvidia"]
+}
+
+// Efficiency are the fitted factors of one engine family: the share of peak memory
+// bandwidth a decode step reaches, a fixed per-step overhead, and the share of peak
+// tensor throughput prefill reaches.
+type Efficiency struct {
+	Bandwidth  float64 `json:"bandwidth"`
+	OverheadMs float64 `json:"overhead_ms"`
+	Compute    float64 `json:"compute"`
+	// How the values were obtained, and the fit's error on its own rows.
+	Method            string   `json:"method"`
+	DecodeRows        int      `json:"decode_rows"`
+	PrefillRows       int      `json:"prefill_rows"`
+	DecodeMedianErr   float64  `json:"decode_median_abs_err"`
+	DecodeLOOErr      float64  `json:"decode_loo_median_abs_err"`
+	PrefillMedianErr  float64  `json:"prefill_median_abs_err"`
+	PrefillLOOErr     float64  `json:"prefill_loo_median_abs_err"`
+	FittedFromSources []string `json:"sources,omitempty"`
+}
+
+// Catalog holds every embedded table.
+type Catalog struct {
+	GPUs         []GPU
+	Models       []Model
+	Quants       []Quant
+	KVDtypes     []KVDtype
+	Engines      []Engine
+	Efficiencies map[string]Efficiency
+	Measurements []Measurement
+}
+
+var (
+	catalogOnce sync.Once
+	catalog     *Catalog
+	catalogErr  error
+)
+
+// Load returns the embedded catalog (parsed once).
+func Load() (*Catalog, error) {
+	catalogOnce.Do(func() { catalog, catalogErr = loadCatalog() })
+	return catalog, catalogErr
+}
+
+// MustLoad is Load for callers that cannot proceed without the embedded data, which
+// the package's tests check parses.
+func MustLoad() *Catalog {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func readJSON(name string, v any) error {
+	b, err := dataFS.ReadFile("data/" + name)
+	if err != nil {
+		return fmt.Errorf("reading embedded %s: %w", name, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("parsing embedded %s: %w", name, err)
+	}
+	return nil
+}
+
+func loadCatalog() (*Catalog, error) {
+	var gpus struct {
+		About string   `json:"_about"`
+		GPUs  []GPU    `json:"gpus"`
+		Notes []string `json:"notes"`
+	}
+	var models struct {
+		About  string  `json:"_about"`
+		Models []Model `json:"models"`
+	}
+	var quants struct {
+		About    string    `json:"_about"`
+		Quants   []Quant   `json:"quants"`
+		KVDtypes []KVDtype `json:"kv_dtypes"`
+	}
+	var engines struct {
+		About   string   `json:"_about"`
+		Engines []Engine `json:"engines"`
+	}
+	var eff struct {
+		About    string                `json:"_about"`
+		Families map[string]Efficiency `json:"families"`
+	}
+	var meas struct {
+		About        string        `json:"_about"`
+		Measurements []Measurement `json:"measurements"`
+	}
+	for name, v := range map[string]any{
+		"gpus.json": &gpus, "models.json": &models, "quants.json": &quants,
+		"engines.json": &engines, "efficiency.json": &eff, "measurements.json": &meas,
+	} {
+		if err := readJSON(name, v); err != nil {
+			return nil, err
+		}
+	}
+	return &Catalog{
+		GPUs: gpus.GPUs, Models: models.Models, Quants: quants.Quants, KVDtypes: quants.KVDtypes,
+		Engines: engines.Engines, Efficiencies: eff.Families, Measurements: meas.Measurements,
+	}, nil
+}
+
+// normalizeName folds the ways people write a name: case, spaces, dashes,
+// underscores, dots between letters, "nvidia"/"geforce"/"apple" prefixes.
+func normalizeName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, p := range []string{"nvidia ", "nvidia-", "geforce ", "geforce-", "apple ", "apple-", "amd "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// NotFoundError says a name is not in a catalog, with the closest names.
+type NotFoundError struct {
+	Kind    string
+	Name    string
+	Closest []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("unknown %s %q", e.Kind, e.Name)
+	if len(e.Closest) > 0 {
+		msg += " (did you mean " + strings.Join(e.Closest, ", ") + "?)"
+	}
+	return msg + fmt.Sprintf("; see llmbench calc --list %ss", e.Kind)
+}
+
+// lookup finds the entry whose id or alias matches name after normalization.
+func lookup[T any](kind, name string, items []T, keys func(T) (string, []string)) (T, error) {
+	var zero T
+	n := normalizeName(name)
+	if n == "" {
+		return zero, fmt.Errorf("empty %s name", kind)
+	}
+	for _, it := range items {
+		id, aliases := keys(it)
+		if normalizeName(id) == n {
+			return it, nil
+		}
+		for _, a := range aliases {
+			if normalizeName(a) == n {
+				return it, nil
+			}
+		}
+	}
+	type scored struct {
+		id string
+		d  int
+	}
+	var cands []scored
+	for _, it := range items {
+		id, aliases := keys(it)
+		best := levenshtein(n, normalizeName(id))
+		for _, a := range aliases {
+			if d := levenshtein(n, normalizeName(a)); d < best {
+				best = d
+			}
+		}
+		if strings.Contains(normalizeName(id), n) || strings.Contains(n, normalizeName(id)) {
+			best = min(best, 1)
+		}
+		cands = append(cands, scored{id, best})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
+	var closest []string
+	for _, c := range cands {
+		if len(closest) == 3 || c.d > max(3, len(n)/2) {
+			break
+		}
+		closest = append(closest, c.id)
+	}
+	return zero, &NotFoundError{Kind: kind, Name: name, Closest: closest}
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm").
+func (c *Catalog) GPU(name string) (GPU, error) {
+	return lookup("gpu", name, c.GPUs, func(g GPU) (string, []string) {
+		return g.ID, append([]string{g.Name}, g.Aliases...)
+	})
+}
+
+// Model finds a model by id, Hugging Face id or alias.
+func (c *Catalog) Model(name string) (Model, error) {
+	return lookup("model", name, c.Models, func(m Model) (string, []string) {
+		return m.ID, append([]string{m.Name, m.HFID}, m.Aliases...)
+	})
+}
+
+// Quant finds a weight format.
+func (c *Catalog) Quant(name string) (Quant, error) {
+	return lookup("quant", name, c.Quants, func(q Quant) (string, []string) {
+		return q.ID, append([]string{q.Name}, q.Aliases...)
+	})
+}
+
+// KVDtype finds a KV cache dtype.
+func (c *Catalog) KVDtype(name string) (KVDtype, error) {
+	return lookup("kv-dtype", name, c.KVDtypes, func(k KVDtype) (string, []string) {
+		return k.ID, append([]string{k.Name}, k.Aliases...)
+	})
+}
+
+// Engine finds a serving engine.
+func (c *Catalog) Engine(name string) (Engine, error) {
+	return lookup("engine", name, c.Engines, func(e Engine) (string, []string) {
+		return e.ID, append([]string{e.Name}, e.Aliases...)
+	})
+}
+
+// Efficiency returns the fitted factors of a family, or an error when none were fitted.
+func (c *Catalog) Efficiency(family string) (Efficiency, error) {
+	e, ok := c.Efficiencies[family]
+	if !ok {
+		return Efficiency{}, fmt.Errorf("no efficiency factors for engine family %q", family)
+	}
+	return e, nil
+}

@@ -1,0 +1,293 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Setup is one configuration to predict: hardware, model, formats, engine and the
+// memory share the engine is given.
+type Setup struct {
+	GPU   GPU
+	GPUs  int // tensor-parallel degree; 0 means 1
+	Model Model
+	Quant Quant
+	KV    KVDtype
+	// Engine supplies the runtime reserve and the efficiency family; Eff the factors.
+	Engine Engine
+	Eff    Efficiency
+	// MemoryUtilization is the share of each GPU's memory the engine may use
+	// (vLLM's --gpu-memory-utilization).
+	MemoryUtilization float64
+	// ReserveGiB overrides the engine's runtime reserve when > 0.
+	ReserveGiB float64
+	// PrefillChunk is the most prompt tokens one step computes (chunked prefill);
+	// 0 means the engine default (ChunkFor).
+	PrefillChunk int
+}
+
+// Tensor-parallel communication assumptions: two all-reduces of the hidden state per
+// layer and step (after attention and after the MLP, as Megatron-style TP does), each
+// costing a fixed latency plus a ring all-reduce's 2(N-1)/N of the bytes over the link.
+const allReduceLatency = 8e-6 // seconds; NCCL small-message all-reduce over NVLink/PCIe is 5-20 µs
+
+func (s Setup) n() int {
+	if s.GPUs < 1 {
+		return 1
+	}
+	return s.GPUs
+}
+
+// WeightBytes is the size of the model's weights in this format, all GPUs together.
+func (s Setup) WeightBytes() float64 {
+	emb := s.Model.EmbeddingParamsB * 1e9
+	rest := s.Model.ParamsB*1e9 - emb
+	return rest*s.Quant.Bits/8 + emb*s.Quant.EmbeddingBits/8
+}
+
+// attentionLayers is how many layers cache K/V for every token of the context.
+func (m Model) attentionLayers() int {
+	switch m.Attention {
+	case "linear":
+		return m.FullAttentionLayers
+	case "sliding":
+		return m.Layers - m.SlidingLayers
+	default:
+		return m.Layers
+	}
+}
+
+// kvElementsPerTokenPerLayer is how many values one layer caches per token.
+func (m Model) kvElementsPerTokenPerLayer() float64 {
+	if m.Attention == "mla" {
+		return float64(m.KVLoraRank + m.QKRopeHeadDim)
+	}
+	return float64(2 * m.KVHeads * m.HeadDim)
+}
+
+// KVBytesPerToken is the KV cache one more token of context costs, all GPUs together:
+// layers that cache every token × K and V × KV heads × head dim × dtype size. Sliding-
+// window layers and recurrent layers do not grow with the context (see
+// KVBytesPerSequence); an MLA layer caches one latent of kv_lora_rank + rope dims.
+func (s Setup) KVBytesPerToken() float64 {
+	return float64(s.Model.attentionLayers()) * s.Model.kvElementsPerTokenPerLayer() * s.KV.Bits / 8
+}
+
+// KVBytesPerSequence is what a sequence holds regardless of its length: the sliding
+// window of local layers (once the context exceeds it) and the recurrent state of
+// linear-attention layers.
+func (s Setup) KVBytesPerSequence() float64 {
+	m := s.Model
+	var b float64
+	if m.Attention == "sliding" {
+		b += float64(m.SlidingLayers*m.SlidingWindow) * m.kvElementsPerTokenPerLayer() * s.KV.Bits / 8
+	}
+	if m.LinearState != nil {
+		b += float64(m.LinearState.BytesPerSequence())
+	}
+	return b
+}
+
+// kvShards is how many ways the KV cache splits across tensor-parallel GPUs: KV heads
+// split up to their number and are replicated beyond it; an MLA latent is replicated.
+func (s Setup) kvShards() float64 {
+	if s.Model.Attention == "mla" {
+		return 1
+	}
+	return float64(min(s.n(), max(s.Model.KVHeads, 1)))
+}
+
+// ReserveBytes is the per-GPU memory the engine keeps beyond weights and KV cache.
+func (s Setup) ReserveBytes() float64 {
+	if s.ReserveGiB > 0 {
+		return s.ReserveGiB * GiB
+	}
+	return s.Engine.Reserve.GiBFor(s.Model, s.n()) * GiB
+}
+
+// ErrNoRoom says the weights and runtime reserve leave no memory for a KV cache.
+var ErrNoRoom = errors.New("the weights and the runtime reserve leave no room for a KV cache")
+
+// MemoryBreakdown is where each GPU's memory goes.
+type MemoryBreakdown struct {
+	BudgetBytes  float64 // utilization × VRAM
+	WeightBytes  float64 // per GPU
+	ReserveBytes float64
+	KVBytes      float64 // what is left for the KV cache, per GPU
+	KVTokens     int64   // the cache in tokens (engine-reported style)
+}
+
+// Memory splits the per-GPU budget: utilization × VRAM − weights/N − reserve is the KV
+// cache, which holds KVBytes / (KVBytesPerToken / shards) tokens. That is how vLLM sizes
+// and reports its cache ("GPU KV cache size: N tokens").
+func (s Setup) Memory() (MemoryBreakdown, error) {
+	util := s.MemoryUtilization
+	if util <= 0 || util > 1 {
+		return MemoryBreakdown{}, fmt.Errorf("memory utilization %.3g is not in (0, 1]", util)
+	}
+	mb := MemoryBreakdown{
+		BudgetBytes:  util * float64(s.GPU.VRAMBytes()),
+		WeightBytes:  s.WeightBytes() / float64(s.n()),
+		ReserveBytes: s.ReserveBytes(),
+	}
+	mb.KVBytes = mb.BudgetBytes - mb.WeightBytes - mb.ReserveBytes
+	perToken := s.KVBytesPerToken() / s.kvShards()
+	if mb.KVBytes <= 0 || perToken <= 0 {
+		return mb, fmt.Errorf("%s at %s needs %.1f GiB per GPU for weights and %.1f GiB reserve, %.0f%% of %.0f GiB is %.1f GiB: %w",
+			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, s.GPU.VRAMGiB, mb.BudgetBytes/GiB, ErrNoRoom)
+	}
+	mb.KVTokens = int64(mb.KVBytes / perToken)
+	return mb, nil
+}
+
+// KVCacheTokens is the KV cache size in tokens (see Memory).
+func (s Setup) KVCacheTokens() (int64, error) {
+	mb, err := s.Memory()
+	return mb.KVTokens, err
+}
+
+// Chunk is one piece of prompt computed in a step: Tokens new tokens on top of Start
+// cached ones.
+type Chunk struct{ Start, Tokens int }
+
+// StepTerms are a step's ideal times at 100% efficiency, before the fitted factors.
+type StepTerms struct {
+	MemorySeconds  float64 // bytes moved / peak bandwidth, per GPU
+	ComputeSeconds float64 // FLOPs / peak tensor rate, per GPU
+	CommSeconds    float64 // tensor-parallel all-reduces
+}
+
+// weightBytesRead is the weight traffic of a step that computes tokens tokens: every
+// dense weight once; for an MoE model, each expert that at least one token routes to
+// (tokens routed independently, k of E experts each).
+func (s Setup) weightBytesRead(tokens int) float64 {
+	total := s.WeightBytes()
+	m := s.Model
+	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
+		return total
+	}
+	expertBytes := m.ExpertParamsB * 1e9 * s.Quant.Bits / 8
+	touched := 1 - math.Pow(1-float64(m.ExpertsPerToken)/float64(m.Experts), float64(max(tokens, 1)))
+	return total - expertBytes + expertBytes*touched
+}
+
+// attentionFLOPs is the attention math of one query token against ctx cached tokens:
+// QKᵀ and PV, 2 FLOPs per multiply-add, over the layers that attend to them.
+func (m Model) attentionFLOPs(ctx float64) float64 {
+	per := 4 * float64(m.Heads*m.HeadDim)
+	switch m.Attention {
+	case "sliding":
+		w := math.Min(ctx, float64(m.SlidingWindow))
+		return per * (float64(m.Layers-m.SlidingLayers)*ctx + float64(m.SlidingLayers)*w)
+	default:
+		return per * float64(m.attentionLayers()) * ctx
+	}
+}
+
+// kvBytesRead is the cache a decode token reads at context ctx (plus its recurrent
+// state, read and written).
+func (s Setup) kvBytesRead(ctx float64) float64 {
+	m := s.Model
+	b := s.KVBytesPerToken() * ctx
+	if m.Attention == "sliding" {
+		b += float64(m.SlidingLayers) * math.Min(ctx, float64(m.SlidingWindow)) * m.kvElementsPerTokenPerLayer() * s.KV.Bits / 8
+	}
+	if m.LinearState != nil {
+		b += 2 * float64(m.LinearState.BytesPerSequence())
+	}
+	return b
+}
+
+// Terms computes a step's ideal times: prefill chunks and decode sequences (by their
+// current context) processed together, as a continuous-batching engine does.
+func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
+	n := float64(s.n())
+	tokens := len(decodeContexts)
+	var flops, kvBytes float64
+	for _, c := range decodeContexts {
+		flops += s.Model.attentionFLOPs(float64(c))
+		kvBytes += s.kvBytesRead(float64(c))
+	}
+	for _, ch := range chunks {
+		tokens += ch.Tokens
+		// Each new token attends to the cached start plus, causally, half the chunk.
+		flops += float64(ch.Tokens) * s.Model.attentionFLOPs(float64(ch.Start)+float64(ch.Tokens)/2)
+		kvBytes += s.KVBytesPerToken() * float64(ch.Start+ch.Tokens)
+	}
+	flops += 2 * s.Model.Active() * float64(tokens)
+	bytes := s.weightBytesRead(tokens) + kvBytes
+	compute := s.GPU.TFLOPSFor(s.Quant.Compute) * 1e12
+	t := StepTerms{
+		MemorySeconds:  bytes / n / (s.GPU.BandwidthGBps * 1e9),
+		ComputeSeconds: flops / n / compute,
+	}
+	if s.n() > 1 && tokens > 0 {
+		link := s.GPU.LinkGBps
+		if link <= 0 {
+			link = 16
+		}
+		msg := float64(tokens*s.Model.Hidden) * 2 // fp16 activations
+		perAllReduce := allReduceLatency + 2*(n-1)/n*msg/(link*1e9)
+		t.CommSeconds = 2 * float64(s.Model.Layers) * perAllReduce
+	}
+	return t
+}
+
+// Seconds turns ideal terms into a step time with the fitted efficiency factors: the
+// slower of memory and compute (a roofline), plus the fixed per-step overhead and
+// the communication.
+func (e Efficiency) Seconds(t StepTerms) float64 {
+	bw, cp := e.Bandwidth, e.Compute
+	if bw <= 0 {
+		bw = 1
+	}
+	if cp <= 0 {
+		cp = 1
+	}
+	return math.Max(t.MemorySeconds/bw, t.ComputeSeconds/cp) + e.OverheadMs/1000 + t.CommSeconds
+}
+
+// StepSeconds is the wall time of one engine step.
+func (s Setup) StepSeconds(chunks []Chunk, decodeContexts []int) float64 {
+	if len(chunks) == 0 && len(decodeContexts) == 0 {
+		return 0
+	}
+	return s.Eff.Seconds(s.Terms(chunks, decodeContexts))
+}
+
+// ChunkFor is the prefill chunk size: the setup's own, else vLLM's default
+// max_num_batched_tokens (8192 on GPUs with ≥ 70 GiB, 2048 below), or llama.cpp's
+// 512-token micro-batch.
+func (s Setup) ChunkFor() int {
+	if s.PrefillChunk > 0 {
+		return s.PrefillChunk
+	}
+	if s.Engine.ID == "llama.cpp" {
+		return 512
+	}
+	if s.GPU.VRAMGiB >= 70 {
+		return 8192
+	}
+	return 2048
+}
+
+// PrefillSeconds is the time to compute a cold prompt of context tokens alone, chunk by
+// chunk: the time to first token of a request with nothing cached.
+func (s Setup) PrefillSeconds(context int) float64 {
+	chunk := s.ChunkFor()
+	var total float64
+	for start := 0; start < context; start += chunk {
+		total += s.StepSeconds([]Chunk{{Start: start, Tokens: min(chunk, context-start)}}, nil)
+	}
+	return total
+}
+
+// DecodeStepSeconds is one decode step of batch sequences, each at context ctx.
+func (s Setup) DecodeStepSeconds(ctx, batch int) float64 {
+	ctxs := make([]int, batch)
+	for i := range ctxs {
+		ctxs[i] = ctx
+	}
+	return s.StepSeconds(nil, ctxs)
+}

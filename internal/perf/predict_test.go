@@ -1,0 +1,242 @@
+package perf
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+func setupFor(t *testing.T, gpu, model, quant, kv, engine string, util float64) Setup {
+	t.Helper()
+	c := MustLoad()
+	g, err := c.GPU(gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Model(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := c.Quant(quant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := c.KVDtype(kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Engine(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := c.Efficiency(e.Family(g.Vendor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Setup{GPU: g, GPUs: 1, Model: m, Quant: q, KV: k, Engine: e, Eff: eff, MemoryUtilization: util}
+}
+
+func TestCatalogEntriesHaveSources(t *testing.T) {
+	c := MustLoad()
+	for _, g := range c.GPUs {
+		if g.Source == "" || g.BandwidthGBps <= 0 || g.VRAMGiB <= 0 || g.FP16TFLOPS <= 0 {
+			t.Errorf("GPU %s: missing source or figures: %+v", g.ID, g)
+		}
+	}
+	for _, m := range c.Models {
+		if m.Source == "" || m.ParamsB <= 0 || m.Layers <= 0 || m.Hidden <= 0 || m.Heads <= 0 || m.KVHeads <= 0 || m.HeadDim <= 0 {
+			t.Errorf("model %s: missing source or figures", m.ID)
+		}
+		if m.Experts > 0 && (m.ActiveParamsB <= 0 || m.ExpertParamsB <= 0 || m.ExpertsPerToken <= 0) {
+			t.Errorf("MoE model %s lacks active/expert parameters", m.ID)
+		}
+	}
+	for _, q := range c.Quants {
+		if q.Source == "" || q.Bits <= 0 || q.EmbeddingBits <= 0 {
+			t.Errorf("quant %s: missing source or bits", q.ID)
+		}
+	}
+	for _, m := range c.Measurements {
+		if m.Source == "" || m.TokS <= 0 {
+			t.Errorf("measurement %+v: missing source or value", m)
+		}
+	}
+	for _, want := range []string{"rtx-3090", "rtx-4090", "rtx-5090", "a10", "l4", "l40s", "a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "mi300x", "m2-max", "m2-ultra", "m3-max", "m3-ultra", "m4-max"} {
+		if _, err := c.GPU(want); err != nil {
+			t.Errorf("catalog lacks GPU %s: %v", want, err)
+		}
+	}
+}
+
+func TestLookupIsForgiving(t *testing.T) {
+	c := MustLoad()
+	for _, tc := range []struct{ name, want string }{
+		{"rtx-3090", "rtx-3090"}, {"RTX 3090", "rtx-3090"}, {"NVIDIA GeForce RTX 3090", "rtx-3090"},
+		{"h100-sxm", "h100-sxm"}, {"H100 SXM", "h100-sxm"}, {"h100", "h100-sxm"}, {"M3 Ultra", "m3-ultra"},
+	} {
+		g, err := c.GPU(tc.name)
+		if err != nil || g.ID != tc.want {
+			t.Errorf("GPU(%q) = %q, %v; want %q", tc.name, g.ID, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"Qwen/Qwen3-32B", "qwen3-32b"}, {"llama 3 8b", "llama-3.1-8b"}, {"RedHatAI/Qwen3.8-27B-INT4", "qwen3.8-27b"},
+	} {
+		m, err := c.Model(tc.name)
+		if err != nil || m.ID != tc.want {
+			t.Errorf("Model(%q) = %q, %v; want %q", tc.name, m.ID, err, tc.want)
+		}
+	}
+	q, err := c.Quant("INT4 W4A16 g128")
+	if err != nil || q.ID != "w4a16-g128" {
+		t.Errorf("Quant(seed's quantization string) = %q, %v", q.ID, err)
+	}
+	_, err = c.GPU("rtx 3091")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || len(nf.Closest) == 0 || nf.Closest[0] != "rtx-3090" {
+		t.Errorf("GPU(rtx 3091) error = %v; want a NotFoundError suggesting rtx-3090 first", err)
+	}
+	if err != nil && !strings.Contains(err.Error(), "--list gpus") {
+		t.Errorf("error %q does not point at --list gpus", err)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		model, quant, kv    string
+		wantWeightGiB, tol  float64 // published file size
+		wantKVBytesPerToken float64
+	}{
+		// XiongjieDai's table: Llama 3 8B Q4_K_M 4.58 GB, F16 14.96 GB (GiB as llama.cpp prints them).
+		{"llama3-8b q4_k_m", "llama-3.1-8b", "q4_k_m", "fp16", 4.58, 0.03, 32 * 2 * 8 * 128 * 2},
+		{"llama3-8b f16", "llama-3.1-8b", "f16", "fp16", 14.96, 0.01, 32 * 2 * 8 * 128 * 2},
+		// MLA: 61 layers × (512 + 64) latent values × 2 bytes.
+		{"deepseek-v3 fp8", "deepseek-v3", "fp8", "bf16", 0, 0, 61 * 576 * 2},
+		// Gemma 3: only the 10 global layers grow with the context.
+		{"gemma-3-27b", "gemma-3-27b", "bf16", "fp16", 0, 0, 10 * 2 * 16 * 128 * 2},
+		// Qwen3.8: 16 full-attention layers, fp8.
+		{"qwen3.8-27b", "qwen3.8-27b", "w4a16-g128", "fp8", 0, 0, 16 * 2 * 4 * 256},
+		{"q8_0 kv", "llama-3.1-8b", "f16", "q8_0", 0, 0, 32 * 2 * 8 * 128 * 8.5 / 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := setupFor(t, "h100-sxm", tc.model, tc.quant, tc.kv, "vllm", 0.9)
+			if tc.wantWeightGiB > 0 {
+				got := s.WeightBytes() / GiB
+				if math.Abs(got-tc.wantWeightGiB)/tc.wantWeightGiB > tc.tol {
+					t.Errorf("weights %.2f GiB, published %.2f GiB", got, tc.wantWeightGiB)
+				}
+			}
+			if got := s.KVBytesPerToken(); math.Abs(got-tc.wantKVBytesPerToken) > 1e-6 {
+				t.Errorf("KV bytes per token %.1f, want %.1f", got, tc.wantKVBytesPerToken)
+			}
+		})
+	}
+}
+
+func TestDecodeShape(t *testing.T) {
+	s := setupFor(t, "rtx-4090", "qwen2.5-7b", "w4a16-g128", "fp16", "vllm", 0.9)
+	p := DefaultPlan()
+	prev := s.DecodeFigures(0, 1, p)
+	for _, c := range []int{2, 4, 8, 16, 32} {
+		f := s.DecodeFigures(0, c, p)
+		if !(f.TotalTokS > prev.TotalTokS) {
+			t.Errorf("total tok/s does not grow with concurrency: %d → %.1f after %.1f", c, f.TotalTokS, prev.TotalTokS)
+		}
+		if f.TBTMs < prev.TBTMs {
+			t.Errorf("time between tokens falls with concurrency at %d", c)
+		}
+		prev = f
+	}
+	short, long := s.DecodeFigures(0, 4, p), s.DecodeFigures(16*1024, 4, p)
+	if !(long.TBTMs > short.TBTMs) {
+		t.Errorf("a longer context does not slow decode: %v vs %v", short, long)
+	}
+	p8, p32 := s.PrefillFigures(8*1024), s.PrefillFigures(32*1024)
+	if !(p32.PromptTokS < p8.PromptTokS) || !(p32.TTFTMs > 3*p8.TTFTMs) {
+		t.Errorf("prefill does not slow with context (attention): 8K %+v, 32K %+v", p8, p32)
+	}
+}
+
+func TestTensorParallel(t *testing.T) {
+	one := setupFor(t, "h200", "llama-3.1-70b", "fp8", "fp8", "vllm", 0.9)
+	two := one
+	two.GPUs = 2
+	k1, err := one.KVCacheTokens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := two.KVCacheTokens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k2 < 2*k1 {
+		t.Errorf("TP=2 KV cache %d tokens is not over twice TP=1's %d (weights split too)", k2, k1)
+	}
+	s1, s2 := one.DecodeStepSeconds(1024, 1), two.DecodeStepSeconds(1024, 1)
+	if !(s2 < s1 && s2 > s1/2) {
+		t.Errorf("TP=2 step %.2f ms vs TP=1 %.2f ms: want faster, but less than 2x (communication)", s2*1000, s1*1000)
+	}
+}
+
+func TestMoEReadsOnlyRoutedExperts(t *testing.T) {
+	s := setupFor(t, "h100-sxm", "qwen3-30b-a3b", "bf16", "bf16", "vllm", 0.9)
+	if one, all := s.weightBytesRead(1), s.WeightBytes(); !(one < 0.2*all) {
+		t.Errorf("batch 1 reads %.1f GB of %.1f GB: an MoE token touches 8 of 128 experts", one/1e9, all/1e9)
+	}
+	if many, all := s.weightBytesRead(512), s.WeightBytes(); math.Abs(many-all)/all > 0.01 {
+		t.Errorf("512 tokens read %.1f GB, want ≈ all %.1f GB", many/1e9, all/1e9)
+	}
+}
+
+func TestWeightsTooBig(t *testing.T) {
+	s := setupFor(t, "rtx-3090", "llama-3.1-70b", "bf16", "fp16", "vllm", 0.9)
+	if _, err := s.KVCacheTokens(); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("70B BF16 on 24 GB: err = %v, want ErrNoRoom", err)
+	}
+}
+
+// TestSeedOverCapacityPattern: the seed page ran RedHatAI/Qwen3.8-27B-INT4 on one RTX
+// 3090 with vllm serve --gpu-memory-utilization 0.94 --kv-cache-dtype fp8
+// --max-model-len 65536 and 8,192 output tokens. Its matrix ran exactly these 8 cells
+// and marked the other 24 over capacity — which takes a KV cache of 65,536 to 81,919
+// tokens (8 × 8K fits; 2 × (32K + 8K) = 81,920 does not). The prediction from the
+// launch flags alone must reproduce the pattern.
+func TestSeedOverCapacityPattern(t *testing.T) {
+	s := setupFor(t, "RTX 3090", "RedHatAI/Qwen3.8-27B-INT4", "INT4 W4A16 g128", "fp8", "vllm", 0.94)
+	p := DefaultPlan()
+	p.MaxModelLen = 65536
+	run, err := s.PredictRun(p, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := *run.Engine.KVCacheTokens
+	t.Logf("predicted KV cache: %d tokens", kv)
+	for _, n := range run.Notes {
+		t.Log(n)
+	}
+	const k = bench.K
+	valid := map[[2]int]bool{
+		{0, 1}: true, {0, 2}: true, {0, 4}: true, {0, 8}: true,
+		{16 * k, 1}: true, {16 * k, 2}: true, {32 * k, 1}: true, {56 * k, 1}: true,
+	}
+	if len(run.Decode) != 32 {
+		t.Fatalf("%d decode cells, want 32", len(run.Decode))
+	}
+	for _, c := range run.Decode {
+		want := bench.StatusOverCapacity
+		if valid[[2]int{c.Context, c.Concurrency}] {
+			want = bench.StatusPredicted
+		}
+		if c.Status != want {
+			t.Errorf("cell %s × %d: %s, the seed has it %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status, want)
+		}
+	}
+	if run.Status != bench.RunPredicted || run.Kind() != bench.RunPredicted {
+		t.Errorf("run status %q, want predicted", run.Status)
+	}
+}

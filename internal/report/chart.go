@@ -1,0 +1,239 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// The charts are SVG written here, so the page needs no script and no network to show
+// them, and every point carries a <title> that browsers show on hover.
+
+// palette is Tableau 10: distinct hues that survive greyscale printing reasonably.
+var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+
+type chartPoint struct {
+	X, Y  float64
+	Title string // hover text
+}
+
+type chartSeries struct {
+	Name   string
+	Color  string
+	Points []chartPoint // a nil-Y gap is expressed by a break: consecutive runs are drawn as separate lines
+	Breaks []int        // indexes in Points where a new line segment starts
+}
+
+type lineChart struct {
+	ID             string
+	Title          string
+	XLabel, YLabel string
+	// XTicks are the x positions with labels. With Categorical, points sit at the
+	// index of their X in XTicks (evenly spaced: concurrency levels 1, 2, 4 … 128 are
+	// a doubling series, so this is a log scale); otherwise x is linear from 0.
+	XTicks      []float64
+	XTickLabel  func(float64) string
+	Categorical bool
+	Series      []chartSeries
+	Lang        string
+	Empty       string
+	LegendTitle string // heads the legend: the series names are values of it ("16K" of "Context")
+}
+
+const (
+	chartW, chartH                     = 640, 340
+	padLeft, padRight, padTop, padBott = 64, 120, 16, 52
+)
+
+func (c lineChart) SVG() template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="lb-chart" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-t">`, chartW, chartH, c.ID)
+	fmt.Fprintf(&b, `<title id="%s-t">%s</title>`, c.ID, html.EscapeString(c.Title))
+	maxY := 0.0
+	n := 0
+	for i := range c.Series {
+		// Negative or non-finite values cannot be drawn on a tok/s axis from 0.
+		pts := c.Series[i].Points[:0:0]
+		for _, p := range c.Series[i].Points {
+			if p.Y >= 0 && !math.IsInf(p.Y, 0) {
+				pts = append(pts, p)
+				maxY = math.Max(maxY, p.Y)
+			}
+		}
+		c.Series[i].Points = pts
+		n += len(pts)
+	}
+	plotW, plotH := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBott)
+	if n == 0 || len(c.XTicks) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
+		return template.HTML(b.String())
+	}
+	// Four or five gridlines at round values. Dividing before scaling keeps a value near
+	// the largest float from overflowing into an endless tick loop.
+	step := niceStep(maxY / 4)
+	ticks := math.Ceil(maxY / step * 1.05)
+	if !(ticks >= 1 && ticks <= 20) {
+		ticks = 4
+	}
+	top := ticks * step
+	yPos := func(y float64) float64 { return float64(padTop) + plotH*(1-y/top) }
+	maxX := 0.0
+	for _, x := range c.XTicks {
+		maxX = math.Max(maxX, x)
+	}
+	xPos := func(x float64) float64 {
+		if c.Categorical {
+			for i, t := range c.XTicks {
+				if t == x {
+					if len(c.XTicks) == 1 {
+						return float64(padLeft) + plotW/2
+					}
+					return float64(padLeft) + plotW*float64(i)/float64(len(c.XTicks)-1)
+				}
+			}
+			return float64(padLeft)
+		}
+		if maxX == 0 {
+			return float64(padLeft)
+		}
+		return float64(padLeft) + plotW*x/maxX
+	}
+	decimals := 0
+	if step < 1 {
+		decimals = int(math.Ceil(-math.Log10(step)))
+	}
+	// Grid and y ticks.
+	for k := 0.0; k <= ticks; k++ {
+		y := k * step
+		py := yPos(y)
+		fmt.Fprintf(&b, `<line class="lb-grid" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+plotW, py, py)
+		fmt.Fprintf(&b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, padLeft-6, py, FormatNumber(c.Lang, y, decimals))
+	}
+	// X ticks.
+	for _, x := range c.XTicks {
+		px := xPos(x)
+		fmt.Fprintf(&b, `<line class="lb-axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, px, px, float64(padTop)+plotH, float64(padTop)+plotH+4)
+		fmt.Fprintf(&b, `<text class="lb-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px, float64(padTop)+plotH+18, html.EscapeString(c.XTickLabel(x)))
+	}
+	fmt.Fprintf(&b, `<line class="lb-axis" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+plotW, float64(padTop)+plotH, float64(padTop)+plotH)
+	fmt.Fprintf(&b, `<text class="lb-axis-label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, float64(padLeft)+plotW/2, chartH-8, html.EscapeString(c.XLabel))
+	fmt.Fprintf(&b, `<text class="lb-axis-label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, float64(padTop)+plotH/2, html.EscapeString(c.YLabel))
+
+	if c.LegendTitle != "" {
+		fmt.Fprintf(&b, `<text class="lb-legend lb-legend-title" x="%d" y="%d">%s</text>`, chartW-padRight+16, padTop+2, html.EscapeString(c.LegendTitle))
+	}
+	// Lines and points; hovering a point shows its value.
+	for i, s := range c.Series {
+		color := s.Color
+		if color == "" {
+			color = palette[i%len(palette)]
+		}
+		start := 0
+		for k := 1; k <= len(s.Points); k++ {
+			if k < len(s.Points) && !contains(s.Breaks, k) {
+				continue
+			}
+			if k-start > 1 {
+				var pts []string
+				for _, p := range s.Points[start:k] {
+					pts = append(pts, fmt.Sprintf("%.1f,%.1f", xPos(p.X), yPos(p.Y)))
+				}
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" points="%s"/>`, color, strings.Join(pts, " "))
+			}
+			start = k
+		}
+		for _, p := range s.Points {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, xPos(p.X), yPos(p.Y), color, html.EscapeString(p.Title))
+		}
+		// Legend on the right, one row per series.
+		ly := float64(padTop) + 20 + float64(i)*20
+		lx := float64(chartW - padRight + 16)
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, lx, lx+18, ly, ly, color)
+		fmt.Fprintf(&b, `<text class="lb-legend" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, lx+24, ly, html.EscapeString(s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// niceStep rounds a raw step up to 1, 2, 2.5 or 5 × 10^k.
+func niceStep(raw float64) float64 {
+	if !(raw > 0) || math.IsInf(raw, 1) {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// decodeChart draws one line per context of a decode figure against concurrency.
+// Cells without figures (over capacity, failed) break the line rather than bridging it.
+func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeFigures) float64) lineChart {
+	lang := v.Lang
+	c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_requests"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
+	for _, n := range v.Concurrency {
+		c.XTicks = append(c.XTicks, float64(n))
+	}
+	c.XTickLabel = func(x float64) string { return strconv.Itoa(int(x)) }
+	for i, ctx := range v.Contexts {
+		s := chartSeries{Name: bench.FormatTokens(ctx), Color: palette[i%len(palette)]}
+		gap := false
+		for _, n := range v.Concurrency {
+			cell := run.Cell(ctx, n)
+			if cell == nil || cell.DecodeFigures == nil || cell.Status == bench.StatusOverCapacity || !hasFigures(cell.Status) {
+				gap = true
+				continue
+			}
+			y := value(cell.DecodeFigures)
+			if gap && len(s.Points) > 0 {
+				s.Breaks = append(s.Breaks, len(s.Points))
+			}
+			gap = false
+			s.Points = append(s.Points, chartPoint{X: float64(n), Y: y, Title: fmt.Sprintf("%s × %d: %s tok/s", bench.FormatTokens(ctx), n, FormatNumber(lang, y, 1))})
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	return c
+}
+
+// hasFigures: the statuses whose numbers may be drawn. A failed or invalid cell's
+// partial figures stay in the table, where their status is beside them.
+func hasFigures(s bench.Status) bool {
+	return s == bench.StatusValid || s == bench.StatusPredicted
+}
+
+func prefillChart(v *view) lineChart {
+	lang := v.Lang
+	c := lineChart{ID: "lb-chart-prefill", Title: T(lang, "chart_prefill"), XLabel: T(lang, "axis_context"), YLabel: T(lang, "axis_prompt"), Lang: lang, Empty: T(lang, "no_data")}
+	c.XTickLabel = func(x float64) string { return bench.FormatTokens(int(x)) }
+	s := chartSeries{Name: T(lang, "prefill"), Color: palette[0]}
+	for _, p := range v.Prefill {
+		c.XTicks = append(c.XTicks, float64(p.Context))
+		if p.HasFigures && hasFigures(p.Status) {
+			s.Points = append(s.Points, chartPoint{X: float64(p.Context), Y: p.TokS, Title: fmt.Sprintf("%s: %s tok/s, %s", p.ContextStr, p.TokSStr, T(lang, "x_ttft", p.TTFTStr))})
+		}
+	}
+	if len(s.Points) > 0 {
+		c.Series = append(c.Series, s)
+	}
+	return c
+}

@@ -1,0 +1,131 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// csvColumns: one row per measurement, raw numbers (tokens, ms, tok/s, seconds), empty
+// where there is no value, statuses as the run document spells them. The seed's columns
+// come first; the extensions follow.
+var csvColumns = []string{
+	"phase", "context", "concurrency", "status", "reason",
+	"prompt_tok_s", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms",
+	"avg_active_requests", "completed_requests", "output_tokens", "measured_s",
+	"ttft_p90_ms", "ttft_p99_ms", "tbt_p90_ms", "tbt_p99_ms",
+	"requests", "errors", "ended_early", "queueing", "preemptions", "cache_hit_ratio",
+	"client_limited", "server_running_mean", "server_waiting_max", "server_kv_usage_max",
+	"flags", "error_samples",
+}
+
+func writeCSV(w io.Writer, run *bench.Run) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvColumns); err != nil {
+		return err
+	}
+	col := make(map[string]int, len(csvColumns))
+	for i, c := range csvColumns {
+		col[c] = i
+	}
+	for _, p := range run.Prefill {
+		rec := make([]string, len(csvColumns))
+		set := func(k, v string) { rec[col[k]] = v }
+		set("phase", "prefill")
+		set("context", strconv.Itoa(p.Context))
+		set("concurrency", "1")
+		set("status", string(p.Status))
+		set("reason", p.Reason)
+		if f := p.PrefillFigures; f != nil {
+			set("prompt_tok_s", num(f.PromptTokS))
+			set("ttft_ms", num(f.TTFTMs))
+			if f.CompletedRequests > 0 {
+				set("completed_requests", strconv.Itoa(f.CompletedRequests))
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	contexts, concurrency := axes(run)
+	for _, ctx := range contexts {
+		for _, n := range concurrency {
+			c := run.Cell(ctx, n)
+			if c == nil {
+				continue
+			}
+			if err := cw.Write(csvDecodeRecord(c, col)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
+	rec := make([]string, len(csvColumns))
+	set := func(k, v string) { rec[col[k]] = v }
+	setPtr := func(k string, v *float64) {
+		if v != nil {
+			set(k, num(*v))
+		}
+	}
+	set("phase", "decode")
+	set("context", strconv.Itoa(c.Context))
+	set("concurrency", strconv.Itoa(c.Concurrency))
+	set("status", string(c.Status))
+	set("reason", c.Reason)
+	if f := c.DecodeFigures; f != nil {
+		set("total_tok_s", num(f.TotalTokS))
+		set("per_request_tok_s", num(f.PerRequestTokS))
+		set("ttft_ms", num(f.TTFTMs))
+		set("tbt_ms", num(f.TBTMs))
+	}
+	if s := c.WindowStats; s != nil {
+		set("avg_active_requests", num(s.AvgActiveRequests))
+		set("completed_requests", strconv.Itoa(s.CompletedRequests))
+		set("output_tokens", strconv.Itoa(s.OutputTokens))
+		set("measured_s", num(s.MeasuredS))
+	}
+	if d := c.CellDetail; d != nil {
+		setPtr("ttft_p90_ms", d.TTFTP90Ms)
+		setPtr("ttft_p99_ms", d.TTFTP99Ms)
+		setPtr("tbt_p90_ms", d.TBTP90Ms)
+		setPtr("tbt_p99_ms", d.TBTP99Ms)
+		if d.Requests > 0 {
+			set("requests", strconv.Itoa(d.Requests))
+		}
+		set("errors", strconv.Itoa(d.Errors))
+		set("ended_early", strconv.Itoa(d.EndedEarly))
+		set("queueing", strconv.FormatBool(d.Queueing))
+		switch {
+		case d.Preemptions != nil:
+			set("preemptions", strconv.Itoa(*d.Preemptions))
+		case d.Server != nil && d.Server.Preemptions != nil:
+			set("preemptions", num(*d.Server.Preemptions))
+		}
+		setPtr("cache_hit_ratio", d.CacheHitRatio)
+		set("client_limited", strconv.FormatBool(d.ClientLimited))
+		if s := d.Server; s != nil {
+			if s.Running != nil {
+				set("server_running_mean", num(s.Running.Mean))
+			}
+			if s.Waiting != nil {
+				set("server_waiting_max", num(s.Waiting.Max))
+			}
+			if s.KVUsage != nil {
+				set("server_kv_usage_max", num(s.KVUsage.Max))
+			}
+		}
+		set("flags", strings.Join(d.Flags, ";"))
+		set("error_samples", strings.Join(d.ErrorSamples, " | "))
+	}
+	return rec
+}
+
+// num writes a float in the shortest form that reads back as the same value.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

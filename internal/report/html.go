@@ -1,0 +1,186 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+//go:embed templates/*.html templates/*.css templates/*.js
+var templateFS embed.FS
+
+// pageTemplates holds "page" (a whole self-contained document) and "body" (the run
+// page's content, which the site puts inside its own layout).
+var pageTemplates = template.Must(template.New("").ParseFS(templateFS, "templates/*.html"))
+
+var (
+	styles = mustRead("templates/style.css")
+	script = mustRead("templates/page.js")
+)
+
+func mustRead(name string) string {
+	b, err := templateFS.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// HTMLStyles is the CSS that HTMLBody's markup needs. Every selector is scoped under
+// .lb-run (or starts with lb-), so it can sit in another page's <head> without
+// restyling that page.
+func HTMLStyles() template.CSS { return template.CSS(styles) }
+
+// HTMLBody writes the run page's content — header, cards, launch command, prefill,
+// sustained-decode matrix, charts, all measurements, and the few lines of script that
+// sort the table and copy the launch command — without <html>, <head> or <body>, for a
+// page that supplies its own layout and includes HTMLStyles.
+func HTMLBody(w io.Writer, run *bench.Run, lang string) error {
+	if err := pageTemplates.ExecuteTemplate(w, "body", newHTMLData(run, lang)); err != nil {
+		return fmt.Errorf("rendering run page: %w", err)
+	}
+	return nil
+}
+
+func writeHTMLPage(w io.Writer, run *bench.Run, lang string) error {
+	return pageTemplates.ExecuteTemplate(w, "page", newHTMLData(run, lang))
+}
+
+// htmlData is what the templates see: the view, the charts, and the helpers that turn
+// view values into markup attributes.
+type htmlData struct {
+	*view
+	Styles       template.CSS
+	Script       template.JS
+	PrefillChart template.HTML
+	Charts       []htmlChart
+	Head         []htmlHeadCell
+	Rows         []htmlRow
+}
+
+type htmlChart struct {
+	SVG     template.HTML
+	Caption string
+}
+
+type htmlHeadCell struct {
+	Label   string
+	Numeric bool
+}
+
+type htmlRow struct {
+	Class string
+	Cells []htmlCell
+	Title string
+}
+
+type htmlCell struct {
+	Text    string
+	Sort    string // numeric sort key; empty for "—" (sorts last) and for text columns
+	Numeric bool
+}
+
+func newHTMLData(run *bench.Run, lang string) *htmlData {
+	v := newView(run, lang)
+	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script)}
+	d.PrefillChart = prefillChart(v).SVG()
+	for _, c := range []lineChart{
+		decodeChart(run, v, "lb-chart-total", "chart_total", "axis_total", func(f *bench.DecodeFigures) float64 { return f.TotalTokS }),
+		decodeChart(run, v, "lb-chart-per-request", "chart_per_request", "axis_per_request", func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS }),
+	} {
+		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
+	head, right := measurementHead(v)
+	for i, h := range head {
+		d.Head = append(d.Head, htmlHeadCell{Label: h, Numeric: right[i] || i == 1})
+	}
+	for _, m := range v.Measurements {
+		row := htmlRow{Class: "lb-st-" + string(m.Status)}
+		if m.Warn {
+			row.Class += " lb-warn"
+		}
+		row.Title = strings.Join(append(nonEmpty(m.Reason), m.Details...), "\n")
+		for i, s := range measurementRow(v, m) {
+			c := htmlCell{Text: s, Numeric: d.Head[i].Numeric}
+			if i < len(m.Raw) && c.Numeric && !math.IsNaN(m.Raw[i]) {
+				c.Sort = strconv.FormatFloat(m.Raw[i], 'g', -1, 64)
+			}
+			if i == len(m.Cells) && v.HasCacheHit && m.CacheHit != "" {
+				c.Sort = strings.TrimSuffix(m.CacheHit, "%")
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// T is the label helper for templates: {{$.T "prefill"}}.
+func (d *htmlData) T(key string, args ...any) string { return T(d.Lang, key, args...) }
+
+// CellStyle shades a matrix cell on one colour scale by its tok/s: light blue for the
+// slowest, deep blue for the fastest.
+func (d *htmlData) CellStyle(c matrixCell) template.CSS {
+	if !c.HasFigures {
+		return ""
+	}
+	l := 93 - 55*c.Shade
+	fg := "#0b1f33"
+	if l < 58 {
+		fg = "#ffffff"
+	}
+	return template.CSS(fmt.Sprintf("background-color:hsl(212,72%%,%.0f%%);color:%s", l, fg))
+}
+
+// CellTitle is a matrix cell's hover text: its figures, its reason, its notes.
+func (d *htmlData) CellTitle(c matrixCell) string {
+	where := bench.FormatTokens(c.Context) + " × " + strconv.Itoa(c.Concurrency)
+	var parts []string
+	switch {
+	case c.HasFigures:
+		parts = append(parts, fmt.Sprintf("%s: %s tok/s, %s", where, c.ValueStr, T(d.Lang, "x_ttft", c.TTFTStr)))
+	default:
+		parts = append(parts, where+": "+c.StatusStr)
+	}
+	if c.Reason != "" {
+		parts = append(parts, c.Reason)
+	} else if c.Status == bench.StatusOverCapacity {
+		parts = append(parts, T(d.Lang, "note_over_capacity"))
+	}
+	parts = append(parts, c.Details...)
+	return strings.Join(parts, "\n")
+}
+
+// CellClass names a matrix cell's status for the stylesheet.
+func (d *htmlData) CellClass(c matrixCell) string {
+	cls := "lb-cell lb-st-" + string(c.Status)
+	if !c.Present {
+		cls = "lb-cell lb-st-missing"
+	}
+	if c.Warn {
+		cls += " lb-warn"
+	}
+	return cls
+}
+
+// ContextLabel is "8K context" for the prefill table's row headers.
+func (d *htmlData) ContextLabel(s string) string { return T(d.Lang, "n_context", s) }
+
+// TTFTLabel is "85 ms TTFT" (en) or "TTFT 85 ms" (ja).
+func (d *htmlData) TTFTLabel(s string) string { return T(d.Lang, "x_ttft", s) }
+
+// Tokens writes a context like the seed: 57344 → "56K".
+func (d *htmlData) Tokens(n int) string { return bench.FormatTokens(n) }

@@ -1,0 +1,80 @@
+// Package report renders a run document (bench.Run) for people and for programs: a
+// terminal table (text), Markdown (md), one row per measurement (csv), the document
+// itself (json), and a self-contained page (html) that reproduces the seed page —
+// cards, prefill, the sustained-decode matrix shaded by tok/s, SVG charts drawn here,
+// and the sortable table of all measurements — in English and Japanese.
+//
+// Every format shows the same figures with the same number formats (2,163.0 ·
+// 3,808 ms · 20.7 ms · 1.00 · 30.0 s), marks what a reader must not miss (a cell that
+// saw queueing, preemptions, failed requests or early ends; a failed, invalid or
+// interrupted cell and its reason), and says loudly when the numbers are emulated or
+// predicted rather than measured.
+//
+// Entry points:
+//
+//	Write(w, run, Options{Format: "html", Lang: "ja"})  // any format
+//	Formats()                                            // the format names
+//	HTMLBody(w, run, lang)  // the run page's content, for another page's layout (the site)
+//	HTMLStyles()            // the CSS HTMLBody's markup needs, for that layout's <head>
+//	T(lang, key, args...)   // every label in en and ja, site menu included (nav_*)
+//	FormatNumber, FormatInt, FormatMs, FormatSeconds, FormatGB, FormatPercent
+//
+// The package knows nothing of HTTP: the site serves what it writes.
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// Options choose how a run is written.
+type Options struct {
+	Format string // text | md | csv | json | html; empty means text
+	Lang   string // en | ja; empty means en (csv and json are language-neutral)
+	Color  bool   // ANSI colour, text only
+}
+
+// Formats lists the formats Write knows.
+func Formats() []string { return []string{"text", "md", "csv", "json", "html"} }
+
+// Write renders run to w in opts.Format.
+func Write(w io.Writer, run *bench.Run, opts Options) error {
+	if run == nil {
+		return errors.New("rendering report: no run document")
+	}
+	format := strings.ToLower(opts.Format)
+	if format == "" {
+		format = "text"
+	}
+	if opts.Lang != "" && !slices.Contains(Languages(), normLang(opts.Lang)) || opts.Lang != "" && normLang(opts.Lang) == "en" && !strings.HasPrefix(strings.ToLower(opts.Lang), "en") {
+		return fmt.Errorf("unknown language %q (known: %s)", opts.Lang, strings.Join(Languages(), ", "))
+	}
+	var err error
+	switch format {
+	case "text", "txt":
+		err = writeText(w, newView(run, opts.Lang), opts.Color)
+	case "md", "markdown":
+		err = writeMarkdown(w, newView(run, opts.Lang))
+	case "csv":
+		err = writeCSV(w, run)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(run)
+	case "html":
+		err = writeHTMLPage(w, run, opts.Lang)
+	default:
+		return fmt.Errorf("unknown report format %q (known: %s)", opts.Format, strings.Join(Formats(), ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("rendering %s report: %w", format, err)
+	}
+	return nil
+}

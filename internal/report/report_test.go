@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+const seedPath = "../../../shared/seed/seed-run.json"
+
+// readSeed reads the seed run; the seed lives beside the repository, in ../shared.
+func readSeed(t testing.TB) *bench.Run {
+	t.Helper()
+	run, err := bench.ReadFile(seedPath)
+	if err != nil {
+		t.Fatalf("reading the seed run: %v", err)
+	}
+	return run
+}
+
+func readFixture(t testing.TB, name string) *bench.Run {
+	t.Helper()
+	run, err := bench.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func render(t testing.TB, run *bench.Run, opts Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, run, opts); err != nil {
+		t.Fatalf("Write(%+v): %v", opts, err)
+	}
+	return buf.String()
+}
+
+// checkGolden compares got with testdata/name, or rewrites it under -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got; go test -update rewrites it):\n%s", name, diff)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	runs := map[string]*bench.Run{
+		"seed":      readSeed(t),
+		"failures":  readFixture(t, "failures-run.json"),
+		"predicted": readFixture(t, "predicted-run.json"),
+	}
+	cases := []struct {
+		run  string
+		opts Options
+		file string
+	}{
+		{"seed", Options{Format: "text"}, "seed.txt.golden"},
+		{"seed", Options{Format: "text", Lang: "ja"}, "seed.ja.txt.golden"},
+		{"seed", Options{Format: "text", Color: true}, "seed.color.txt.golden"},
+		{"seed", Options{Format: "md"}, "seed.md.golden"},
+		{"seed", Options{Format: "csv"}, "seed.csv.golden"},
+		{"seed", Options{Format: "html"}, "seed.html.golden"},
+		{"seed", Options{Format: "html", Lang: "ja"}, "seed.ja.html.golden"},
+		{"failures", Options{Format: "text"}, "failures.txt.golden"},
+		{"failures", Options{Format: "md"}, "failures.md.golden"},
+		{"failures", Options{Format: "csv"}, "failures.csv.golden"},
+		{"failures", Options{Format: "html"}, "failures.html.golden"},
+		{"predicted", Options{Format: "text"}, "predicted.txt.golden"},
+		{"predicted", Options{Format: "md"}, "predicted.md.golden"},
+		{"predicted", Options{Format: "html"}, "predicted.html.golden"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			checkGolden(t, c.file, render(t, runs[c.run], c.opts))
+		})
+	}
+}

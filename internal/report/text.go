@@ -1,0 +1,356 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/mattn/go-runewidth"
+)
+
+// ANSI styles for the terminal. Over-capacity cells are dimmed as on the page, failures
+// are red, and the kind badge is green when measured and loud otherwise.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiLoud   = "\x1b[1;30;43m" // bold black on yellow
+)
+
+type painter struct{ on bool }
+
+func (p painter) paint(style, s string) string {
+	if !p.on || style == "" || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+func statusStyle(s bench.Status) string {
+	switch s {
+	case bench.StatusOverCapacity, bench.StatusPending:
+		return ansiDim
+	case bench.StatusFailed, bench.StatusInvalid:
+		return ansiRed
+	case bench.StatusInterrupted:
+		return ansiYellow
+	}
+	return ""
+}
+
+func writeText(w io.Writer, v *view, color bool) error {
+	p := painter{color}
+	var b strings.Builder
+	b.WriteString(p.paint(ansiBold, v.Title) + "\n")
+	b.WriteString(joinNonEmpty(" · ", v.Engine, v.Plan) + "\n")
+	kind := p.paint(ansiGreen, v.KindLabel)
+	if v.Warning != "" {
+		kind = strings.ToUpper(v.KindLabel)
+		if color {
+			kind = p.paint(ansiLoud, " "+kind+" ")
+		}
+	}
+	b.WriteString(joinNonEmpty(" · ", v.Submitter, v.Tool, kind) + "\n")
+	if v.Warning != "" {
+		b.WriteString("\n" + p.paint(ansiLoud, "!! "+strings.ToUpper(v.KindLabel)+": "+v.Warning+" !!") + "\n")
+	}
+
+	if len(v.Prefill) > 0 {
+		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "prefill")) + " — " + T(v.Lang, "prefill_sub") + "\n")
+		rows := [][]string{}
+		styles := [][]string{}
+		for _, r := range v.Prefill {
+			if r.HasFigures {
+				rows = append(rows, []string{r.ContextStr, r.TokSStr, r.TTFTStr})
+				styles = append(styles, nil)
+			} else {
+				rows = append(rows, []string{r.ContextStr, r.StatusStr, dash})
+				styles = append(styles, []string{"", statusStyle(r.Status), ""})
+			}
+		}
+		writeTable(&b, p, []string{T(v.Lang, "context"), T(v.Lang, "prompt_toks"), T(v.Lang, "ttft")}, []bool{false, true, true}, rows, styles)
+	}
+
+	if len(v.Matrix) > 0 {
+		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "decode")) + " — " + T(v.Lang, "decode_sub_text") + "\n")
+		head := []string{T(v.Lang, "context")}
+		right := []bool{false}
+		for _, n := range v.Concurrency {
+			head = append(head, strconv.Itoa(n))
+			right = append(right, false)
+		}
+		var rows, styles [][]string
+		for i, ctx := range v.Contexts {
+			row := []string{bench.FormatTokens(ctx)}
+			st := []string{""}
+			for _, c := range v.Matrix[i] {
+				row = append(row, cellText(c))
+				s := statusStyle(c.Status)
+				if c.Warn && s == "" {
+					s = ansiYellow
+				}
+				st = append(st, s)
+			}
+			rows, styles = append(rows, row), append(styles, st)
+		}
+		writeTable(&b, p, head, right, rows, styles)
+		b.WriteString("\n")
+		if v.HasOverCap {
+			b.WriteString(T(v.Lang, "note_over_capacity") + "\n")
+		}
+		b.WriteString(T(v.Lang, "note_ttft") + "\n")
+	}
+
+	if len(v.Measurements) > 0 {
+		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "all")) + " — " + T(v.Lang, "all_sub") + "\n")
+		head, right := measurementHead(v)
+		var rows, styles [][]string
+		for _, m := range v.Measurements {
+			row := measurementRow(v, m)
+			st := make([]string, len(row))
+			st[3] = statusStyle(m.Status)
+			if m.Warn && len(row) > len(m.Cells) {
+				st[len(st)-1] = ansiYellow
+			}
+			rows, styles = append(rows, row), append(styles, st)
+		}
+		writeTable(&b, p, head, right, rows, styles)
+		if v.HasOverCap {
+			b.WriteString("\n" + T(v.Lang, "note_over_capacity") + "\n")
+		}
+	}
+	writeFootnotes(&b, v, "", func(s string) string { return s })
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cellText is a matrix cell with its footnote mark: "48.2 (85 ms) [1]".
+func cellText(c matrixCell) string {
+	s := c.Text()
+	if c.Footnote > 0 {
+		s += " [" + strconv.Itoa(c.Footnote) + "]"
+	}
+	return s
+}
+
+func hasFootnoteColumn(v *view) bool {
+	for _, m := range v.Measurements {
+		if m.Footnote > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// measurementHead is the seed's columns, plus Cache hit and Notes when any row has them.
+func measurementHead(v *view) (head []string, right []bool) {
+	for i, k := range measurementColumns {
+		head = append(head, T(v.Lang, k))
+		right = append(right, i >= 4 || i == 2)
+	}
+	if v.HasCacheHit {
+		head, right = append(head, T(v.Lang, "cache_hit")), append(right, true)
+	}
+	if hasFootnoteColumn(v) {
+		head, right = append(head, T(v.Lang, "notes")), append(right, false)
+	}
+	return head, right
+}
+
+func measurementRow(v *view, m measurement) []string {
+	row := append([]string(nil), m.Cells...)
+	if v.HasCacheHit {
+		row = append(row, cmpOr(m.CacheHit, dash))
+	}
+	if hasFootnoteColumn(v) {
+		n := ""
+		if m.Footnote > 0 {
+			n = "[" + strconv.Itoa(m.Footnote) + "]"
+		}
+		row = append(row, n)
+	}
+	return row
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func writeFootnotes(b *strings.Builder, v *view, bullet string, escape func(string) string) {
+	if len(v.Footnotes) == 0 && len(v.RunNotes) == 0 {
+		return
+	}
+	b.WriteString("\n" + T(v.Lang, "notes") + "\n")
+	if bullet != "" {
+		b.WriteString("\n")
+	}
+	for _, f := range v.Footnotes {
+		fmt.Fprintf(b, "%s%s %s: %s\n", bullet, escape("["+strconv.Itoa(f.N)+"]"), escape(f.Where), escape(f.Text))
+	}
+	for _, n := range v.RunNotes {
+		fmt.Fprintf(b, "%s%s\n", bullet, escape(n))
+	}
+}
+
+// writeTable writes an aligned table. Widths count display cells (a Japanese label is
+// two cells a character), and colour is applied after padding so it never shifts columns.
+func writeTable(b *strings.Builder, p painter, head []string, right []bool, rows, styles [][]string) {
+	width := make([]int, len(head))
+	for i, h := range head {
+		width[i] = runewidth.StringWidth(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], runewidth.StringWidth(c))
+		}
+	}
+	line := func(cells []string, st []string, bold bool) {
+		// Empty trailing cells would leave trailing blanks: stop at the last non-empty one.
+		for len(cells) > 1 && cells[len(cells)-1] == "" {
+			cells = cells[:len(cells)-1]
+		}
+		for i, c := range cells {
+			pad := strings.Repeat(" ", width[i]-runewidth.StringWidth(c))
+			if right[i] {
+				c = pad + c
+			} else if i < len(cells)-1 {
+				c += pad
+			}
+			style := ""
+			if i < len(st) {
+				style = st[i]
+			}
+			if bold {
+				style = ansiBold
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(p.paint(style, c))
+		}
+		b.WriteString("\n")
+	}
+	line(head, nil, true)
+	for i, r := range rows {
+		var st []string
+		if i < len(styles) {
+			st = styles[i]
+		}
+		line(r, st, false)
+	}
+}
+
+// writeMarkdown writes GitHub-flavoured Markdown: the same header and tables as text,
+// plus the Hardware/Engine/Run cards and the launch command.
+func writeMarkdown(w io.Writer, v *view) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", mdEscape(v.Title))
+	b.WriteString(mdEscape(joinNonEmpty(" · ", v.Engine, v.Plan)) + "  \n")
+	b.WriteString(mdEscape(joinNonEmpty(" · ", v.Submitter, v.Tool)) + " · **" + v.KindLabel + "**\n")
+	if v.Warning != "" {
+		fmt.Fprintf(&b, "\n> [!WARNING]\n> **%s** — %s\n", strings.ToUpper(v.KindLabel), mdEscape(v.Warning))
+	}
+	for _, c := range v.Cards {
+		fmt.Fprintf(&b, "\n## %s\n\n", c.Title)
+		for _, f := range c.Fields {
+			fmt.Fprintf(&b, "- **%s:** %s\n", f.Label, mdEscape(f.Value))
+		}
+	}
+	if v.LaunchCommand != "" {
+		fence := "```"
+		for strings.Contains(v.LaunchCommand, fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%ssh\n%s\n%s\n", T(v.Lang, "launch_command"), fence, strings.TrimRight(v.LaunchCommand, "\n"), fence)
+	}
+	if len(v.Prefill) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "prefill"), T(v.Lang, "prefill_sub"))
+		var rows [][]string
+		for _, r := range v.Prefill {
+			if r.HasFigures {
+				rows = append(rows, []string{r.ContextStr, r.TokSStr, r.TTFTStr})
+			} else {
+				rows = append(rows, []string{r.ContextStr, r.StatusStr, dash})
+			}
+		}
+		mdTable(&b, []string{T(v.Lang, "context"), T(v.Lang, "prompt_toks"), T(v.Lang, "ttft")}, []bool{false, true, true}, rows)
+	}
+	if len(v.Matrix) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "decode"), T(v.Lang, "decode_sub_text"))
+		head := []string{T(v.Lang, "context")}
+		right := []bool{false}
+		for _, n := range v.Concurrency {
+			head, right = append(head, strconv.Itoa(n)), append(right, true)
+		}
+		var rows [][]string
+		for i, ctx := range v.Contexts {
+			row := []string{bench.FormatTokens(ctx)}
+			for _, c := range v.Matrix[i] {
+				s := cellText(c)
+				if !c.HasFigures && c.Present && c.Status != bench.StatusOverCapacity {
+					s = "**" + s + "**"
+				}
+				row = append(row, s)
+			}
+			rows = append(rows, row)
+		}
+		mdTable(&b, head, right, rows)
+		b.WriteString("\n")
+		if v.HasOverCap {
+			b.WriteString(mdEscape(T(v.Lang, "note_over_capacity")) + "\n\n")
+		}
+		b.WriteString(mdEscape(T(v.Lang, "note_ttft")) + "\n")
+	}
+	if len(v.Measurements) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "all"), T(v.Lang, "all_sub"))
+		head, right := measurementHead(v)
+		var rows [][]string
+		for _, m := range v.Measurements {
+			rows = append(rows, measurementRow(v, m))
+		}
+		mdTable(&b, head, right, rows)
+		if v.HasOverCap {
+			b.WriteString("\n" + mdEscape(T(v.Lang, "note_over_capacity")) + "\n")
+		}
+	}
+	writeFootnotes(&b, v, "- ", mdEscape)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdTable(b *strings.Builder, head []string, right []bool, rows [][]string) {
+	row := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(head)
+	b.WriteString("|")
+	for _, r := range right {
+		if r {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		row(r)
+	}
+}
+
+// mdEscape keeps text from a run document (titles, reasons) from turning into Markdown
+// markup: emphasis, links, headings, raw HTML.
+var mdReplacer = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "|", `\|`)
+
+func mdEscape(s string) string { return mdReplacer.Replace(s) }

@@ -1,0 +1,539 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// view is a run prepared for display in one language: every string the page shows,
+// already formatted, plus the raw numbers the charts, shading and sorting need. All
+// formats render from it, so that text, markdown and html show the same figures.
+type view struct {
+	Lang      string
+	Title     string
+	Engine    string // "vllm · 0.32.0 · INT4 W4A16 g128"
+	Plan      string // "4 contexts (0–56K) × 8 concurrency levels (1–128) · prefill at 8K, …"
+	Submitter string // "by @Sandberg", or ""
+	Tool      string // "llm-inference-bench v0.8.0"
+	Kind      string // measured | emulated | predicted
+	KindLabel string
+	Warning   string // loud line for emulated and predicted documents
+
+	Cards         []card
+	LaunchCommand string
+
+	Prefill []prefillRow
+
+	Contexts    []int
+	Concurrency []int
+	Matrix      [][]matrixCell // [context][concurrency]
+	HasOverCap  bool
+
+	Measurements []measurement
+	HasCacheHit  bool
+	Footnotes    []footnote
+	RunNotes     []string
+}
+
+type card struct {
+	Title  string
+	Fields []field
+}
+
+type field struct{ Label, Value string }
+
+type prefillRow struct {
+	Context    int
+	ContextStr string // "8K"
+	Status     bench.Status
+	StatusStr  string
+	Reason     string
+	HasFigures bool
+	TokS       float64
+	TokSStr    string // "2,163"
+	TTFTStr    string // "3,808 ms"
+}
+
+type matrixCell struct {
+	Context, Concurrency int
+	Status               bench.Status
+	StatusStr            string
+	Present              bool // the run has this cell
+	HasFigures           bool
+	TotalTokS            float64
+	ValueStr             string // "48.2"
+	TTFTStr              string // "85 ms"
+	Reason               string
+	Details              []string // every extension note: warnings first, then information
+	Warn                 bool     // queueing, preemptions, errors, ended early, flags, client-limited, or a failure reason
+	Footnote             int      // 1-based footnote number in text and md, 0 if none
+	Shade                float64  // 0..1 position on the colour scale (valid and predicted cells)
+}
+
+// Text is the cell as the seed's text matrix writes it: "48.2 (85 ms)" or "Over capacity".
+func (c matrixCell) Text() string {
+	if !c.HasFigures {
+		return c.StatusStr
+	}
+	return c.ValueStr + " (" + c.TTFTStr + ")"
+}
+
+// measurement is one row of the All measurements table: display strings and the raw
+// values the sort uses (NaN where the seed shows "—").
+type measurement struct {
+	Phase    string
+	Cells    []string  // in the order of measurementColumns
+	Raw      []float64 // sort keys, same order
+	Status   bench.Status
+	Warn     bool
+	Footnote int
+	Details  []string
+	Reason   string
+	CacheHit string
+}
+
+type footnote struct {
+	N     int
+	Where string // "0 × 16"
+	Text  string
+}
+
+// measurementColumns are the label keys of the All measurements table, the seed's columns.
+var measurementColumns = []string{"phase", "context", "requests_at_once", "status", "total_toks", "per_request_toks", "ttft", "tbt", "avg_active", "completed", "output_tokens", "measured_for"}
+
+const dash = "—"
+
+func newView(run *bench.Run, lang string) *view {
+	lang = normLang(lang)
+	v := &view{Lang: lang, Kind: run.Kind()}
+	v.KindLabel = T(lang, "kind_"+v.Kind)
+	switch v.Kind {
+	case bench.RunEmulated:
+		v.Warning = T(lang, "warn_emulated")
+	case bench.RunPredicted:
+		v.Warning = T(lang, "warn_predicted")
+	}
+	v.Title = runTitle(run, lang)
+	v.Engine = joinNonEmpty(" · ", run.Engine.Name, run.Engine.Version, run.Engine.Quantization)
+	if run.Submitter != "" {
+		v.Submitter = T(lang, "by", run.Submitter)
+	}
+	if run.Tool.Name != "" {
+		ver := run.Tool.Version
+		if ver != "" && !strings.HasPrefix(ver, "v") {
+			ver = "v" + ver
+		}
+		v.Tool = joinNonEmpty(" ", run.Tool.Name, ver)
+	}
+	v.Contexts, v.Concurrency = axes(run)
+	v.Plan = planLine(run, v.Contexts, v.Concurrency, lang)
+	v.Cards = cards(run, lang)
+	v.LaunchCommand = run.LaunchCommand
+	v.RunNotes = run.Notes
+
+	for _, p := range run.Prefill {
+		r := prefillRow{Context: p.Context, ContextStr: bench.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: p.Reason}
+		if p.PrefillFigures != nil {
+			r.HasFigures = true
+			r.TokS = p.PromptTokS
+			r.TokSStr = FormatNumber(lang, p.PromptTokS, 0)
+			r.TTFTStr = FormatMs(lang, p.TTFTMs, 0)
+		}
+		v.Prefill = append(v.Prefill, r)
+	}
+
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range run.Decode {
+		c := &run.Decode[i]
+		if c.DecodeFigures != nil && c.TotalTokS > 0 {
+			lo, hi = min(lo, c.TotalTokS), max(hi, c.TotalTokS)
+		}
+	}
+	v.Matrix = make([][]matrixCell, len(v.Contexts))
+	for i, ctx := range v.Contexts {
+		v.Matrix[i] = make([]matrixCell, len(v.Concurrency))
+		for j, n := range v.Concurrency {
+			mc := matrixCell{Context: ctx, Concurrency: n, StatusStr: dash}
+			if c := run.Cell(ctx, n); c != nil {
+				mc = decodeCell(lang, c, lo, hi)
+				if c.Status == bench.StatusOverCapacity {
+					v.HasOverCap = true
+				}
+			}
+			v.Matrix[i][j] = mc
+		}
+	}
+
+	// Footnotes follow the matrix order, so [1] is the top-left cell with something to say.
+	for i := range v.Matrix {
+		for j := range v.Matrix[i] {
+			mc := &v.Matrix[i][j]
+			if !mc.Warn {
+				continue
+			}
+			mc.Footnote = len(v.Footnotes) + 1
+			text := mc.Details
+			if mc.Reason != "" && mc.Status != bench.StatusOverCapacity {
+				text = append([]string{mc.Reason}, text...)
+			}
+			v.Footnotes = append(v.Footnotes, footnote{N: mc.Footnote, Where: bench.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Text: strings.Join(text, "; ")})
+		}
+	}
+
+	v.Measurements = measurements(run, v, lang)
+	return v
+}
+
+// runTitle is the document's title, or the seed's "{model} on {GPU} {VRAM}".
+func runTitle(run *bench.Run, lang string) string {
+	if run.Title != "" {
+		return run.Title
+	}
+	model := run.Model.ID
+	if model == "" {
+		model = run.Model.ServedName
+	}
+	model = path.Base(model)
+	gpu := ""
+	if len(run.Hardware.GPUs) > 0 {
+		g := run.Hardware.GPUs[0]
+		gpu = g.Name
+		if g.Count > 1 {
+			gpu = strconv.Itoa(g.Count) + "× " + gpu
+		}
+		if g.VRAMBytes > 0 {
+			gpu += " " + strings.ReplaceAll(FormatGB(lang, g.VRAMBytes), " ", "")
+		}
+	} else if run.Hardware.CPU != nil {
+		gpu = run.Hardware.CPU.Model
+	}
+	if gpu == "" {
+		return model
+	}
+	return T(lang, "on", model, gpu)
+}
+
+// axes are the matrix's rows and columns: the plan's contexts and concurrency levels,
+// then any a cell has that the plan lacks (a cell is never silently dropped).
+func axes(run *bench.Run) (contexts, concurrency []int) {
+	contexts = slices.Clone(run.Config.Contexts)
+	concurrency = slices.Clone(run.Config.Concurrency)
+	var extraCtx, extraN []int
+	for _, c := range run.Decode {
+		if !slices.Contains(contexts, c.Context) && !slices.Contains(extraCtx, c.Context) {
+			extraCtx = append(extraCtx, c.Context)
+		}
+		if !slices.Contains(concurrency, c.Concurrency) && !slices.Contains(extraN, c.Concurrency) {
+			extraN = append(extraN, c.Concurrency)
+		}
+	}
+	slices.Sort(extraCtx)
+	slices.Sort(extraN)
+	return append(contexts, extraCtx...), append(concurrency, extraN...)
+}
+
+func planLine(run *bench.Run, contexts, concurrency []int, lang string) string {
+	var parts []string
+	if len(contexts) > 0 && len(concurrency) > 0 {
+		ctxWord, nWord := T(lang, "plan_contexts"), T(lang, "plan_levels")
+		if len(contexts) == 1 {
+			ctxWord = T(lang, "plan_context")
+		}
+		if len(concurrency) == 1 {
+			nWord = T(lang, "plan_level")
+		}
+		parts = append(parts, T(lang, "plan", len(contexts), ctxWord, span(contexts, bench.FormatTokens), len(concurrency), nWord, span(concurrency, strconv.Itoa)))
+	}
+	pre := run.Config.PrefillContexts
+	if len(pre) == 0 {
+		for _, p := range run.Prefill {
+			pre = append(pre, p.Context)
+		}
+	}
+	if len(pre) > 0 {
+		var s []string
+		for _, p := range pre {
+			s = append(s, bench.FormatTokens(p))
+		}
+		parts = append(parts, T(lang, "plan_prefill", strings.Join(s, ", ")))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// span writes "0–56K", or the single value.
+func span(xs []int, format func(int) string) string {
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if lo == hi {
+		return format(lo)
+	}
+	return format(lo) + "–" + format(hi)
+}
+
+func cards(run *bench.Run, lang string) []card {
+	hw := card{Title: T(lang, "hardware")}
+	h := run.Hardware
+	if h.Type != "" {
+		hw.Fields = append(hw.Fields, field{T(lang, "type"), labelOr(lang, "hw_"+h.Type, h.Type)})
+	}
+	if len(h.GPUs) > 0 {
+		var names, vram []string
+		for _, g := range h.GPUs {
+			name := g.Name
+			if g.Count > 1 {
+				name = strconv.Itoa(g.Count) + "× " + name
+			}
+			names = append(names, name)
+			if g.VRAMBytes > 0 {
+				vram = append(vram, FormatGB(lang, g.VRAMBytes))
+			}
+		}
+		hw.Fields = append(hw.Fields, field{T(lang, "gpu"), strings.Join(names, ", ")})
+		if len(vram) > 0 {
+			hw.Fields = append(hw.Fields, field{T(lang, "vram"), strings.Join(vram, ", ")})
+		}
+	}
+	if h.CPU != nil {
+		cpu := h.CPU.Model
+		if h.CPU.Cores > 0 {
+			cpu += " (" + strconv.Itoa(h.CPU.Cores) + "C)"
+		}
+		hw.Fields = append(hw.Fields, field{T(lang, "cpu"), cpu})
+	}
+	if h.RAMBytes > 0 {
+		hw.Fields = append(hw.Fields, field{T(lang, "ram"), FormatGB(lang, h.RAMBytes)})
+	}
+	if h.OS != "" {
+		hw.Fields = append(hw.Fields, field{T(lang, "os"), h.OS})
+	}
+
+	e := run.Engine
+	eng := card{Title: T(lang, "engine_card")}
+	for _, f := range []field{{T(lang, "engine"), e.Name}, {T(lang, "version"), e.Version}, {T(lang, "quantization"), e.Quantization}, {T(lang, "backend"), e.Backend}, {T(lang, "build"), e.Build}} {
+		if f.Value != "" {
+			eng.Fields = append(eng.Fields, f)
+		}
+	}
+
+	c := run.Config
+	rc := card{Title: T(lang, "run_card")}
+	add := func(key, value string) {
+		if value != "" {
+			rc.Fields = append(rc.Fields, field{T(lang, key), value})
+		}
+	}
+	add("served_model", run.Model.ServedName)
+	if run.Model.ID != "" && run.Model.ID != run.Model.ServedName {
+		add("model_id", run.Model.ID)
+	}
+	add("revision", run.Model.Revision)
+	if c.DecodeTest != "" {
+		add("decode_test", labelOr(lang, "dt_"+c.DecodeTest, c.DecodeTest))
+	}
+	if c.PrefillMode != "" {
+		add("prefill_mode", labelOr(lang, "pm_"+c.PrefillMode, c.PrefillMode))
+	}
+	if c.DurationS > 0 {
+		add("time_per_meas", T(lang, "s", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
+	}
+	if c.MaxOutputTokens > 0 {
+		add("max_output", T(lang, "n_tokens", FormatInt(lang, c.MaxOutputTokens)))
+	}
+	if run.Capacity != nil {
+		switch {
+		case run.Capacity.KVCacheTokens != nil:
+			add("kv_capacity", T(lang, "n_tokens", FormatInt(lang, int(*run.Capacity.KVCacheTokens))))
+		case run.Capacity.Source == "unknown":
+			add("kv_capacity", T(lang, "kv_unknown"))
+		}
+	}
+	var out []card
+	for _, cd := range []card{hw, eng, rc} {
+		if len(cd.Fields) > 0 {
+			out = append(out, cd)
+		}
+	}
+	return out
+}
+
+// labelOr returns the label key if it exists, else the raw value (an engine or mode
+// this version does not know by name still shows).
+func labelOr(lang, key, raw string) string {
+	if _, ok := labels[key]; ok {
+		return T(lang, key)
+	}
+	return raw
+}
+
+func statusLabel(lang string, s bench.Status) string {
+	if s == "" {
+		return dash
+	}
+	return labelOr(lang, "st_"+string(s), string(s))
+}
+
+func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
+	mc := matrixCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status, StatusStr: statusLabel(lang, c.Status), Present: true, Reason: c.Reason}
+	if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity {
+		mc.HasFigures = true
+		mc.TotalTokS = c.TotalTokS
+		mc.ValueStr = FormatNumber(lang, c.TotalTokS, 1)
+		mc.TTFTStr = FormatMs(lang, c.TTFTMs, 0)
+		mc.Shade = shade(c.TotalTokS, lo, hi)
+	}
+	warnings, info := cellDetails(lang, c)
+	mc.Details = append(warnings, info...)
+	failedStatus := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
+	mc.Warn = len(warnings) > 0 || (failedStatus && c.Reason != "")
+	return mc
+}
+
+// shade places a tok/s value on the colour scale: log-spaced, because a matrix spans
+// from one stream to hundreds and a linear scale would leave the first columns flat.
+func shade(x, lo, hi float64) float64 {
+	if x <= 0 || hi <= lo {
+		return 1
+	}
+	return math.Max(0, math.Min(1, math.Log(x/lo)/math.Log(hi/lo)))
+}
+
+// cellDetails lists what a cell's extensions say. Warnings are what a reader must not
+// miss (the server queued or preempted, requests failed or ended early, the client
+// was the limit); info is context (cache hits, server gauges, tail latencies).
+func cellDetails(lang string, c *bench.DecodeCell) (warnings, info []string) {
+	d := c.CellDetail
+	if d == nil {
+		return nil, nil
+	}
+	if d.Queueing {
+		warnings = append(warnings, T(lang, "n_queueing"))
+	}
+	preempt := 0.0
+	if d.Preemptions != nil {
+		preempt = float64(*d.Preemptions)
+	} else if d.Server != nil && d.Server.Preemptions != nil {
+		preempt = *d.Server.Preemptions
+	}
+	if preempt > 0 {
+		warnings = append(warnings, T(lang, "n_preemptions", FormatNumber(lang, preempt, 0)))
+	}
+	if d.Errors > 0 {
+		w := T(lang, "n_errors", FormatInt(lang, d.Errors), FormatInt(lang, max(d.Requests, d.Errors)))
+		if len(d.ErrorSamples) > 0 {
+			w += ": " + d.ErrorSamples[0]
+		}
+		warnings = append(warnings, w)
+	}
+	if d.EndedEarly > 0 {
+		warnings = append(warnings, T(lang, "n_ended_early", FormatInt(lang, d.EndedEarly)))
+	}
+	if d.ClientLimited {
+		warnings = append(warnings, T(lang, "n_client_limited"))
+	}
+	for _, f := range d.Flags {
+		warnings = append(warnings, T(lang, "n_flag", f))
+	}
+	if d.CacheHitRatio != nil {
+		info = append(info, T(lang, "n_cache_hit", FormatPercent(lang, *d.CacheHitRatio)))
+	}
+	if s := d.Server; s != nil {
+		var g []string
+		if s.Running != nil {
+			g = append(g, T(lang, "n_running", T(lang, "n_mean_max", FormatNumber(lang, s.Running.Mean, 1), FormatNumber(lang, s.Running.Max, 0))))
+		}
+		if s.Waiting != nil {
+			g = append(g, T(lang, "n_waiting", T(lang, "n_mean_max", FormatNumber(lang, s.Waiting.Mean, 1), FormatNumber(lang, s.Waiting.Max, 0))))
+		}
+		if s.KVUsage != nil {
+			g = append(g, T(lang, "n_kv_usage", T(lang, "n_mean_max", FormatPercent(lang, s.KVUsage.Mean), FormatPercent(lang, s.KVUsage.Max))))
+		}
+		if len(g) > 0 {
+			info = append(info, T(lang, "n_server", strings.Join(g, ", ")))
+		}
+	}
+	if d.TTFTP90Ms != nil {
+		info = append(info, percentiles(lang, "TTFT", d.TTFTP90Ms, d.TTFTP99Ms, 0))
+	}
+	if d.TBTP90Ms != nil {
+		info = append(info, percentiles(lang, "TBT", d.TBTP90Ms, d.TBTP99Ms, 1))
+	}
+	return warnings, info
+}
+
+func percentiles(lang, name string, p90, p99 *float64, decimals int) string {
+	if p99 != nil {
+		return T(lang, "n_p90_p99", name, FormatMs(lang, *p90, decimals), FormatMs(lang, *p99, decimals))
+	}
+	return T(lang, "n_p90", name, FormatMs(lang, *p90, decimals))
+}
+
+func measurements(run *bench.Run, v *view, lang string) []measurement {
+	nan := math.NaN()
+	var rows []measurement
+	prefill := slices.Clone(run.Prefill)
+	slices.SortStableFunc(prefill, func(a, b bench.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
+	for _, p := range prefill {
+		m := measurement{Phase: "prefill", Status: p.Status, Reason: p.Reason}
+		m.Cells = []string{T(lang, "phase_prefill"), bench.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
+		if f := p.PrefillFigures; f != nil {
+			m.Cells[4], m.Raw[4] = FormatNumber(lang, f.PromptTokS, 1), f.PromptTokS
+			m.Cells[6], m.Raw[6] = FormatMs(lang, f.TTFTMs, 0), f.TTFTMs
+			if f.CompletedRequests > 0 {
+				m.Cells[9], m.Raw[9] = FormatInt(lang, f.CompletedRequests), float64(f.CompletedRequests)
+			}
+		}
+		if p.Reason != "" && (p.Status == bench.StatusFailed || p.Status == bench.StatusInvalid || p.Status == bench.StatusInterrupted) {
+			m.Warn = true
+			m.Details = []string{p.Reason}
+			m.Footnote = len(v.Footnotes) + 1
+			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: T(lang, "phase_prefill") + " " + bench.FormatTokens(p.Context), Text: p.Reason})
+		}
+		rows = append(rows, m)
+	}
+	for i, ctx := range v.Contexts {
+		for j, n := range v.Concurrency {
+			mc := v.Matrix[i][j]
+			c := run.Cell(ctx, n)
+			if c == nil {
+				continue
+			}
+			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: c.Reason}
+			m.Cells = []string{T(lang, "phase_decode"), bench.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
+			if f := c.DecodeFigures; f != nil && c.Status != bench.StatusOverCapacity {
+				m.Cells[4], m.Raw[4] = FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS
+				m.Cells[5], m.Raw[5] = FormatNumber(lang, f.PerRequestTokS, 1), f.PerRequestTokS
+				m.Cells[6], m.Raw[6] = FormatMs(lang, f.TTFTMs, 0), f.TTFTMs
+				m.Cells[7], m.Raw[7] = FormatMs(lang, f.TBTMs, 1), f.TBTMs
+			}
+			if w := c.WindowStats; w != nil && c.Status != bench.StatusOverCapacity {
+				m.Cells[8], m.Raw[8] = FormatNumber(lang, w.AvgActiveRequests, 2), w.AvgActiveRequests
+				m.Cells[9], m.Raw[9] = FormatInt(lang, w.CompletedRequests), float64(w.CompletedRequests)
+				m.Cells[10], m.Raw[10] = FormatInt(lang, w.OutputTokens), float64(w.OutputTokens)
+				m.Cells[11], m.Raw[11] = FormatSeconds(lang, w.MeasuredS), w.MeasuredS
+			}
+			if c.CellDetail != nil && c.CacheHitRatio != nil {
+				m.CacheHit = FormatPercent(lang, *c.CacheHitRatio)
+				v.HasCacheHit = true
+			}
+			rows = append(rows, m)
+		}
+	}
+	return rows
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}

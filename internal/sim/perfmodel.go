@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/perf"
+)
+
+// PerfCost is the GPU + model roofline of internal/perf as the emulator's cost model:
+// each step's time is perf's prediction for the same prefill chunks and decode
+// contexts, so an emulated engine runs at the speed calc predicts for that setup.
+type PerfCost struct {
+	Setup perf.Setup
+}
+
+// StepTime implements CostModel.
+func (p PerfCost) StepTime(s Step) time.Duration {
+	chunks := make([]perf.Chunk, len(s.PrefillChunks))
+	for i, c := range s.PrefillChunks {
+		chunks[i] = perf.Chunk{Start: c.Start, Tokens: c.Tokens}
+	}
+	return time.Duration(p.Setup.StepSeconds(chunks, s.DecodeContexts) * float64(time.Second))
+}
+
+// perfBlockSize is vLLM's default KV block size.
+const perfBlockSize = 16
+
+// perfMaxNumSeqs is vLLM's default max_num_seqs.
+const perfMaxNumSeqs = 256
+
+// PerfConfig builds an emulator configuration for a catalog setup — one GPU with
+// vLLM's defaults (--gpu-memory-utilization 0.9, max_num_seqs 256, the chunked-prefill
+// budget vLLM picks for that GPU): the KV cache perf predicts, in blocks of 16 tokens;
+// max_model_len the model's context, capped to what the cache holds; step times from
+// the roofline (PerfCost).
+func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
+	c, err := perf.Load()
+	if err != nil {
+		return Config{}, err
+	}
+	var s perf.Setup
+	if s.GPU, err = c.GPU(gpu); err != nil {
+		return Config{}, err
+	}
+	if s.Model, err = c.Model(model); err != nil {
+		return Config{}, err
+	}
+	if s.Quant, err = c.Quant(quant); err != nil {
+		return Config{}, err
+	}
+	if kvDtype == "" {
+		kvDtype = "fp16"
+	}
+	if s.KV, err = c.KVDtype(kvDtype); err != nil {
+		return Config{}, err
+	}
+	if s.Engine, err = c.Engine("vllm"); err != nil {
+		return Config{}, err
+	}
+	if s.Eff, err = c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
+		return Config{}, err
+	}
+	s.GPUs, s.MemoryUtilization = 1, 0.9
+	tokens, err := s.KVCacheTokens()
+	if err != nil {
+		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	}
+	blocks := int(tokens / perfBlockSize)
+	if blocks < 1 {
+		return Config{}, fmt.Errorf("emulating %s on %s: the predicted KV cache holds %d tokens, less than one block", s.Model.Name, s.GPU.Name, tokens)
+	}
+	maxLen := s.Model.Context
+	if maxLen <= 0 || maxLen > blocks*perfBlockSize {
+		maxLen = blocks * perfBlockSize
+	}
+	cfg := Config{
+		Preset:           fmt.Sprintf("perf:%s/%s/%s/%s", s.GPU.ID, s.Model.ID, s.Quant.ID, s.KV.ID),
+		ServedModel:      s.Model.ID,
+		Root:             "llmbench-sim/" + s.Model.ID + "-" + s.Quant.ID,
+		NumBlocks:        blocks,
+		BlockSize:        perfBlockSize,
+		MaxNumSeqs:       perfMaxNumSeqs,
+		MaxModelLen:      maxLen,
+		MaxBatchedTokens: s.ChunkFor(),
+		PrefixCaching:    true,
+		CacheDtype:       s.KV.ID,
+		Cost:             PerfCost{Setup: s},
+		Speed:            1,
+		Seed:             1,
+		EOSProbability:   0.002,
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	}
+	return cfg, nil
+}

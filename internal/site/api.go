@@ -1,0 +1,352 @@
+package site
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// apiError is the body of every API error: the field at fault (if any) and why.
+type apiError struct {
+	Error  string `json:"error"`
+	Field  string `json:"field,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func writeAPIError(w http.ResponseWriter, status int, field, reason string) {
+	writeJSON(w, status, apiError{Error: http.StatusText(status), Field: field, Reason: reason})
+}
+
+// authenticate finds the user of the request's bearer token, writing the 401 itself
+// when there is none.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, string, bool) {
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	token = strings.TrimSpace(token)
+	if !ok || token == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench"`)
+		writeAPIError(w, http.StatusUnauthorized, "Authorization", "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)")
+		return store.User{}, "", false
+	}
+	u, err := s.store.UserByToken(r.Context(), token)
+	if errors.Is(err, store.ErrNotFound) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench", error="invalid_token"`)
+		writeAPIError(w, http.StatusUnauthorized, "Authorization", "unknown API token")
+		return store.User{}, "", false
+	}
+	if err != nil {
+		s.log.Error("checking a token", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not check the token")
+		return store.User{}, "", false
+	}
+	key := store.HashToken(token)
+	if ok, wait := s.limit.allow(key); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("too many requests with this token; try again in %.0f s", math.Ceil(wait.Seconds())))
+		return store.User{}, "", false
+	}
+	return u, key, true
+}
+
+// readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
+		return nil, false
+	}
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, "", "reading the body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// SubmitResult is what POST /api/v1/runs answers on success.
+type SubmitResult struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Created bool   `json:"created"` // false when the same document was already stored
+}
+
+func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
+	user, _, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	run, ferr := ValidateRun(body)
+	if ferr != nil {
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		return
+	}
+	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
+		SubmittedAt: time.Now().UTC(), Submitter: user.Name, Org: user.Org}
+	created, err := s.store.PutRun(r.Context(), rec, body)
+	if errors.Is(err, store.ErrConflict) {
+		writeAPIError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
+		return
+	}
+	if err != nil {
+		s.log.Error("storing a run", "id", run.ID, "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not store the run")
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		s.invalidateFacets()
+		s.log.Info("run stored", "id", run.ID, "submitter", user.Name)
+	}
+	w.Header().Set("Location", "/runs/"+run.ID)
+	writeJSON(w, status, SubmitResult{ID: run.ID, URL: "/runs/" + run.ID, Created: created})
+}
+
+// RunSummary is a run in API listings.
+type RunSummary struct {
+	ID             string    `json:"id"`
+	URL            string    `json:"url"`
+	Title          string    `json:"title"`
+	Kind           string    `json:"kind"`
+	Model          string    `json:"model"`
+	GPU            string    `json:"gpu"`
+	GPUCount       int       `json:"gpu_count"`
+	VRAMGB         *float64  `json:"vram_gb"`
+	Engine         string    `json:"engine"`
+	EngineVersion  string    `json:"engine_version,omitempty"`
+	Quantization   string    `json:"quantization,omitempty"`
+	Profile        string    `json:"profile"`
+	DecodeTokS     *float64  `json:"decode_tok_s"`
+	PeakTokS       *float64  `json:"peak_tok_s"`
+	Prefill32KTokS *float64  `json:"prefill_32k_tok_s"`
+	TokSPerGB      *float64  `json:"tok_s_per_gb"`
+	CreatedAt      time.Time `json:"created_at"`
+	SubmittedAt    time.Time `json:"submitted_at"`
+	Submitter      string    `json:"submitter"`
+	Org            string    `json:"org,omitempty"`
+}
+
+func summaryOf(r store.RunRecord) RunSummary {
+	return RunSummary{ID: r.ID, URL: "/runs/" + r.ID, Title: r.Title, Kind: r.Kind, Model: r.Model, GPU: r.GPU,
+		GPUCount: r.GPUCount, VRAMGB: r.VRAMGB, Engine: r.Engine, EngineVersion: r.EngineVersion,
+		Quantization: r.Quantization, Profile: r.Profile, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
+		Prefill32KTokS: r.Prefill32KTokS, TokSPerGB: r.TokSPerGB, CreatedAt: r.CreatedAt,
+		SubmittedAt: r.SubmittedAt, Submitter: r.Submitter, Org: r.Org}
+}
+
+// queryFromRequest reads the filters shared by the leaderboard, the run list and
+// GET /api/v1/runs.
+func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) {
+	v := r.URL.Query()
+	q := store.Query{Model: v.Get("model"), GPU: v.Get("gpu"), Engine: v.Get("engine"),
+		Quantization: v.Get("quant"), Profile: v.Get("profile"), Org: v.Get("org"), Submitter: v.Get("submitter")}
+	if k := v.Get("kind"); k != "" && k != "all" {
+		for _, kind := range strings.Split(k, ",") {
+			switch kind {
+			case "measured", "emulated", "predicted":
+				q.Kinds = append(q.Kinds, kind)
+			default:
+				return q, &FieldError{Field: "kind", Reason: "must be measured, emulated, predicted (comma-separated) or all"}
+			}
+		}
+	}
+	if m := v.Get("sort"); m != "" && m != "newest" {
+		q.Sort = store.Metric(m)
+		if !q.Sort.Valid() {
+			return q, &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+		}
+	}
+	var err error
+	if l := v.Get("limit"); l != "" {
+		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > maxLimit {
+			return q, &FieldError{Field: "limit", Reason: fmt.Sprintf("must be 1–%d", maxLimit)}
+		}
+	}
+	if o := v.Get("offset"); o != "" {
+		if q.Offset, err = strconv.Atoi(o); err != nil || q.Offset < 0 || q.Offset > 1_000_000 {
+			return q, &FieldError{Field: "offset", Reason: "must be a whole number ≥ 0"}
+		}
+	}
+	return q, nil
+}
+
+func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
+	q, ferr := queryFromRequest(r, 100)
+	if ferr != nil {
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		return
+	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	want := q.Limit
+	q.Limit++ // one more tells whether there is a next page, without counting
+	rows, err := s.store.ListRuns(r.Context(), q)
+	if err != nil {
+		s.log.Error("listing runs", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not list runs")
+		return
+	}
+	out := struct {
+		Runs       []RunSummary `json:"runs"`
+		NextOffset *int         `json:"next_offset,omitempty"`
+	}{Runs: []RunSummary{}}
+	for i, rec := range rows {
+		if i == want {
+			n := q.Offset + want
+			out.NextOffset = &n
+			break
+		}
+		out.Runs = append(out.Runs, summaryOf(rec))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) apiGetRun(w http.ResponseWriter, r *http.Request) {
+	_, doc, err := s.store.Run(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, http.StatusNotFound, "id", "no run with this id")
+		return
+	}
+	if err != nil {
+		s.log.Error("reading a run", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not read the run")
+		return
+	}
+	// The document exactly as submitted, byte for byte.
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(doc)
+}
+
+// groupJSON is a GPU or model in the API, with its catalog specs when known.
+type groupJSON struct {
+	store.GroupStat
+	URL   string `json:"url"`
+	Specs []Spec `json:"specs,omitempty"`
+}
+
+func (s *Server) apiHardware(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.GPUs(r.Context())
+	s.writeGroups(w, gs, err, "/hardware/", s.gpuSpecs)
+}
+
+func (s *Server) apiModels(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.Models(r.Context())
+	s.writeGroups(w, gs, err, "/models/", s.modelSpecs)
+}
+
+func (s *Server) writeGroups(w http.ResponseWriter, gs []store.GroupStat, err error, prefix string, specs func(string) ([]Spec, bool)) {
+	if err != nil {
+		s.log.Error("listing groups", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not list")
+		return
+	}
+	out := []groupJSON{}
+	for _, g := range gs {
+		sp, _ := specs(g.Name)
+		out = append(out, groupJSON{GroupStat: g, URL: prefix + pathEscape(g.Name), Specs: sp})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) gpuSpecs(name string) ([]Spec, bool) {
+	if s.opt.Catalog == nil {
+		return nil, false
+	}
+	return s.opt.Catalog.GPUSpecs(name)
+}
+
+func (s *Server) modelSpecs(name string) ([]Spec, bool) {
+	if s.opt.Catalog == nil {
+		return nil, false
+	}
+	return s.opt.Catalog.ModelSpecs(name)
+}
+
+// reportSubmission is the body of POST /api/v1/reports.
+type reportSubmission struct {
+	Slug   string `json:"slug"`
+	Title  string `json:"title"`
+	BodyMD string `json:"body_md"`
+}
+
+func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
+	user, _, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	var sub reportSubmission
+	if err := json.Unmarshal(body, &sub); err != nil {
+		ferr := jsonError(err)
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		return
+	}
+	switch {
+	case !idPattern.MatchString(sub.Slug):
+		writeAPIError(w, http.StatusBadRequest, "slug", "must be 1–128 characters of letters, digits, '.', '_' or '-'")
+		return
+	case strings.TrimSpace(sub.Title) == "" || len(sub.Title) > 200:
+		writeAPIError(w, http.StatusBadRequest, "title", "is required (up to 200 characters)")
+		return
+	case strings.TrimSpace(sub.BodyMD) == "":
+		writeAPIError(w, http.StatusBadRequest, "body_md", "is required (Markdown)")
+		return
+	}
+	rep := store.Report{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD, Author: user.Name, Org: user.Org, CreatedAt: time.Now().UTC()}
+	if err := s.store.PutReport(r.Context(), rep); errors.Is(err, store.ErrConflict) {
+		writeAPIError(w, http.StatusConflict, "slug", "a report with this slug exists")
+		return
+	} else if err != nil {
+		s.log.Error("storing a report", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not store the report")
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"slug": rep.Slug, "url": "/reports/" + rep.Slug})
+}
+
+func (s *Server) apiListReports(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Reports(r.Context())
+	if err != nil {
+		s.log.Error("listing reports", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not list reports")
+		return
+	}
+	if list == nil {
+		list = []store.Report{}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	b, err := assets.ReadFile("static/openapi.json")
+	if err != nil {
+		http.Error(w, "missing", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(b)
+}

@@ -1,0 +1,679 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+type pageTemplate struct{ t *template.Template }
+
+var templateFuncs = template.FuncMap{
+	"path":     pathEscape,
+	"tokens":   bench.FormatTokens,
+	"add":      func(a, b int) int { return a + b },
+	"gpuLabel": gpuLabel,
+	// mx, rt and kn pack arguments for the matrix, runtable and kindnote templates.
+	"mx": func(p *page, m matrixView) any {
+		return struct {
+			P *page
+			M matrixView
+		}{p, m}
+	},
+	"rt": func(p *page, rows []store.RunRecord, metric string, offset int, check bool) any {
+		return struct {
+			P      *page
+			Rows   []store.RunRecord
+			Metric string
+			Offset int
+			Check  bool
+		}{p, rows, metric, offset, check}
+	},
+	"kn": func(p *page, kind string) any {
+		return struct {
+			P    *page
+			Kind string
+		}{p, kind}
+	},
+}
+
+func parseTemplates() (map[string]*pageTemplate, error) {
+	base, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/partials.html")
+	if err != nil {
+		return nil, fmt.Errorf("parsing the site layout: %w", err)
+	}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*pageTemplate{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" || name == "partials" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(assets, n)
+		if err != nil {
+			return nil, fmt.Errorf("parsing template %s: %w", n, err)
+		}
+		out[name] = &pageTemplate{t: t}
+	}
+	return out, nil
+}
+
+// page is what every template gets: the language, the menu, and the page's own data.
+type page struct {
+	Lang      string
+	Title     string
+	Nav       string // which menu entry is current
+	SwitchURL string // this page in the other language
+	OtherLang string
+	Data      any
+}
+
+// T is the page's text in its language.
+func (p *page) T(key string, args ...any) string { return T(p.Lang, key, args...) }
+
+// Num formats a number with grouping.
+func (p *page) Num(v float64, decimals int) string { return formatNumber(v, decimals) }
+
+// NumP formats an optional figure ("—" when absent).
+func (p *page) NumP(v *float64, decimals int) string {
+	if v == nil {
+		return "—"
+	}
+	return formatNumber(*v, decimals)
+}
+
+// Int formats a count.
+func (p *page) Int(n int) string { return formatNumber(float64(n), 0) }
+
+// KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
+func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
+
+// Metric is the value of metric m of a run.
+func (p *page) Metric(r store.RunRecord, m string) string {
+	switch store.Metric(m) {
+	case store.MetricPeak:
+		return p.NumP(r.PeakTokS, 1)
+	case store.MetricPrefill32K:
+		return p.NumP(r.Prefill32KTokS, 0)
+	case store.MetricPerGB:
+		return p.NumP(r.TokSPerGB, 2)
+	default:
+		return p.NumP(r.DecodeTokS, 1)
+	}
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name, nav, title string, data any) {
+	lang := requestLang(w, r)
+	other := LangJA
+	if lang == LangJA {
+		other = LangEN
+	}
+	p := &page{Lang: lang, Title: title, Nav: nav, SwitchURL: withLang(r.URL, other), OtherLang: other, Data: data}
+	if p.Title == "" {
+		p.Title = T(lang, "nav_"+nav)
+	}
+	t, ok := s.pages[name]
+	if !ok {
+		s.log.Error("no such template", "name", name)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.t.ExecuteTemplate(&buf, "layout.html", p); err != nil {
+		s.log.Error("rendering page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Language", lang)
+	w.Header().Add("Vary", "Cookie, Accept-Language")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	s.log.Error(what, "err", err, "path", r.URL.Path)
+	http.Error(w, "internal error", http.StatusInternalServerError)
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeAPIError(w, http.StatusNotFound, "", "no such API endpoint; see /api/openapi.json")
+		return
+	}
+	s.render(w, r, http.StatusNotFound, "notfound", "", T(requestLang(w, r), "not_found"), nil)
+}
+
+func pathEscape(s string) string { return url.PathEscape(s) }
+
+func (s *Server) static(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.render(w, r, http.StatusOK, name, name, "", nil) }
+}
+
+// ---- leaderboard and run lists ----
+
+type filterSel struct {
+	Metric                             string
+	Model, GPU, Engine, Quant, Profile string
+	All                                bool
+}
+
+type listData struct {
+	Sel              filterSel
+	Metrics          []string
+	Facets           store.Facets
+	Rows             []store.RunRecord
+	Offset           int
+	PrevURL, NextURL string
+	Error            string
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (*listData, bool) {
+	q, ferr := queryFromRequest(r, 200)
+	d := &listData{}
+	for _, m := range store.Metrics {
+		d.Metrics = append(d.Metrics, string(m))
+	}
+	if ferr != nil {
+		d.Error = ferr.Error()
+		q = store.Query{}
+	}
+	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
+		All: r.URL.Query().Get("kind") == "all"}
+	if ranked {
+		if q.Sort == "" {
+			q.Sort = store.MetricDecode
+		}
+		d.Sel.Metric = string(q.Sort)
+		if len(q.Kinds) == 0 && !d.Sel.All {
+			q.Kinds = []string{bench.RunMeasured} // emulated and predicted runs stay off the main board
+		}
+	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	want := q.Limit
+	q.Limit++
+	rows, err := s.store.ListRuns(r.Context(), q)
+	if err != nil {
+		s.serverError(w, r, "listing runs", err)
+		return nil, false
+	}
+	if len(rows) > want {
+		rows = rows[:want]
+		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(q.Offset+want))
+	}
+	if q.Offset > 0 {
+		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-want)))
+	}
+	d.Rows, d.Offset = rows, q.Offset
+	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
+		s.serverError(w, r, "listing filter values", err)
+		return nil, false
+	}
+	return d, true
+}
+
+func withParam(u *url.URL, k, v string) string {
+	q := u.Query()
+	q.Set(k, v)
+	return u.Path + "?" + q.Encode()
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.listRuns(w, r, true)
+	if ok {
+		s.render(w, r, http.StatusOK, "leaderboard", "leaderboard", "", d)
+	}
+}
+
+func (s *Server) runList(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.listRuns(w, r, false)
+	if ok {
+		s.render(w, r, http.StatusOK, "runs", "runs", "", d)
+	}
+}
+
+// ---- a run, and compare ----
+
+func (s *Server) loadRun(ctx context.Context, id string) (store.RunRecord, *bench.Run, error) {
+	rec, doc, err := s.store.Run(ctx, id)
+	if err != nil {
+		return rec, nil, err
+	}
+	var run bench.Run
+	if err := json.Unmarshal(doc, &run); err != nil {
+		return rec, nil, fmt.Errorf("decoding stored run %s: %w", id, err)
+	}
+	return rec, &run, nil
+}
+
+type runPageData struct {
+	runView
+	Styles template.CSS
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	rec, run, err := s.loadRun(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, "reading a run", err)
+		return
+	}
+	lang := requestLang(w, r)
+	d := runPageData{runView: newRunView(rec, run, lang)}
+	if s.opt.Report != nil {
+		var buf bytes.Buffer
+		if err := s.opt.Report.Body(&buf, run, lang); err != nil {
+			s.log.Warn("rendering the report body; showing the site's own view", "id", rec.ID, "err", err)
+		} else {
+			d.Report = template.HTML(buf.String()) // html/template output of the report package
+			d.Styles = template.CSS(s.opt.Report.Styles())
+			// The report's own few lines of script (sorting, copy) are allowed by hash,
+			// so the policy still refuses any other inline script.
+			w.Header().Set("Content-Security-Policy", cspWithScripts(buf.String()))
+		}
+	}
+	s.render(w, r, http.StatusOK, "run", "runs", rec.Title, d)
+}
+
+var inlineScript = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
+
+// cspWithScripts is the site's policy plus the hashes of the inline scripts in html.
+func cspWithScripts(html string) string {
+	var hashes []string
+	for _, m := range inlineScript.FindAllStringSubmatch(html, -1) {
+		h := sha256.Sum256([]byte(m[1]))
+		hashes = append(hashes, "'sha256-"+base64.StdEncoding.EncodeToString(h[:])+"'")
+	}
+	return strings.Replace(contentSecurityPolicy, "script-src 'self'", "script-src 'self' "+strings.Join(hashes, " "), 1)
+}
+
+type compareData struct {
+	Runs    []runView
+	Charts  []template.HTML
+	Message string
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(w, r)
+	var ids []string
+	for _, v := range r.URL.Query()["id"] {
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" && !containsStr(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	d := compareData{}
+	if len(ids) < 2 || len(ids) > 4 {
+		d.Message = T(lang, "compare_need")
+		s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
+		return
+	}
+	var runs []*bench.Run
+	for _, id := range ids {
+		rec, run, err := s.loadRun(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) {
+			s.notFound(w, r)
+			return
+		}
+		if err != nil {
+			s.serverError(w, r, "reading a run", err)
+			return
+		}
+		d.Runs = append(d.Runs, runView{Rec: rec, Run: run})
+		runs = append(runs, run)
+	}
+	contexts, concurrency := axisContexts(runs...), axisConcurrency(runs...)
+	for i := range d.Runs {
+		d.Runs[i].Matrix = buildMatrix(runs[i], contexts, concurrency, lang)
+		if i > 0 {
+			addDiffs(&d.Runs[i].Matrix, &d.Runs[0].Matrix)
+		}
+	}
+	d.Charts = compareCharts(d.Runs, concurrency, lang)
+	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
+}
+
+func compareCharts(runs []runView, concurrency []int, lang string) []template.HTML {
+	var xs []string
+	for _, c := range concurrency {
+		xs = append(xs, strconv.Itoa(c))
+	}
+	var decode []series
+	var prefillCtx []int
+	for _, rv := range runs {
+		s := series{Name: rv.Rec.Title}
+		for _, c := range concurrency {
+			var v *float64
+			if cell := rv.Run.Cell(0, c); cell != nil && cell.DecodeFigures != nil && (cell.Status == bench.StatusValid || cell.Status == bench.StatusPredicted) {
+				x := cell.TotalTokS
+				v = &x
+			}
+			s.Values = append(s.Values, v)
+		}
+		decode = append(decode, s)
+		for _, p := range rv.Run.Prefill {
+			if !containsInt(prefillCtx, p.Context) {
+				prefillCtx = append(prefillCtx, p.Context)
+			}
+		}
+	}
+	sortInts(prefillCtx)
+	var pxs []string
+	for _, c := range prefillCtx {
+		pxs = append(pxs, bench.FormatTokens(c))
+	}
+	var prefill []series
+	for _, rv := range runs {
+		s := series{Name: rv.Rec.Title}
+		for _, c := range prefillCtx {
+			var v *float64
+			for _, p := range rv.Run.Prefill {
+				if p.Context == c && p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
+					x := p.PromptTokS
+					v = &x
+				}
+			}
+			s.Values = append(s.Values, v)
+		}
+		prefill = append(prefill, s)
+	}
+	return []template.HTML{lineChart(T(lang, "chart_decode"), xs, decode), lineChart(T(lang, "chart_prefill"), pxs, prefill)}
+}
+
+// ---- hardware and models ----
+
+type groupListData struct {
+	Groups []store.GroupStat
+	Base   string // "/hardware/" or "/models/"
+	GPU    bool
+}
+
+type groupPageData struct {
+	Name    string
+	Specs   []Spec
+	Catalog bool
+	Stat    *store.GroupStat
+	Runs    []store.RunRecord
+	GPU     bool
+}
+
+func (s *Server) hardwareList(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.GPUs(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing GPUs", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "groups", "hardware", "", groupListData{Groups: gs, Base: "/hardware/", GPU: true})
+}
+
+func (s *Server) modelList(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.Models(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing models", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "groups", "models", "", groupListData{Groups: gs, Base: "/models/"})
+}
+
+func (s *Server) hardwarePage(w http.ResponseWriter, r *http.Request) {
+	s.groupPage(w, r, true)
+}
+
+func (s *Server) modelPage(w http.ResponseWriter, r *http.Request) {
+	s.groupPage(w, r, false)
+}
+
+func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, gpu bool) {
+	name := r.PathValue("name")
+	d := groupPageData{Name: name, GPU: gpu}
+	q := store.Query{Limit: 200}
+	var groups []store.GroupStat
+	var err error
+	if gpu {
+		d.Specs, d.Catalog = s.gpuSpecs(name)
+		q.GPU = name
+		groups, err = s.store.GPUs(r.Context())
+	} else {
+		d.Specs, d.Catalog = s.modelSpecs(name)
+		q.Model = name
+		groups, err = s.store.Models(r.Context())
+	}
+	if err != nil {
+		s.serverError(w, r, "listing", err)
+		return
+	}
+	for i := range groups {
+		if groups[i].Name == name {
+			d.Stat = &groups[i]
+		}
+	}
+	if d.Stat == nil && !d.Catalog {
+		s.notFound(w, r)
+		return
+	}
+	if d.Runs, err = s.store.ListRuns(r.Context(), q); err != nil {
+		s.serverError(w, r, "listing runs", err)
+		return
+	}
+	nav := "models"
+	if gpu {
+		nav = "hardware"
+	}
+	s.render(w, r, http.StatusOK, "group", nav, name, d)
+}
+
+// ---- calculator ----
+
+type calcData struct {
+	Available         bool
+	GPUs, Models      []string
+	GPU, Model, Quant string
+	Predicted         *runView
+	Measured          []store.RunRecord
+	Error             string
+	Asked             bool
+}
+
+func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(w, r)
+	v := r.URL.Query()
+	d := calcData{Available: s.opt.Calculator != nil, GPU: v.Get("gpu"), Model: v.Get("model"), Quant: v.Get("quant")}
+	if d.Available {
+		d.GPUs, d.Models = s.opt.Calculator.GPUs(), s.opt.Calculator.Models()
+	} else if f, err := s.cachedFacets(r.Context()); err == nil {
+		for _, x := range f.GPUs {
+			d.GPUs = append(d.GPUs, x.Value)
+		}
+		for _, x := range f.Models {
+			d.Models = append(d.Models, x.Value)
+		}
+	}
+	if d.GPU != "" && d.Model != "" {
+		d.Asked = true
+		if d.Available {
+			run, err := s.opt.Calculator.Predict(r.Context(), d.GPU, d.Model, d.Quant)
+			if err != nil {
+				d.Error = err.Error()
+			} else {
+				rec := store.RunRecord{Summary: store.Summarize(run)}
+				rv := newRunView(rec, run, lang)
+				d.Predicted = &rv
+			}
+		}
+		var err error
+		d.Measured, err = s.store.ListRuns(r.Context(), store.Query{GPU: d.GPU, Model: d.Model, Kinds: []string{bench.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+		if err != nil {
+			s.serverError(w, r, "listing measured runs", err)
+			return
+		}
+	}
+	s.render(w, r, http.StatusOK, "calculator", "calculator", "", d)
+}
+
+// ---- benchmarks, organisations, reports, API ----
+
+type profileView struct {
+	Name, Description string
+	Runs              int
+	Profile           store.Profile
+}
+
+func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(w, r)
+	f, err := s.cachedFacets(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing profiles", err)
+		return
+	}
+	counts := map[string]int{}
+	for _, p := range f.Profiles {
+		counts[p.Value] = p.Runs
+	}
+	var out []profileView
+	for _, p := range append(append([]store.Profile{}, store.Profiles...), store.Profile{Name: store.ProfileCustom}) {
+		out = append(out, profileView{Name: p.Name, Description: T(lang, "profile_"+p.Name), Runs: counts[p.Name], Profile: p})
+	}
+	s.render(w, r, http.StatusOK, "benchmarks", "benchmarks", "", out)
+}
+
+func (s *Server) orgList(w http.ResponseWriter, r *http.Request) {
+	orgs, err := s.store.Orgs(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing organisations", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "orgs", "orgs", "", orgs)
+}
+
+type orgPageData struct {
+	Org  store.Org
+	Runs []store.RunRecord
+}
+
+func (s *Server) orgPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	orgs, err := s.store.Orgs(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing organisations", err)
+		return
+	}
+	for _, o := range orgs {
+		if o.Name == name {
+			runs, err := s.store.ListRuns(r.Context(), store.Query{Org: name, Limit: 200})
+			if err != nil {
+				s.serverError(w, r, "listing runs", err)
+				return
+			}
+			s.render(w, r, http.StatusOK, "org", "orgs", name, orgPageData{Org: o, Runs: runs})
+			return
+		}
+	}
+	s.notFound(w, r)
+}
+
+func (s *Server) reportList(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Reports(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing reports", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "reports", "reports", "", list)
+}
+
+type reportPageData struct {
+	Report store.Report
+	Body   template.HTML
+}
+
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	rep, err := s.store.Report(r.Context(), r.PathValue("slug"))
+	if errors.Is(err, store.ErrNotFound) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, "reading a report", err)
+		return
+	}
+	lang := requestLang(w, r)
+	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string) string {
+		return s.runCard(ctx, id, lang)
+	})
+	if err != nil {
+		s.serverError(w, r, "rendering a report", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "report", "reports", rep.Title, reportPageData{Report: rep, Body: body})
+}
+
+// runCard is the HTML a report shows for an embedded run.
+func (s *Server) runCard(ctx context.Context, id, lang string) string {
+	rec, run, err := s.loadRun(ctx, id)
+	var buf bytes.Buffer
+	data := struct {
+		P     *page
+		ID    string
+		Found bool
+		V     runView
+	}{P: &page{Lang: lang}, ID: id}
+	if err == nil {
+		data.Found, data.V = true, newRunView(rec, run, lang)
+	}
+	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runcard", data); err != nil {
+		s.log.Error("rendering a run card", "err", err)
+		return ""
+	}
+	return buf.String()
+}
+
+type apiRefData struct {
+	Paths []apiPath
+}
+
+type apiPath struct {
+	Method, Path, Summary string
+}
+
+func (s *Server) apiReference(w http.ResponseWriter, r *http.Request) {
+	b, _ := assets.ReadFile("static/openapi.json")
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Summary string `json:"summary"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		s.serverError(w, r, "reading the OpenAPI document", err)
+		return
+	}
+	var d apiRefData
+	for p, ops := range doc.Paths {
+		for m, op := range ops {
+			d.Paths = append(d.Paths, apiPath{Method: strings.ToUpper(m), Path: p, Summary: op.Summary})
+		}
+	}
+	sortAPIPaths(d.Paths)
+	s.render(w, r, http.StatusOK, "api", "api", "", d)
+}

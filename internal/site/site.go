@@ -1,0 +1,213 @@
+// Package site is the llmbench web site and its JSON API, served by "llmbench serve":
+// the leaderboard, every run's page, hardware, models, compare, the decode
+// calculator, benchmark profiles, organisations, written reports and the docs, in
+// English and Japanese; and the API that "llmbench submit" posts runs to.
+//
+// Everything submitted is untrusted: pages are html/template (escaped by context),
+// Markdown is sanitised, the API checks every document against schema v1, limits the
+// body size and rate-limits each token, and a bad submission changes nothing. All SQL
+// lives in the store subpackage; this package only handles HTTP.
+package site
+
+import (
+	"context"
+	"embed"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+//go:embed templates static
+var assets embed.FS
+
+// Calculator predicts a run from specs; the site's decode calculator uses it when
+// the performance model is wired in (Options.Calculator).
+type Calculator interface {
+	// GPUs and Models name what the catalog knows, for the form's choices.
+	GPUs() []string
+	Models() []string
+	// Predict returns a run document with Status "predicted".
+	Predict(ctx context.Context, gpu, model, quant string) (*bench.Run, error)
+}
+
+// Spec is one labelled specification of a GPU or model ("Memory bandwidth", "936 GB/s").
+type Spec struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// Catalog gives the specifications of GPUs and models, by the names runs use.
+type Catalog interface {
+	GPUSpecs(name string) ([]Spec, bool)
+	ModelSpecs(name string) ([]Spec, bool)
+}
+
+// ReportRenderer writes a run's report page body (the HTML report's content, without
+// <html>/<head>) and the CSS it needs, so the run page can show the full report inside
+// the site's layout.
+type ReportRenderer interface {
+	Body(w io.Writer, run *bench.Run, lang string) error
+	Styles() string
+}
+
+// Options configure a Server. Store is required; the rest have defaults.
+type Options struct {
+	Store      *store.Store
+	Logger     *slog.Logger
+	Calculator Calculator     // nil: the calculator page says it is unavailable
+	Catalog    Catalog        // nil: specs come from submitted runs only
+	Report     ReportRenderer // nil: run pages show the site's own matrix view
+
+	MaxBodyBytes int64         // largest run document accepted; default 4 MiB
+	RatePerToken float64       // submissions per minute per token; default 30
+	RateBurst    int           // default 10
+	FacetTTL     time.Duration // how long filter values are cached; default 10 s
+}
+
+// contentSecurityPolicy allows no inline script, so that submitted text can never run
+// as code even if something escaped the templates' escaping.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+// Server serves the site.
+type Server struct {
+	opt   Options
+	store *store.Store
+	log   *slog.Logger
+	pages map[string]*pageTemplate
+	limit *rateLimiter
+
+	facetsMu  sync.Mutex
+	facets    store.Facets
+	facetsAt  time.Time
+	facetsGen int
+}
+
+// New makes a Server.
+func New(opt Options) (*Server, error) {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = 4 << 20
+	}
+	if opt.RatePerToken <= 0 {
+		opt.RatePerToken = 30
+	}
+	if opt.RateBurst <= 0 {
+		opt.RateBurst = 10
+	}
+	if opt.FacetTTL <= 0 {
+		opt.FacetTTL = 10 * time.Second
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
+		limit: newRateLimiter(opt.RatePerToken/60, opt.RateBurst)}, nil
+}
+
+// Handler returns the site's routes, wrapped in logging, recovery and security headers.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	// Pages.
+	mux.HandleFunc("GET /{$}", s.leaderboard)
+	mux.HandleFunc("GET /leaderboard", s.leaderboard)
+	mux.HandleFunc("GET /getting-started", s.static("start"))
+	mux.HandleFunc("GET /docs", s.static("docs"))
+	mux.HandleFunc("GET /api", s.apiReference)
+	mux.HandleFunc("GET /runs", s.runList)
+	mux.HandleFunc("GET /runs/{id}", s.runPage)
+	mux.HandleFunc("GET /compare", s.compare)
+	mux.HandleFunc("GET /hardware", s.hardwareList)
+	mux.HandleFunc("GET /hardware/{name...}", s.hardwarePage)
+	mux.HandleFunc("GET /models", s.modelList)
+	mux.HandleFunc("GET /models/{name...}", s.modelPage)
+	mux.HandleFunc("GET /calculator", s.calculator)
+	mux.HandleFunc("GET /benchmarks", s.benchmarks)
+	mux.HandleFunc("GET /orgs", s.orgList)
+	mux.HandleFunc("GET /orgs/{name}", s.orgPage)
+	mux.HandleFunc("GET /reports", s.reportList)
+	mux.HandleFunc("GET /reports/{slug}", s.reportPage)
+	mux.Handle("GET /static/", http.FileServerFS(assets))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	// API.
+	mux.HandleFunc("GET /api/openapi.json", s.openAPI)
+	mux.HandleFunc("POST /api/v1/runs", s.apiSubmitRun)
+	mux.HandleFunc("GET /api/v1/runs", s.apiListRuns)
+	mux.HandleFunc("GET /api/v1/runs/{id}", s.apiGetRun)
+	mux.HandleFunc("GET /api/v1/hardware", s.apiHardware)
+	mux.HandleFunc("GET /api/v1/models", s.apiModels)
+	mux.HandleFunc("POST /api/v1/reports", s.apiSubmitReport)
+	mux.HandleFunc("GET /api/v1/reports", s.apiListReports)
+	mux.HandleFunc("/", s.notFound)
+	return s.middleware(mux)
+}
+
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic serving request", "path", r.URL.Path, "panic", p)
+				if !rec.wrote {
+					http.Error(rec, "internal error", http.StatusInternalServerError)
+				}
+			}
+			s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "dur", time.Since(start))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// cachedFacets returns the leaderboard's filter values, recomputed at most every
+// FacetTTL (and at once after this instance stores a run): counting 100,000 rows on
+// every page view would cost more than the page itself.
+func (s *Server) cachedFacets(ctx context.Context) (store.Facets, error) {
+	s.facetsMu.Lock()
+	defer s.facetsMu.Unlock()
+	if !s.facetsAt.IsZero() && time.Since(s.facetsAt) < s.opt.FacetTTL {
+		return s.facets, nil
+	}
+	f, err := s.store.Facets(ctx)
+	if err != nil {
+		return f, err
+	}
+	s.facets, s.facetsAt = f, time.Now()
+	return f, nil
+}
+
+func (s *Server) invalidateFacets() {
+	s.facetsMu.Lock()
+	s.facetsAt = time.Time{}
+	s.facetsMu.Unlock()
+}

@@ -1,0 +1,604 @@
+// Package store owns the site's data: runs (each run document stored verbatim, with
+// summary columns to rank and filter by), users and their hashed API tokens,
+// organisations and written reports. It is the only place with SQL, and it speaks both
+// SQLite (modernc.org/sqlite, no cgo) and PostgreSQL (pgx) with the same behaviour;
+// the schema comes from goose migrations embedded per dialect.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Errors callers tell apart.
+var (
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a run with this id is already stored with a different document.
+	ErrConflict = errors.New("a different run document is already stored under this id")
+)
+
+// Dialects.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// Store is the site's database.
+type Store struct {
+	db      *sql.DB
+	dialect string
+}
+
+// IsPostgresURL reports whether a --db value names a PostgreSQL server.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens (creating if need be) the database named by dsn — a SQLite file path or
+// a postgres:// URL — and brings its schema up to date.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	s := &Store{dialect: SQLite}
+	var err error
+	if IsPostgresURL(dsn) {
+		s.dialect = Postgres
+		s.db, err = sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
+		}
+		s.db.SetMaxOpenConns(16)
+	} else {
+		path := strings.TrimPrefix(dsn, "sqlite://")
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("creating the database directory: %w", err)
+			}
+		}
+		// WAL lets page reads go on while a run is being stored; busy_timeout makes a
+		// second writer wait rather than fail.
+		q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		s.db, err = sql.Open("sqlite", "file:"+path+q)
+		if err != nil {
+			return nil, fmt.Errorf("opening SQLite %s: %w", path, err)
+		}
+		s.db.SetMaxOpenConns(4)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("connecting to the database: %w", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
+	if err != nil {
+		return fmt.Errorf("reading migrations: %w", err)
+	}
+	d := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		d = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(d, s.db, sub)
+	if err != nil {
+		return fmt.Errorf("preparing migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrating the database: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dialect is SQLite or Postgres.
+func (s *Store) Dialect() string { return s.dialect }
+
+// rebind turns the ? placeholders every query here is written with into PostgreSQL's
+// $1, $2, …; no query has a literal '?'.
+func (s *Store) rebind(q string) string {
+	if s.dialect != Postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (s *Store) exec(ctx context.Context, q execer, query string, args ...any) (sql.Result, error) {
+	return q.ExecContext(ctx, s.rebind(query), args...)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ---- runs ----
+
+// RunRecord is a run as the site holds it.
+type RunRecord struct {
+	ID string
+	Summary
+	CreatedAt   time.Time // when the run was made (the document's created_at)
+	SubmittedAt time.Time // when the site received it
+	Submitter   string    // the user whose token submitted it
+	Org         string    // that user's organisation, if any
+}
+
+// PutRun stores a run document verbatim with its summary, in one transaction. It is
+// idempotent by id: storing the same bytes again is not an error (created is false),
+// and different bytes under a stored id give ErrConflict and change nothing.
+func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created bool, err error) {
+	sum := sha256.Sum256(doc)
+	digest := hex.EncodeToString(sum[:])
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	var existing string
+	err = tx.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM runs WHERE id = ?`), rec.ID).Scan(&existing)
+	switch {
+	case err == nil:
+		if existing == digest {
+			return false, nil
+		}
+		return false, ErrConflict
+	case !errors.Is(err, sql.ErrNoRows):
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
+	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, doc, doc_sha256, kind, title, model, gpu, gpu_count, vram_gb,
+		engine, engine_version, quantization, profile, decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb,
+		created_at, submitted_at, submitter, org)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		rec.ID, string(doc), digest, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
+		rec.Engine, rec.EngineVersion, rec.Quantization, rec.Profile, rec.DecodeTokS, rec.PeakTokS, rec.Prefill32KTokS, rec.TokSPerGB,
+		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org)
+	if err != nil {
+		// Two submissions of one id racing: the loser sees the winner's row.
+		if again, gerr := s.runDigest(ctx, rec.ID); gerr == nil {
+			if again == digest {
+				return false, nil
+			}
+			return false, ErrConflict
+		}
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
+	return true, nil
+}
+
+func (s *Store) runDigest(ctx context.Context, id string) (string, error) {
+	var d string
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM runs WHERE id = ?`), id).Scan(&d)
+	return d, err
+}
+
+const runColumns = `id, kind, title, model, gpu, gpu_count, vram_gb, engine, engine_version, quantization, profile,
+	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner, extra ...any) (RunRecord, error) {
+	var r RunRecord
+	dest := []any{&r.ID, &r.Kind, &r.Title, &r.Model, &r.GPU, &r.GPUCount, &r.VRAMGB, &r.Engine, &r.EngineVersion,
+		&r.Quantization, &r.Profile, &r.DecodeTokS, &r.PeakTokS, &r.Prefill32KTokS, &r.TokSPerGB,
+		&r.CreatedAt, &r.SubmittedAt, &r.Submitter, &r.Org}
+	err := sc.Scan(append(dest, extra...)...)
+	r.CreatedAt, r.SubmittedAt = r.CreatedAt.UTC(), r.SubmittedAt.UTC()
+	return r, err
+}
+
+// Run returns a stored run's record and its document exactly as submitted.
+func (s *Store) Run(ctx context.Context, id string) (RunRecord, []byte, error) {
+	var doc string
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+runColumns+`, doc FROM runs WHERE id = ?`), id), &doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return RunRecord{}, nil, ErrNotFound
+	}
+	if err != nil {
+		return RunRecord{}, nil, fmt.Errorf("reading run %s: %w", id, err)
+	}
+	return r, []byte(doc), nil
+}
+
+// Query selects runs. Empty fields do not filter.
+type Query struct {
+	Model, GPU, Engine, Quantization, Profile, Org, Submitter string
+	// Kinds keeps only runs of these kinds (measured, emulated, predicted); empty = all.
+	Kinds []string
+	// Sort ranks by a metric (runs without that figure are left out); empty = newest first.
+	Sort   Metric
+	Limit  int // at most 500; 0 = 50
+	Offset int
+}
+
+func (s *Store) where(q Query) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(col, v string) {
+		if v = normalize(v); v != "" {
+			conds = append(conds, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	add("model", q.Model)
+	add("gpu", q.GPU)
+	add("engine", q.Engine)
+	add("quantization", q.Quantization)
+	add("profile", q.Profile)
+	add("org", q.Org)
+	add("submitter", q.Submitter)
+	if len(q.Kinds) > 0 {
+		conds = append(conds, "kind IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
+		for _, k := range q.Kinds {
+			args = append(args, k)
+		}
+	}
+	if q.Sort != "" {
+		conds = append(conds, q.Sort.column()+" IS NOT NULL")
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// ListRuns returns the runs q selects, ranked or newest first.
+func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	q.Limit = min(q.Limit, 500)
+	q.Offset = max(q.Offset, 0)
+	where, args := s.where(q)
+	order := " ORDER BY submitted_at DESC, id"
+	if q.Sort != "" {
+		order = " ORDER BY " + q.Sort.column() + " DESC, id"
+	}
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+runColumns+` FROM runs`+where+order+` LIMIT ? OFFSET ?`),
+		append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunRecord
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	return out, nil
+}
+
+// CountRuns counts the runs q selects (ignoring its paging).
+func (s *Store) CountRuns(ctx context.Context, q Query) (int, error) {
+	where, args := s.where(q)
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs`+where), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting runs: %w", err)
+	}
+	return n, nil
+}
+
+// Facet is one value of a filter with the number of runs that have it.
+type Facet struct {
+	Value string `json:"value"`
+	Runs  int    `json:"runs"`
+}
+
+// Facets are the values each leaderboard filter can take.
+type Facets struct {
+	Models, GPUs, Engines, Quantizations, Profiles []Facet
+}
+
+// Facets lists the distinct models, GPUs, engines, quantizations and profiles.
+func (s *Store) Facets(ctx context.Context) (Facets, error) {
+	var f Facets
+	for _, c := range []struct {
+		col string
+		dst *[]Facet
+	}{{"model", &f.Models}, {"gpu", &f.GPUs}, {"engine", &f.Engines}, {"quantization", &f.Quantizations}, {"profile", &f.Profiles}} {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+c.col+`, COUNT(*) FROM runs GROUP BY `+c.col+` ORDER BY `+c.col)
+		if err != nil {
+			return f, fmt.Errorf("listing %s values: %w", c.col, err)
+		}
+		for rows.Next() {
+			var v Facet
+			if err := rows.Scan(&v.Value, &v.Runs); err != nil {
+				rows.Close()
+				return f, fmt.Errorf("listing %s values: %w", c.col, err)
+			}
+			if v.Value != "" {
+				*c.dst = append(*c.dst, v)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return f, fmt.Errorf("listing %s values: %w", c.col, err)
+		}
+	}
+	return f, nil
+}
+
+// GroupStat summarises the runs of one GPU or one model.
+type GroupStat struct {
+	Name       string   `json:"name"`
+	Runs       int      `json:"runs"`
+	BestDecode *float64 `json:"best_decode_tok_s,omitempty"` // best single-stream decode tok/s at context 0, measured runs
+	BestPeak   *float64 `json:"best_peak_tok_s,omitempty"`
+	VRAMGB     *float64 `json:"vram_gb,omitempty"` // GPUs only: the largest total seen
+}
+
+// GPUs lists every GPU runs were made on.
+func (s *Store) GPUs(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "gpu") }
+
+// Models lists every model runs were made of.
+func (s *Store) Models(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "model") }
+
+func (s *Store) groups(ctx context.Context, col string) ([]GroupStat, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+col+`, COUNT(*),
+		MAX(CASE WHEN kind = ? THEN decode_tok_s END), MAX(CASE WHEN kind = ? THEN peak_tok_s END),
+		MAX(CASE WHEN gpu_count > 0 THEN vram_gb / gpu_count END)
+		FROM runs GROUP BY `+col+` ORDER BY `+col), "measured", "measured")
+	if err != nil {
+		return nil, fmt.Errorf("listing by %s: %w", col, err)
+	}
+	defer rows.Close()
+	var out []GroupStat
+	for rows.Next() {
+		var g GroupStat
+		if err := rows.Scan(&g.Name, &g.Runs, &g.BestDecode, &g.BestPeak, &g.VRAMGB); err != nil {
+			return nil, fmt.Errorf("listing by %s: %w", col, err)
+		}
+		if col != "gpu" {
+			g.VRAMGB = nil
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// ---- users, tokens, organisations ----
+
+// User is someone who may submit runs.
+type User struct {
+	ID   int64
+	Name string // "@name"
+	Org  string // "" when none
+}
+
+// TokenPrefix starts every API token, so that a leaked one is recognisable.
+const TokenPrefix = "llmb_"
+
+// HashToken is how a token is stored: its SHA-256, never the token itself. Tokens are
+// 256 random bits, so a plain hash is enough (no password stretching needed).
+func HashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// CreateToken creates the user (and organisation) if new and returns a new API token
+// for them. Only its hash is stored.
+func (s *Store) CreateToken(ctx context.Context, user, org string) (string, error) {
+	user = strings.TrimSpace(user)
+	if !strings.HasPrefix(user, "@") {
+		user = "@" + user
+	}
+	if len(user) < 2 || len(user) > 64 || strings.ContainsAny(user[1:], " \t\n/@<>\"'&") {
+		return "", fmt.Errorf("user %q: use @name (letters, digits, - _ .; up to 64 characters)", user)
+	}
+	org = strings.TrimSpace(org)
+	if len(org) > 100 {
+		return "", fmt.Errorf("organisation name is over 100 characters")
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("making a token: %w", err)
+	}
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	now := time.Now().UTC()
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", fmt.Errorf("creating a token: %w", err)
+	}
+	defer tx.Rollback()
+	var orgID sql.NullInt64
+	if org != "" {
+		id, err := s.ensure(ctx, tx, `SELECT id FROM orgs WHERE name = ?`, `INSERT INTO orgs (name, created_at) VALUES (?, ?)`, org, now)
+		if err != nil {
+			return "", fmt.Errorf("creating organisation %s: %w", org, err)
+		}
+		orgID = sql.NullInt64{Int64: id, Valid: true}
+	}
+	userID, err := s.ensure(ctx, tx, `SELECT id FROM users WHERE name = ?`, `INSERT INTO users (name, created_at) VALUES (?, ?)`, user, now)
+	if err != nil {
+		return "", fmt.Errorf("creating user %s: %w", user, err)
+	}
+	if orgID.Valid {
+		if _, err := s.exec(ctx, tx, `UPDATE users SET org_id = ? WHERE id = ?`, orgID, userID); err != nil {
+			return "", fmt.Errorf("setting %s's organisation: %w", user, err)
+		}
+	}
+	if _, err := s.exec(ctx, tx, `INSERT INTO tokens (user_id, hash, created_at) VALUES (?, ?, ?)`, userID, HashToken(token), now); err != nil {
+		return "", fmt.Errorf("storing the token: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return "", fmt.Errorf("creating a token: %w", err)
+	}
+	return token, nil
+}
+
+// ensure returns the id of the row the select finds, inserting it first if absent.
+func (s *Store) ensure(ctx context.Context, tx *sql.Tx, sel, ins, name string, now time.Time) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, s.rebind(sel), name).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if _, err := s.exec(ctx, tx, ins, name, now); err != nil {
+		return 0, err
+	}
+	err = tx.QueryRowContext(ctx, s.rebind(sel), name).Scan(&id)
+	return id, err
+}
+
+// UserByToken finds the user a token belongs to; ErrNotFound for an unknown token.
+func (s *Store) UserByToken(ctx context.Context, token string) (User, error) {
+	var u User
+	var org sql.NullString
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT u.id, u.name, o.name FROM tokens t
+		JOIN users u ON u.id = t.user_id LEFT JOIN orgs o ON o.id = u.org_id WHERE t.hash = ?`), HashToken(token)).
+		Scan(&u.ID, &u.Name, &org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("checking a token: %w", err)
+	}
+	u.Org = org.String
+	return u, nil
+}
+
+// Org is an organisation with its members and how many runs they submitted.
+type Org struct {
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
+	Runs    int      `json:"runs"`
+}
+
+// Orgs lists organisations, each with its members and run count.
+func (s *Store) Orgs(ctx context.Context) ([]Org, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT o.name, u.name FROM orgs o LEFT JOIN users u ON u.org_id = o.id ORDER BY o.name, u.name`)
+	if err != nil {
+		return nil, fmt.Errorf("listing organisations: %w", err)
+	}
+	var out []Org
+	for rows.Next() {
+		var org string
+		var member sql.NullString
+		if err := rows.Scan(&org, &member); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("listing organisations: %w", err)
+		}
+		if len(out) == 0 || out[len(out)-1].Name != org {
+			out = append(out, Org{Name: org})
+		}
+		if member.Valid {
+			out[len(out)-1].Members = append(out[len(out)-1].Members, member.String)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing organisations: %w", err)
+	}
+	for i := range out {
+		if out[i].Runs, err = s.CountRuns(ctx, Query{Org: out[i].Name}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ---- reports ----
+
+// Report is a written comparison, in Markdown.
+type Report struct {
+	Slug      string    `json:"slug"`
+	Title     string    `json:"title"`
+	BodyMD    string    `json:"body_md"`
+	Author    string    `json:"author"`
+	Org       string    `json:"org,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// PutReport stores a new report; ErrConflict if the slug is taken.
+func (s *Store) PutReport(ctx context.Context, r Report) error {
+	if _, err := s.Report(ctx, r.Slug); err == nil {
+		return ErrConflict
+	}
+	_, err := s.exec(ctx, s.db, `INSERT INTO reports (slug, title, body_md, author, org, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		r.Slug, r.Title, r.BodyMD, r.Author, r.Org, r.CreatedAt.UTC())
+	if err != nil {
+		return fmt.Errorf("storing report %s: %w", r.Slug, err)
+	}
+	return nil
+}
+
+// Report returns one report.
+func (s *Store) Report(ctx context.Context, slug string) (Report, error) {
+	var r Report
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT slug, title, body_md, author, org, created_at FROM reports WHERE slug = ?`), slug).
+		Scan(&r.Slug, &r.Title, &r.BodyMD, &r.Author, &r.Org, &r.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("reading report %s: %w", slug, err)
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	return r, nil
+}
+
+// Reports lists reports, newest first (without their bodies).
+func (s *Store) Reports(ctx context.Context) ([]Report, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT slug, title, author, org, created_at FROM reports ORDER BY created_at DESC, slug`)
+	if err != nil {
+		return nil, fmt.Errorf("listing reports: %w", err)
+	}
+	defer rows.Close()
+	var out []Report
+	for rows.Next() {
+		var r Report
+		if err := rows.Scan(&r.Slug, &r.Title, &r.Author, &r.Org, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("listing reports: %w", err)
+		}
+		r.CreatedAt = r.CreatedAt.UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,264 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+)
+
+const seedPath = "../../../../shared/seed/seed-run.json"
+
+func seed(t *testing.T) ([]byte, *bench.Run) {
+	t.Helper()
+	b, err := os.ReadFile(seedPath)
+	if err != nil {
+		t.Fatalf("reading the seed run: %v", err)
+	}
+	r, err := bench.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, r
+}
+
+func record(r *bench.Run, submitter, org string) store.RunRecord {
+	return store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
+		SubmittedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Submitter: submitter, Org: org}
+}
+
+// variant returns a copy of the seed under another id, model and GPU, scaled in speed.
+func variant(t *testing.T, id, model, gpu string, scale float64, kind string) ([]byte, *bench.Run) {
+	_, r := seed(t)
+	r.ID, r.Model.ID, r.Hardware.GPUs[0].Name, r.Status, r.Title = id, model, gpu, kind, ""
+	for i := range r.Decode {
+		if r.Decode[i].DecodeFigures != nil {
+			f := *r.Decode[i].DecodeFigures
+			f.TotalTokS *= scale
+			r.Decode[i].DecodeFigures = &f
+		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, r
+}
+
+func TestSummarizeSeed(t *testing.T) {
+	_, r := seed(t)
+	s := store.Summarize(r)
+	f := func(p *float64) float64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	got := map[string]any{"model": s.Model, "gpu": s.GPU, "count": s.GPUCount, "profile": s.Profile, "kind": s.Kind,
+		"decode": f(s.DecodeTokS), "peak": f(s.PeakTokS), "prefill32k": f(s.Prefill32KTokS), "vram": f(s.VRAMGB),
+		"per_gb": fmt.Sprintf("%.2f", f(s.TokSPerGB))}
+	want := map[string]any{"model": "RedHatAI/Qwen3.8-27B-INT4", "gpu": "RTX 3090", "count": 1, "profile": "speed-test",
+		"kind": "measured", "decode": 48.2, "peak": 329.4, "prefill32k": 1871.0, "vram": 24.0, "per_gb": "13.72"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("summary of the seed (-want +got):\n%s", d)
+	}
+}
+
+func TestProfileOf(t *testing.T) {
+	_, r := seed(t)
+	tests := []struct {
+		name string
+		edit func(c *bench.Config)
+		want string
+	}{
+		{"seed", func(c *bench.Config) {}, "speed-test"},
+		{"quick", func(c *bench.Config) { c.Quick = true }, "quick"},
+		{"shorter", func(c *bench.Config) { c.DurationS = 10 }, "custom"},
+		{"other order", func(c *bench.Config) { c.Concurrency = []int{128, 64, 32, 16, 8, 4, 2, 1} }, "speed-test"},
+		{"fewer contexts", func(c *bench.Config) { c.Contexts = []int{0} }, "custom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := r.Config
+			tt.edit(&c)
+			if got := store.ProfileOf(c); got != tt.want {
+				t.Errorf("ProfileOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunsRoundTrip(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		doc, r := seed(t)
+		created, err := s.PutRun(ctx, record(r, "@alice", "acme"), doc)
+		if err != nil || !created {
+			t.Fatalf("PutRun = %v, %v; want created", created, err)
+		}
+		rec, got, err := s.Run(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(doc) {
+			t.Errorf("stored document differs from the submitted bytes")
+		}
+		if rec.Submitter != "@alice" || rec.Org != "acme" || rec.GPU != "RTX 3090" || !rec.CreatedAt.Equal(r.CreatedAt) {
+			t.Errorf("record = %+v", rec)
+		}
+		// Same bytes again: not an error, not created.
+		created, err = s.PutRun(ctx, record(r, "@alice", "acme"), doc)
+		if err != nil || created {
+			t.Errorf("resubmitting the same document: created=%v err=%v; want false, nil", created, err)
+		}
+		// Different bytes under the same id: conflict, nothing changes.
+		other := append([]byte(nil), doc...)
+		other = append(other, ' ')
+		if _, err := s.PutRun(ctx, record(r, "@mallory", ""), other); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("different document under the same id: err = %v, want ErrConflict", err)
+		}
+		rec2, got2, _ := s.Run(ctx, r.ID)
+		if string(got2) != string(doc) || rec2.Submitter != "@alice" {
+			t.Errorf("a conflicting submission changed the stored run")
+		}
+		if _, _, err := s.Run(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Run(unknown) err = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestListAndRank(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		put := func(b []byte, r *bench.Run, who, org string) {
+			if _, err := s.PutRun(ctx, record(r, who, org), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, r := variant(t, "a", "m1", "RTX 3090", 1, "")
+		put(b, r, "@alice", "")
+		b, r = variant(t, "b", "m1", "RTX 4090", 2, "")
+		put(b, r, "@bob", "acme")
+		b, r = variant(t, "c", "m2", "RTX 4090", 3, "emulated")
+		put(b, r, "@alice", "")
+		b, r = variant(t, "d", "m2", "H100", 0.5, "")
+		put(b, r, "@alice", "")
+
+		ids := func(q store.Query) []string {
+			rs, err := s.ListRuns(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range rs {
+				out = append(out, r.ID)
+			}
+			return out
+		}
+		tests := []struct {
+			name string
+			q    store.Query
+			want []string
+		}{
+			{"rank by decode, measured only", store.Query{Sort: store.MetricDecode, Kinds: []string{"measured"}}, []string{"b", "a", "d"}},
+			{"rank including emulated", store.Query{Sort: store.MetricPeak}, []string{"c", "b", "a", "d"}},
+			{"filter gpu", store.Query{Sort: store.MetricDecode, GPU: "RTX 4090"}, []string{"c", "b"}},
+			{"filter model and kind", store.Query{Sort: store.MetricDecode, Model: "m2", Kinds: []string{"measured"}}, []string{"d"}},
+			{"filter org", store.Query{Org: "acme"}, []string{"b"}},
+			{"paging", store.Query{Sort: store.MetricDecode, Limit: 2, Offset: 1}, []string{"b", "a"}},
+			{"profile", store.Query{Profile: "custom"}, nil},
+		}
+		for _, tt := range tests {
+			if d := cmp.Diff(tt.want, ids(tt.q)); d != "" {
+				t.Errorf("%s (-want +got):\n%s", tt.name, d)
+			}
+		}
+		n, err := s.CountRuns(ctx, store.Query{Model: "m2"})
+		if err != nil || n != 2 {
+			t.Errorf("CountRuns(model m2) = %d, %v; want 2", n, err)
+		}
+		f, err := s.Facets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []store.Facet{{Value: "H100", Runs: 1}, {Value: "RTX 3090", Runs: 1}, {Value: "RTX 4090", Runs: 2}}
+		if d := cmp.Diff(want, f.GPUs); d != "" {
+			t.Errorf("GPU facets (-want +got):\n%s", d)
+		}
+		gpus, err := s.GPUs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(gpus) != 3 || gpus[2].Name != "RTX 4090" || gpus[2].Runs != 2 || gpus[2].BestDecode == nil || *gpus[2].BestDecode != 48.2*2 {
+			t.Errorf("GPUs = %+v; want RTX 4090 with 2 runs, best measured decode 96.4 (emulated run left out)", gpus)
+		}
+	})
+}
+
+func TestTokensAndOrgs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		tok, err := s.CreateToken(ctx, "alice", "Acme Labs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok2, err := s.CreateToken(ctx, "@bob", "Acme Labs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok == tok2 {
+			t.Fatal("two tokens are equal")
+		}
+		u, err := s.UserByToken(ctx, tok)
+		if err != nil || u.Name != "@alice" || u.Org != "Acme Labs" {
+			t.Errorf("UserByToken = %+v, %v", u, err)
+		}
+		if _, err := s.UserByToken(ctx, tok+"x"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown token: err = %v, want ErrNotFound", err)
+		}
+		if _, err := s.CreateToken(ctx, "@bad name", ""); err == nil {
+			t.Errorf("a user name with a space was accepted")
+		}
+		orgs, err := s.Orgs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []store.Org{{Name: "Acme Labs", Members: []string{"@alice", "@bob"}}}
+		if d := cmp.Diff(want, orgs); d != "" {
+			t.Errorf("Orgs (-want +got):\n%s", d)
+		}
+	})
+}
+
+func TestReports(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := store.Report{Slug: "3090-vs-4090", Title: "3090 vs 4090", BodyMD: "# Hi\n", Author: "@alice",
+			CreatedAt: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC)}
+		if err := s.PutReport(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutReport(ctx, r); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("same slug again: err = %v, want ErrConflict", err)
+		}
+		got, err := s.Report(ctx, r.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(r, got); d != "" {
+			t.Errorf("Report (-want +got):\n%s", d)
+		}
+		list, err := s.Reports(ctx)
+		if err != nil || len(list) != 1 || list[0].Title != r.Title {
+			t.Errorf("Reports = %+v, %v", list, err)
+		}
+	})
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// Summary is what the site ranks and filters runs by: a few figures taken from the run
+// document when it is stored, so that listing 100,000 runs never parses a document.
+type Summary struct {
+	Kind           string // measured, emulated or predicted
+	Title          string
+	Model          string
+	GPU            string
+	GPUCount       int
+	VRAMGB         *float64 // total over all GPUs, in GB of 2^30 bytes (as the seed writes "24 GB")
+	Engine         string
+	EngineVersion  string
+	Quantization   string
+	Profile        string
+	DecodeTokS     *float64 // single-stream decode tok/s at context 0
+	PeakTokS       *float64 // the highest total tok/s of any valid cell
+	Prefill32KTokS *float64 // prefill tok/s at a 32K context
+	TokSPerGB      *float64 // PeakTokS per GB of VRAM
+}
+
+// Metric names a figure runs can be ranked by.
+type Metric string
+
+const (
+	MetricDecode     Metric = "decode"      // single-stream decode tok/s at context 0
+	MetricPeak       Metric = "peak"        // peak total tok/s
+	MetricPrefill32K Metric = "prefill_32k" // prefill tok/s at 32K
+	MetricPerGB      Metric = "per_gb"      // peak tok/s per GB of VRAM
+)
+
+// Metrics lists the rankable figures in the order the leaderboard offers them.
+var Metrics = []Metric{MetricDecode, MetricPeak, MetricPrefill32K, MetricPerGB}
+
+// column is the runs column holding the metric; only these fixed strings reach SQL.
+func (m Metric) column() string {
+	switch m {
+	case MetricPeak:
+		return "peak_tok_s"
+	case MetricPrefill32K:
+		return "prefill32k_tok_s"
+	case MetricPerGB:
+		return "tok_s_per_gb"
+	default:
+		return "decode_tok_s"
+	}
+}
+
+// Valid reports whether m is one of Metrics.
+func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
+
+// ModelName is how the site names a run's model: the model id (the weights) when the
+// run has one, else the name it was served under.
+func ModelName(m bench.Model) string {
+	if m.ID != "" {
+		return m.ID
+	}
+	return m.ServedName
+}
+
+// GPUName is how the site names a run's accelerator; a CPU-only run is named by its CPU.
+func GPUName(h bench.Hardware) (name string, count int) {
+	if len(h.GPUs) > 0 {
+		count = 0
+		for _, g := range h.GPUs {
+			count += max(g.Count, 1)
+		}
+		return h.GPUs[0].Name, count
+	}
+	if h.CPU != nil && h.CPU.Model != "" {
+		return h.CPU.Model, 0
+	}
+	return "unknown", 0
+}
+
+// Summarize takes the ranking figures out of a run document.
+func Summarize(r *bench.Run) Summary {
+	s := Summary{
+		Kind:          r.Kind(),
+		Title:         r.Title,
+		Model:         ModelName(r.Model),
+		Engine:        r.Engine.Name,
+		EngineVersion: r.Engine.Version,
+		Quantization:  r.Engine.Quantization,
+		Profile:       ProfileOf(r.Config),
+	}
+	s.GPU, s.GPUCount = GPUName(r.Hardware)
+	var vram int64
+	for _, g := range r.Hardware.GPUs {
+		vram += g.VRAMBytes * int64(max(g.Count, 1))
+	}
+	if vram > 0 {
+		s.VRAMGB = ptr(float64(vram) / (1 << 30))
+	}
+	if s.Title == "" {
+		s.Title = s.Model + " on " + s.GPU
+	}
+	for _, c := range r.Decode {
+		if !hasFigures(c) {
+			continue
+		}
+		if c.Context == 0 && c.Concurrency == 1 {
+			s.DecodeTokS = ptr(c.TotalTokS)
+		}
+		if s.PeakTokS == nil || c.TotalTokS > *s.PeakTokS {
+			s.PeakTokS = ptr(c.TotalTokS)
+		}
+	}
+	for _, p := range r.Prefill {
+		if p.Context == 32*bench.K && p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
+			s.Prefill32KTokS = ptr(p.PromptTokS)
+		}
+	}
+	if s.PeakTokS != nil && s.VRAMGB != nil && *s.VRAMGB > 0 {
+		s.TokSPerGB = ptr(*s.PeakTokS / *s.VRAMGB)
+	}
+	return s
+}
+
+func hasFigures(c bench.DecodeCell) bool {
+	return c.DecodeFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) &&
+		!math.IsNaN(c.TotalTokS) && !math.IsInf(c.TotalTokS, 0)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Profile is a named benchmark plan: runs of one profile compare like with like.
+type Profile struct {
+	Name            string
+	Contexts        []int
+	Concurrency     []int
+	PrefillContexts []int
+	DurationS       float64
+	MaxOutputTokens int
+}
+
+// Profiles are the named plans. "speed-test" is the seed page's matrix.
+var Profiles = []Profile{
+	{
+		Name:            "speed-test",
+		Contexts:        []int{0, 16 * bench.K, 32 * bench.K, 56 * bench.K},
+		Concurrency:     []int{1, 2, 4, 8, 16, 32, 64, 128},
+		PrefillContexts: []int{8 * bench.K, 16 * bench.K, 32 * bench.K, 56 * bench.K},
+		DurationS:       30,
+		MaxOutputTokens: 8192,
+	},
+	{
+		// Quick is "llmbench run --quick": a small matrix in about a minute. Its exact
+		// plan belongs to the run command; a run marks itself quick in its config.
+		Name: "quick",
+	},
+}
+
+// ProfileCustom names a run whose plan matches no named profile.
+const ProfileCustom = "custom"
+
+// ProfileOf names the profile a run's config followed.
+func ProfileOf(c bench.Config) string {
+	if c.Quick {
+		return "quick"
+	}
+	for _, p := range Profiles {
+		if p.Contexts == nil {
+			continue
+		}
+		if slices.Equal(sorted(c.Contexts), p.Contexts) && slices.Equal(sorted(c.Concurrency), p.Concurrency) &&
+			slices.Equal(sorted(c.PrefillContexts), p.PrefillContexts) && c.DurationS == p.DurationS &&
+			c.MaxOutputTokens == p.MaxOutputTokens {
+			return p.Name
+		}
+	}
+	return ProfileCustom
+}
+
+func sorted(s []int) []int {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// normalize folds a filter value the way stored names are compared.
+func normalize(s string) string { return strings.TrimSpace(s) }

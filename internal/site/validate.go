@@ -1,0 +1,301 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// FieldError says which field of a submitted document is wrong and why. It is the
+// body of every 400 the API returns, so a client can point at the exact field.
+type FieldError struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Reason
+	}
+	return e.Field + ": " + e.Reason
+}
+
+// idPattern keeps run ids safe in URLs and file names.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// Limits on what one document may hold; far beyond any real plan.
+const (
+	maxAxis   = 64      // contexts, concurrency levels, prefill contexts
+	maxTokens = 1 << 24 // 16M-token contexts
+	maxConc   = 1 << 20
+)
+
+// ValidateRun checks a submitted run document against schema v1 and returns it
+// decoded. Extensions (fields this version does not know) are allowed — the document
+// is stored as sent — but every field it knows must make sense: required fields
+// present, statuses known, numbers finite and non-negative, and every cell on the
+// plan's axes.
+func ValidateRun(doc []byte) (*bench.Run, *FieldError) {
+	var r bench.Run
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if err := dec.Decode(&r); err != nil {
+		return nil, jsonError(err)
+	}
+	if dec.More() {
+		return nil, &FieldError{Reason: "the body holds more than one JSON value"}
+	}
+	v := validator{}
+	v.run(&r)
+	if v.err != nil {
+		return nil, v.err
+	}
+	return &r, nil
+}
+
+func jsonError(err error) *FieldError {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		// Drop the Go names of embedded structs (decode.DecodeFigures.total_tok_s).
+		var parts []string
+		for _, p := range strings.Split(te.Field, ".") {
+			if p != "" && !unicode.IsUpper(rune(p[0])) {
+				parts = append(parts, p)
+			}
+		}
+		field, want := strings.Join(parts, "."), jsonKind(te.Type.Kind().String())
+		if want == "number" && strings.HasPrefix(te.Value, "number") {
+			return &FieldError{Field: field, Reason: fmt.Sprintf("%s is out of range", te.Value)}
+		}
+		return &FieldError{Field: field, Reason: fmt.Sprintf("must be a JSON %s, not %s", want, te.Value)}
+	case errors.As(err, &se):
+		return &FieldError{Reason: fmt.Sprintf("not valid JSON (at byte %d: %v)", se.Offset, err)}
+	case errors.Is(err, io.EOF):
+		return &FieldError{Reason: "empty body: send a run document (JSON)"}
+	default:
+		var pe *time.ParseError
+		if errors.As(err, &pe) {
+			return &FieldError{Field: "created_at", Reason: "must be an RFC 3339 time like 2026-11-29T00:00:00Z"}
+		}
+		return &FieldError{Reason: "not a run document: " + err.Error()}
+	}
+}
+
+func jsonKind(goKind string) string {
+	switch {
+	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"), strings.HasPrefix(goKind, "float"):
+		return "number"
+	case goKind == "slice":
+		return "array"
+	case goKind == "struct", goKind == "map", goKind == "ptr":
+		return "object"
+	default:
+		return goKind
+	}
+}
+
+type validator struct{ err *FieldError }
+
+func (v *validator) fail(field, format string, args ...any) {
+	if v.err == nil {
+		v.err = &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (v *validator) number(field string, x float64) {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		v.fail(field, "must be a finite number ≥ 0, got %v", x)
+	}
+}
+
+func (v *validator) optNumber(field string, x *float64) {
+	if x != nil {
+		v.number(field, *x)
+	}
+}
+
+func (v *validator) count(field string, n int) {
+	if n < 0 {
+		v.fail(field, "must be ≥ 0, got %d", n)
+	}
+}
+
+func (v *validator) optCount(field string, n *int) {
+	if n != nil {
+		v.count(field, *n)
+	}
+}
+
+func (v *validator) optCount64(field string, n *int64) {
+	if n != nil && *n < 0 {
+		v.fail(field, "must be ≥ 0, got %d", *n)
+	}
+}
+
+func (v *validator) required(field, s string) {
+	if strings.TrimSpace(s) == "" {
+		v.fail(field, "is required")
+	}
+}
+
+func (v *validator) run(r *bench.Run) {
+	switch r.SchemaVersion {
+	case bench.SchemaVersion:
+	case 0:
+		v.fail("schema_version", "is required (this site reads schema_version %d)", bench.SchemaVersion)
+	default:
+		v.fail("schema_version", "is %d; this site reads schema_version %d", r.SchemaVersion, bench.SchemaVersion)
+	}
+	if r.ID == "" {
+		v.fail("id", "is required")
+	} else if !idPattern.MatchString(r.ID) {
+		v.fail("id", "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
+	}
+	switch r.Status {
+	case "", bench.RunMeasured, bench.RunEmulated, bench.RunPredicted:
+	default:
+		v.fail("status", "must be measured, emulated or predicted, not %q", r.Status)
+	}
+	if r.CreatedAt.IsZero() {
+		v.fail("created_at", "is required")
+	}
+	v.required("tool.name", r.Tool.Name)
+	v.required("engine.name", r.Engine.Name)
+	if strings.TrimSpace(r.Model.ServedName) == "" && strings.TrimSpace(r.Model.ID) == "" {
+		v.fail("model.served_name", "is required (or model.id)")
+	}
+	for i, g := range r.Hardware.GPUs {
+		f := fmt.Sprintf("hardware.gpus[%d]", i)
+		v.required(f+".name", g.Name)
+		if g.VRAMBytes < 0 {
+			v.fail(f+".vram_bytes", "must be ≥ 0")
+		}
+		v.count(f+".count", g.Count)
+		v.number(f+".power_limit_w", g.PowerLimitW)
+	}
+	if r.Hardware.RAMBytes < 0 {
+		v.fail("hardware.ram_bytes", "must be ≥ 0")
+	}
+	v.optCount64("engine.kv_cache_tokens", r.Engine.KVCacheTokens)
+	v.optCount64("engine.max_model_len", r.Engine.MaxModelLen)
+	v.optCount64("engine.max_num_seqs", r.Engine.MaxNumSeqs)
+
+	c := r.Config
+	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, true)
+	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, true)
+	prefill := v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
+	v.number("config.duration_s", c.DurationS)
+	v.count("config.max_output_tokens", c.MaxOutputTokens)
+	if v.err != nil {
+		return
+	}
+
+	predicted := r.Status == bench.RunPredicted
+	for i, p := range r.Prefill {
+		f := fmt.Sprintf("prefill[%d]", i)
+		if !prefill[p.Context] && !contexts[p.Context] {
+			v.fail(f+".context", "%d is in neither config.prefill_contexts nor config.contexts", p.Context)
+		}
+		v.status(f+".status", p.Status, predicted)
+		if p.PrefillFigures != nil {
+			v.number(f+".prompt_tok_s", p.PromptTokS)
+			v.number(f+".ttft_ms", p.TTFTMs)
+			v.count(f+".completed_requests", p.CompletedRequests)
+			v.count(f+".prompt_tokens", p.PromptTokens)
+			v.optCount(f+".cached_tokens", p.CachedTokens)
+		} else if p.Status == bench.StatusValid || p.Status == bench.StatusPredicted {
+			v.fail(f+".prompt_tok_s", "is required for a %s row", p.Status)
+		}
+	}
+	seen := map[[2]int]bool{}
+	for i, d := range r.Decode {
+		f := fmt.Sprintf("decode[%d]", i)
+		if !contexts[d.Context] {
+			v.fail(f+".context", "%d is not in config.contexts", d.Context)
+		}
+		if !concurrency[d.Concurrency] {
+			v.fail(f+".concurrency", "%d is not in config.concurrency", d.Concurrency)
+		}
+		key := [2]int{d.Context, d.Concurrency}
+		if seen[key] {
+			v.fail(f, "a second cell for context %d × concurrency %d", d.Context, d.Concurrency)
+		}
+		seen[key] = true
+		v.status(f+".status", d.Status, predicted)
+		if d.DecodeFigures != nil {
+			v.number(f+".total_tok_s", d.TotalTokS)
+			v.number(f+".per_request_tok_s", d.PerRequestTokS)
+			v.number(f+".ttft_ms", d.TTFTMs)
+			v.number(f+".tbt_ms", d.TBTMs)
+		} else if d.Status == bench.StatusValid || d.Status == bench.StatusPredicted {
+			v.fail(f+".total_tok_s", "is required for a %s cell", d.Status)
+		}
+		if w := d.WindowStats; w != nil {
+			v.number(f+".avg_active_requests", w.AvgActiveRequests)
+			v.count(f+".completed_requests", w.CompletedRequests)
+			v.count(f+".output_tokens", w.OutputTokens)
+			v.number(f+".measured_s", w.MeasuredS)
+		}
+		if cd := d.CellDetail; cd != nil {
+			v.optNumber(f+".ttft_p90_ms", cd.TTFTP90Ms)
+			v.optNumber(f+".ttft_p99_ms", cd.TTFTP99Ms)
+			v.optNumber(f+".tbt_p90_ms", cd.TBTP90Ms)
+			v.optNumber(f+".tbt_p99_ms", cd.TBTP99Ms)
+			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio)
+			for name, n := range map[string]int{"requests": cd.Requests, "errors": cd.Errors, "ended_early": cd.EndedEarly,
+				"prompt_tokens": cd.PromptTokens, "ttft_samples": cd.TTFTSamples, "tbt_samples": cd.TBTSamples} {
+				v.count(f+"."+name, n)
+			}
+		}
+	}
+}
+
+// axis checks one of the plan's axes and returns its values as a set.
+func (v *validator) axis(field string, xs []int, lo, hi int, required bool) map[int]bool {
+	if required && len(xs) == 0 {
+		v.fail(field, "is required (at least one value)")
+	}
+	if len(xs) > maxAxis {
+		v.fail(field, "has %d values; at most %d", len(xs), maxAxis)
+	}
+	set := make(map[int]bool, len(xs))
+	for i, x := range xs {
+		if x < lo || x > hi {
+			v.fail(fmt.Sprintf("%s[%d]", field, i), "%d is out of range %d–%d", x, lo, hi)
+		}
+		if set[x] {
+			v.fail(fmt.Sprintf("%s[%d]", field, i), "%d is listed twice", x)
+		}
+		set[x] = true
+	}
+	return set
+}
+
+func (v *validator) status(field string, s bench.Status, predictedRun bool) {
+	switch s {
+	case bench.StatusValid, bench.StatusOverCapacity, bench.StatusFailed, bench.StatusInterrupted, bench.StatusInvalid:
+		if predictedRun && s == bench.StatusValid {
+			v.fail(field, "a predicted document's cells are %q, not measured %q", bench.StatusPredicted, s)
+		}
+	case bench.StatusPredicted:
+		if !predictedRun {
+			v.fail(field, "%q cells belong in a document whose status is %q", s, bench.RunPredicted)
+		}
+	case bench.StatusPending:
+		v.fail(field, "the run is still in progress (a pending cell): finish it with llmbench run --resume before submitting")
+	case "":
+		v.fail(field, "is required")
+	default:
+		v.fail(field, "unknown status %q (valid, over_capacity, failed, interrupted, invalid, predicted)", s)
+	}
+}

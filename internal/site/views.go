@@ -1,0 +1,167 @@
+package site
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// runView is what a run's page and the compare page show of one run.
+type runView struct {
+	Rec     store.RunRecord
+	Run     *bench.Run
+	Prefill []prefillView
+	Matrix  matrixView
+	// Report is the HTML report's body when a ReportRenderer is wired in.
+	Report template.HTML
+}
+
+type prefillView struct {
+	Context, Status, TokS, TTFT string
+	Class                       string
+}
+
+type matrixView struct {
+	Concurrency []int
+	Rows        []matrixRow
+}
+
+type matrixRow struct {
+	Context string
+	Cells   []cellView
+}
+
+type cellView struct {
+	Class     string // valid, over, failed, missing; shade-N for valid cells
+	Main, Sub string // "48.2", "85 ms TTFT"
+	Title     string // a failed cell's reason, on hover
+	Diff      string // compare: "+12.3%" against the first run
+	DiffClass string // up, down
+	tokS      *float64
+}
+
+func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
+	v := runView{Rec: rec, Run: run}
+	for _, p := range run.Prefill {
+		pv := prefillView{Context: bench.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
+		if p.PrefillFigures != nil {
+			pv.TokS = formatNumber(p.PromptTokS, 0)
+			pv.TTFT = formatNumber(p.TTFTMs, 0) + " ms"
+		}
+		v.Prefill = append(v.Prefill, pv)
+	}
+	v.Matrix = buildMatrix(run, axisContexts(run), axisConcurrency(run), lang)
+	return v
+}
+
+func axisContexts(runs ...*bench.Run) []int {
+	var xs []int
+	for _, r := range runs {
+		xs = append(xs, r.Config.Contexts...)
+		for _, c := range r.Decode {
+			xs = append(xs, c.Context)
+		}
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+func axisConcurrency(runs ...*bench.Run) []int {
+	var xs []int
+	for _, r := range runs {
+		xs = append(xs, r.Config.Concurrency...)
+		for _, c := range r.Decode {
+			xs = append(xs, c.Concurrency)
+		}
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+func buildMatrix(run *bench.Run, contexts, concurrency []int, lang string) matrixView {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range run.Decode {
+		if c.DecodeFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) {
+			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
+		}
+	}
+	m := matrixView{Concurrency: concurrency}
+	for _, ctx := range contexts {
+		row := matrixRow{Context: bench.FormatTokens(ctx)}
+		for _, conc := range concurrency {
+			row.Cells = append(row.Cells, cellOf(run.Cell(ctx, conc), lo, hi, lang))
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m
+}
+
+func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
+	switch {
+	case c == nil:
+		return cellView{Class: "missing", Main: "—"}
+	case c.Status == bench.StatusOverCapacity:
+		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: c.Reason}
+	case (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) && c.DecodeFigures != nil:
+		shade := 0
+		if hi > lo {
+			shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
+		}
+		v := c.TotalTokS
+		return cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: formatNumber(c.TotalTokS, 1),
+			Sub: formatNumber(c.TTFTMs, 0) + " ms " + T(lang, "ttft"), tokS: &v}
+	default:
+		return cellView{Class: "failed", Main: statusText(lang, c.Status), Title: c.Reason}
+	}
+}
+
+func statusText(lang string, s bench.Status) string {
+	switch s {
+	case bench.StatusValid:
+		return "Valid"
+	case bench.StatusOverCapacity:
+		return T(lang, "over_capacity")
+	case bench.StatusFailed, bench.StatusInvalid, bench.StatusInterrupted:
+		return T(lang, "status_"+string(s))
+	case bench.StatusPredicted:
+		return T(lang, "kind_predicted")
+	}
+	return string(s)
+}
+
+// addDiffs marks every cell of m with its change against the same cell of base.
+func addDiffs(m, base *matrixView) {
+	for i := range m.Rows {
+		for j := range m.Rows[i].Cells {
+			c, b := &m.Rows[i].Cells[j], base.Rows[i].Cells[j]
+			if c.tokS == nil || b.tokS == nil || *b.tokS == 0 {
+				continue
+			}
+			d := (*c.tokS - *b.tokS) / *b.tokS * 100
+			c.Diff = fmt.Sprintf("%+.1f%%", d)
+			switch {
+			case d > 0.05:
+				c.DiffClass = "up"
+			case d < -0.05:
+				c.DiffClass = "down"
+			}
+		}
+	}
+}
+
+// gpuLabel is "RTX 3090 24GB" or "2× H100 80GB".
+func gpuLabel(r store.RunRecord) string {
+	s := r.GPU
+	if r.GPUCount > 1 {
+		s = fmt.Sprintf("%d× %s", r.GPUCount, s)
+	}
+	if r.VRAMGB != nil && r.GPUCount > 0 {
+		s += " " + strings.TrimSuffix(formatNumber(*r.VRAMGB/float64(r.GPUCount), 0), ".0") + " GB"
+	}
+	return s
+}
