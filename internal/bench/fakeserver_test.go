@@ -84,6 +84,7 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		Messages      []openai.Message      `json:"messages"`
 		Prompt        string                `json:"prompt"`
 		MaxTokens     int                   `json:"max_tokens"`
+		Stream        bool                  `json:"stream"`
 		StreamOptions *openai.StreamOptions `json:"stream_options"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -95,6 +96,11 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 	if chat {
 		text = req.Messages[0].Content
 		promptTokens = countWords(text) + chatOverhead
+	}
+	if !req.Stream {
+		// A one-shot answer, as a usage-calibration request gets.
+		fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"tok"},"finish_reason":"length"}],"usage":{"prompt_tokens":%d,"completion_tokens":1,"total_tokens":%d}}`, promptTokens, promptTokens+1)
+		return
 	}
 	shared := text
 	if i := strings.Index(text, "\n\nRequest"); i >= 0 {

@@ -556,6 +556,25 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 	detail.Server = metrics
 	detail.PromptTokens = pctx.Actual
 	r.scoreCell(cell, results, win, cfg, duration, warm, cpu)
+	// Servers that do not report cached tokens per request (vLLM without
+	// --enable-prompt-tokens-details) still count prefix-cache hits in their metrics.
+	if pc, ok := monitor.(prefixCacheReporter); ok && detail.CacheHitRatio == nil {
+		if queries, hits, ok := pc.PrefixCache(); ok && queries > 0 {
+			ratio := round(hits/queries, 4)
+			detail.CacheHitRatio = &ratio
+			if cell.Context > 0 && ratio < 0.5 {
+				detail.Flags = append(detail.Flags, "cache_not_warm")
+				if cell.Status == StatusValid {
+					cell.Status, cell.Reason = StatusInvalid, fmt.Sprintf("the shared context was not cached (prefix-cache hit ratio %.2f)", ratio)
+				}
+			}
+		}
+	}
+}
+
+// prefixCacheReporter is a Monitor that also counts the server's prefix-cache hits.
+type prefixCacheReporter interface {
+	PrefixCache() (queries, hits float64, ok bool)
 }
 
 // scoreCell runs the validity checks on a measured cell and records what the server said.

@@ -320,3 +320,32 @@ func TestUnreachableServer(t *testing.T) {
 	}
 	t.Logf("reason: %s", c.Reason)
 }
+
+// TestUsageCalibration: a server with no tokenize route still gets prompts within 1% of
+// their target, sized from usage.prompt_tokens of small requests and corrected by the
+// cold request's own count.
+func TestUsageCalibration(t *testing.T) {
+	fs := newFakeServer()
+	srv := fs.start(t)
+	s := newTestServer(srv, prompt.Chat, 2)
+	s.Counter = &prompt.UsageCounter{Client: s.Client, Model: "fake"}
+	s.Exact = false
+	doc := newTestRun([]int{4096}, []int{1}, []int{4096, 8192}, time.Second, 64)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: s, Opts: Options{Nonce: "c"}}
+	if err := r.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Prefill {
+		if p.Status != StatusValid {
+			t.Errorf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
+			continue
+		}
+		if relDiff(p.PromptTokens, p.Context) > 0.01 {
+			t.Errorf("prefill %d: %d prompt tokens, more than 1%% off", p.Context, p.PromptTokens)
+		}
+	}
+	if c := doc.Decode[0]; c.Status != StatusValid {
+		t.Errorf("cell: %s %s", c.Status, c.Reason)
+	}
+}

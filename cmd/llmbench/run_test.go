@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// llmbenchBinary builds the command once for the tests that must drive it as a user
+// does: as a separate process that gets signals.
+func llmbenchBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "llmbench-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "llmbench")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building llmbench: %v\n%s", buildErr, binPath)
+	}
+	return binPath
+}
+
+// runCmd runs "llmbench ARGS…" in-process and returns its output.
+func runCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), err
+}
+
+// TestRunEmbeddedEmulator: with no --endpoint, run measures the built-in emulator,
+// says so first, and writes an emulated run document.
+func TestRunEmbeddedEmulator(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	got, err := runCmd(t, "run", "--preset", "tiny", "--contexts", "0,256", "--concurrency", "1,2,64",
+		"--prefill", "256", "--duration", "1s", "--max-output", "128", "--out", out, "--no-progress")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, got)
+	}
+	if first := strings.SplitN(got, "\n", 2)[0]; !strings.Contains(first, "built-in emulated engine") {
+		t.Errorf("first line %q does not say the emulator is being measured", first)
+	}
+	doc, err := bench.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Kind() != bench.RunEmulated || doc.Engine.Name != "llmbench-sim" || doc.Engine.Preset != "tiny" {
+		t.Errorf("document kind %q engine %q preset %q, want emulated llmbench-sim tiny", doc.Kind(), doc.Engine.Name, doc.Engine.Preset)
+	}
+	// tiny's KV cache holds 1,024 tokens: 64 × 128 output tokens cannot fit.
+	if c := doc.Cell(0, 64); c == nil || c.Status != bench.StatusOverCapacity {
+		t.Errorf("0 × 64 on tiny: %+v, want over capacity", c)
+	}
+	for _, c := range []*bench.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
+		if c == nil || c.Status != bench.StatusValid {
+			t.Errorf("cell %+v, want valid", c)
+		}
+	}
+	if !strings.Contains(got, "Emulated") && !strings.Contains(got, "EMULATED") {
+		t.Errorf("the final report does not say Emulated:\n%s", got)
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--endpoint", "http://127.0.0.1:1"}, "127.0.0.1:1"},
+		{[]string{"run", "--contexts", "abc"}, "--contexts"},
+		{[]string{"run", "--api", "grpc"}, "--api"},
+		{[]string{"run", "--duration", "10ms"}, "too short"},
+		{[]string{"run", "--resume", "/nonexistent/run.json"}, "reading run document"},
+		{[]string{"run", "--resume", "x.json", "--contexts", "0"}, "cannot be combined with --resume"},
+		{[]string{"run", "--preset", "tiny", "--model", "nope", "--contexts", "0", "--concurrency", "1", "--prefill", "", "--out", filepath.Join(t.TempDir(), "x.json")}, "not served"},
+	} {
+		out, err := runCmd(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error()+out, tc.want) {
+			t.Errorf("llmbench %s: err %v, want one mentioning %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+// TestRunInterruptAndResume drives the binary as a user does: Ctrl-C during a cell
+// leaves a complete document with that cell interrupted and exit status 130; --resume
+// finishes it without redoing the finished cells.
+func TestRunInterruptAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := llmbenchBinary(t)
+	out := filepath.Join(t.TempDir(), "run.json")
+	cmd := exec.Command(bin, "run", "--preset", "tiny", "--contexts", "0", "--concurrency", "1,2,4",
+		"--prefill", "", "--duration", "2s", "--max-output", "128", "--out", out, "--no-progress")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the first cell is saved, then interrupt during the second.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		doc, err := bench.ReadFile(out)
+		if err == nil && doc.Decode[0].Status == bench.StatusValid {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the first cell was never saved:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit after Ctrl-C: %v, want status 130\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "--resume") {
+		t.Errorf("no resume hint after the interrupt:\n%s", stderr.String())
+	}
+	doc, err := bench.ReadFile(out)
+	if err != nil {
+		t.Fatalf("document after Ctrl-C: %v", err)
+	}
+	statuses := []bench.Status{doc.Decode[0].Status, doc.Decode[1].Status, doc.Decode[2].Status}
+	if statuses[0] != bench.StatusValid || statuses[1] != bench.StatusInterrupted || statuses[2] != bench.StatusPending {
+		t.Fatalf("statuses after Ctrl-C = %v, want [valid interrupted pending]", statuses)
+	}
+	first := *doc.Decode[0].DecodeFigures
+
+	res := exec.Command(bin, "run", "--resume", out, "--no-progress")
+	if b, err := res.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, b)
+	}
+	doc, err = bench.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Decode {
+		if c.Status != bench.StatusValid {
+			t.Errorf("after resume %d × %d is %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	if *doc.Decode[0].DecodeFigures != first {
+		t.Error("resume redid the finished cell")
+	}
+	if doc.FinishedAt == nil {
+		t.Error("the resumed run has no finished_at")
+	}
+}
