@@ -25,37 +25,47 @@ func within(t *testing.T, what string, got, want, tol float64) {
 // concurrency 1 to 128, and within a few % of the nominal rate.
 func TestExactTiming(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 8 cells of 3 s each")
+		t.Skip("runs 8 cells of 3-5 s each")
 	}
-	fs := newFakeServer()
-	srv := fs.start(t)
-	conc := []int{1, 2, 4, 8, 16, 32, 64, 128}
-	doc := newTestRun([]int{2048}, conc, nil, 3*time.Second, 4096)
-	Plan(doc, nil, nil)
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
-	windows, err := runWithWindows(t, context.Background(), r, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range doc.Decode {
-		if c.Status != StatusValid {
-			t.Errorf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
-			continue
+	// A window's edges can split one token's flight (sent before the close, seen after
+	// it): ±1 token. Low concurrencies get longer windows so that stays under 1%.
+	for _, plan := range []struct {
+		conc     []int
+		duration time.Duration
+	}{
+		{[]int{1, 2}, 5 * time.Second},
+		{[]int{4, 8, 16, 32, 64, 128}, 3 * time.Second},
+	} {
+		fs := newFakeServer()
+		srv := fs.start(t)
+		doc := newTestRun([]int{2048}, plan.conc, nil, plan.duration, 4096)
+		Plan(doc, nil, nil)
+		r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
+		windows, err := runWithWindows(t, context.Background(), r, doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		w := windows[[2]int{c.Context, c.Concurrency}]
-		truthTokS, truthGap := fs.truth(w, c.PromptTokens)
-		within(t, fmt.Sprintf("%d streams: total tok/s vs server", c.Concurrency), c.TotalTokS, truthTokS, 0.01)
-		within(t, fmt.Sprintf("%d streams: TBT vs server", c.Concurrency), c.TBTMs, truthGap, 0.01)
-		// The nominal rate, looser: a loaded machine delays the server's own timers.
-		within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.05)
-		within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
-		within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
-		within(t, fmt.Sprintf("%d streams: measured_s", c.Concurrency), c.MeasuredS, 3, 0.02)
-		if c.TTFTMs < 25 || c.TTFTMs > 400 {
-			t.Errorf("%d streams: TTFT %.1f ms, want about the server's 30 ms warm TTFT", c.Concurrency, c.TTFTMs)
+		for _, c := range doc.Decode {
+			if c.Status != StatusValid {
+				t.Errorf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
+				continue
+			}
+			w := windows[[2]int{c.Context, c.Concurrency}]
+			truthTokS, truthGap := fs.truth(w, c.PromptTokens)
+			within(t, fmt.Sprintf("%d streams: total tok/s vs server", c.Concurrency), c.TotalTokS, truthTokS, 0.01)
+			within(t, fmt.Sprintf("%d streams: TBT vs server", c.Concurrency), c.TBTMs, truthGap, 0.01)
+			// The nominal rate, looser: a loaded machine delays the server's own timers.
+			within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.05)
+			within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
+			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
+			within(t, fmt.Sprintf("%d streams: measured_s", c.Concurrency), c.MeasuredS, plan.duration.Seconds(), 0.02)
+			// TTFT is at least the server's 30 ms; how much more depends on the machine's load.
+			if c.TTFTMs < 29 {
+				t.Errorf("%d streams: TTFT %.1f ms, below the server's 30 ms", c.Concurrency, c.TTFTMs)
+			}
+			t.Logf("%3d streams: %.2f tok/s (server %.2f, err %+.3f%%), TBT %.3f ms (server %.3f, err %+.3f%%), TTFT %.1f ms",
+				c.Concurrency, c.TotalTokS, truthTokS, 100*(c.TotalTokS-truthTokS)/truthTokS, c.TBTMs, truthGap, 100*(c.TBTMs-truthGap)/truthGap, c.TTFTMs)
 		}
-		t.Logf("%3d streams: %.2f tok/s (server %.2f, err %+.3f%%), TBT %.3f ms (server %.3f), TTFT %.1f ms",
-			c.Concurrency, c.TotalTokS, truthTokS, 100*(c.TotalTokS-truthTokS)/truthTokS, c.TBTMs, truthGap, c.TTFTMs)
 	}
 }
 
