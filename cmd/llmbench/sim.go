@@ -19,6 +19,8 @@ func newSimCmd() *cobra.Command {
 		speed       float64
 		seed        uint64
 		servedModel string
+		gpu, model  string
+		quant, kv   string
 	)
 	cmd := &cobra.Command{
 		Use:   "sim",
@@ -33,13 +35,30 @@ one token; see docs/sim.md.
 
 Presets (--preset):
 ` + presetHelp() + `
---speed divides every step's time: --speed 10 runs ten times faster than modelled.`,
+--speed divides every step's time: --speed 10 runs ten times faster than modelled.
+
+Instead of a preset, --gpu, --model and --quant (and optionally --kv-dtype) emulate a
+setup of the performance model's catalog (the same one "llmbench calc" predicts): its
+KV cache, vLLM's defaults and the roofline's step times.`,
 		Example: `  llmbench sim                                       # the default preset on 127.0.0.1:8000
   llmbench sim --addr 127.0.0.1:9000 --preset tiny --speed 10
+  llmbench sim --gpu rtx-3090 --model qwen3.8-27b --quant w4a16-g128 --kv-dtype fp8
   llmbench run --endpoint http://127.0.0.1:8000       # benchmark it from another shell`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := sim.PresetConfig(preset)
+			var cfg sim.Config
+			var err error
+			if gpu != "" || model != "" || quant != "" || kv != "" {
+				if cmd.Flags().Changed("preset") {
+					return fmt.Errorf("--preset cannot be combined with --gpu/--model/--quant/--kv-dtype")
+				}
+				if gpu == "" || model == "" || quant == "" {
+					return fmt.Errorf("emulating a catalog setup needs --gpu, --model and --quant (got %q, %q, %q)", gpu, model, quant)
+				}
+				cfg, err = sim.PerfConfig(gpu, model, quant, kv)
+			} else {
+				cfg, err = sim.PresetConfig(preset)
+			}
 			if err != nil {
 				return err
 			}
@@ -76,6 +95,10 @@ Presets (--preset):
 	f.Float64Var(&speed, "speed", 1, "time scale: step times are divided by this")
 	f.Uint64Var(&seed, "seed", 1, "seed for generated tokens and EOS draws")
 	f.StringVar(&servedModel, "served-model", "", "model name to serve (default: the preset's)")
+	f.StringVar(&gpu, "gpu", "", "emulate this catalog GPU (with --model and --quant) instead of a preset")
+	f.StringVar(&model, "model", "", "catalog model to emulate (with --gpu)")
+	f.StringVar(&quant, "quant", "", "catalog quantization to emulate (with --gpu)")
+	f.StringVar(&kv, "kv-dtype", "", "KV cache dtype to emulate (with --gpu; default fp16)")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,9 +37,13 @@ func TestExactTiming(t *testing.T) {
 		{[]int{1, 2}, 5 * time.Second},
 		{[]int{4, 8, 16, 32, 64, 128}, 3 * time.Second},
 	} {
+		conc := plan.conc
+		if raceEnabled {
+			conc = slices.DeleteFunc(slices.Clone(conc), func(n int) bool { return n > 8 })
+		}
 		fs := newFakeServer()
 		srv := fs.start(t)
-		doc := newTestRun([]int{2048}, plan.conc, nil, plan.duration, 4096)
+		doc := newTestRun([]int{2048}, conc, nil, plan.duration, 4096)
 		Plan(doc, nil, nil)
 		r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
 		windows, err := runWithWindows(t, context.Background(), r, doc)

@@ -1,6 +1,12 @@
 // Package sim owns the emulated inference engine: an OpenAI-compatible (vLLM-flavoured)
 // HTTP server backed by a continuous-batching scheduler with a paged KV cache, a prefix
 // cache, chunked prefill and preemption. Step times come from a CostModel.
+//
+// Its tokenizer is exact and needs no server call: every white-space-separated word is
+// one token (no BOS is added), and the chat template adds 2 + words(role) tokens per
+// message plus 2 for the generation prompt, so one user message of N words is N + 5
+// prompt tokens. A completions prompt may also be a list of token ids (0 ≤ id <
+// VocabSize). docs/sim.md has the details.
 package sim
 
 import (

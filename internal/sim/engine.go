@@ -35,6 +35,7 @@ type request struct {
 	blocks      []int32
 	numCommit   int // blocks committed to the prefix cache
 	admitted    bool
+	cachedSet   bool // cached is fixed at the first admission, as vLLM's num_cached_tokens
 	prefilled   bool
 	finished    bool
 
@@ -307,7 +308,8 @@ func (e *engine) schedule() ([]scheduled, Step) {
 		r.numCommit = len(hits)
 		e.stats.prefixQueries.Add(int64(r.numTokens))
 		e.stats.prefixHits.Add(int64(hitTokens))
-		if !r.prefilled {
+		if !r.cachedSet {
+			r.cachedSet = true
 			r.mu.Lock()
 			r.cached = hitTokens
 			r.mu.Unlock()

@@ -71,65 +71,85 @@ func TestDecodeRateMatchesCostModel(t *testing.T) {
 				cfg.Speed /= 8
 			}
 			_, base := testServer(t, cfg)
-			times := streamTimes(t, base, tc.streams, tc.prompt, tc.maxTokens)
-			// The window: every stream has its first token, none has finished.
-			var from, to time.Time
-			for i, ts := range times {
-				if i == 0 || ts[0].After(from) {
-					from = ts[0]
+			want := PredictDecode(cfg.Cost, tc.streams, tc.prompt+tc.maxTokens/2) * cfg.Speed
+			// Other work on a shared machine can stall the process; an engine that
+			// keeps its rate passes on some attempt, a wrong one fails them all.
+			var ratios []float64
+			for range 3 {
+				measured := decodeRate(t, streamTimes(t, base, tc.streams, tc.prompt, tc.maxTokens), tc.streams)
+				ratio := measured / want
+				t.Logf("measured %.1f tok/s, model %.1f tok/s, ratio %.3f", measured, want, ratio)
+				if ratio >= 0.93 && ratio <= 1.10 {
+					return
 				}
-				if i == 0 || ts[len(ts)-1].Before(to) {
-					to = ts[len(ts)-1]
-				}
+				ratios = append(ratios, ratio)
 			}
-			count := 0
-			for _, ts := range times {
-				for _, at := range ts {
-					if at.After(from) && !at.After(to) {
-						count++
-					}
-				}
-			}
-			window := to.Sub(from).Seconds()
-			if count < 50*tc.streams || window <= 0 {
-				t.Fatalf("window too short to measure: %d tokens in %.3fs", count, window)
-			}
-			measured := float64(count) / window
-			midContext := tc.prompt + tc.maxTokens/2
-			want := PredictDecode(cfg.Cost, tc.streams, midContext) * cfg.Speed
-			ratio := measured / want
-			t.Logf("measured %.1f tok/s, model %.1f tok/s, ratio %.3f", measured, want, ratio)
-			if ratio < 0.93 || ratio > 1.10 {
-				t.Errorf("measured %.1f tok/s vs model %.1f (ratio %.3f), want within [0.93, 1.10]", measured, want, ratio)
-			}
+			t.Errorf("measured/model tok/s ratios %.3f, want one within [0.93, 1.10] (model %.1f tok/s)", ratios, want)
 		})
 	}
 }
 
-// TestPrefillTimeMatchesCostModel: a cold prompt's time to first token, relative to a
-// decode step time measured the same way, follows the cost model.
+// decodeRate is the total tok/s over the window in which every stream has its first
+// token and none has finished, as a sustained-decode cell measures it.
+func decodeRate(t *testing.T, times [][]time.Time, streams int) float64 {
+	t.Helper()
+	var from, to time.Time
+	for i, ts := range times {
+		if i == 0 || ts[0].After(from) {
+			from = ts[0]
+		}
+		if i == 0 || ts[len(ts)-1].Before(to) {
+			to = ts[len(ts)-1]
+		}
+	}
+	count := 0
+	for _, ts := range times {
+		for _, at := range ts {
+			if at.After(from) && !at.After(to) {
+				count++
+			}
+		}
+	}
+	window := to.Sub(from).Seconds()
+	if count < 50*streams || window <= 0 {
+		t.Fatalf("window too short to measure: %d tokens in %.3fs", count, window)
+	}
+	return float64(count) / window
+}
+
+// TestPrefillTimeMatchesCostModel: a cold 8K prompt's time to first token, seen by a
+// client, is the sum of its chunks' step times in the cost model.
 func TestPrefillTimeMatchesCostModel(t *testing.T) {
 	cfg, err := PresetConfig(DefaultPreset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Speed = 20
-	if raceEnabled {
-		cfg.Speed /= 8
-	}
+	// ~1 s modelled, so that posting and tokenizing an 8K-word body on a loaded
+	// machine stays small beside it.
+	cfg.Speed = 4
 	_, base := testServer(t, cfg)
 	const prompt = 8192
-	start := time.Now()
-	times := streamTimes(t, base, 1, prompt, 2)
-	ttft := times[0][0].Sub(start)
 	want := time.Duration(float64(PrefillTime(cfg.Cost, prompt, cfg.MaxBatchedTokens)) / cfg.Speed)
-	ratio := float64(ttft) / float64(want)
-	t.Logf("TTFT %v, model %v, ratio %.3f", ttft, want, ratio)
-	// The measured TTFT also holds request upload and tokenization, so only a lower
-	// bound is tight.
-	if ratio < 0.95 || ratio > 1.5 {
-		t.Errorf("TTFT of an 8K prompt %v vs model %v (ratio %.3f), want within [0.95, 1.5]", ttft, want, ratio)
+	var ratios []float64
+	for attempt := range 3 {
+		// A fresh prompt each time: a repeated one would hit the prefix cache.
+		body := map[string]any{"prompt": words(fmt.Sprintf("cold%d-", attempt), prompt), "max_tokens": 2, "ignore_eos": true, "stream": true}
+		start := time.Now()
+		events, err := readStream(t.Context(), base+"/v1/completions", body, nil)
+		if err != nil || len(events) == 0 {
+			t.Fatalf("stream: %v (%d events)", err, len(events))
+		}
+		ttft := events[0].at.Sub(start)
+		ratio := float64(ttft) / float64(want)
+		t.Logf("TTFT %v, model %v, ratio %.3f", ttft, want, ratio)
+		// The measured TTFT also holds the upload and tokenization of the body, so only
+		// the lower bound is tight.
+		if ratio >= 0.95 && ratio <= 1.5 {
+			return
+		}
+		ratios = append(ratios, ratio)
 	}
+	t.Errorf("TTFT of an 8K prompt vs model %v: ratios %.3f, want one within [0.95, 1.5]", want, ratios)
 }
 
 // TestNoGoroutineLeak: after shutdown, with a stream cut off mid-way, nothing the
