@@ -250,12 +250,8 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		IgnoreEOS:       info.IgnoreEOS == nil || *info.IgnoreEOS,
 		ContinuousUsage: info.Engine == engine.VLLM || info.Engine == engine.SGLang || info.Engine == engine.Sim,
 	}
-	if info.Tokenize != nil {
-		srv.Counter = &prompt.TokenizeCounter{Client: client, URL: base + *info.Tokenize, Model: f.model}
-		srv.Exact = true
-	} else {
-		srv.Counter = &prompt.UsageCounter{Client: client, Model: f.model}
-	}
+	counting := prompt.NewCounting(client, f.model, srv.API, tokenizeRoute(info, base))
+	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
 
 	var events *bench.EventLog
 	if f.events != "" {
@@ -500,4 +496,26 @@ func describeHardware(ctx context.Context, doc *bench.Run, file, base string, em
 	}
 	doc.Hardware = h
 	return nil
+}
+
+// tokenizeRoute says how the discovered engine counts tokens.
+func tokenizeRoute(info *engine.Info, base string) prompt.Route {
+	if info.Tokenize == nil {
+		return prompt.Route{}
+	}
+	r := prompt.Route{URL: base + *info.Tokenize, TokenIDPrompts: info.TokenIDPrompts != nil && *info.TokenIDPrompts}
+	switch info.Engine {
+	case engine.VLLM, engine.Sim:
+		r.Style = "vllm"
+		if info.TokenIDPrompts == nil {
+			r.TokenIDPrompts = true // vLLM's /v1/completions takes list[int] prompts
+		}
+	case engine.SGLang:
+		r.Style = "sglang"
+	case engine.LlamaCpp:
+		r.Style = "llamacpp"
+	case engine.TGI:
+		r.Style = "tgi"
+	}
+	return r
 }

@@ -176,3 +176,40 @@ func TestRunInterruptAndResume(t *testing.T) {
 		t.Error("the resumed run has no finished_at")
 	}
 }
+
+// TestRunCompletionsTokenIDs: on an engine that takes token-id prompts, the completions
+// API sends ids, so every context is exactly its target.
+func TestRunCompletionsTokenIDs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	events := filepath.Join(t.TempDir(), "events.ndjson")
+	got, err := runCmd(t, "run", "--preset", "tiny", "--api", "completions", "--contexts", "300", "--concurrency", "1",
+		"--prefill", "200,300", "--duration", "1s", "--max-output", "64", "--out", out, "--events", events, "--no-progress", "--format", "none")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, got)
+	}
+	doc, err := bench.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Prefill {
+		if p.Status != bench.StatusValid || p.PromptTokens != p.Context {
+			t.Errorf("prefill %d: %s, %d prompt tokens; want valid and exact", p.Context, p.Status, p.PromptTokens)
+		}
+	}
+	if c := doc.Cell(300, 1); c.Status != bench.StatusValid || c.PromptTokens != 300 {
+		t.Errorf("cell 300 × 1: %s with %d prompt tokens", c.Status, c.PromptTokens)
+	}
+	// The events log re-scores to the document's figures.
+	f, err := os.Open(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cells, err := bench.Rescore(f)
+	if err != nil || len(cells) != 1 {
+		t.Fatalf("rescore: %v, %d cells", err, len(cells))
+	}
+	if a, b := cells[0].TotalTokS, doc.Cell(300, 1).TotalTokS; a != b {
+		t.Errorf("re-scored total tok/s %v, document %v", a, b)
+	}
+}

@@ -34,6 +34,9 @@ type Server struct {
 	// rather than a real request per count.
 	Counter prompt.Counter
 	Exact   bool
+	// Tokenizer, with the completions API, makes token-id prompts (servers that take
+	// them: vLLM, SGLang, llama.cpp).
+	Tokenizer prompt.Tokenizer
 }
 
 func (s *Server) stream(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
@@ -44,8 +47,12 @@ func (s *Server) stream(ctx context.Context, p prompt.Payload, maxTokens int, ob
 		ignore, minTokens = openai.Ptr(true), openai.Ptr(maxTokens)
 	}
 	if s.API == prompt.Completions {
+		var pr any = p.Text
+		if p.IDs != nil {
+			pr = p.IDs
+		}
 		return s.Client.StreamCompletion(ctx, &openai.CompletionRequest{
-			Model: s.Model, Prompt: p.Text, MaxTokens: openai.Ptr(maxTokens),
+			Model: s.Model, Prompt: pr, MaxTokens: openai.Ptr(maxTokens),
 			StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens,
 		}, obs)
 	}
@@ -144,7 +151,7 @@ func (s Status) done() bool {
 // marked interrupted, the document checkpointed, and ErrInterrupted returned.
 func (r *Runner) Run(ctx context.Context, doc *Run) error {
 	cfg := doc.Config
-	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter}
+	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer}
 	if cfg.Seed != nil {
 		r.builder.Seed = *cfg.Seed
 	}

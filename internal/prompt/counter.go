@@ -88,3 +88,14 @@ func (b *Builder) Calibrate(ctx context.Context) (base int, perWord float64, err
 	}
 	return base, perWord, nil
 }
+
+// Tokenize implements Tokenizer with the route's prompt form (no special tokens: the
+// ids are sent as they are).
+func (t *TokenizeCounter) Tokenize(ctx context.Context, text string) ([]int, error) {
+	var resp openai.TokenizeResponse
+	req := openai.TokenizeRequest{Model: t.Model, Prompt: text, AddSpecialTokens: openai.Ptr(false)}
+	if err := t.Client.PostJSON(ctx, t.URL, req, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Tokens, nil
+}

@@ -31,10 +31,17 @@ type Counter interface {
 	Name() string
 }
 
-// Payload is one request's prompt: chat messages or a completion prompt.
+// Payload is one request's prompt: chat messages, a completion prompt, or a
+// completion prompt of token ids.
 type Payload struct {
 	Messages []openai.Message // chat
 	Text     string           // completions
+	IDs      []int            // completions, as token ids: exact length, nothing to re-tokenize
+}
+
+// Tokenizer turns text into the server's token ids (for token-id prompts).
+type Tokenizer interface {
+	Tokenize(ctx context.Context, text string) ([]int, error)
 }
 
 // Builder builds prompts of exact length for one server.
@@ -45,6 +52,9 @@ type Builder struct {
 	Seed int64
 	// MaxIterations bounds the count-and-correct loop.
 	MaxIterations int
+	// Tokenizer, when set with the completions API, makes prompts of token ids: the
+	// server takes them as they are, so their length is exact by construction.
+	Tokenizer Tokenizer
 
 	words []string // the filler, long enough for the largest context asked so far
 }
@@ -58,6 +68,9 @@ type Context struct {
 	shared string
 	api    API
 	words  int
+
+	// Token-id prompts: the shared ids, the tail's ids, and ids that make each tail unique.
+	sharedIDs, tailIDs, uniqueIDs []int
 }
 
 // Tail returns request i's unique tail. Tails differ in content, not in shape, so
@@ -68,8 +81,20 @@ func Tail(i int) string {
 
 // Payload returns request i's prompt: the shared context plus its tail.
 func (c *Context) Payload(i int) Payload {
+	if c.tailIDs != nil {
+		ids := make([]int, 0, len(c.sharedIDs)+len(c.tailIDs)+2)
+		ids = append(ids, c.sharedIDs...)
+		ids = append(ids, c.tailIDs...)
+		u := len(c.uniqueIDs)
+		// Two ids chosen by i: u² distinct tails of the same length.
+		ids = append(ids, c.uniqueIDs[i%u], c.uniqueIDs[(i/u)%u])
+		return Payload{IDs: ids}
+	}
 	return makePayload(c.api, c.shared+Tail(i))
 }
+
+// TokenIDs reports whether the context's prompts are token ids.
+func (c *Context) TokenIDs() bool { return c.tailIDs != nil }
 
 // Shared returns the shared text (nonce + filler).
 func (c *Context) Shared() string { return c.shared }
@@ -84,6 +109,9 @@ func makePayload(api API, text string) Payload {
 // Build makes a context whose request 0 counts exactly target tokens, or as close as
 // the tokenizer allows. target 0 means "no shared context": just the nonce-free tail.
 func (b *Builder) Build(ctx context.Context, target int, nonce string) (*Context, error) {
+	if b.Tokenizer != nil && b.API == Completions {
+		return b.buildIDs(ctx, target, nonce)
+	}
 	c := &Context{Target: target, Nonce: nonce, api: b.API}
 	if target == 0 {
 		n, err := b.Counter.Count(ctx, makePayload(b.API, Tail(0)))
@@ -156,6 +184,55 @@ func (b *Builder) Build(ctx context.Context, target int, nonce string) (*Context
 		return nil, err
 	}
 	return c, nil
+}
+
+// buildIDs makes a token-id context of exactly target tokens: the tokenized nonce and
+// filler cut to length, then the tail's ids and two ids that make each request unique.
+func (b *Builder) buildIDs(ctx context.Context, target int, nonce string) (*Context, error) {
+	tail, err := b.Tokenizer.Tokenize(ctx, Tail(0))
+	if err != nil {
+		return nil, fmt.Errorf("tokenizing the prompt tail: %w", err)
+	}
+	sample, err := b.Tokenizer.Tokenize(ctx, b.filler(256))
+	if err != nil {
+		return nil, fmt.Errorf("tokenizing filler: %w", err)
+	}
+	var unique []int
+	seen := map[int]bool{}
+	for _, id := range sample {
+		if !seen[id] {
+			seen[id] = true
+			unique = append(unique, id)
+		}
+	}
+	if len(unique) < 2 || len(tail) == 0 {
+		return nil, fmt.Errorf("the tokenizer returned too few tokens for token-id prompts")
+	}
+	c := &Context{Target: target, Nonce: nonce, api: b.API, tailIDs: tail, uniqueIDs: unique}
+	need := target - len(tail) - 2
+	if need < 0 {
+		if target == 0 {
+			c.Actual = len(tail) + 2
+			return c, nil
+		}
+		return nil, fmt.Errorf("a context of %d tokens is shorter than the bare prompt (%d tokens)", target, len(tail)+2)
+	}
+	perWord := float64(len(sample)) / 256
+	words := int(float64(need)/perWord*1.05) + 16
+	for attempt := 0; attempt < 8; attempt++ {
+		ids, err := b.Tokenizer.Tokenize(ctx, nonce+" "+b.filler(words))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizing the shared context: %w", err)
+		}
+		if len(ids) >= need {
+			c.sharedIDs = ids[:need]
+			c.words = words
+			c.Actual = target
+			return c, nil
+		}
+		words = words*2 + 16
+	}
+	return nil, fmt.Errorf("could not build %d tokens of filler", need)
 }
 
 // Estimate builds a context without counting, from a known tokens-per-word ratio and
