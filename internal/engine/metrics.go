@@ -39,10 +39,11 @@ func (f families) find(names ...string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-// rankLabels identify one engine replica (vLLM data-parallel engine, SGLang DP rank).
-// Series that differ only in other labels (model_name, tp_rank…) describe the same
-// replica and are not added up.
-var rankLabels = []string{"engine", "dp_rank"}
+// shardLabels tell apart the ranks of one model replica (tensor, pipeline and expert
+// parallel workers of SGLang), which report the same figure each: such series are
+// combined by their maximum. Every other label (vLLM's engine, SGLang's dp_rank,
+// cache_source…) tells apart real parts of the total, which are added.
+var shardLabels = map[string]bool{"tp_rank": true, "pp_rank": true, "moe_ep_rank": true, "attn_tp_rank": true, "attn_cp_rank": true}
 
 func sampleValue(m *dto.Metric) (float64, bool) {
 	switch {
@@ -65,24 +66,24 @@ func labelValue(m *dto.Metric, name string) (string, bool) {
 	return "", false
 }
 
-func rankKey(m *dto.Metric) string {
+// partKey names the part of the total a series is, leaving out shard labels.
+func partKey(m *dto.Metric) string {
 	var parts []string
-	for _, n := range rankLabels {
-		if v, ok := labelValue(m, n); ok {
-			parts = append(parts, n+"="+v)
+	for _, l := range m.GetLabel() {
+		if !shardLabels[l.GetName()] {
+			parts = append(parts, l.GetName()+"="+l.GetValue())
 		}
 	}
+	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
 
-// total adds a gauge or counter over replicas: the series of one replica are
-// combined by their maximum (tensor-parallel ranks report the same figure), the
-// replicas by their sum. match, when not nil, selects series by label.
-func total(fam *dto.MetricFamily, match func(*dto.Metric) bool) (float64, bool) {
-	if fam == nil {
-		return 0, false
-	}
+// parts combines a family's series: the maximum over shards of each part.
+func parts(fam *dto.MetricFamily, match func(*dto.Metric) bool) map[string]float64 {
 	per := map[string]float64{}
+	if fam == nil {
+		return per
+	}
 	for _, m := range fam.GetMetric() {
 		if match != nil && !match(m) {
 			continue
@@ -91,11 +92,18 @@ func total(fam *dto.MetricFamily, match func(*dto.Metric) bool) (float64, bool) 
 		if !ok || math.IsNaN(v) {
 			continue
 		}
-		k := rankKey(m)
+		k := partKey(m)
 		if old, seen := per[k]; !seen || v > old {
 			per[k] = v
 		}
 	}
+	return per
+}
+
+// total adds a gauge or counter over its parts (replicas, sources). match, when not
+// nil, selects series by label.
+func total(fam *dto.MetricFamily, match func(*dto.Metric) bool) (float64, bool) {
+	per := parts(fam, match)
 	if len(per) == 0 {
 		return 0, false
 	}
@@ -108,23 +116,15 @@ func total(fam *dto.MetricFamily, match func(*dto.Metric) bool) (float64, bool) 
 
 // mean averages a ratio gauge (KV usage 0–1) over replicas.
 func mean(fam *dto.MetricFamily) (float64, bool) {
-	s, ok := total(fam, nil)
-	if !ok {
+	per := parts(fam, nil)
+	if len(per) == 0 {
 		return 0, false
 	}
-	return s / float64(replicas(fam)), true
-}
-
-// replicas counts the distinct replicas a family has series for (at least 1).
-func replicas(fam *dto.MetricFamily) int {
-	keys := map[string]bool{}
-	for _, m := range fam.GetMetric() {
-		keys[rankKey(m)] = true
+	sum := 0.0
+	for _, v := range per {
+		sum += v
 	}
-	if len(keys) == 0 {
-		return 1
-	}
-	return len(keys)
+	return sum / float64(len(per)), true
 }
 
 // infoLabels returns the label sets of an info metric (value 1, facts in labels), one
@@ -133,7 +133,7 @@ func infoLabels(fam *dto.MetricFamily) []map[string]string {
 	seen := map[string]bool{}
 	var out []map[string]string
 	for _, m := range fam.GetMetric() {
-		k := rankKey(m)
+		k, _ := labelValue(m, "engine")
 		if seen[k] {
 			continue
 		}

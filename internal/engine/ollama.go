@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // numCtxParam finds "num_ctx 8192" in /api/show's Modelfile parameters text.
@@ -65,19 +66,48 @@ func (p *prober) fillOllama(ctx context.Context, info *Info) {
 				}
 			}
 		}
-		if !loaded {
+		if !loaded && info.MaxModelLen == nil {
 			info.Notes = append(info.Notes, fmt.Sprintf("%s is not loaded (/api/ps): its context length is known once a request loads it", name))
 		}
 	}
 	if info.MaxModelLen != nil {
 		// The KV cache is num_ctx × OLLAMA_NUM_PARALLEL; the parallel count is a server
-		// environment variable that Ollama does not expose (default 1 since v0.9.7).
-		info.KVCacheTokens = ptr(*info.MaxModelLen)
-		info.Notes = append(info.Notes, "kv_cache_tokens = num_ctx, assuming OLLAMA_NUM_PARALLEL=1 (the default since v0.9.7; not visible over HTTP): with N parallel slots the cache is N × num_ctx")
+		// environment variable that Ollama does not expose. Its default is 1 since
+		// v0.9.7; before, it was 4 or 1 depending on free memory, so no default holds.
+		if info.Version != nil && versionAtLeast(*info.Version, 0, 9, 7) {
+			info.KVCacheTokens = ptr(*info.MaxModelLen)
+			info.Notes = append(info.Notes, "kv_cache_tokens = num_ctx, assuming OLLAMA_NUM_PARALLEL=1 (the default since v0.9.7; not visible over HTTP): with N parallel slots the cache is N × num_ctx")
+		} else {
+			info.Notes = append(info.Notes, "kv_cache_tokens unknown: it is num_ctx × OLLAMA_NUM_PARALLEL, and before v0.9.7 the parallel default was 4 or 1 by free memory (not visible over HTTP); set the KV capacity by hand")
+		}
 	}
 	info.Notes = append(info.Notes, "Ollama has no tokenize route, ignore_eos or min_tokens: requests that end early are replaced")
 	// Ollama's /v1/completions takes a string prompt only (openai/openai.go).
 	info.IgnoreEOS = ptr(false)
 	info.MinTokens = ptr(false)
 	info.TokenIDPrompts = ptr(false)
+}
+
+// versionAtLeast compares a "major.minor.patch[-suffix]" version with the given one;
+// an unparsable version is not at least anything.
+func versionAtLeast(v string, major, minor, patch int) bool {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	if i := strings.IndexAny(v, "-+ "); i >= 0 {
+		v = v[:i]
+	}
+	parts := strings.Split(v, ".")
+	want := []int{major, minor, patch}
+	for i := 0; i < 3; i++ {
+		n := 0
+		if i < len(parts) {
+			var err error
+			if n, err = strconv.Atoi(parts[i]); err != nil {
+				return false
+			}
+		}
+		if n != want[i] {
+			return n > want[i]
+		}
+	}
+	return true
 }

@@ -85,6 +85,7 @@ func TestProbeRecorded(t *testing.T) {
 		{"llamacpp", LlamaCpp, str("b6000"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(8192), i64(8192), str("/tokenize"), nil},
 		{"llamacpp-np4", LlamaCpp, str("b7312"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), nil, i64(16384), str("/tokenize"), nil},
 		{"ollama", Ollama, str("0.12.3"), str("qwen3:4b"), i64(32768), i64(32768), nil, nil},
+		{"ollama-0.6", Ollama, str("0.6.5"), str("llama3.2:latest"), nil, i64(4096), nil, nil},
 		{"tgi-3", TGI, str("3.3.6"), str("meta-llama/Llama-3.1-8B-Instruct"), i64(419008), i64(8192), str("/tokenize"), nil},
 		{"tgi-2.0", TGI, str("2.0.4"), str("meta-llama/Llama-2-7b-chat-hf"), i64(16384), i64(4096), str("/tokenize"), nil},
 		{"trtllm", TRTLLM, str("1.1.0"), str("TinyLlama/TinyLlama-1.1B-Chat-v1.0"), i64(8302 * 32), nil, nil, nil},
@@ -258,4 +259,19 @@ func FuzzNormalizeBase(f *testing.F) {
 			t.Fatalf("NormalizeBase(%q) = %q ends with /", s, got)
 		}
 	})
+}
+
+func TestVersionAtLeast(t *testing.T) {
+	cases := []struct {
+		v    string
+		want bool
+	}{
+		{"0.9.7", true}, {"0.12.3", true}, {"1.0", true}, {"v0.10.0-rc1", true},
+		{"0.9.6", false}, {"0.6.5", false}, {"0.9", false}, {"dev", false}, {"", false},
+	}
+	for _, tc := range cases {
+		if got := versionAtLeast(tc.v, 0, 9, 7); got != tc.want {
+			t.Errorf("versionAtLeast(%q, 0.9.7) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
 }

@@ -100,8 +100,12 @@ func (s *Sampler) Start(ctx context.Context, interval time.Duration) {
 		defer close(s.done)
 		t := time.NewTicker(interval)
 		defer t.Stop()
+		// A scrape may take longer than a short interval (a first connection, a busy
+		// server); it is bounded by Stop's cancel, not by the interval, so that no
+		// reading is lost, and the ticker skips the ticks it overran.
+		timeout := max(interval, 5*time.Second)
 		for {
-			s.sample(ctx, interval)
+			s.sample(ctx, timeout)
 			select {
 			case <-ctx.Done():
 				return

@@ -215,3 +215,26 @@ func TestSamplerOnRecordedServers(t *testing.T) {
 		})
 	}
 }
+
+// TestShardsAndParts: tensor-parallel ranks of one replica report the same figure
+// (taken once), while DP ranks and cache sources are parts of the total (added).
+func TestShardsAndParts(t *testing.T) {
+	page := []byte(`sglang:num_running_reqs{model_name="m",tp_rank="0",dp_rank="0"} 4
+sglang:num_running_reqs{model_name="m",tp_rank="1",dp_rank="0"} 4
+sglang:num_running_reqs{model_name="m",tp_rank="0",dp_rank="1"} 3
+sglang:num_running_reqs{model_name="m",tp_rank="1",dp_rank="1"} 3
+sglang:cached_tokens_total{model_name="m",cache_source="device"} 100
+sglang:cached_tokens_total{model_name="m",cache_source="host"} 20
+sglang:cached_tokens_total{model_name="m",cache_source="storage"} 5
+`)
+	r, err := parsePromReading(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.running == nil || *r.running != 7 {
+		t.Errorf("running = %v, want 7 (4 on DP 0, 3 on DP 1, each reported by 2 TP ranks)", r.running)
+	}
+	if r.prefixHits == nil || *r.prefixHits != 125 {
+		t.Errorf("cached tokens = %v, want 125 (device + host + storage)", r.prefixHits)
+	}
+}

@@ -107,7 +107,7 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 	}
 	var gpus []bench.GPU
 	for _, rec := range recs {
-		if len(rec) < 2 || strings.TrimSpace(rec[0]) == "" {
+		if len(rec) < 2 {
 			continue
 		}
 		field := func(i int) string {
@@ -119,6 +119,9 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 				return ""
 			}
 			return v
+		}
+		if field(0) == "" {
+			continue
 		}
 		g := bench.GPU{Name: field(0), Vendor: "nvidia", Count: 1, Driver: field(2)}
 		if mib, err := strconv.ParseFloat(field(1), 64); err == nil {

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestDetect(t *testing.T) {
 				CPU:      &bench.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
 				RAMBytes: 131981020 * 1024,
 				OS:       "Ubuntu 24.04.3 LTS",
-				Kernel:   "6.8.0-87-generic",
+				Kernel:   "6.18.44-fc-v657-gpu",
 			},
 		},
 		{
@@ -60,7 +61,7 @@ func TestDetect(t *testing.T) {
 				CPU:      &bench.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
 				RAMBytes: 131981020 * 1024,
 				OS:       "Ubuntu 24.04.3 LTS",
-				Kernel:   "6.8.0-87-generic",
+				Kernel:   "6.18.44-fc-v657-gpu",
 			},
 		},
 		{
@@ -184,5 +185,26 @@ os: Debian 12
 	}
 	if _, err := ReadHardwareFile(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file gave no error")
+	}
+}
+
+// TestDetectMatchesTheRealMachine: on the H200 fixture tree and its recorded
+// nvidia-smi answer, Detect gives what `llmbench hw --format json` printed on a real
+// H200 machine.
+func TestDetectMatchesTheRealMachine(t *testing.T) {
+	b, err := os.ReadFile("testdata/h200-llmbench-hw.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bench.Hardware
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Detect(context.Background(), "testdata/roots/h200", recorded{"nvidia-smi": "testdata/nvidia-smi/h200/query-gpu.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("fixture tree vs the real machine (-real +fixture):\n%s", d)
 	}
 }
