@@ -247,7 +247,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 
 	srv := &bench.Server{
 		Client: client, Model: f.model, API: prompt.API(doc.Config.API),
-		IgnoreEOS:       info.IgnoreEOS == nil || *info.IgnoreEOS,
+		// Sent unless the server is known not to take it (harmless where unknown)...
+		IgnoreEOS: info.IgnoreEOS == nil || *info.IgnoreEOS,
+		// ...but an early end invalidates a cell only where it is known to work.
+		IgnoreEOSKnown:  info.IgnoreEOS != nil && *info.IgnoreEOS,
 		ContinuousUsage: info.Engine == engine.VLLM || info.Engine == engine.SGLang || info.Engine == engine.Sim,
 	}
 	counting := prompt.NewCounting(client, f.model, srv.API, tokenizeRoute(info, base))

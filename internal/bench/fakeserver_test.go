@@ -244,7 +244,7 @@ func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, medianGapM
 func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {
 	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
 	return &Server{
-		Client: client, Model: "fake", API: api, IgnoreEOS: true, ContinuousUsage: true,
+		Client: client, Model: "fake", API: api, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
 	}
 }

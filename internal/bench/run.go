@@ -239,6 +239,9 @@ type ServerMetrics struct {
 	Waiting     *MinMean `json:"waiting,omitempty"`
 	KVUsage     *MinMean `json:"kv_usage,omitempty"`
 	Preemptions *float64 `json:"preemptions,omitempty"` // counter delta over the cell
+	// Prefix-cache counters' deltas over the window, in prompt tokens, where exposed.
+	PrefixCacheQueries *float64 `json:"prefix_cache_queries,omitempty"`
+	PrefixCacheHits    *float64 `json:"prefix_cache_hits,omitempty"`
 }
 
 // MinMean is min/mean/max of a sampled gauge.

@@ -27,6 +27,10 @@ type Server struct {
 	// max_output; false for servers that do not take them (Ollama, TGI), whose early
 	// ends are replaced and counted.
 	IgnoreEOS bool
+	// IgnoreEOSKnown says the server is known to honour ignore_eos, so a request that
+	// ends early makes the cell invalid; where it is only hoped for, early ends are
+	// counted and flagged.
+	IgnoreEOSKnown bool
 	// ContinuousUsage asks for usage in every chunk (vLLM, SGLang), which gives exact
 	// per-chunk token counts.
 	ContinuousUsage bool
@@ -565,8 +569,12 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 	r.scoreCell(cell, results, win, cfg, duration, warm, cpu)
 	// Servers that do not report cached tokens per request (vLLM without
 	// --enable-prompt-tokens-details) still count prefix-cache hits in their metrics.
-	if pc, ok := monitor.(prefixCacheReporter); ok && detail.CacheHitRatio == nil {
-		if queries, hits, ok := pc.PrefixCache(); ok && queries > 0 {
+	if pc, ok := monitor.(prefixCacheReporter); ok {
+		queries, hits, ok := pc.PrefixCache()
+		if ok && detail.Server != nil {
+			detail.Server.PrefixCacheQueries, detail.Server.PrefixCacheHits = &queries, &hits
+		}
+		if ok && queries > 0 && detail.CacheHitRatio == nil {
 			ratio := round(hits/queries, 4)
 			detail.CacheHitRatio = &ratio
 			if cell.Context > 0 && ratio < 0.5 {
@@ -659,7 +667,7 @@ func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win
 		}
 		fail(reason)
 	}
-	if r.Server.IgnoreEOS && d.EndedEarly > 0 {
+	if r.Server.IgnoreEOSKnown && d.EndedEarly > 0 {
 		fail(fmt.Sprintf("%d requests ended before max output despite ignore_eos", d.EndedEarly))
 	}
 	if withUsage > 0 && relDiff(clientTokens, serverTokens) > 0.01 {

@@ -64,6 +64,7 @@ func NewServer(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /version", s.handleVersion)
+	mux.HandleFunc("GET /server_info", s.handleServerInfo)
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	mux.HandleFunc("POST /detokenize", s.handleDetokenize)
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
@@ -506,6 +507,18 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": Version, "engine": EngineName, "preset": s.cfg.Preset})
+}
+
+// handleServerInfo answers like vLLM's dev-mode /server_info?config_format=json, the one
+// place vLLM states max_num_seqs, so discovery reads the emulator as it reads vLLM.
+func (s *Server) handleServerInfo(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"vllm_config": map[string]any{
+			"model_config":     map[string]any{"model": s.cfg.ServedModel, "revision": "main"},
+			"scheduler_config": map[string]any{"max_num_seqs": s.cfg.MaxNumSeqs},
+			"cache_config":     map[string]any{"block_size": s.cfg.BlockSize, "num_gpu_blocks": s.cfg.NumBlocks},
+		},
+	})
 }
 
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
