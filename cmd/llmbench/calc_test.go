@@ -20,7 +20,8 @@ func runCalcCmd(t *testing.T, args ...string) (string, error) {
 }
 
 // TestCalcJSONIsAPredictedRun: the seed's launch flags give a run document that
-// "llmbench report" reads, marked predicted, with the seed's over-capacity pattern.
+// "llmbench report" reads, marked predicted, whose over-capacity cells follow the
+// measured-run rule from its own kv_cache_tokens and max_model_len.
 func TestCalcJSONIsAPredictedRun(t *testing.T) {
 	out, err := runCalcCmd(t, "--gpu", "RTX 3090", "--model", "RedHatAI/Qwen3.8-27B-INT4", "--quant", "INT4 W4A16 g128",
 		"--kv-dtype", "fp8", "--gpu-memory-utilization", "0.94", "--max-model-len", "64K", "--format", "json")
@@ -37,11 +38,13 @@ func TestCalcJSONIsAPredictedRun(t *testing.T) {
 	if len(run.Decode) != 32 || len(run.Prefill) != 4 {
 		t.Fatalf("%d decode cells and %d prefill rows, want the seed's 32 and 4", len(run.Decode), len(run.Prefill))
 	}
-	predicted := 0
 	for _, c := range run.Decode {
+		fits, _ := bench.Fit(c.Context, c.Concurrency, run.Config.MaxOutputTokens, run.Engine.KVCacheTokens, run.Engine.MaxModelLen)
+		if fits != (c.Status == bench.StatusPredicted) {
+			t.Errorf("cell %d×%d is %s, but the document's own KV cache and max_model_len say fits=%v", c.Context, c.Concurrency, c.Status, fits)
+		}
 		switch c.Status {
 		case bench.StatusPredicted:
-			predicted++
 			if c.DecodeFigures == nil || !(c.TotalTokS > 0) || !(c.TBTMs > 0) || !(c.TTFTMs > 0) {
 				t.Errorf("cell %d×%d lacks figures", c.Context, c.Concurrency)
 			}
@@ -53,8 +56,13 @@ func TestCalcJSONIsAPredictedRun(t *testing.T) {
 			t.Errorf("cell %d×%d has status %q", c.Context, c.Concurrency, c.Status)
 		}
 	}
-	if predicted != 8 {
-		t.Errorf("%d cells fit, the seed ran 8", predicted)
+	for _, cell := range [][2]int{{0, 8}, {16384, 2}, {57344, 1}} { // the seed ran these
+		if c := run.Cell(cell[0], cell[1]); c == nil || c.Status != bench.StatusPredicted {
+			t.Errorf("cell %v, which the seed ran, is not predicted to fit", cell)
+		}
+	}
+	if c := run.Cell(0, 16); c == nil || c.Status != bench.StatusOverCapacity {
+		t.Errorf("cell 0×16 (over capacity on the seed) is predicted to fit")
 	}
 	for _, p := range run.Prefill {
 		if p.Status != bench.StatusPredicted || p.PrefillFigures == nil || !(p.PromptTokS > 0) {

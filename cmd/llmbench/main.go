@@ -48,7 +48,7 @@ can try it without a GPU.`,
 		Example: `  llmbench run --quick                                  # try it: the built-in emulator, ~1 minute
   llmbench run --endpoint http://localhost:8000 --model my-model
   llmbench report run.json --format md
-  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128`,
+  llmbench calc --gpu rtx-3090 --model qwen3.8-27b --quant w4a16-g128 --kv-dtype fp8`,
 		Version:       toolVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -63,7 +63,11 @@ func TestExactTiming(t *testing.T) {
 			within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.05)
 			within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
 			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
-			within(t, fmt.Sprintf("%d streams: measured_s", c.Concurrency), c.MeasuredS, plan.duration.Seconds(), 0.02)
+			// The window is at least as long as asked (a loaded machine may close it late;
+			// the figures use its real length).
+			if c.MeasuredS < plan.duration.Seconds()*0.999 {
+				t.Errorf("%d streams: measured %.3f s, %v asked", c.Concurrency, c.MeasuredS, plan.duration)
+			}
 			// TTFT is at least the server's 30 ms; how much more depends on the machine's load.
 			if c.TTFTMs < 29 {
 				t.Errorf("%d streams: TTFT %.1f ms, below the server's 30 ms", c.Concurrency, c.TTFTMs)

@@ -156,22 +156,21 @@ type Engine struct {
 }
 
 // Reserve is the per-GPU memory an engine keeps beyond weights and KV cache: a fixed
-// part (CUDA context, graphs) and an activation peak measured for one model at one
-// tensor-parallel degree, scaled by MLP width and TP degree.
+// part (CUDA context, graphs) and an activation peak measured for one model, scaled by
+// the MLP width of the model at hand. The peak does not shrink with tensor
+// parallelism (vLLM's profiling reports the same peak at TP 1 and 2).
 type Reserve struct {
 	FixedGiB           float64 `json:"fixed_gib"`
 	ActivationGiB      float64 `json:"activation_gib,omitempty"`
 	ActivationRefWidth int     `json:"activation_ref_width,omitempty"`
-	ActivationRefTP    int     `json:"activation_ref_tp,omitempty"`
 }
 
-// GiBFor is the reserve for a model at a tensor-parallel degree.
-func (r Reserve) GiBFor(m Model, tp int) float64 {
+// GiBFor is the reserve for a model.
+func (r Reserve) GiBFor(m Model) float64 {
 	g := r.FixedGiB
 	if r.ActivationGiB > 0 && r.ActivationRefWidth > 0 {
 		width := max(m.Intermediate, 4*m.Hidden)
-		refTP := max(r.ActivationRefTP, 1)
-		g += r.ActivationGiB * float64(width) / float64(r.ActivationRefWidth) * float64(refTP) / float64(max(tp, 1))
+		g += r.ActivationGiB * float64(width) / float64(r.ActivationRefWidth)
 	}
 	return g
 }

@@ -232,9 +232,12 @@ func (c *Catalog) Fit() ([]FamilyFit, error) {
 	var out []FamilyFit
 	for _, fam := range fams {
 		rows := byFam[fam]
+		// Factors are fitted on single-GPU rows: they describe the kernels. Multi-GPU
+		// rows are predicted with them and so test the tensor-parallel penalty out of
+		// sample.
 		split := func(skip int) (dec, pre []prepared) {
 			for i, r := range rows {
-				if i == skip {
+				if i == skip || r.m.GPUs > 1 {
 					continue
 				}
 				if r.m.Kind == "decode" {
@@ -273,7 +276,7 @@ func (c *Catalog) Fit() ([]FamilyFit, error) {
 				sources = append(sources, r.m.Source)
 			}
 		}
-		eff.Method = fmt.Sprintf("least squares on relative error over %d decode and %d prefill rows of measurements.json (family %s)", len(dec), len(pre), fam)
+		eff.Method = fmt.Sprintf("least squares on relative error over the %d decode and %d prefill single-GPU rows of measurements.json (family %s)", len(dec), len(pre), fam)
 		eff.DecodeRows, eff.PrefillRows = len(dec), len(pre)
 		eff.DecodeMedianErr = roundTo(MedianAbs(ff.Rows, "decode", false), 4)
 		eff.DecodeLOOErr = roundTo(MedianAbs(ff.Rows, "decode", true), 4)

@@ -182,6 +182,7 @@ func TestGGUFParserEstimateBeside(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(ggufBegin + "\n\n| GPU | Model | Quant | Test | Measured tok/s | Ours (LOO) | Ours error | gguf-parser-go | gguf-parser-go error |\n|---|---|---|---|---|---|---|---|---|\n")
 	var ours, theirs []float64
+	oursCloser := 0
 	files := map[string]string{}
 	for _, f := range fits {
 		for _, r := range f.Rows {
@@ -212,6 +213,9 @@ func TestGGUFParserEstimateBeside(t *testing.T) {
 			te := (tps - r.TokS) / r.TokS
 			ours = append(ours, math.Abs(r.ErrLOO))
 			theirs = append(theirs, math.Abs(te))
+			if math.Abs(r.ErrLOO) < math.Abs(te) {
+				oursCloser++
+			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | %.2f | %s |\n", r.GPU, r.Model, r.Quant, r.Test, r.TokS, r.PredictedLOO, pct(r.ErrLOO), tps, pct(te))
 		}
 	}
@@ -223,7 +227,8 @@ func TestGGUFParserEstimateBeside(t *testing.T) {
 	if mt < mo {
 		closer = "gguf-parser-go's"
 	}
-	fmt.Fprintf(&b, "\nMedian |error| over these %d rows: ours %.1f%% (leave-one-out), gguf-parser-go %.1f%%: %s is closer.\n\n%s", len(ours), mo*100, mt*100, closer, ggufEnd)
+	fmt.Fprintf(&b, "\nMedian |error| over these %d rows: ours %.1f%% (leave-one-out), gguf-parser-go %.1f%%: %s is closer (ours is closer on %d of the %d rows).\n\n%s",
+		len(ours), mo*100, mt*100, closer, oursCloser, len(ours), ggufEnd)
 	t.Logf("median |error|: ours %.1f%%, gguf-parser-go %.1f%% over %d rows", mo*100, mt*100, len(ours))
 	table := b.String()
 	if *update {

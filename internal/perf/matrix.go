@@ -2,6 +2,7 @@ package perf
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -79,11 +80,8 @@ func (s Setup) PrefillFigures(context int) bench.PrefillFigures {
 }
 
 func round(v float64, digits int) float64 {
-	p := 1.0
-	for range digits {
-		p *= 10
-	}
-	return float64(int64(v*p+0.5)) / p
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
 }
 
 // Title is the run title, the seed's way: "{model} on {GPU} {VRAM}".

@@ -103,7 +103,7 @@ func (s Setup) ReserveBytes() float64 {
 	if s.ReserveGiB > 0 {
 		return s.ReserveGiB * GiB
 	}
-	return s.Engine.Reserve.GiBFor(s.Model, s.n()) * GiB
+	return s.Engine.Reserve.GiBFor(s.Model) * GiB
 }
 
 // ErrNoRoom says the weights and runtime reserve leave no memory for a KV cache.
