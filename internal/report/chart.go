@@ -187,6 +187,7 @@ func niceStep(raw float64) float64 {
 // Cells without figures (over capacity, failed) break the line rather than bridging it.
 func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeFigures) float64) lineChart {
 	lang := v.Lang
+	cells := cellIndex(run)
 	c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_requests"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
 	for _, n := range v.Concurrency {
 		c.XTicks = append(c.XTicks, float64(n))
@@ -196,7 +197,7 @@ func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(
 		s := chartSeries{Name: bench.FormatTokens(ctx), Color: palette[i%len(palette)]}
 		gap := false
 		for _, n := range v.Concurrency {
-			cell := run.Cell(ctx, n)
+			cell := cells[cellKey{ctx, n}]
 			if cell == nil || cell.DecodeFigures == nil || cell.Status == bench.StatusOverCapacity || !hasFigures(cell.Status) {
 				gap = true
 				continue

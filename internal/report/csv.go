@@ -51,9 +51,10 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 		}
 	}
 	contexts, concurrency := axes(run)
+	cells := cellIndex(run)
 	for _, ctx := range contexts {
 		for _, n := range concurrency {
-			c := run.Cell(ctx, n)
+			c := cells[cellKey{ctx, n}]
 			if c == nil {
 				continue
 			}

@@ -114,6 +114,10 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 			if i == len(m.Cells) && v.HasCacheHit && m.CacheHit != "" {
 				c.Sort = strings.TrimSuffix(m.CacheHit, "%")
 			}
+			if i == len(d.Head)-1 && m.Footnote > 0 && hasFootnoteColumn(v) {
+				c.Text = "⚠" + strconv.Itoa(m.Footnote) // the matrix's badge, not text's [1]
+				c.Sort = strconv.Itoa(m.Footnote)
+			}
 			row.Cells = append(row.Cells, c)
 		}
 		d.Rows = append(d.Rows, row)
@@ -151,7 +155,9 @@ func (d *htmlData) CellTitle(c matrixCell) string {
 	var parts []string
 	switch {
 	case c.HasFigures:
-		parts = append(parts, fmt.Sprintf("%s: %s tok/s, %s", where, c.ValueStr, T(d.Lang, "x_ttft", c.TTFTStr)))
+		parts = append(parts, fmt.Sprintf("%s: %s %s, %s %s, %s, %s %s", where,
+			T(d.Lang, "total_toks"), c.ValueStr, T(d.Lang, "per_request_toks"), c.PerRequestStr,
+			T(d.Lang, "x_ttft", c.TTFTStr), T(d.Lang, "tbt"), c.TBTStr))
 	default:
 		parts = append(parts, where+": "+c.StatusStr)
 	}

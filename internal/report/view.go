@@ -69,6 +69,8 @@ type matrixCell struct {
 	TotalTokS            float64
 	ValueStr             string // "48.2"
 	TTFTStr              string // "85 ms"
+	PerRequestStr        string // "48.2"
+	TBTStr               string // "20.7 ms"
 	Reason               string
 	Details              []string // every extension note: warnings first, then information
 	Warn                 bool     // queueing, preemptions, errors, ended early, flags, client-limited, or a failure reason
@@ -155,12 +157,13 @@ func newView(run *bench.Run, lang string) *view {
 			lo, hi = min(lo, c.TotalTokS), max(hi, c.TotalTokS)
 		}
 	}
+	cells := cellIndex(run)
 	v.Matrix = make([][]matrixCell, len(v.Contexts))
 	for i, ctx := range v.Contexts {
 		v.Matrix[i] = make([]matrixCell, len(v.Concurrency))
 		for j, n := range v.Concurrency {
 			mc := matrixCell{Context: ctx, Concurrency: n, StatusStr: dash}
-			if c := run.Cell(ctx, n); c != nil {
+			if c := cells[cellKey{ctx, n}]; c != nil {
 				mc = decodeCell(lang, c, lo, hi)
 				if c.Status == bench.StatusOverCapacity {
 					v.HasOverCap = true
@@ -186,7 +189,7 @@ func newView(run *bench.Run, lang string) *view {
 		}
 	}
 
-	v.Measurements = measurements(run, v, lang)
+	v.Measurements = measurements(run, v, cells, lang)
 	return v
 }
 
@@ -222,20 +225,48 @@ func runTitle(run *bench.Run, lang string) string {
 // axes are the matrix's rows and columns: the plan's contexts and concurrency levels,
 // then any a cell has that the plan lacks (a cell is never silently dropped).
 func axes(run *bench.Run) (contexts, concurrency []int) {
-	contexts = slices.Clone(run.Config.Contexts)
-	concurrency = slices.Clone(run.Config.Concurrency)
+	seenCtx, seenN := map[int]bool{}, map[int]bool{}
+	for _, c := range run.Config.Contexts {
+		if !seenCtx[c] {
+			seenCtx[c] = true
+			contexts = append(contexts, c)
+		}
+	}
+	for _, n := range run.Config.Concurrency {
+		if !seenN[n] {
+			seenN[n] = true
+			concurrency = append(concurrency, n)
+		}
+	}
 	var extraCtx, extraN []int
 	for _, c := range run.Decode {
-		if !slices.Contains(contexts, c.Context) && !slices.Contains(extraCtx, c.Context) {
+		if !seenCtx[c.Context] {
+			seenCtx[c.Context] = true
 			extraCtx = append(extraCtx, c.Context)
 		}
-		if !slices.Contains(concurrency, c.Concurrency) && !slices.Contains(extraN, c.Concurrency) {
+		if !seenN[c.Concurrency] {
+			seenN[c.Concurrency] = true
 			extraN = append(extraN, c.Concurrency)
 		}
 	}
 	slices.Sort(extraCtx)
 	slices.Sort(extraN)
 	return append(contexts, extraCtx...), append(concurrency, extraN...)
+}
+
+// cellIndex finds decode cells by (context, concurrency) in constant time; the first
+// cell wins when a document repeats one, as bench.Run.Cell does.
+type cellKey struct{ context, concurrency int }
+
+func cellIndex(run *bench.Run) map[cellKey]*bench.DecodeCell {
+	idx := make(map[cellKey]*bench.DecodeCell, len(run.Decode))
+	for i := range run.Decode {
+		k := cellKey{run.Decode[i].Context, run.Decode[i].Concurrency}
+		if _, dup := idx[k]; !dup {
+			idx[k] = &run.Decode[i]
+		}
+	}
+	return idx
 }
 
 func planLine(run *bench.Run, contexts, concurrency []int, lang string) string {
@@ -384,6 +415,8 @@ func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
 		mc.TotalTokS = c.TotalTokS
 		mc.ValueStr = FormatNumber(lang, c.TotalTokS, 1)
 		mc.TTFTStr = FormatMs(lang, c.TTFTMs, 0)
+		mc.PerRequestStr = FormatNumber(lang, c.PerRequestTokS, 1)
+		mc.TBTStr = FormatMs(lang, c.TBTMs, 1)
 		mc.Shade = shade(c.TotalTokS, lo, hi)
 	}
 	warnings, info := cellDetails(lang, c)
@@ -472,7 +505,7 @@ func percentiles(lang, name string, p90, p99 *float64, decimals int) string {
 	return T(lang, "n_p90", name, FormatMs(lang, *p90, decimals))
 }
 
-func measurements(run *bench.Run, v *view, lang string) []measurement {
+func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, lang string) []measurement {
 	nan := math.NaN()
 	var rows []measurement
 	prefill := slices.Clone(run.Prefill)
@@ -499,7 +532,7 @@ func measurements(run *bench.Run, v *view, lang string) []measurement {
 	for i, ctx := range v.Contexts {
 		for j, n := range v.Concurrency {
 			mc := v.Matrix[i][j]
-			c := run.Cell(ctx, n)
+			c := cells[cellKey{ctx, n}]
 			if c == nil {
 				continue
 			}

@@ -1,21 +1,68 @@
-package report
+// Package pagetest_test loads the html report in headless Chromium and checks what a
+// reader sees. It lives apart from package report so that report's fuzz and unit test
+// binary does not link the browser driver.
+package pagetest_test
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
+	"github.com/llmbench/llmbench/internal/report"
 )
+
+const oc = "Over capacity"
+
+type seedTables struct {
+	Header  []string   `json:"header"`
+	Notes   []string   `json:"notes"`
+	Prefill [][]string `json:"prefill"`
+	Matrix  [][]string `json:"matrix"`
+	All     [][]string `json:"all"`
+}
+
+// loadSeedTables reads the seed page's tables (see report's seed_test.go).
+func loadSeedTables(t testing.TB) seedTables {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/seed-tables.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s seedTables
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func readRun(t testing.TB, path string) *bench.Run {
+	t.Helper()
+	run, err := bench.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func readSeed(t testing.TB) *bench.Run { return readRun(t, "../../../../shared/seed/seed-run.json") }
+
+func readFixture(t testing.TB, name string) *bench.Run {
+	return readRun(t, filepath.Join("../testdata", name))
+}
 
 // page is a rendered report loaded in headless Chromium from a loopback server that
 // serves the page at / and records any other request (there must be none).
@@ -29,9 +76,14 @@ type page struct {
 }
 
 func openPage(t *testing.T, run *bench.Run, lang string) (*page, func(string) string) {
+	return openPageWith(t, run, lang, false)
+}
+
+// openPageWith loads the page, with the page's own scripts switched off when noScript.
+func openPageWith(t *testing.T, run *bench.Run, lang string, noScript bool) (*page, func(string) string) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, run, Options{Format: "html", Lang: lang}); err != nil {
+	if err := report.Write(&buf, run, report.Options{Format: "html", Lang: lang}); err != nil {
 		t.Fatal(err)
 	}
 	html := buf.Bytes()
@@ -51,6 +103,11 @@ func openPage(t *testing.T, run *bench.Run, lang string) (*page, func(string) st
 	ctx := browsertest.Start(t)
 	p.reqs = browsertest.RecordRequests(t, ctx)
 	p.url = srv.URL + "/"
+	if noScript {
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatalf("switching scripts off: %v", err)
+		}
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(".lb-matrix"))); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
@@ -186,14 +243,15 @@ func checkSorted(t *testing.T, p *page, eval func(string) string, col int, numer
 func TestBrowserSeedPage(t *testing.T) {
 	for _, lang := range []string{"en", "ja"} {
 		t.Run(lang, func(t *testing.T) {
+			seed := loadSeedTables(t)
 			run := readSeed(t)
 			p, eval := openPage(t, run, lang)
-			ttft := func(s string) string { return T(lang, "x_ttft", s) }
+			ttft := func(s string) string { return report.T(lang, "x_ttft", s) }
 
 			// Every number of the seed's matrix is visible in its cell.
-			want := matrixAsPage(seedMatrix, ttft)
+			want := matrixAsPage(seed.Matrix, ttft)
 			if lang == "ja" {
-				want = matrixAsPage(seedMatrix, ttft)
+				want = matrixAsPage(seed.Matrix, ttft)
 				for i := range want {
 					for j := range want[i] {
 						want[i][j] = strings.ReplaceAll(want[i][j], oc, "容量超過")
@@ -205,7 +263,7 @@ func TestBrowserSeedPage(t *testing.T) {
 			}
 			// The prefill table and the page's own words.
 			var prefill [][]string
-			for _, r := range seedPrefill {
+			for _, r := range seed.Prefill {
 				prefill = append(prefill, []string{r[1], ttft(r[2])})
 			}
 			if diff := cmp.Diff(prefill, dropFirst(tableRows(eval, ".lb-prefill-table"))); diff != "" {
@@ -218,7 +276,7 @@ func TestBrowserSeedPage(t *testing.T) {
 			if lang == "en" {
 				words = append(words, "Measured", "Discrete GPU", "32 GB", "30 s", "Fixed duration", "Measured during decode warm-up", "8,192 tokens",
 					"4 contexts (0–56K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 56K")
-				words = append(words, seedNotes...)
+				words = append(words, seed.Notes...)
 			} else {
 				words = append(words, "実測", "ディスクリート GPU", "ハードウェア", "プリフィル", "持続デコード", "全測定値", "8,192 トークン", "30 秒")
 			}
@@ -230,15 +288,18 @@ func TestBrowserSeedPage(t *testing.T) {
 			// The All measurements table, every row of the seed (English labels).
 			rows := tableRows(eval, ".lb-sortable")
 			if lang == "en" {
-				if diff := cmp.Diff(seedAll, rows); diff != "" {
+				if diff := cmp.Diff(seed.All, rows); diff != "" {
 					t.Errorf("All measurements as shown (-seed +page):\n%s", diff)
 				}
-			} else if len(rows) != len(seedAll) {
-				t.Errorf("All measurements has %d rows, want %d", len(rows), len(seedAll))
+			} else if len(rows) != len(seed.All) {
+				t.Errorf("All measurements has %d rows, want %d", len(rows), len(seed.All))
 			}
 			// Charts: one point per valid cell, drawn without script.
 			if got := eval(`String(document.querySelectorAll("#lb-chart-total-t").length + "/" + document.querySelector("svg[aria-labelledby=lb-chart-total-t]").querySelectorAll("circle").length + "/" + document.querySelector("svg[aria-labelledby=lb-chart-prefill-t]").querySelectorAll("circle").length)`); got != "1/8/4" {
 				t.Errorf("charts: title/total points/prefill points = %s, want 1/8/4", got)
+			}
+			if got := eval(`String(document.querySelector(".lb-copy").hidden)`); got != "false" {
+				t.Errorf("the launch command's Copy button is hidden: the page's script did not run")
 			}
 			checkSorted(t, p, eval, 4, true)  // Total tok/s
 			checkSorted(t, p, eval, 6, true)  // TTFT
@@ -306,4 +367,25 @@ func TestBrowserPredictedPage(t *testing.T) {
 	}
 	checkSorted(t, p, eval, 5, true)
 	browsertest.Screenshot(t, p.ctx, "report-predicted-en")
+}
+
+// Without JavaScript the page still shows the matrix, the charts and every row, and the
+// buttons that need a script stay hidden.
+func TestBrowserPageReadsWithoutScript(t *testing.T) {
+	seed := loadSeedTables(t)
+	p, eval := openPageWith(t, readSeed(t), "en", true)
+	if got := eval(`String(document.querySelector(".lb-copy").hidden)`); got != "true" {
+		t.Errorf("Copy button shown without script (hidden=%s)", got)
+	}
+	ttft := func(s string) string { return report.T("en", "x_ttft", s) }
+	if diff := cmp.Diff(matrixAsPage(seed.Matrix, ttft), dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
+		t.Errorf("matrix without script (-want +page):\n%s", diff)
+	}
+	if diff := cmp.Diff(seed.All, tableRows(eval, ".lb-sortable")); diff != "" {
+		t.Errorf("All measurements without script (-seed +page):\n%s", diff)
+	}
+	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "20" {
+		t.Errorf("chart points without script = %s, want 20 (8 + 8 + 4)", got)
+	}
+	browsertest.Screenshot(t, p.ctx, "report-seed-en-noscript")
 }
