@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,7 +210,9 @@ func TestRunCompletionsTokenIDs(t *testing.T) {
 	if err != nil || len(cells) != 1 {
 		t.Fatalf("rescore: %v, %d cells", err, len(cells))
 	}
-	if a, b := cells[0].TotalTokS, doc.Cell(300, 1).TotalTokS; a != b {
+	// The log holds wall-clock times and the live figures monotonic ones: a token right
+	// at the window's edge may fall on the other side of it.
+	if a, b := cells[0].TotalTokS, doc.Cell(300, 1).TotalTokS; math.Abs(a-b) > 0.01*b {
 		t.Errorf("re-scored total tok/s %v, document %v", a, b)
 	}
 }

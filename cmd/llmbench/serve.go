@@ -81,6 +81,21 @@ with "llmbench serve token create".`,
 			fmt.Fprintf(cmd.OutOrStdout(), "llmbench site on http://%s (database: %s)\n", ln.Addr(), where)
 			errc := make(chan error, 1)
 			go func() { errc <- hs.Serve(ln) }()
+			go func() {
+				// Keep SQLite's planner statistics fresh as runs accumulate.
+				tick := time.NewTicker(time.Hour)
+				defer tick.Stop()
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-tick.C:
+						if err := st.Optimize(ctx); err != nil {
+							slog.Warn("optimizing the database", "err", err)
+						}
+					}
+				}
+			}()
 			select {
 			case err := <-errc:
 				return fmt.Errorf("serving: %w", err)

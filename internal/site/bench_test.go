@@ -33,11 +33,15 @@ var (
 	benchFirst string
 )
 
-// seededDB returns a SQLite file holding benchRuns runs, made once and kept in the
-// system temp directory between benchmark invocations (seeding takes a while).
+// seededDB returns a database holding benchRuns runs: a SQLite file made once and
+// kept in the system temp directory between benchmark invocations (seeding takes a
+// while), or the database LLMBENCH_BENCH_DB names (a path or a postgres:// URL).
 func seededDB(b *testing.B) string {
 	benchOnce.Do(func() {
 		benchPath = filepath.Join(os.TempDir(), fmt.Sprintf("llmbench-site-bench-%d.db", benchRuns))
+		if db := os.Getenv("LLMBENCH_BENCH_DB"); db != "" {
+			benchPath = db
+		}
 		benchFirst = "bench-000000"
 		ctx := context.Background()
 		st, err := store.Open(ctx, benchPath)
@@ -88,6 +92,13 @@ func seededDB(b *testing.B) string {
 				}
 			}
 			scale := 0.2 + rng.Float64()*4
+			for j := range r.Prefill {
+				if f := r.Prefill[j].PrefillFigures; f != nil {
+					g := *f
+					g.PromptTokS *= scale
+					r.Prefill[j].PrefillFigures = &g
+				}
+			}
 			for j := range r.Decode {
 				if f := r.Decode[j].DecodeFigures; f != nil {
 					g := *f
@@ -187,4 +198,21 @@ func BenchmarkRunPage100k(b *testing.B) {
 		paths = append(paths, fmt.Sprintf("/runs/bench-%06d", i+7))
 	}
 	benchPages(b, paths)
+}
+
+// BenchmarkOtherPages100k: the run list, hardware and model pages, compare and the
+// calculator, with 100,000 runs stored.
+func BenchmarkOtherPages100k(b *testing.B) {
+	benchPages(b, []string{
+		"/runs",
+		"/runs?gpu=H200&offset=100",
+		"/hardware",
+		"/hardware/RTX%204090",
+		"/models",
+		"/models/org3%2Fmodel-10",
+		"/compare?id=bench-000100&id=bench-050100&id=bench-099999",
+		"/calculator?gpu=RTX+3090&model=org1%2Fmodel-1&quant=w4a16-g128",
+		"/benchmarks",
+		"/api/v1/runs?sort=peak&gpu=H100",
+	})
 }

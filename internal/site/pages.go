@@ -26,6 +26,7 @@ var templateFuncs = template.FuncMap{
 	"path":     pathEscape,
 	"tokens":   bench.FormatTokens,
 	"add":      func(a, b int) int { return a + b },
+	"list":     func(xs ...string) []string { return xs },
 	"gpuLabel": gpuLabel,
 	// mx, rt and kn pack arguments for the matrix, runtable and kindnote templates.
 	"mx": func(p *page, m matrixView) any {
@@ -491,6 +492,7 @@ type calcData struct {
 	Available         bool
 	GPUs, Models      []string
 	GPU, Model, Quant string
+	KV                string
 	Predicted         *runView
 	Measured          []store.RunRecord
 	Error             string
@@ -500,7 +502,7 @@ type calcData struct {
 func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(w, r)
 	v := r.URL.Query()
-	d := calcData{Available: s.opt.Calculator != nil, GPU: v.Get("gpu"), Model: v.Get("model"), Quant: v.Get("quant")}
+	d := calcData{Available: s.opt.Calculator != nil, GPU: v.Get("gpu"), Model: v.Get("model"), Quant: v.Get("quant"), KV: v.Get("kv")}
 	if d.Available {
 		d.GPUs, d.Models = s.opt.Calculator.GPUs(), s.opt.Calculator.Models()
 	} else if f, err := s.cachedFacets(r.Context()); err == nil {
@@ -514,7 +516,7 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 	if d.GPU != "" && d.Model != "" {
 		d.Asked = true
 		if d.Available {
-			run, err := s.opt.Calculator.Predict(r.Context(), d.GPU, d.Model, d.Quant)
+			run, err := s.opt.Calculator.Predict(r.Context(), CalcInput{GPU: d.GPU, Model: d.Model, Quant: d.Quant, KVDtype: d.KV})
 			if err != nil {
 				d.Error = err.Error()
 			} else {
@@ -523,14 +525,55 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 				d.Predicted = &rv
 			}
 		}
-		var err error
-		d.Measured, err = s.store.ListRuns(r.Context(), store.Query{GPU: d.GPU, Model: d.Model, Kinds: []string{bench.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+		measured, err := s.measuredLike(r.Context(), d.GPU, d.Model)
 		if err != nil {
 			s.serverError(w, r, "listing measured runs", err)
 			return
 		}
+		d.Measured = measured
 	}
 	s.render(w, r, http.StatusOK, "calculator", "calculator", "", d)
+}
+
+// nameMatcher is what a Calculator may also do: tell that two names ("RTX 3090",
+// "rtx-3090") are the same GPU or model, so the calculator finds measured runs
+// whatever name the reader typed.
+type nameMatcher interface {
+	SameGPU(a, b string) bool
+	SameModel(a, b string) bool
+}
+
+// measuredLike lists measured runs of the GPU and model, best single-stream decode first.
+func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.RunRecord, error) {
+	gpus, models := []string{gpu}, []string{model}
+	if m, ok := s.opt.Calculator.(nameMatcher); ok {
+		f, err := s.cachedFacets(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range f.GPUs {
+			if len(gpus) < 4 && v.Value != gpu && m.SameGPU(v.Value, gpu) {
+				gpus = append(gpus, v.Value)
+			}
+		}
+		for _, v := range f.Models {
+			if len(models) < 4 && v.Value != model && m.SameModel(v.Value, model) {
+				models = append(models, v.Value)
+			}
+		}
+	}
+	var out []store.RunRecord
+	for _, g := range gpus {
+		for _, mo := range models {
+			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{bench.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
+		}
+	}
+	sortByDecode(out)
+	return out[:min(len(out), 20)], nil
 }
 
 // ---- benchmarks, organisations, reports, API ----
@@ -559,13 +602,23 @@ func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "benchmarks", "benchmarks", "", out)
 }
 
+type orgListData struct {
+	Orgs       []store.Org
+	Submitters []store.Submitter
+}
+
 func (s *Server) orgList(w http.ResponseWriter, r *http.Request) {
 	orgs, err := s.store.Orgs(r.Context())
 	if err != nil {
 		s.serverError(w, r, "listing organisations", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "orgs", "orgs", "", orgs)
+	subs, err := s.store.Submitters(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing submitters", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "orgs", "orgs", "", orgListData{Orgs: orgs, Submitters: subs})
 }
 
 type orgPageData struct {

@@ -157,7 +157,7 @@ func TestComparePage(t *testing.T) {
 	if !strings.Contains(body, T("en", "compare_need")) {
 		t.Errorf("compare with one run does not ask for more")
 	}
-	if code, _ := ts.get(t, "/compare?id=" + seedID + "&id=missing"); code != http.StatusNotFound {
+	if code, _ := ts.get(t, "/compare?id="+seedID+"&id=missing"); code != http.StatusNotFound {
 		t.Errorf("compare with an unknown run: %d, want 404", code)
 	}
 }
@@ -166,9 +166,9 @@ type fakeCalc struct{ seed []byte }
 
 func (fakeCalc) GPUs() []string   { return []string{"RTX 3090"} }
 func (fakeCalc) Models() []string { return []string{"RedHatAI/Qwen3.8-27B-INT4"} }
-func (f fakeCalc) Predict(ctx context.Context, gpu, model, quant string) (*bench.Run, error) {
-	if gpu != "RTX 3090" {
-		return nil, errors.New("unknown GPU " + gpu)
+func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*bench.Run, error) {
+	if in.GPU != "RTX 3090" {
+		return nil, errors.New("unknown GPU " + in.GPU)
 	}
 	r, err := bench.Decode(f.seed)
 	if err != nil {
@@ -286,7 +286,7 @@ func TestGroupPages(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{Catalog: fakeCatalog{}})
 	ts.mustSubmit(t, seedDoc(t))
 	_, body := ts.get(t, "/hardware/RTX%203090")
-	for _, want := range []string{"936 GB/s", "/runs/" + seedID, "48.2"} {
+	for _, want := range []string{"936 GB/s", "/runs/" + seedID, "48.2", `href="/runs?gpu=RTX%203090"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the GPU page lacks %q", want)
 		}
@@ -301,6 +301,17 @@ func TestGroupPages(t *testing.T) {
 	_, body = ts.get(t, "/orgs")
 	if !strings.Contains(body, "Acme Labs") || !strings.Contains(body, "@alice") {
 		t.Errorf("the organisations page lacks Acme Labs and @alice")
+	}
+	if _, err := ts.store.CreateToken(context.Background(), "@solo", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, body = ts.get(t, "/orgs")
+	if !strings.Contains(body, `href="/runs?submitter=%40solo"`) {
+		t.Errorf("the organisations page does not list @solo, a submitter without an organisation")
+	}
+	_, body = ts.get(t, "/runs?submitter=%40alice")
+	if !strings.Contains(body, "/runs/"+seedID) {
+		t.Errorf("the run list filtered by submitter lacks the run")
 	}
 	_, body = ts.get(t, "/orgs/Acme%20Labs")
 	if !strings.Contains(body, "/runs/"+seedID) {

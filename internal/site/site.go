@@ -32,7 +32,14 @@ type Calculator interface {
 	GPUs() []string
 	Models() []string
 	// Predict returns a run document with Status "predicted".
-	Predict(ctx context.Context, gpu, model, quant string) (*bench.Run, error)
+	Predict(ctx context.Context, in CalcInput) (*bench.Run, error)
+}
+
+// CalcInput is what the calculator form asks. Empty fields take the calculator's
+// defaults.
+type CalcInput struct {
+	GPU, Model, Quant string
+	KVDtype           string // fp16, fp8, …
 }
 
 // Spec is one labelled specification of a GPU or model ("Memory bandwidth", "936 GB/s").
@@ -81,10 +88,9 @@ type Server struct {
 	pages map[string]*pageTemplate
 	limit *rateLimiter
 
-	facetsMu  sync.Mutex
-	facets    store.Facets
-	facetsAt  time.Time
-	facetsGen int
+	facetsMu sync.Mutex
+	facets   store.Facets
+	facetsAt time.Time
 }
 
 // New makes a Server.
@@ -134,7 +140,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /orgs/{name}", s.orgPage)
 	mux.HandleFunc("GET /reports", s.reportList)
 	mux.HandleFunc("GET /reports/{slug}", s.reportPage)
-	mux.Handle("GET /static/", http.FileServerFS(assets))
+	static := http.FileServerFS(assets)
+	mux.HandleFunc("GET /static/{file}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		static.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	// API.
 	mux.HandleFunc("GET /api/openapi.json", s.openAPI)

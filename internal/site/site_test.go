@@ -145,7 +145,13 @@ func TestPagesRenderInBothLanguages(t *testing.T) {
 			if strings.Contains(p, "?") {
 				sep = "&"
 			}
-			code, body := ts.get(t, p+sep+"lang="+lang)
+			code, hdr, body := ts.do(t, http.MethodGet, p+sep+"lang="+lang, "", nil)
+			if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
+				t.Errorf("GET %s: Content-Security-Policy %q", p, csp)
+			}
+			if hdr.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("GET %s: no X-Content-Type-Options: nosniff", p)
+			}
 			if code != http.StatusOK {
 				t.Errorf("GET %s (%s) = %d", p, lang, code)
 				continue
@@ -162,6 +168,18 @@ func TestPagesRenderInBothLanguages(t *testing.T) {
 			if !strings.Contains(body, `id="lang-switch"`) {
 				t.Errorf("GET %s (%s): no language switch", p, lang)
 			}
+		}
+	}
+}
+
+func TestStaticFiles(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	if code, body := ts.get(t, "/static/site.css"); code != http.StatusOK || !strings.Contains(body, "table.matrix") {
+		t.Errorf("GET /static/site.css = %d", code)
+	}
+	for _, p := range []string{"/static/", "/static/nope.css", "/static/../site.go"} {
+		if code, body := ts.get(t, p); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d (%.80s), want 404", p, code, body)
 		}
 	}
 }

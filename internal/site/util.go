@@ -3,11 +3,26 @@ package site
 import (
 	"cmp"
 	"slices"
+
+	"github.com/llmbench/llmbench/internal/site/store"
 )
 
 func containsStr(xs []string, x string) bool { return slices.Contains(xs, x) }
 func containsInt(xs []int, x int) bool       { return slices.Contains(xs, x) }
 func sortInts(xs []int)                      { slices.Sort(xs) }
+
+func sortByDecode(rs []store.RunRecord) {
+	slices.SortStableFunc(rs, func(a, b store.RunRecord) int {
+		av, bv := -1.0, -1.0
+		if a.DecodeTokS != nil {
+			av = *a.DecodeTokS
+		}
+		if b.DecodeTokS != nil {
+			bv = *b.DecodeTokS
+		}
+		return cmp.Or(cmp.Compare(bv, av), cmp.Compare(a.ID, b.ID))
+	})
+}
 
 func sortAPIPaths(ps []apiPath) {
 	slices.SortFunc(ps, func(a, b apiPath) int {

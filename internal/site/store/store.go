@@ -90,6 +90,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.db.Close()
 		return nil, err
 	}
+	if err := s.Optimize(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -108,6 +112,23 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrating the database: %w", err)
+	}
+	return nil
+}
+
+// Optimize refreshes the statistics the query planner picks indexes by. Without them
+// SQLite cannot tell a selective filter (one GPU) from an unselective one (the common
+// profile) and may scan 100,000 rows for a leaderboard page. PostgreSQL's autovacuum
+// keeps its own statistics, so this is SQLite only. Call it now and then as runs
+// accumulate ("llmbench serve" does, hourly).
+func (s *Store) Optimize(ctx context.Context) error {
+	if s.dialect != SQLite {
+		return nil
+	}
+	// analysis_limit bounds the work to a sample of each index; 0x10002 analyses
+	// every table that has never been analysed.
+	if _, err := s.db.ExecContext(ctx, `PRAGMA analysis_limit=2000; PRAGMA optimize=0x10002`); err != nil {
+		return fmt.Errorf("optimizing the database: %w", err)
 	}
 	return nil
 }
@@ -170,7 +191,7 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	}
 	defer tx.Rollback() // no-op after Commit
 	var existing string
-	err = tx.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM runs WHERE id = ?`), rec.ID).Scan(&existing)
+	err = tx.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM run_docs WHERE id = ?`), rec.ID).Scan(&existing)
 	switch {
 	case err == nil:
 		if existing == digest {
@@ -180,11 +201,11 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	case !errors.Is(err, sql.ErrNoRows):
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
 	}
-	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, doc, doc_sha256, kind, title, model, gpu, gpu_count, vram_gb,
+	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, vram_gb,
 		engine, engine_version, quantization, profile, decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb,
 		created_at, submitted_at, submitter, org)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		rec.ID, string(doc), digest, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		rec.ID, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
 		rec.Engine, rec.EngineVersion, rec.Quantization, rec.Profile, rec.DecodeTokS, rec.PeakTokS, rec.Prefill32KTokS, rec.TokSPerGB,
 		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org)
 	if err != nil {
@@ -197,20 +218,73 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 		}
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
 	}
+	if _, err := s.exec(ctx, tx, `INSERT INTO run_docs (id, doc_sha256, doc) VALUES (?, ?, ?)`, rec.ID, digest, string(doc)); err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
+	if err := s.countGroups(ctx, tx, rec); err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
 	}
 	return true, nil
 }
 
+// countGroups adds a new run to run_groups, in the transaction that stores it.
+func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
+	var decode, peak, vram *float64
+	if rec.Kind == "measured" {
+		decode, peak = rec.DecodeTokS, rec.PeakTokS
+	}
+	if rec.VRAMGB != nil && rec.GPUCount > 0 {
+		v := *rec.VRAMGB / float64(rec.GPUCount)
+		vram = &v
+	}
+	for _, g := range []struct {
+		dim, name          string
+		decode, peak, vram *float64
+	}{
+		{"model", rec.Model, decode, peak, nil},
+		{"gpu", rec.GPU, decode, peak, vram},
+		{"engine", rec.Engine, nil, nil, nil},
+		{"quantization", rec.Quantization, nil, nil, nil},
+		{"profile", rec.Profile, nil, nil, nil},
+	} {
+		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
+			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
+			best_decode = `+keepMax("best_decode")+`, best_peak = `+keepMax("best_peak")+`, vram_gb = `+keepMax("vram_gb"),
+			g.dim, g.name, g.decode, g.peak, g.vram)
+		if err != nil {
+			return fmt.Errorf("counting the run's %s: %w", g.dim, err)
+		}
+	}
+	return nil
+}
+
+// keepMax is the larger of the stored and the new value of col, NULLs ignored (in
+// both dialects: SQLite's MAX(a, b) is NULL when either is, PostgreSQL has no MAX(a, b)).
+func keepMax(col string) string {
+	return "CASE WHEN excluded." + col + " IS NOT NULL AND (run_groups." + col + " IS NULL OR excluded." + col + " > run_groups." + col +
+		") THEN excluded." + col + " ELSE run_groups." + col + " END"
+}
+
 func (s *Store) runDigest(ctx context.Context, id string) (string, error) {
 	var d string
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM runs WHERE id = ?`), id).Scan(&d)
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT doc_sha256 FROM run_docs WHERE id = ?`), id).Scan(&d)
 	return d, err
 }
 
 const runColumns = `id, kind, title, model, gpu, gpu_count, vram_gb, engine, engine_version, quantization, profile,
 	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org`
+
+// prefixed qualifies each column of a comma-separated list with a table alias.
+func prefixed(alias, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = alias + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -227,7 +301,7 @@ func scanRun(sc scanner, extra ...any) (RunRecord, error) {
 // Run returns a stored run's record and its document exactly as submitted.
 func (s *Store) Run(ctx context.Context, id string) (RunRecord, []byte, error) {
 	var doc string
-	r, err := scanRun(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+runColumns+`, doc FROM runs WHERE id = ?`), id), &doc)
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+prefixed("r.", runColumns)+`, d.doc FROM runs r JOIN run_docs d ON d.id = r.id WHERE r.id = ?`), id), &doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return RunRecord{}, nil, ErrNotFound
 	}
@@ -248,24 +322,65 @@ type Query struct {
 	Offset int
 }
 
-func (s *Store) where(q Query) (string, []any) {
-	var conds []string
-	var args []any
-	add := func(col, v string) {
-		if v = normalize(v); v != "" {
-			conds = append(conds, col+" = ?")
-			args = append(args, v)
+// filter is one equality condition of a Query, with the run_groups dimension that
+// counts its values (empty when none does).
+type filter struct{ col, dim, value string }
+
+func (q Query) filters() []filter {
+	var fs []filter
+	for _, f := range []filter{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
+		{"quantization", "quantization", q.Quantization}, {"profile", "profile", q.Profile},
+		{"org", "", q.Org}, {"submitter", "", q.Submitter}} {
+		if f.value = normalize(f.value); f.value != "" {
+			fs = append(fs, f)
 		}
 	}
-	add("model", q.Model)
-	add("gpu", q.GPU)
-	add("engine", q.Engine)
-	add("quantization", q.Quantization)
-	add("profile", q.Profile)
-	add("org", q.Org)
-	add("submitter", q.Submitter)
+	return fs
+}
+
+// anyIndex, as where's lead, leaves the choice of index to the database.
+const anyIndex = "*"
+
+// noIndex wraps a text column so that the database cannot use its index for a
+// condition (the value is unchanged): SQLite's unary +, PostgreSQL's || ”.
+func (s *Store) noIndex(col string) string {
+	if s.dialect == SQLite {
+		return "+" + col
+	}
+	return "(" + col + " || '')"
+}
+
+// noIndexOrder is ORDER BY's expression for col that no index can serve, so that the
+// database sorts what the lead filter found instead of walking a ranking index.
+func (s *Store) noIndexOrder(col string) string {
+	switch {
+	case s.dialect == SQLite:
+		return "+" + col
+	case col == "submitted_at":
+		return "(" + col + " + interval '0 seconds')"
+	default:
+		return "(" + col + " + 0)"
+	}
+}
+
+// where builds the WHERE clause. lead names the one filter column whose index the
+// database should start from ("" = none: walk the ranking index; anyIndex: let the
+// planner choose); every other filter column is wrapped by noIndex.
+func (s *Store) where(q Query, lead string) (string, []any) {
+	var conds []string
+	var args []any
+	col := func(c string) string {
+		if lead != anyIndex && c != lead {
+			return s.noIndex(c)
+		}
+		return c
+	}
+	for _, f := range q.filters() {
+		conds = append(conds, col(f.col)+" = ?")
+		args = append(args, f.value)
+	}
 	if len(q.Kinds) > 0 {
-		conds = append(conds, "kind IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
+		conds = append(conds, col("kind")+" IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
 		for _, k := range q.Kinds {
 			args = append(args, k)
 		}
@@ -279,6 +394,61 @@ func (s *Store) where(q Query) (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
+// leadFilter picks how the database should find a page of q: walk the ranking index and
+// skip the runs the filters reject, or start from the narrowest filter's index and
+// sort what it finds. It compares the rows each reads: the walk reads about
+// (offset + limit) ÷ the share of runs the filters keep (estimated from run_groups'
+// counts, as if the filters were independent, then ×4 because they often are not),
+// the other reads the narrowest filter's runs (the factor is 16 on PostgreSQL). empty is true when a filter value has
+// no runs at all. Neither planner gets this right alone: SQLite has no counts per
+// value, and both take filters as independent, so a walk for two filters that never
+// occur together reads every run.
+func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty bool, err error) {
+	fs := q.filters()
+	if len(fs) == 0 {
+		return "", false, nil
+	}
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(runs), 0) FROM run_groups WHERE dim = 'profile'`).Scan(&total); err != nil {
+		return "", false, err
+	}
+	if total == 0 {
+		return "", true, nil
+	}
+	best, bestCount := "", -1
+	share := 1.0
+	for _, f := range fs {
+		n := 0 // org and submitter have no counts: take them as narrow
+		if f.dim != "" {
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_groups WHERE dim = ? AND name = ?`), f.dim, f.value).Scan(&n)
+			if errors.Is(err, sql.ErrNoRows) {
+				return "", true, nil
+			}
+			if err != nil {
+				return "", false, err
+			}
+		}
+		share *= float64(n) / float64(total)
+		if bestCount < 0 || n < bestCount {
+			best, bestCount = f.col, n
+		}
+	}
+	// A row read walking an index costs PostgreSQL a random heap fetch; the lead
+	// filter's rows come in a bitmap scan, in heap order. Hence its larger factor.
+	factor := 4.0
+	if s.dialect == Postgres {
+		factor = 16
+	}
+	walk := float64(total)
+	if share > 0 {
+		walk = min(walk, factor*float64(q.Offset+q.Limit)/share)
+	}
+	if float64(bestCount) < walk {
+		return best, false, nil
+	}
+	return "", false, nil
+}
+
 // ListRuns returns the runs q selects, ranked or newest first.
 func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
 	if q.Limit <= 0 {
@@ -286,11 +456,28 @@ func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
 	}
 	q.Limit = min(q.Limit, 500)
 	q.Offset = max(q.Offset, 0)
-	where, args := s.where(q)
-	order := " ORDER BY submitted_at DESC, id"
-	if q.Sort != "" {
-		order = " ORDER BY " + q.Sort.column() + " DESC, id"
+	lead, empty, err := s.leadFilter(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
 	}
+	if empty {
+		return nil, nil
+	}
+	hint := lead
+	if lead == "" && s.dialect == Postgres {
+		// PostgreSQL's planner walks the ranking index by itself for broad filters (it
+		// has per-value statistics); wrapping the filters would hide those from it.
+		hint = anyIndex
+	}
+	where, args := s.where(q, hint)
+	orderCol := "submitted_at"
+	if q.Sort != "" {
+		orderCol = q.Sort.column()
+	}
+	if lead != "" {
+		orderCol = s.noIndexOrder(orderCol) // sort what the filter's index found; do not walk the ranking index
+	}
+	order := " ORDER BY " + orderCol + " DESC, id"
 	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+runColumns+` FROM runs`+where+order+` LIMIT ? OFFSET ?`),
 		append(args, q.Limit, q.Offset)...)
 	if err != nil {
@@ -313,7 +500,7 @@ func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
 
 // CountRuns counts the runs q selects (ignoring its paging).
 func (s *Store) CountRuns(ctx context.Context, q Query) (int, error) {
-	where, args := s.where(q)
+	where, args := s.where(q, anyIndex)
 	var n int
 	if err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs`+where), args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("counting runs: %w", err)
@@ -335,30 +522,34 @@ type Facets struct {
 // Facets lists the distinct models, GPUs, engines, quantizations and profiles.
 func (s *Store) Facets(ctx context.Context) (Facets, error) {
 	var f Facets
-	for _, c := range []struct {
-		col string
-		dst *[]Facet
-	}{{"model", &f.Models}, {"gpu", &f.GPUs}, {"engine", &f.Engines}, {"quantization", &f.Quantizations}, {"profile", &f.Profiles}} {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+c.col+`, COUNT(*) FROM runs GROUP BY `+c.col+` ORDER BY `+c.col)
-		if err != nil {
-			return f, fmt.Errorf("listing %s values: %w", c.col, err)
+	rows, err := s.db.QueryContext(ctx, `SELECT dim, name, runs FROM run_groups ORDER BY dim, name`)
+	if err != nil {
+		return f, fmt.Errorf("listing filter values: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var dim string
+		var v Facet
+		if err := rows.Scan(&dim, &v.Value, &v.Runs); err != nil {
+			return f, fmt.Errorf("listing filter values: %w", err)
 		}
-		for rows.Next() {
-			var v Facet
-			if err := rows.Scan(&v.Value, &v.Runs); err != nil {
-				rows.Close()
-				return f, fmt.Errorf("listing %s values: %w", c.col, err)
-			}
-			if v.Value != "" {
-				*c.dst = append(*c.dst, v)
-			}
+		if v.Value == "" {
+			continue
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return f, fmt.Errorf("listing %s values: %w", c.col, err)
+		switch dim {
+		case "model":
+			f.Models = append(f.Models, v)
+		case "gpu":
+			f.GPUs = append(f.GPUs, v)
+		case "engine":
+			f.Engines = append(f.Engines, v)
+		case "quantization":
+			f.Quantizations = append(f.Quantizations, v)
+		case "profile":
+			f.Profiles = append(f.Profiles, v)
 		}
 	}
-	return f, nil
+	return f, rows.Err()
 }
 
 // GroupStat summarises the runs of one GPU or one model.
@@ -376,23 +567,17 @@ func (s *Store) GPUs(ctx context.Context) ([]GroupStat, error) { return s.groups
 // Models lists every model runs were made of.
 func (s *Store) Models(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "model") }
 
-func (s *Store) groups(ctx context.Context, col string) ([]GroupStat, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+col+`, COUNT(*),
-		MAX(CASE WHEN kind = ? THEN decode_tok_s END), MAX(CASE WHEN kind = ? THEN peak_tok_s END),
-		MAX(CASE WHEN gpu_count > 0 THEN vram_gb / gpu_count END)
-		FROM runs GROUP BY `+col+` ORDER BY `+col), "measured", "measured")
+func (s *Store) groups(ctx context.Context, dim string) ([]GroupStat, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? ORDER BY name`), dim)
 	if err != nil {
-		return nil, fmt.Errorf("listing by %s: %w", col, err)
+		return nil, fmt.Errorf("listing by %s: %w", dim, err)
 	}
 	defer rows.Close()
 	var out []GroupStat
 	for rows.Next() {
 		var g GroupStat
 		if err := rows.Scan(&g.Name, &g.Runs, &g.BestDecode, &g.BestPeak, &g.VRAMGB); err != nil {
-			return nil, fmt.Errorf("listing by %s: %w", col, err)
-		}
-		if col != "gpu" {
-			g.VRAMGB = nil
+			return nil, fmt.Errorf("listing by %s: %w", dim, err)
 		}
 		out = append(out, g)
 	}
@@ -538,6 +723,40 @@ func (s *Store) Orgs(ctx context.Context) ([]Org, error) {
 	}
 	for i := range out {
 		if out[i].Runs, err = s.CountRuns(ctx, Query{Org: out[i].Name}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Submitter is a user with their organisation and how many runs they submitted.
+type Submitter struct {
+	Name string `json:"name"`
+	Org  string `json:"org,omitempty"`
+	Runs int    `json:"runs"`
+}
+
+// Submitters lists every user, with their organisation and run count.
+func (s *Store) Submitters(ctx context.Context) ([]Submitter, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT u.name, COALESCE(o.name, '') FROM users u LEFT JOIN orgs o ON o.id = u.org_id ORDER BY u.name`)
+	if err != nil {
+		return nil, fmt.Errorf("listing submitters: %w", err)
+	}
+	var out []Submitter
+	for rows.Next() {
+		var u Submitter
+		if err := rows.Scan(&u.Name, &u.Org); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("listing submitters: %w", err)
+		}
+		out = append(out, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing submitters: %w", err)
+	}
+	for i := range out {
+		if out[i].Runs, err = s.CountRuns(ctx, Query{Submitter: out[i].Name}); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -259,6 +260,107 @@ func TestReports(t *testing.T) {
 		list, err := s.Reports(ctx)
 		if err != nil || len(list) != 1 || list[0].Title != r.Title {
 			t.Errorf("Reports = %+v, %v", list, err)
+		}
+	})
+}
+
+func TestConcurrentSubmissionsOfOneID(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		doc, r := seed(t)
+		other := append(append([]byte(nil), doc...), '\n')
+		type result struct {
+			created bool
+			err     error
+		}
+		results := make(chan result, 8)
+		for i := range 8 {
+			go func() {
+				d := doc
+				if i%2 == 1 {
+					d = other // a different document under the same id
+				}
+				created, err := s.PutRun(ctx, record(r, "@alice", ""), d)
+				results <- result{created, err}
+			}()
+		}
+		created, conflicts := 0, 0
+		for range 8 {
+			res := <-results
+			switch {
+			case res.created:
+				created++
+			case errors.Is(res.err, store.ErrConflict):
+				conflicts++
+			case res.err != nil:
+				t.Errorf("PutRun: %v", res.err)
+			}
+		}
+		// One document wins; the 4 submissions of the other one conflict; the other 3
+		// of the winner's are idempotent repeats.
+		if created != 1 || conflicts != 4 {
+			t.Errorf("created %d, conflicts %d; want 1 and 4", created, conflicts)
+		}
+		n, err := s.CountRuns(ctx, store.Query{})
+		if err != nil || n != 1 {
+			t.Errorf("CountRuns = %d, %v; want 1", n, err)
+		}
+		f, _ := s.Facets(ctx)
+		if len(f.GPUs) != 1 || f.GPUs[0].Runs != 1 {
+			t.Errorf("GPU counts = %+v; want one run counted once", f.GPUs)
+		}
+	})
+}
+
+// TestPlansAgree checks that both ways of finding a page — walking the ranking index
+// (broad filters, small pages) and starting from a narrow filter's index — give the
+// same, correct answer.
+func TestPlansAgree(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for i := range 30 {
+			gpu, engine := "Broad GPU", "vllm"
+			if i%10 == 0 {
+				gpu = "Rare GPU"
+			}
+			if i%3 == 0 {
+				engine = "sglang"
+			}
+			b, r := variant(t, fmt.Sprintf("run-%02d", i), "m", gpu, 1+float64(i), "")
+			r.Engine.Name = engine
+			if _, err := s.PutRun(ctx, record(r, "@alice", ""), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := func(q store.Query) string {
+			rs, err := s.ListRuns(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range rs {
+				out = append(out, r.ID)
+			}
+			return strings.Join(out, ",")
+		}
+		tests := []struct {
+			q    store.Query
+			want string
+		}{
+			// Broad filter, small page: a walk.
+			{store.Query{GPU: "Broad GPU", Sort: store.MetricDecode, Limit: 2}, "run-29,run-28"},
+			{store.Query{GPU: "Broad GPU", Engine: "vllm", Sort: store.MetricDecode, Limit: 2}, "run-29,run-28"},
+			{store.Query{GPU: "Broad GPU", Engine: "sglang", Sort: store.MetricDecode, Limit: 2, Offset: 1}, "run-24,run-21"},
+			// Narrow filter: starts from its index.
+			{store.Query{GPU: "Rare GPU", Sort: store.MetricDecode}, "run-20,run-10,run-00"},
+			{store.Query{GPU: "Rare GPU", Engine: "sglang", Sort: store.MetricPeak}, "run-00"},
+			{store.Query{GPU: "Rare GPU", Engine: "vllm"}, "run-10,run-20"}, // newest first; equal times by id
+			{store.Query{GPU: "No GPU"}, ""},
+		}
+		for _, tt := range tests {
+			if got := ids(tt.q); got != tt.want {
+				t.Errorf("%+v = %s, want %s", tt.q, got, tt.want)
+			}
 		}
 	})
 }

@@ -60,7 +60,7 @@ func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
 // ModelName is how the site names a run's model: the model id (the weights) when the
 // run has one, else the name it was served under.
 func ModelName(m bench.Model) string {
-	if m.ID != "" {
+	if strings.TrimSpace(m.ID) != "" {
 		return m.ID
 	}
 	return m.ServedName
@@ -85,14 +85,22 @@ func GPUName(h bench.Hardware) (name string, count int) {
 func Summarize(r *bench.Run) Summary {
 	s := Summary{
 		Kind:          r.Kind(),
-		Title:         r.Title,
-		Model:         ModelName(r.Model),
-		Engine:        r.Engine.Name,
-		EngineVersion: r.Engine.Version,
-		Quantization:  r.Engine.Quantization,
+		Title:         strings.TrimSpace(r.Title),
+		Model:         strings.TrimSpace(ModelName(r.Model)),
+		Engine:        strings.TrimSpace(r.Engine.Name),
+		EngineVersion: strings.TrimSpace(r.Engine.Version),
+		Quantization:  strings.TrimSpace(r.Engine.Quantization),
 		Profile:       ProfileOf(r.Config),
 	}
 	s.GPU, s.GPUCount = GPUName(r.Hardware)
+	s.GPU = strings.TrimSpace(s.GPU)
+	if len(r.Hardware.GPUs) == 0 && r.Hardware.CPU == nil && (r.Hardware.Type == "emulated" || s.Kind == "emulated") {
+		// The emulator runs on no particular hardware; name it by its preset.
+		s.GPU = "Emulated"
+		if r.Engine.Preset != "" {
+			s.GPU += " (" + r.Engine.Preset + ")"
+		}
+	}
 	var vram int64
 	for _, g := range r.Hardware.GPUs {
 		vram += g.VRAMBytes * int64(max(g.Count, 1))

@@ -23,10 +23,27 @@ func (Report) Body(w io.Writer, run *bench.Run, lang string) error {
 // Styles is the CSS the body needs.
 func (Report) Styles() string { return string(report.HTMLStyles()) }
 
-// Options fills in the renderers and predictors that are available in this build.
+// Options fills in the report renderer, the catalog and the calculator. A catalog
+// that does not load leaves the calculator off (the page says so) rather than
+// stopping the site.
 func Options(opt site.Options) site.Options {
 	if opt.Report == nil {
 		opt.Report = Report{}
+	}
+	if opt.Calculator == nil || opt.Catalog == nil {
+		p, err := NewPerf()
+		if err != nil {
+			if opt.Logger != nil {
+				opt.Logger.Warn("decode calculator off", "err", err)
+			}
+			return opt
+		}
+		if opt.Calculator == nil {
+			opt.Calculator = p
+		}
+		if opt.Catalog == nil {
+			opt.Catalog = p
+		}
 	}
 	return opt
 }

@@ -1,0 +1,251 @@
+package site_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/browsertest"
+	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
+)
+
+const browserSeedID = "seed-rtx3090-qwen3.8-27b-int4"
+
+// browserSite starts the site as "llmbench serve" wires it, with the seed run, a
+// faster run on another GPU and an emulated run, all submitted through the API.
+func browserSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	st := storetest.SQLite(t)
+	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	tok, err := st.CreateToken(context.Background(), "@alice", "Acme Labs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := os.ReadFile("../../../shared/seed/seed-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(edit func(r *bench.Run)) []byte {
+		r, err := bench.Decode(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(r)
+		b, _ := json.Marshal(r)
+		return b
+	}
+	docs := [][]byte{seed,
+		variant(func(r *bench.Run) {
+			r.ID, r.Title, r.Hardware.GPUs[0].Name = "faster-5090", "Qwen3.8-27B-INT4 on RTX 5090 32GB", "RTX 5090"
+			r.Hardware.GPUs[0].VRAMBytes = 32 << 30
+			for i := range r.Decode {
+				if f := r.Decode[i].DecodeFigures; f != nil {
+					g := *f
+					g.TotalTokS *= 2
+					r.Decode[i].DecodeFigures = &g
+				}
+			}
+		}),
+		variant(func(r *bench.Run) {
+			r.ID, r.Title, r.Status, r.Engine.Name = "emulated-run", "Emulated demo run", bench.RunEmulated, "llmbench-sim"
+		}),
+	}
+	for _, d := range docs {
+		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
+			t.Fatalf("submitting: %v", err)
+		}
+	}
+	return hs
+}
+
+func text(ctx context.Context, t *testing.T, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("reading %s: %v", sel, err)
+	}
+	return s
+}
+
+func TestBrowserLeaderboardFilters(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("table.runs"))); err != nil {
+		t.Fatal(err)
+	}
+	board := text(ctx, t, "table.runs tbody")
+	if !strings.Contains(board, "RTX 5090") || !strings.Contains(board, "RTX 3090") || strings.Contains(board, "Emulated demo run") {
+		t.Fatalf("leaderboard shows:\n%s\nwant both measured runs and not the emulated one", board)
+	}
+	if i, j := strings.Index(board, "RTX 5090"), strings.Index(board, "RTX 3090"); i > j {
+		t.Errorf("the faster run is not ranked first:\n%s", board)
+	}
+	// Pick a GPU, rank by peak tok/s, apply.
+	err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#f-gpu"), "RTX 3090"),
+		chromedp.SetValue(chromedp.CSS("#f-sort"), "peak"),
+		chromedp.Click(chromedp.CSS("#f-apply")),
+		// Only the page the form loads has the choice as a selected attribute.
+		chromedp.WaitReady(chromedp.CSS(`#f-gpu option[selected][value="RTX 3090"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if !strings.Contains(loc, "gpu=RTX+3090") || !strings.Contains(loc, "sort=peak") {
+		t.Errorf("after applying the filters the URL is %s", loc)
+	}
+	board = text(ctx, t, "table.runs tbody")
+	if strings.Contains(board, "RTX 5090") || !strings.Contains(board, "329.4") {
+		t.Errorf("filtered to RTX 3090 by peak tok/s, the board shows:\n%s\nwant only the seed run with 329.4", board)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-filtered")
+	// Including emulated runs brings the labelled emulated run in.
+	err = chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("#f-all")),
+		chromedp.Click(chromedp.CSS("#f-all")), chromedp.Click(chromedp.CSS("#f-apply")),
+		chromedp.WaitVisible(chromedp.CSS(`.badge.kind-emulated`)))
+	if err != nil {
+		t.Fatalf("including emulated runs: %v", err)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-all-kinds")
+}
+
+func TestBrowserRunPage(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/runs/"+browserSeedID+"?lang=en"), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+		t.Fatal(err)
+	}
+	page := text(ctx, t, "main")
+	for _, v := range []string{"48.2", "89.4", "172.1", "329.4", "46.6", "86.2", "45.3", "43.5", "2,163", "1,871", "1,664", "Over capacity", "Qwen3.8-27B-INT4 on RTX 3090"} {
+		if !strings.Contains(page, v) {
+			t.Errorf("the run page does not show %q", v)
+		}
+	}
+	// The report's own script (table sorting) runs: the site's CSP allows it by hash.
+	sortable, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.lb-sortable th.lb-sort").length`))
+	if sortable == 0 {
+		t.Errorf("the report's sorting script did not run on the site's run page (blocked by the CSP?)")
+	}
+	browsertest.Screenshot(t, ctx, "site-run-page")
+}
+
+func TestBrowserCompare(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/runs?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS("#compare-form")),
+		chromedp.Click(chromedp.CSS(`input[value="`+browserSeedID+`"]`)),
+		chromedp.Click(chromedp.CSS(`input[value="faster-5090"]`)),
+		chromedp.Click(chromedp.CSS("#compare-button")),
+		chromedp.WaitVisible(chromedp.CSS(".compare-matrices")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := text(ctx, t, "main")
+	// The first run ticked is the baseline: the 5090 run lists first (newest), so the
+	// seed's cells read half of it.
+	for _, want := range []string{"-50.0%", "658.8", "329.4", "RTX 5090", "RTX 3090"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the compare page does not show %q", want)
+		}
+	}
+	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.chart polyline").length`))
+	if charts < 4 {
+		t.Errorf("the compare charts have %d lines, want 2 runs × 2 charts", charts)
+	}
+	browsertest.Screenshot(t, ctx, "site-compare")
+}
+
+func TestBrowserCalculatorForm(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/calculator?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS("#calc-form")),
+		chromedp.SetValue(chromedp.CSS("#calc-gpu"), "RTX 3090"),
+		chromedp.SetValue(chromedp.CSS("#calc-model"), "RedHatAI/Qwen3.8-27B-INT4"),
+		chromedp.SetValue(chromedp.CSS("#calc-quant"), "w4a16-g128"),
+		chromedp.SetValue(chromedp.CSS("#calc-kv"), "fp8"),
+		chromedp.Click(chromedp.CSS("#calc-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#calc-measured")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := text(ctx, t, "#calc-measured")
+	if !strings.Contains(measured, "Qwen3.8-27B-INT4 on RTX 3090") || !strings.Contains(measured, "48.2") {
+		t.Errorf("the measured runs beside the prediction:\n%s\nwant the seed run", measured)
+	}
+	predicted, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-predicted")`))
+	unavailable, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-unavailable")`))
+	if predicted == unavailable {
+		t.Errorf("the page must show either a predicted matrix or say the calculator is unavailable (predicted %v, unavailable %v)", predicted, unavailable)
+	}
+	browsertest.Screenshot(t, ctx, "site-calculator")
+}
+
+func TestBrowserLanguageSwitch(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/runs/"+browserSeedID),
+		chromedp.WaitVisible(chromedp.CSS("#lang-switch")),
+		chromedp.Click(chromedp.CSS("#lang-switch")),
+		chromedp.WaitReady(chromedp.CSS(`html[lang="ja"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav := text(ctx, t, "nav.menu")
+	for _, want := range []string{"はじめに", "リーダーボード", "モデル", "ハードウェア", "ベンチマーク", "ドキュメント"} {
+		if !strings.Contains(nav, want) {
+			t.Errorf("the Japanese menu lacks %q: %s", want, nav)
+		}
+	}
+	page := text(ctx, t, "main")
+	if !strings.Contains(page, "329.4") {
+		t.Errorf("the Japanese run page lacks the seed's 329.4")
+	}
+	browsertest.Screenshot(t, ctx, "site-run-page-ja")
+	// The choice sticks: a plain link to another page stays Japanese.
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav.menu a[href="/hardware"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body:has(main h1) a[href="/hardware"][aria-current="page"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lang, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`))
+	if lang != "ja" || !strings.Contains(text(ctx, t, "main h1"), "ハードウェア") {
+		t.Errorf("after following a menu link the page is in %q", lang)
+	}
+	// And a GPU's page: catalog specs and its runs.
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`main a[href="/hardware/RTX%203090"]`)),
+		chromedp.WaitVisible(chromedp.CSS("dl.specs")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuPage := text(ctx, t, "main")
+	for _, want := range []string{"RTX 3090", "Qwen3.8-27B-INT4 on RTX 3090 24GB", "48.2"} {
+		if !strings.Contains(gpuPage, want) {
+			t.Errorf("the GPU page lacks %q", want)
+		}
+	}
+	browsertest.Screenshot(t, ctx, "site-hardware-ja")
+}

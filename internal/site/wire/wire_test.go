@@ -1,0 +1,76 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site"
+)
+
+func TestCalculatorPredictsAValidSubmission(t *testing.T) {
+	p, err := NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seed's own names, as a reader picks them from the site's runs.
+	run, err := p.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	if run.Kind() != bench.RunPredicted {
+		t.Errorf("a prediction has kind %q, want predicted", run.Kind())
+	}
+	b, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ferr := site.ValidateRun(b); ferr != nil {
+		t.Errorf("the calculator's document is not a valid submission: %v", ferr)
+	}
+	if c := run.Cell(0, 1); c == nil || c.DecodeFigures == nil || c.TotalTokS <= 0 {
+		t.Errorf("no single-stream decode figure predicted at context 0")
+	}
+	if _, err := p.Predict(context.Background(), site.CalcInput{GPU: "No Such GPU", Model: "qwen3.8-27b"}); err == nil {
+		t.Errorf("an unknown GPU gave no error")
+	}
+	if !p.SameGPU("RTX 3090", "rtx-3090") || p.SameGPU("RTX 3090", "RTX 4090") {
+		t.Errorf("SameGPU does not tell names of one GPU from another GPU")
+	}
+	specs, ok := p.GPUSpecs("RTX 3090")
+	if !ok || !strings.Contains(specsText(specs), "GB/s") {
+		t.Errorf("GPUSpecs(RTX 3090) = %v, %v", specs, ok)
+	}
+	if _, ok := p.ModelSpecs("RedHatAI/Qwen3.8-27B-INT4"); !ok {
+		t.Errorf("the seed's model is not found in the catalog")
+	}
+}
+
+func specsText(ss []site.Spec) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Label + "=" + s.Value + ";")
+	}
+	return b.String()
+}
+
+func TestReportBodyHasTheSeedNumbers(t *testing.T) {
+	run, err := bench.ReadFile("../../../../shared/seed/seed-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (Report{}).Body(&b, run, "ja"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"329.4", "2,163", "1,310"} {
+		if !strings.Contains(b.String(), v) {
+			t.Errorf("the report body lacks %s", v)
+		}
+	}
+	if (Report{}).Styles() == "" {
+		t.Errorf("no report styles")
+	}
+}
