@@ -216,3 +216,34 @@ func TestRunCompletionsTokenIDs(t *testing.T) {
 		t.Errorf("re-scored total tok/s %v, document %v", a, b)
 	}
 }
+
+// TestRunForcedPastCapacity: told the KV cache is bigger than it is, run sends a cell the
+// emulator cannot hold; the cell records the server queueing and preempting.
+func TestRunForcedPastCapacity(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	// tiny: 1,024 KV tokens, 4 sequences at once. 4 running share the 256-token context
+	// and grow to 240 tokens each: 1,216 tokens, past the cache.
+	got, err := runCmd(t, "run", "--preset", "tiny", "--kv-capacity", "1M", "--contexts", "256", "--concurrency", "8",
+		"--prefill", "", "--duration", "2s", "--max-output", "240", "--out", out, "--no-progress", "--format", "none")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, got)
+	}
+	doc, err := bench.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Cell(256, 8)
+	if c == nil || c.CellDetail == nil || c.Server == nil {
+		t.Fatalf("cell has no server metrics: %+v", c)
+	}
+	if !c.Queueing || c.Server.Waiting == nil || c.Server.Waiting.Max == 0 {
+		t.Errorf("no queueing recorded: %+v", c.Server)
+	}
+	if c.Preemptions == nil || *c.Preemptions == 0 {
+		t.Errorf("no preemptions recorded: %+v", c.Server)
+	}
+	if doc.Capacity == nil || doc.Capacity.Source != "flag" {
+		t.Errorf("capacity source = %+v, want flag", doc.Capacity)
+	}
+	t.Logf("8 streams on 4 slots: %s, waiting max %.0f, preemptions %d", c.Status, c.Server.Waiting.Max, *c.Preemptions)
+}
