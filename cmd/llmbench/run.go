@@ -216,7 +216,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		f.model = *info.ServedModel
 	} else if len(info.Models) > 0 && !slices.Contains(info.Models, f.model) {
-		return fmt.Errorf("model %q is not served by %s; it serves: %s", f.model, base, strings.Join(info.Models, ", "))
+		// Ollama lists "llama3:latest" and answers to "llama3" too.
+		if !slices.Contains(info.Models, f.model+":latest") {
+			return fmt.Errorf("model %q is not served by %s; it serves: %s", f.model, base, strings.Join(info.Models, ", "))
+		}
 	}
 
 	if f.resume == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sort"
@@ -340,7 +341,7 @@ func relDiff(a, b int) float64 {
 // warmUp builds the row's shared context and sends its cold first request (one output
 // token). Its TTFT is the prefill time.
 func (r *Runner) warmUp(ctx context.Context, context int, doc *Run) (*prompt.Context, *openai.StreamResult, error) {
-	nonce := fmt.Sprintf("[%s-%d]", r.Opts.Nonce, context)
+	nonce := r.nonce(context)
 	var pctx *prompt.Context
 	var err error
 	if r.Server.Exact || context == 0 {
@@ -376,10 +377,17 @@ func (r *Runner) warmUp(ctx context.Context, context int, doc *Run) (*prompt.Con
 		}
 		words := float64(context-r.calBase) / r.calPerWord
 		perWord := float64(pctx.Actual-r.calBase) / words
-		nonce = fmt.Sprintf("[%s-%d-%d]", r.Opts.Nonce, context, attempt+1)
+		nonce = r.nonce(context)
 		slog.Debug("prompt length corrected", "context", context, "got", pctx.Actual, "perWord", perWord)
 		pctx = r.builder.Estimate(context, nonce, r.calBase, perWord)
 	}
+}
+
+// nonce starts a shared context. Its first characters are random, so that no two
+// contexts share a prefix past the chat template (engines that cache at token rather
+// than block granularity, like llama.cpp, would reuse even a few common tokens).
+func (r *Runner) nonce(context int) string {
+	return fmt.Sprintf("[%08x %s %d]", rand.Uint32(), r.Opts.Nonce, context)
 }
 
 // coldCacheTolerance is how many cached prompt tokens a cold request may report: a chat

@@ -287,7 +287,7 @@ func TestTinyLlama(t *testing.T) {
 			continue
 		}
 		if rms := rowRMS(row(int64(id))); rms < 0.5*cfg.OutputScale {
-			t.Errorf("row of normal token %q has RMS %.3f, want about %.1f", v.Tokens[id], rms, cfg.OutputScale)
+			t.Errorf("row of normal token %q has RMS %.3f, want about %.2f", v.Tokens[id], rms, cfg.OutputScale)
 		}
 	}
 
@@ -379,4 +379,30 @@ func ramp(n int, step float32) []float32 {
 		out[i] = step * float32(i)
 	}
 	return out
+}
+
+// FuzzFloat16 checks that Float16 picks the nearest half (ties to even) for any
+// float32 in the half range.
+func FuzzFloat16(f *testing.F) {
+	for _, seed := range []float32{0, 1, 0.1, -2.5, 65504, 6.1e-5, 3e-8, 1 + 1.0/2048} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, x float32) {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.Abs(float64(x)) > 65504 {
+			return
+		}
+		h := Float16(x)
+		got := float64(halfToFloat(h))
+		err := math.Abs(got - float64(x))
+		// The neighbours on either side of h (same sign) must not be nearer.
+		for _, n := range []uint16{h - 1, h + 1} {
+			if n&0x7c00 == 0x7c00 || n>>15 != h>>15 || h&0x7fff == 0 {
+				continue
+			}
+			nerr := math.Abs(float64(halfToFloat(n)) - float64(x))
+			if nerr < err || (nerr == err && n&1 == 0) {
+				t.Fatalf("Float16(%g) = %#04x (%g), but %#04x (%g) is nearer or an even tie", x, h, got, n, halfToFloat(n))
+			}
+		}
+	})
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package e2e
 
@@ -8,9 +8,10 @@ import (
 )
 
 // ownProcessGroup puts the server in a process group of its own, so that the engine
-// processes it starts (Ollama's runner) can be stopped with it.
+// processes it starts (Ollama's runner) can be stopped with it, and has the kernel stop
+// it if this test process dies first (a test binary killed by -timeout runs no cleanup).
 func ownProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
 
 // stopGroup asks the server to shut down (it stops its runners itself); kill ends the
