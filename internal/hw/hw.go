@@ -80,6 +80,9 @@ func Detect(ctx context.Context, root string, run CommandRunner) (bench.Hardware
 	if b, err := os.ReadFile(filepath.Join(root, "proc/sys/kernel/osrelease")); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))
 	}
+	if root == "/" {
+		liveFallback(ctx, &h)
+	}
 	switch {
 	case apple:
 		h.Type = "apple_silicon"
