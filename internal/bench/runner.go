@@ -188,11 +188,11 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		}
 		return r.Opts.Checkpoint(doc)
 	}
+	// measuring is the prefill row whose cold request is in flight, if any.
+	var measuring *PrefillRow
 	interrupt := func() error {
-		for i := range doc.Prefill {
-			if doc.Prefill[i].Status == StatusPending && doc.Prefill[i].Reason == "running" {
-				doc.Prefill[i].Status, doc.Prefill[i].Reason = StatusInterrupted, "the run was stopped during this measurement"
-			}
+		if measuring != nil {
+			measuring.Status, measuring.Reason = StatusInterrupted, "the run was stopped during this measurement"
 		}
 		if err := checkpoint(); err != nil {
 			return err
@@ -263,12 +263,13 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		// row has a prefill measurement to make) and warms the prefix cache for the cells.
 		step(fmt.Sprintf("prefill %s", FormatTokens(w.context)), 0)
 		if needPrefill {
-			w.prefill.Reason = "running"
+			measuring = w.prefill
 		}
-		pctx, warm, err := r.warmUp(ctx, w.context, doc)
+		pctx, warm, err := r.warmUp(ctx, w.context)
 		if ctx.Err() != nil {
 			return interrupt()
 		}
+		measuring = nil
 		if needPrefill {
 			r.recordPrefill(w.prefill, w.context, warm, err)
 			done++
@@ -297,7 +298,7 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 				return interrupt()
 			}
 			step(fmt.Sprintf("decode %s × %d", FormatTokens(cell.Context), cell.Concurrency), duration)
-			r.runCell(ctx, cell, pctx, reqIndex, doc.Config, warm)
+			r.runCell(ctx, cell, pctx, reqIndex, doc.Config)
 			if ctx.Err() != nil {
 				cell.Status, cell.Reason = StatusInterrupted, "the run was stopped during this cell"
 				cell.DecodeFigures, cell.WindowStats = nil, nil
@@ -340,7 +341,7 @@ func relDiff(a, b int) float64 {
 
 // warmUp builds the row's shared context and sends its cold first request (one output
 // token). Its TTFT is the prefill time.
-func (r *Runner) warmUp(ctx context.Context, context int, doc *Run) (*prompt.Context, *openai.StreamResult, error) {
+func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *openai.StreamResult, error) {
 	nonce := r.nonce(context)
 	var pctx *prompt.Context
 	var err error
@@ -458,7 +459,7 @@ func (o *streamObserver) Tokens(_ time.Time, n int) {
 
 // runCell runs one sustained-decode cell: N streams in a closed loop, the window opening
 // when all N have their first token and lasting the configured duration.
-func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64, cfg Config, warm *openai.StreamResult) {
+func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64, cfg Config) {
 	n := cell.Concurrency
 	duration := time.Duration(cfg.DurationS * float64(time.Second))
 	maxOut := cfg.MaxOutputTokens
@@ -574,7 +575,7 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 	detail.ErrorSamples = errorSamples(results)
 	detail.Server = metrics
 	detail.PromptTokens = pctx.Actual
-	r.scoreCell(cell, results, win, cfg, duration, warm, cpu)
+	r.scoreCell(cell, results, win, cfg, duration, cpu)
 	// Servers that do not report cached tokens per request (vLLM without
 	// --enable-prompt-tokens-details) still count prefix-cache hits in their metrics.
 	if pc, ok := monitor.(prefixCacheReporter); ok {
@@ -601,7 +602,7 @@ type prefixCacheReporter interface {
 }
 
 // scoreCell runs the validity checks on a measured cell and records what the server said.
-func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win Window, cfg Config, duration time.Duration, warm *openai.StreamResult, cpu time.Duration) {
+func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win Window, cfg Config, duration time.Duration, cpu time.Duration) {
 	d := cell.CellDetail
 	n := cell.Concurrency
 	var serverTokens, clientTokens, withUsage, cached, prompted int

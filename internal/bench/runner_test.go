@@ -368,3 +368,25 @@ func TestUsageCalibration(t *testing.T) {
 		t.Errorf("cell: %s %s", c.Status, c.Reason)
 	}
 }
+
+// TestInterruptDuringPrefill: Ctrl-C during a cold prefill request marks that row
+// interrupted (not pending, not failed), and the cells stay pending for --resume.
+func TestInterruptDuringPrefill(t *testing.T) {
+	fs := newFakeServer()
+	fs.prefillRate = 2000 // 4K tokens take 2 s
+	srv := fs.start(t)
+	doc := newTestRun([]int{4096}, []int{1}, []int{4096}, time.Second, 64)
+	Plan(doc, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 2), Opts: Options{Nonce: "ip",
+		Progress: &cancelAt{desc: "prefill 4K", after: 300 * time.Millisecond, cancel: cancel}}}
+	if err := r.Run(ctx, doc); err != ErrInterrupted {
+		t.Fatalf("Run returned %v, want ErrInterrupted", err)
+	}
+	if p := doc.Prefill[0]; p.Status != StatusInterrupted {
+		t.Errorf("prefill row: %s (%s), want interrupted", p.Status, p.Reason)
+	}
+	if c := doc.Decode[0]; c.Status != StatusPending {
+		t.Errorf("cell: %s, want pending", c.Status)
+	}
+}
