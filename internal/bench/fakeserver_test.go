@@ -281,3 +281,16 @@ func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *Run) (map
 	}
 	return windows, err
 }
+
+// coldTTFT is the server's own time from receiving the cold request of a prompt to
+// sending its first token.
+func (f *fakeServer) coldTTFT(promptTokens int) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.requests {
+		if r.cold && r.promptTokens == promptTokens && len(r.emits) > 0 {
+			return r.emits[0].Sub(r.start)
+		}
+	}
+	return 0
+}

@@ -60,7 +60,7 @@ func TestExactTiming(t *testing.T) {
 			within(t, fmt.Sprintf("%d streams: total tok/s vs server", c.Concurrency), c.TotalTokS, truthTokS, 0.01)
 			within(t, fmt.Sprintf("%d streams: TBT vs server", c.Concurrency), c.TBTMs, truthGap, 0.01)
 			// The nominal rate, looser: a loaded machine delays the server's own timers.
-			within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.05)
+			within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.10)
 			within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
 			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
 			// The window is at least as long as asked (a loaded machine may close it late;
@@ -100,8 +100,12 @@ func TestPrefillAndWarmup(t *testing.T) {
 		if p.PromptTokens != p.Context {
 			t.Errorf("prefill %d: prompt has %d tokens, want exactly %d", p.Context, p.PromptTokens, p.Context)
 		}
-		// TTFT includes a loopback round trip and scheduling: allow 10%.
-		within(t, fmt.Sprintf("prefill %d tok/s", p.Context), p.PromptTokS, 4000, 0.10)
+		// Against what the server did: its own time from receiving the request to
+		// sending the first token. The client's TTFT adds one loopback round trip.
+		serverTTFT := fs.coldTTFT(p.Context)
+		within(t, fmt.Sprintf("prefill %d tok/s vs server", p.Context), p.PromptTokS, float64(p.Context)/serverTTFT.Seconds(), 0.05)
+		// And the nominal rate, looser: a loaded machine delays the server's timers.
+		within(t, fmt.Sprintf("prefill %d tok/s vs nominal", p.Context), p.PromptTokS, 4000, 0.25)
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
