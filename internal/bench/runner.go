@@ -261,7 +261,11 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		}
 		// The row's shared context, cold: its first request measures prefill (when this
 		// row has a prefill measurement to make) and warms the prefix cache for the cells.
-		step(fmt.Sprintf("prefill %s", FormatTokens(w.context)), 0)
+		if needPrefill {
+			step(fmt.Sprintf("prefill %s", FormatTokens(w.context)), 0)
+		} else {
+			step(fmt.Sprintf("warm-up %s", FormatTokens(w.context)), 0)
+		}
 		if needPrefill {
 			measuring = w.prefill
 		}
