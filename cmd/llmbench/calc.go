@@ -22,6 +22,7 @@ type calcFlags struct {
 	gpu, model, quant, kvDtype, engine string
 	gpus                               int
 	util, reserve                      float64
+	noPrefixCaching                    bool
 	maxModelLen                        string
 	contexts, concurrency, prefill     string
 	maxOutput                          string
@@ -84,6 +85,7 @@ kv-dtypes|engines), or give explicit specifications instead.`,
 	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
 	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
+	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
 	fl.Float64Var(&f.reserve, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
 	fl.StringVar(&f.maxModelLen, "max-model-len", "", "engine's max model length in tokens (65536 or 64K); default the model's context")
 	fl.StringVar(&f.contexts, "contexts", "0,16K,32K,56K", "decode contexts, tokens (K = 1024)")
@@ -203,6 +205,7 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
 	}
 	s.ReserveGiB = f.reserve
+	s.NoPrefixCaching = f.noPrefixCaching
 
 	// Plan.
 	p := perf.DefaultPlan()

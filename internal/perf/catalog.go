@@ -58,7 +58,11 @@ func (g GPU) TFLOPSFor(compute string) float64 {
 }
 
 // LinearState sizes the fixed per-sequence recurrent state of a hybrid model's
-// linear-attention (Gated DeltaNet / Mamba-style) layers.
+// linear-attention (Gated DeltaNet / Mamba-style) layers. Each layer keeps two states,
+// as vLLM's MambaSpec does (vllm/v1/kv_cache_interface.py): the convolution window of
+// the q/k/v channels, in the model dtype (vLLM's mamba_cache_dtype "auto"; the KV cache
+// dtype does not change it), and the temporal value-by-key state of every value head,
+// in mamba_ssm_dtype (float32 for Qwen3.5-style models).
 type LinearState struct {
 	Layers       int `json:"layers"`
 	KeyHeads     int `json:"key_heads"`
@@ -66,25 +70,42 @@ type LinearState struct {
 	KeyHeadDim   int `json:"key_head_dim"`
 	ValueHeadDim int `json:"value_head_dim"`
 	ConvKernel   int `json:"conv_kernel"`
-	StateBytes   int `json:"state_bytes"` // bytes per state element
+	// StateBytes is the bytes per temporal-state element (mamba_ssm_dtype); 0 means 2.
+	StateBytes int `json:"state_bytes"`
+	// ConvBytes is the bytes per convolution-window element (the model dtype); 0 means 2.
+	ConvBytes int `json:"conv_bytes,omitempty"`
+}
+
+// PageBytes is one linear layer's recurrent state for one sequence on one of tp
+// tensor-parallel GPUs (heads split evenly, rounded up): vLLM's
+// MambaSpec.page_size_bytes, the sum over its state shapes of elements × dtype size.
+// The conv window is (2·key_heads·key_head_dim + value_heads·value_head_dim)/tp
+// channels × (conv_kernel − 1); the temporal state value_heads/tp × key_head_dim ×
+// value_head_dim (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape).
+func (s LinearState) PageBytes(tp int) int64 {
+	tp = max(tp, 1)
+	stateBytes, convBytes := int64(s.StateBytes), int64(s.ConvBytes)
+	if stateBytes == 0 {
+		stateBytes = 2
+	}
+	if convBytes == 0 {
+		convBytes = 2
+	}
+	keyHeads, valueHeads := cdiv(s.KeyHeads, tp), cdiv(s.ValueHeads, tp)
+	convChannels := int64(2*keyHeads*s.KeyHeadDim + valueHeads*s.ValueHeadDim)
+	conv := convChannels * int64(max(s.ConvKernel-1, 0)) * convBytes
+	temporal := int64(valueHeads) * int64(s.KeyHeadDim) * int64(s.ValueHeadDim) * stateBytes
+	return conv + temporal
 }
 
 // BytesPerSequence is the recurrent state one sequence keeps across all linear
-// layers: the value-by-key state matrix of every value head plus the convolution
-// window of the q/k/v channels.
+// layers, all GPUs together (PageBytes of every layer, unpadded).
 func (s LinearState) BytesPerSequence() int64 {
-	if s.Layers == 0 {
-		return 0
-	}
-	b := int64(s.StateBytes)
-	if b == 0 {
-		b = 2
-	}
-	ssm := int64(s.ValueHeads) * int64(s.KeyHeadDim) * int64(s.ValueHeadDim) * b
-	convChannels := int64(2*s.KeyHeads*s.KeyHeadDim + s.ValueHeads*s.ValueHeadDim)
-	conv := convChannels * int64(max(s.ConvKernel-1, 0)) * b
-	return int64(s.Layers) * (ssm + conv)
+	return int64(s.Layers) * s.PageBytes(1)
 }
+
+// cdiv is a/b rounded up, for positive b.
+func cdiv(a, b int) int { return (a + b - 1) / b }
 
 // Model is a model's architecture facts.
 type Model struct {

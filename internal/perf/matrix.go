@@ -98,24 +98,23 @@ func (s Setup) Title() string {
 // measured run), the engine's KV cache in tokens, and notes saying where the numbers
 // come from.
 func (s Setup) PredictRun(p Plan, now time.Time) (*bench.Run, error) {
+	if s.MaxModelLen <= 0 {
+		s.MaxModelLen = p.MaxModelLen
+	}
 	mem, err := s.Memory()
 	if err != nil {
 		return nil, err
 	}
 	kvTokens := mem.KVTokens
 	var maxLen *int64
-	switch {
-	case p.MaxModelLen > 0:
-		maxLen = &p.MaxModelLen
-	case s.Model.Context > 0:
-		l := int64(s.Model.Context)
+	if l := s.maxModelLen(); l > 0 {
 		maxLen = &l
 	}
 	hwType := "discrete_gpu"
 	if s.GPU.Vendor == "apple" {
 		hwType = "apple_silicon"
 	}
-	prefixCaching := true
+	prefixCaching := !s.NoPrefixCaching
 	run := &bench.Run{
 		SchemaVersion: bench.SchemaVersion,
 		ID:            "calc-" + slug(s.GPU.ID) + "-" + slug(s.Model.ID) + "-" + slug(s.Quant.ID),
@@ -174,16 +173,34 @@ func (s Setup) PredictRun(p Plan, now time.Time) (*bench.Run, error) {
 }
 
 func (s Setup) notes(mem MemoryBreakdown) []string {
+	kvRule := fmt.Sprintf("at %.0f bytes per token", s.KVBytesPerToken()/s.kvShards())
+	if mem.Hybrid != nil {
+		kvRule = "by vLLM's hybrid count, below"
+	}
 	notes := []string{
 		"Predicted by llmbench calc from published specifications; nothing was measured.",
-		fmt.Sprintf("Memory per GPU: %.0f%% of %.1f GiB = %.2f GiB; weights %.2f GiB (%s, %.4g bits per weight); runtime reserve %.2f GiB; KV cache %.2f GiB = %d tokens at %.0f bytes per token (%s).",
+		fmt.Sprintf("Memory per GPU: %.0f%% of %.1f GiB = %.2f GiB; weights %.2f GiB (%s, %.4g bits per weight); runtime reserve %.2f GiB; KV cache %.2f GiB = %d tokens %s (%s).",
 			s.MemoryUtilization*100, s.GPU.VRAMGiB, mem.BudgetBytes/GiB, mem.WeightBytes/GiB, s.Quant.Name, s.Quant.Bits,
-			mem.ReserveBytes/GiB, mem.KVBytes/GiB, mem.KVTokens, s.KVBytesPerToken()/s.kvShards(), s.KV.ID),
+			mem.ReserveBytes/GiB, mem.KVBytes/GiB, mem.KVTokens, kvRule, s.KV.ID),
 		fmt.Sprintf("Efficiency (%s): %.0f%% of peak bandwidth, %.0f%% of peak tensor throughput, %.2f ms per step; %s",
 			s.Engine.Family(s.GPU.Vendor), s.Eff.Bandwidth*100, s.Eff.Compute*100, s.Eff.OverheadMs, s.Eff.Method),
 	}
-	if seq := s.KVBytesPerSequence(); seq > 0 {
+	if h := mem.Hybrid; h != nil {
+		caching := "prefix caching on: 2 blocks per recurrent group"
+		if !h.PrefixCaching {
+			caching = "prefix caching off: 1 block per recurrent group"
+		}
+		notes = append(notes, fmt.Sprintf("Hybrid model, counted as vLLM does: one recurrent layer's state per sequence is %d bytes, so attention blocks are raised to %d tokens and every page is %d bytes; %d attention + %d recurrent layers form %d + %d groups of %d sharing %d pool tensors, so %.2f GiB holds %d blocks. A %d-token request takes %d blocks (%s), so the pool holds %.2f such requests = %d tokens (vLLM's \"GPU KV cache size\").",
+			h.MambaPageBytes, h.BlockSize, h.PageBytes, s.Model.attentionLayers(), s.Model.LinearState.Layers, h.AttentionGroups, h.LinearGroups,
+			h.GroupSize, h.GroupSize, mem.KVBytes/GiB, h.NumBlocks, h.MaxModelLen, h.BlocksPerRequest, caching,
+			float64(h.NumBlocks)/float64(h.BlocksPerRequest), h.Tokens))
+	} else if seq := s.KVBytesPerSequence(); seq > 0 {
 		notes = append(notes, fmt.Sprintf("Each sequence also holds %.1f MiB that does not grow with its context (sliding-window layers or recurrent state); the token count above does not include it.", seq/(1<<20)))
+	}
+	if l := s.maxModelLen(); s.Engine.ID == "vllm" && l > 0 && mem.KVTokens < l {
+		// vLLM checks at startup that one max_model_len request fits the cache
+		// (check_enough_kv_cache_memory, vllm/v1/core/kv_cache_utils.py).
+		notes = append(notes, fmt.Sprintf("The KV cache holds less than one %d-token request: vLLM would refuse to start with this max_model_len; set a smaller --max-model-len.", l))
 	}
 	if s.n() > 1 {
 		notes = append(notes, fmt.Sprintf("Tensor parallel over %d GPUs: weights and KV heads split, plus two all-reduces per layer and step over a %.0f GB/s link.", s.n(), s.GPU.LinkGBps))

@@ -129,7 +129,8 @@ func parseHFConfig(b []byte) (Model, error) {
 		m.LinearState = &LinearState{
 			Layers: m.Layers - full, KeyHeads: c.LinearNumKeyHeads, ValueHeads: c.LinearNumValueHeads,
 			KeyHeadDim: c.LinearKeyHeadDim, ValueHeadDim: c.LinearValueHeadDim, ConvKernel: c.LinearConvKernel,
-			StateBytes: stateBytes,
+			// The conv window is kept in the model dtype, BF16 for these checkpoints.
+			StateBytes: stateBytes, ConvBytes: 2,
 		}
 	case c.SlidingWindow != nil && *c.SlidingWindow > 0:
 		sliding := 0

@@ -25,6 +25,14 @@ type Setup struct {
 	// PrefillChunk is the most prompt tokens one step computes (chunked prefill);
 	// 0 means the engine default (ChunkFor).
 	PrefillChunk int
+	// MaxModelLen is the engine's max_model_len (vLLM --max-model-len); 0 means the
+	// model's context. vLLM reports a hybrid model's cache in requests of this length
+	// (HybridKV); PredictRun fills it from the plan when it is 0.
+	MaxModelLen int64
+	// NoPrefixCaching is an engine run with prefix caching off (vLLM
+	// --no-enable-prefix-caching); vLLM V1 turns it on by default. It changes how many
+	// blocks a hybrid model's recurrent state takes per request.
+	NoPrefixCaching bool
 }
 
 // Tensor-parallel communication assumptions: two all-reduces of the hidden state per
@@ -116,11 +124,17 @@ type MemoryBreakdown struct {
 	ReserveBytes float64
 	KVBytes      float64 // what is left for the KV cache, per GPU
 	KVTokens     int64   // the cache in tokens (engine-reported style)
+	// Hybrid is vLLM's layout of a hybrid attention + recurrent-state model's cache,
+	// which KVTokens then comes from; nil where the bytes-per-token rule applies.
+	Hybrid *HybridKV
 }
 
 // Memory splits the per-GPU budget: utilization × VRAM − weights/N − reserve is the KV
 // cache, which holds KVBytes / (KVBytesPerToken / shards) tokens. That is how vLLM sizes
-// and reports its cache ("GPU KV cache size: N tokens").
+// and reports a pure-attention model's cache ("GPU KV cache size: N tokens"). For a
+// hybrid model under the vLLM profile, the tokens are vLLM's hybrid count instead (see
+// HybridKV): pages sized to the recurrent state, shared by layer groups, reported as
+// max_model_len requests.
 func (s Setup) Memory() (MemoryBreakdown, error) {
 	util := s.MemoryUtilization
 	if util <= 0 || util > 1 {
@@ -138,6 +152,9 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, s.GPU.VRAMGiB, mb.BudgetBytes/GiB, ErrNoRoom)
 	}
 	mb.KVTokens = int64(mb.KVBytes / perToken)
+	if h := s.hybridKV(mb.KVBytes); h != nil {
+		mb.Hybrid, mb.KVTokens = h, h.Tokens
+	}
 	return mb, nil
 }
 

@@ -207,12 +207,16 @@ func TestWeightsTooBig(t *testing.T) {
 // tokens (8 × 8K fits; 2 × (32K + 8K) = 81,920 does not).
 //
 // The prediction, built only from published figures (weights at 4.125 bits except the
-// 16-bit embeddings, vLLM's reserve from its own profiling reports), gives a larger
-// cache than that: every cell the seed ran fits, every cell the seed skipped at
-// concurrency ≥ 8 or beyond max_model_len is over capacity, and exactly two cells the
-// seed skipped — 16K × 4 and 32K × 2 — are predicted to fit. The test pins that result
-// so that a change to the model that moves it is seen; docs/calc.md explains the gap
-// (the seed's checkpoint or engine keeps 1.2–1.7 GiB more than the model predicts).
+// 16-bit embeddings, vLLM's reserve from its own profiling reports) and counted the way
+// vLLM counts a hybrid model's cache (77 blocks of 1,568 tokens, 48 blocks per 65,536-
+// token request: 105,130 tokens; TestHybridKVSeed), gives a larger cache than that:
+// every cell the seed ran fits, every cell the seed skipped at concurrency ≥ 8 or beyond
+// max_model_len is over capacity, and exactly two cells the seed skipped — 16K × 4 and
+// 32K × 2 — are predicted to fit: 10 cells, not the seed's 8. vLLM's hybrid accounting
+// (121,134 tokens by bytes per token before it) closes part of the gap, not all of it.
+// No parameter is tuned to reach 8. The test pins that result so that a change to the
+// model that moves it is seen; docs/calc.md explains the rest of the gap (0.83–1.40 GiB
+// more non-KV memory on the seed's machine than the published figures give).
 func TestSeedOverCapacityPattern(t *testing.T) {
 	s := setupFor(t, "RTX 3090", "RedHatAI/Qwen3.8-27B-INT4", "INT4 W4A16 g128", "fp8", "vllm", 0.94)
 	p := DefaultPlan()
@@ -223,8 +227,21 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 	}
 	kv := *run.Engine.KVCacheTokens
 	const seedMin, seedMax = 65536, 81919
-	gap := float64(kv-seedMax) * s.KVBytesPerToken() / GiB
-	t.Logf("predicted KV cache: %d tokens; the seed's pattern needs %d–%d: %.2f GiB less KV cache than predicted", kv, seedMin, seedMax, gap)
+	s.MaxModelLen = p.MaxModelLen
+	mem, err := s.Memory()
+	if err != nil || mem.Hybrid == nil {
+		t.Fatalf("the seed's setup is not counted the hybrid way: %v", err)
+	}
+	if kv != mem.KVTokens || kv != 105_130 {
+		t.Errorf("run reports %d KV tokens, Memory %d; want vLLM's hybrid count 105,130", kv, mem.KVTokens)
+	}
+	// The most blocks that still report ≤ seedMax tokens, and the pool bytes that give
+	// one block more: the KV cache the seed's engine must have had less than.
+	h := mem.Hybrid
+	seedBlocks := seedMax * h.BlocksPerRequest / h.MaxModelLen
+	gap := (mem.KVBytes - float64((seedBlocks+1)*int64(h.GroupSize)*h.PageBytes)) / GiB
+	t.Logf("predicted KV cache: %d tokens (%d blocks); the seed's pattern needs %d–%d tokens (at most %d blocks): at least %.2f GiB less KV cache than predicted",
+		kv, h.NumBlocks, seedMin, seedMax, seedBlocks, gap)
 	for _, n := range run.Notes {
 		t.Log(n)
 	}

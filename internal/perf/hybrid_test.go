@@ -1,0 +1,160 @@
+package perf
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestHybridKVSeed recomputes, from the catalog's Qwen3.8-27B geometry, the layout vLLM
+// gives the seed's launch (RTX 3090, --gpu-memory-utilization 0.94, --kv-cache-dtype
+// fp8, --max-model-len 65536, prefix caching on), step by step as docs/calc.md derives
+// it from vLLM's source: a 3,207,168-byte recurrent page (61,440 B of BF16 conv window
+// + 3,145,728 B of FP32 temporal state), attention blocks of 1,568 tokens (page
+// 3,211,264 B), 1 attention + 3 GDN groups of 16 layers, 42 + 6 = 48 blocks per
+// 65,536-token request, and — with the 3.70 GiB the memory model leaves — 77 blocks,
+// reported as int(77 / 48 × 65,536) = 105,130 tokens.
+func TestHybridKVSeed(t *testing.T) {
+	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+	s.MaxModelLen = 65536
+	mem, err := s.Memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem.Hybrid == nil {
+		t.Fatal("vLLM with a Gated DeltaNet model: no hybrid layout")
+	}
+	want := HybridKV{
+		MambaPageBytes:         61_440 + 3_145_728,
+		AttentionBytesPerToken: 2 * 4 * 256 * 1,
+		BlockSize:              1568,
+		PageBytes:              1568 * 2048,
+		GroupSize:              16,
+		AttentionGroups:        1,
+		LinearGroups:           3,
+		NumBlocks:              77,
+		MaxModelLen:            65536,
+		PrefixCaching:          true,
+		BlocksPerRequest:       42 + 3*2,
+		Tokens:                 105_130,
+	}
+	if d := cmp.Diff(want, *mem.Hybrid); d != "" {
+		t.Errorf("hybrid layout (-want +got):\n%s", d)
+	}
+	if mem.KVTokens != want.Tokens {
+		t.Errorf("Memory reports %d KV tokens, want the hybrid count %d", mem.KVTokens, want.Tokens)
+	}
+	// The 77 blocks are the pool bytes over 16 tensors of 3,211,264-byte pages.
+	if got := int64(mem.KVBytes) / (16 * 3_211_264); got != 77 {
+		t.Errorf("%.3f GiB of KV cache is %d blocks of 16 × 3,211,264 B, want 77", mem.KVBytes/GiB, got)
+	}
+}
+
+// TestHybridKVVariants checks the inputs that move vLLM's count: the KV dtype (BF16
+// doubles the attention bytes per token, so the block that matches the same recurrent
+// page halves to 784 tokens), prefix caching (1 block per GDN group without it: 42 + 3 = 45) and the
+// engine and model (other engines and pure-attention models keep bytes per token).
+func TestHybridKVVariants(t *testing.T) {
+	t.Run("bf16 KV", func(t *testing.T) {
+		s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "bf16", "vllm", 0.94)
+		s.MaxModelLen = 65536
+		mem, err := s.Memory()
+		if err != nil || mem.Hybrid == nil {
+			t.Fatalf("no hybrid layout: %v", err)
+		}
+		if h := mem.Hybrid; h.BlockSize != 784 || h.PageBytes != 784*4096 || h.MambaPageBytes != 3_207_168 {
+			t.Errorf("BF16 KV: block %d tokens, page %d B, mamba page %d B; want 784, %d, 3207168 (the KV dtype does not change the recurrent state)",
+				h.BlockSize, h.PageBytes, h.MambaPageBytes, 784*4096)
+		}
+	})
+	t.Run("no prefix caching", func(t *testing.T) {
+		s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+		s.MaxModelLen, s.NoPrefixCaching = 65536, true
+		mem, err := s.Memory()
+		if err != nil || mem.Hybrid == nil {
+			t.Fatalf("no hybrid layout: %v", err)
+		}
+		if h := mem.Hybrid; h.BlocksPerRequest != 45 || h.Tokens != 77*65536/45 {
+			t.Errorf("without prefix caching: %d blocks per request, %d tokens; want 45 and %d", h.BlocksPerRequest, h.Tokens, 77*65536/45)
+		}
+	})
+	t.Run("llama.cpp keeps bytes per token", func(t *testing.T) {
+		s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "llama.cpp", 0.94)
+		s.MaxModelLen = 65536
+		mem, err := s.Memory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mem.Hybrid != nil || mem.KVTokens != int64(mem.KVBytes/s.KVBytesPerToken()) {
+			t.Errorf("llama.cpp: hybrid %v, %d tokens; want the bytes-per-token count %d", mem.Hybrid != nil, mem.KVTokens, int64(mem.KVBytes/s.KVBytesPerToken()))
+		}
+	})
+	t.Run("pure attention keeps bytes per token", func(t *testing.T) {
+		s := setupFor(t, "h100-sxm", "llama-3.1-8b", "bf16", "bf16", "vllm", 0.9)
+		mem, err := s.Memory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mem.Hybrid != nil || mem.KVTokens != int64(mem.KVBytes/s.KVBytesPerToken()) {
+			t.Errorf("Llama 3.1 8B: hybrid %v, %d tokens; want the bytes-per-token count", mem.Hybrid != nil, mem.KVTokens)
+		}
+	})
+	t.Run("tensor parallel splits both pages", func(t *testing.T) {
+		s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+		s.GPUs, s.MaxModelLen = 2, 65536
+		mem, err := s.Memory()
+		if err != nil || mem.Hybrid == nil {
+			t.Fatalf("no hybrid layout: %v", err)
+		}
+		// Halving both the recurrent state and the KV heads keeps the block at 1,568.
+		if h := mem.Hybrid; h.MambaPageBytes != 3_207_168/2 || h.AttentionBytesPerToken != 1024 || h.BlockSize != 1568 {
+			t.Errorf("TP=2: mamba page %d B, %d B per token, block %d; want %d, 1024, 1568", h.MambaPageBytes, h.AttentionBytesPerToken, h.BlockSize, 3_207_168/2)
+		}
+	})
+}
+
+// TestLinearStateBytes checks the recurrent state of one sequence, all 48 GDN layers:
+// the conv window in BF16, the temporal state in FP32.
+func TestLinearStateBytes(t *testing.T) {
+	m := MustLoad()
+	model, err := m.Model("qwen3.8-27b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := model.LinearState.BytesPerSequence(), int64(48*(61_440+3_145_728)); got != want {
+		t.Errorf("recurrent state per sequence %d B, want %d", got, want)
+	}
+}
+
+// TestHybridMaxModelLen checks that the capacity is counted in requests of the plan's
+// max_model_len, the model's context when the plan has none, and that a pool too small
+// for one such request says vLLM would not start.
+func TestHybridMaxModelLen(t *testing.T) {
+	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		maxLen     int64
+		wantTokens int64 // 77 blocks / blocks per request × max_model_len
+		wantRefuse bool
+	}{
+		{65536, 77 * 65536 / 48, false},
+		{0, 77 * 262144 / (168 + 6), true}, // the model's context: 174 blocks per request, more than 77
+	} {
+		p := DefaultPlan()
+		p.MaxModelLen = tc.maxLen
+		run, err := s.PredictRun(p, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *run.Engine.KVCacheTokens; got != tc.wantTokens {
+			t.Errorf("max_model_len %d: %d KV tokens, want %d", tc.maxLen, got, tc.wantTokens)
+		}
+		refuse := slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, "refuse to start") })
+		if refuse != tc.wantRefuse {
+			t.Errorf("max_model_len %d: note that vLLM refuses to start %v, want %v; notes %q", tc.maxLen, refuse, tc.wantRefuse, run.Notes)
+		}
+	}
+}
