@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,35 +34,47 @@ func writeAPIError(w http.ResponseWriter, status int, field, reason string) {
 	writeJSON(w, status, apiError{Error: http.StatusText(status), Field: field, Reason: reason})
 }
 
-// authenticate finds the user of the request's bearer token, writing the 401 itself
-// when there is none.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, string, bool) {
+// authorizedBody is how every POST starts: it finds the user of the request's bearer
+// token, takes one request from that token's rate limit and reads the body up to
+// MaxBodyBytes, writing the 401, 429 or 413 itself when one of them fails. Nothing is
+// read from the body before the token is known and within its rate.
+func (s *Server) authorizedBody(w http.ResponseWriter, r *http.Request) (store.User, []byte, bool) {
+	user, ok := s.authenticate(w, r)
+	if !ok {
+		return store.User{}, nil, false
+	}
+	body, ok := s.readBody(w, r)
+	return user, body, ok
+}
+
+// authenticate finds the user of the request's bearer token and applies the token's
+// rate limit, writing the 401 or 429 itself when the request may not go on.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	token = strings.TrimSpace(token)
 	if !ok || token == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench"`)
 		writeAPIError(w, http.StatusUnauthorized, "Authorization", "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)")
-		return store.User{}, "", false
+		return store.User{}, false
 	}
 	u, err := s.store.UserByToken(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench", error="invalid_token"`)
 		writeAPIError(w, http.StatusUnauthorized, "Authorization", "unknown API token")
-		return store.User{}, "", false
+		return store.User{}, false
 	}
 	if err != nil {
 		s.log.Error("checking a token", "err", err)
 		writeAPIError(w, http.StatusInternalServerError, "", "could not check the token")
-		return store.User{}, "", false
+		return store.User{}, false
 	}
-	key := store.HashToken(token)
-	if ok, wait := s.limit.allow(key); !ok {
+	if ok, wait := s.limit.allow(store.HashToken(token)); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("too many requests with this token; try again in %.0f s", math.Ceil(wait.Seconds())))
-		return store.User{}, "", false
+		return store.User{}, false
 	}
-	return u, key, true
+	return u, true
 }
 
 // readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger.
@@ -87,11 +100,7 @@ type SubmitResult struct {
 }
 
 func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
-	user, _, ok := s.authenticate(w, r)
-	if !ok {
-		return
-	}
-	body, ok := s.readBody(w, r)
+	user, body, ok := s.authorizedBody(w, r)
 	if !ok {
 		return
 	}
@@ -196,12 +205,7 @@ func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
-	want := q.Limit
-	q.Limit++ // one more tells whether there is a next page, without counting
-	rows, err := s.store.ListRuns(r.Context(), q)
+	rows, next, err := s.listPage(r.Context(), q)
 	if err != nil {
 		s.log.Error("listing runs", "err", err)
 		writeAPIError(w, http.StatusInternalServerError, "", "could not list runs")
@@ -211,15 +215,31 @@ func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
 		Runs       []RunSummary `json:"runs"`
 		NextOffset *int         `json:"next_offset,omitempty"`
 	}{Runs: []RunSummary{}}
-	for i, rec := range rows {
-		if i == want {
-			n := q.Offset + want
-			out.NextOffset = &n
-			break
-		}
+	for _, rec := range rows {
 		out.Runs = append(out.Runs, summaryOf(rec))
 	}
+	if next >= 0 {
+		out.NextOffset = &next
+	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// listPage lists one page of q (q.Limit runs; 50 when unset) and the offset of the
+// next page, or -1 when this is the last. It asks for one run more than the page
+// rather than counting them all.
+func (s *Server) listPage(ctx context.Context, q store.Query) (rows []store.RunRecord, next int, err error) {
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	want := q.Limit
+	q.Limit++
+	if rows, err = s.store.ListRuns(ctx, q); err != nil {
+		return nil, -1, err
+	}
+	if len(rows) > want {
+		return rows[:want], q.Offset + want, nil
+	}
+	return rows, -1, nil
 }
 
 func (s *Server) apiGetRun(w http.ResponseWriter, r *http.Request) {
@@ -291,11 +311,7 @@ type reportSubmission struct {
 }
 
 func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
-	user, _, ok := s.authenticate(w, r)
-	if !ok {
-		return
-	}
-	body, ok := s.readBody(w, r)
+	user, body, ok := s.authorizedBody(w, r)
 	if !ok {
 		return
 	}

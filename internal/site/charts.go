@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"math"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/report"
 )
 
 // series is one line of a chart: a name and a value per x label (nil = no point).
@@ -19,7 +21,7 @@ var chartColors = []string{"#2563eb", "#dc2626", "#16a34a", "#9333ea"}
 
 // lineChart draws series over categorical x labels as an inline SVG, without
 // JavaScript. Every text in it is escaped; everything else is numbers.
-func lineChart(title string, xLabels []string, ss []series) template.HTML {
+func lineChart(lang, title string, xLabels []string, ss []series) template.HTML {
 	const w, h, left, right, top, bottom = 640.0, 300.0, 64.0, 16.0, 36.0, 64.0
 	maxY := 0.0
 	for _, s := range ss {
@@ -46,7 +48,7 @@ func lineChart(title string, xLabels []string, ss []series) template.HTML {
 	for i := 0; i <= 4; i++ {
 		v := maxY * float64(i) / 4
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, w-right, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="end">%s</text>`, left-6, y(v)+4, formatNumber(v, 0))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="end">%s</text>`, left-6, y(v)+4, report.FormatNumber(lang, v, 0))
 	}
 	for i, l := range xLabels {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="middle">%s</text>`, x(i), h-bottom+18, html.EscapeString(l))
@@ -59,7 +61,7 @@ func lineChart(title string, xLabels []string, ss []series) template.HTML {
 				continue
 			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(*v)))
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s</title></circle>`, x(i), y(*v), color, html.EscapeString(s.Name), formatNumber(*v, 1))
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s</title></circle>`, x(i), y(*v), color, html.EscapeString(s.Name), report.FormatNumber(lang, *v, 1))
 		}
 		if len(pts) > 1 {
 			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, color, strings.Join(pts, " "))

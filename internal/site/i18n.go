@@ -2,11 +2,11 @@ package site
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/report"
 )
 
 // Languages the site speaks.
@@ -18,23 +18,19 @@ const (
 // langCookie remembers the reader's choice once made with ?lang=.
 const langCookie = "llmbench_lang"
 
-// messages holds every text of the site's own pages, [en, ja]. The menu follows the
-// seed site, whose Japanese UI keeps some entries in English.
+// messages holds the texts only the site's pages have, [en, ja], and the few where
+// the site says it differently from the report package (the menu follows the seed
+// site, whose Japanese UI keeps some entries in English); T takes every other label
+// from report.T.
 var messages = map[string][2]string{
 	"site_name":             {"llmbench", "llmbench"},
 	"site_tagline":          {"Speed test matrices of LLM inference servers", "LLM推論サーバーのスピードテストマトリクス"},
 	"nav_start":             {"Getting started", "はじめに"},
-	"nav_leaderboard":       {"Leaderboard", "リーダーボード"},
 	"nav_calculator":        {"Decode calculator", "Decode calculator"},
-	"nav_models":            {"Models", "モデル"},
 	"nav_orgs":              {"Organizations", "Organizations"},
 	"nav_reports":           {"Reports", "Reports"},
 	"nav_runs":              {"Matrix runs", "Matrix runs"},
-	"nav_hardware":          {"Hardware", "ハードウェア"},
-	"nav_benchmarks":        {"Benchmarks", "ベンチマーク"},
-	"nav_api":               {"API", "API"},
 	"nav_docs":              {"Docs", "ドキュメント"},
-	"nav_language":          {"Language", "言語"},
 	"lang_other":            {"日本語", "English"},
 	"compare":               {"Compare", "比較"},
 	"compare_selected":      {"Compare selected (2–4)", "選択した実行を比較（2〜4件）"},
@@ -58,9 +54,6 @@ var messages = map[string][2]string{
 	"submitter":             {"Submitter", "投稿者"},
 	"submitted":             {"Submitted", "投稿日"},
 	"kind":                  {"Kind", "種別"},
-	"kind_measured":         {"Measured", "実測"},
-	"kind_emulated":         {"Emulated", "エミュレーション"},
-	"kind_predicted":        {"Predicted", "予測"},
 	"no_runs":               {"No runs yet. Submit one: see Getting started.", "まだ実行結果がありません。「はじめに」を参照して投稿してください。"},
 	"next":                  {"Next →", "次へ →"},
 	"prev":                  {"← Previous", "← 前へ"},
@@ -68,26 +61,11 @@ var messages = map[string][2]string{
 	"leaderboard_note":      {"Only measured runs are ranked unless you include emulated and predicted ones. Runs without the chosen figure are left out.", "エミュレーション・予測の結果は、含めると指定しない限りランキングに入りません。選んだ指標の値がない実行は表示されません。"},
 	"raw_json":              {"Run document (JSON)", "実行ドキュメント（JSON）"},
 	"summary":               {"Summary", "概要"},
-	"hardware":              {"Hardware", "ハードウェア"},
-	"engine":                {"Engine", "エンジン"},
-	"model":                 {"Model", "モデル"},
-	"gpu":                   {"GPU", "GPU"},
-	"vram":                  {"VRAM", "VRAM"},
-	"quant":                 {"Quantization", "量子化"},
 	"profile":               {"Profile", "プロファイル"},
-	"version":               {"Version", "バージョン"},
 	"prefill":               {"Prefill", "Prefill"},
 	"prefill_sub":           {"prompt tok/s by context length", "コンテキスト長ごとのプロンプト tok/s"},
-	"decode":                {"Sustained decode", "持続デコード"},
-	"decode_sub":            {"total tok/s · rows are context length, columns are simultaneous requests", "合計 tok/s · 行はコンテキスト長、列は同時リクエスト数"},
-	"context":               {"Context", "コンテキスト"},
-	"ttft":                  {"TTFT", "TTFT"},
 	"over_capacity":         {"Over capacity", "容量超過"},
 	"over_capacity_note":    {"Over capacity: not run because this many requests at this context would exceed the server's KV cache.", "容量超過：このコンテキストでこの数のリクエストを送るとサーバーの KV キャッシュを超えるため、実行していません。"},
-	"status_failed":         {"Failed", "失敗"},
-	"status_invalid":        {"Invalid", "無効"},
-	"status_interrupted":    {"Interrupted", "中断"},
-	"status_missing":        {"—", "—"},
 	"runs":                  {"Runs", "実行結果"},
 	"specs":                 {"Specifications", "仕様"},
 	"no_catalog":            {"This GPU or model is not in the performance catalog; what is shown comes from submitted runs.", "性能カタログにない GPU／モデルです。表示は投稿された実行結果によるものです。"},
@@ -98,7 +76,6 @@ var messages = map[string][2]string{
 	"members":               {"Members", "メンバー"},
 	"no_orgs":               {"No organizations yet. An operator creates them with llmbench serve token create --org NAME.", "組織はまだありません。運営者が llmbench serve token create --org NAME で作成します。"},
 	"no_reports":            {"No reports yet. Post one with POST /api/v1/reports.", "レポートはまだありません。POST /api/v1/reports で投稿できます。"},
-	"by":                    {"by %s", "投稿者 %s"},
 	"calc_title":            {"Decode calculator", "Decode calculator"},
 	"calc_intro":            {"Predict the speed test matrix from GPU and model specs, next to measured runs of the same GPU and model.", "GPU とモデルの仕様からスピードテストマトリクスを予測し、同じ GPU・モデルの実測結果と並べて表示します。"},
 	"calc_unavailable":      {"The calculator is not available in this build: the performance model (internal/perf) is not wired in yet. Measured runs of the GPU and model you pick are shown below.", "このビルドでは計算機を利用できません（性能モデル internal/perf が未接続）。選んだ GPU・モデルの実測結果を下に表示します。"},
@@ -115,7 +92,6 @@ var messages = map[string][2]string{
 	"contexts":              {"Contexts", "コンテキスト"},
 	"concurrency":           {"Concurrency", "同時実行数"},
 	"duration":              {"Time per measurement", "1測定あたりの時間"},
-	"max_output":            {"Max output", "最大出力"},
 	"not_found":             {"Not found", "見つかりません"},
 	"not_found_text":        {"There is nothing at this address.", "このアドレスには何もありません。"},
 	"chart_decode":          {"Total tok/s vs concurrency (context 0)", "同時実行数ごとの合計 tok/s（コンテキスト 0）"},
@@ -126,12 +102,14 @@ var messages = map[string][2]string{
 	"reports_embed_missing": {"run %s is not on this site", "実行 %s はこのサイトにありません"},
 }
 
-// T returns the text key in lang, formatted with args if any. An unknown key shows
-// as itself, so a missing text is visible rather than blank.
+// T returns the text key in lang, formatted with args if any: the site's own text
+// when messages has it, else the report package's label (the menu entries, run kinds
+// and matrix labels the run page's report also shows), so the two never drift apart.
+// An unknown key shows as itself, so a missing text is visible rather than blank.
 func T(lang, key string, args ...any) string {
 	m, ok := messages[key]
 	if !ok {
-		return key
+		return report.T(lang, key, args...)
 	}
 	s := m[0]
 	if lang == LangJA {
@@ -143,11 +121,10 @@ func T(lang, key string, args ...any) string {
 	return s
 }
 
-// requestLang picks the page language: ?lang= (remembered in a cookie), the cookie,
-// then Accept-Language; English by default.
-func requestLang(w http.ResponseWriter, r *http.Request) string {
+// requestLang picks the page language: ?lang=, the cookie, then Accept-Language;
+// English by default.
+func requestLang(r *http.Request) string {
 	if l := r.URL.Query().Get("lang"); l == LangEN || l == LangJA {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, HttpOnly: true})
 		return l
 	}
 	if c, err := r.Cookie(langCookie); err == nil && (c.Value == LangEN || c.Value == LangJA) {
@@ -165,34 +142,13 @@ func requestLang(w http.ResponseWriter, r *http.Request) string {
 	return LangEN
 }
 
-// withLang returns the request's URL (path and query) with lang set to l.
-func withLang(u *url.URL, l string) string {
-	q := u.Query()
-	q.Set("lang", l)
-	return u.Path + "?" + q.Encode()
+// rememberLang sets the cookie that keeps a language chosen with ?lang= for later
+// pages. Only render calls it, so a page sets the cookie once.
+func rememberLang(w http.ResponseWriter, r *http.Request) {
+	if l := r.URL.Query().Get("lang"); l == LangEN || l == LangJA {
+		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, HttpOnly: true})
+	}
 }
 
-// formatNumber writes v with decimals digits and thousands separators (both
-// languages group with "," and use "." for the point, as the seed page does).
-func formatNumber(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	if v < 0 && strings.Trim(s, "0.") != "" {
-		b.WriteByte('-')
-	}
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if hasFrac {
-		b.WriteByte('.')
-		b.WriteString(frac)
-	}
-	return b.String()
-}
+// withLang returns the request's URL (path and query) with lang set to l.
+func withLang(u *url.URL, l string) string { return withParam(u, "lang", l) }

@@ -13,10 +13,13 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -90,18 +93,18 @@ type page struct {
 func (p *page) T(key string, args ...any) string { return T(p.Lang, key, args...) }
 
 // Num formats a number with grouping.
-func (p *page) Num(v float64, decimals int) string { return formatNumber(v, decimals) }
+func (p *page) Num(v float64, decimals int) string { return report.FormatNumber(p.Lang, v, decimals) }
 
 // NumP formats an optional figure ("—" when absent).
 func (p *page) NumP(v *float64, decimals int) string {
 	if v == nil {
 		return "—"
 	}
-	return formatNumber(*v, decimals)
+	return report.FormatNumber(p.Lang, *v, decimals)
 }
 
 // Int formats a count.
-func (p *page) Int(n int) string { return formatNumber(float64(n), 0) }
+func (p *page) Int(n int) string { return report.FormatInt(p.Lang, n) }
 
 // KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
 func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
@@ -121,7 +124,7 @@ func (p *page) Metric(r store.RunRecord, m string) string {
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name, nav, title string, data any) {
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	other := LangJA
 	if lang == LangJA {
 		other = LangEN
@@ -145,6 +148,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Language", lang)
 	w.Header().Add("Vary", "Cookie, Accept-Language")
+	rememberLang(w, r)
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
@@ -154,12 +158,26 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, what string
 	http.Error(w, "internal error", http.StatusInternalServerError)
 }
 
+// found answers a failed lookup — the not-found page for store.ErrNotFound, a server
+// error for any other error — and reports whether err is nil, so the page can go on.
+func (s *Server) found(w http.ResponseWriter, r *http.Request, what string, err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, store.ErrNotFound):
+		s.notFound(w, r)
+	default:
+		s.serverError(w, r, what, err)
+	}
+	return false
+}
+
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		writeAPIError(w, http.StatusNotFound, "", "no such API endpoint; see /api/openapi.json")
 		return
 	}
-	s.render(w, r, http.StatusNotFound, "notfound", "", T(requestLang(w, r), "not_found"), nil)
+	s.render(w, r, http.StatusNotFound, "notfound", "", T(requestLang(r), "not_found"), nil)
 }
 
 func pathEscape(s string) string { return url.PathEscape(s) }
@@ -210,19 +228,16 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 	if q.Limit == 0 {
 		q.Limit = 50
 	}
-	want := q.Limit
-	q.Limit++
-	rows, err := s.store.ListRuns(r.Context(), q)
+	rows, next, err := s.listPage(r.Context(), q)
 	if err != nil {
 		s.serverError(w, r, "listing runs", err)
 		return nil, false
 	}
-	if len(rows) > want {
-		rows = rows[:want]
-		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(q.Offset+want))
+	if next >= 0 {
+		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
 	}
 	if q.Offset > 0 {
-		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-want)))
+		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
 	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
@@ -232,10 +247,17 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 	return d, true
 }
 
+// withParam returns the request's URL (path and query) with k set to v, as a link
+// that stays on this site: the path keeps its escapes (a requested /%2F%2Fevil.com
+// must not become //evil.com, which a browser reads as another host).
 func withParam(u *url.URL, k, v string) string {
 	q := u.Query()
 	q.Set(k, v)
-	return u.Path + "?" + q.Encode()
+	path := u.EscapedPath()
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		path = "/" + strings.TrimLeft(path, "/")
+	}
+	return path + "?" + q.Encode()
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
@@ -273,15 +295,10 @@ type runPageData struct {
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	rec, run, err := s.loadRun(r.Context(), r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
-		s.notFound(w, r)
+	if !s.found(w, r, "reading a run", err) {
 		return
 	}
-	if err != nil {
-		s.serverError(w, r, "reading a run", err)
-		return
-	}
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	d := runPageData{runView: newRunView(rec, run, lang)}
 	if s.opt.Report != nil {
 		var buf bytes.Buffer
@@ -317,11 +334,11 @@ type compareData struct {
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	var ids []string
 	for _, v := range r.URL.Query()["id"] {
 		for _, id := range strings.Split(v, ",") {
-			if id = strings.TrimSpace(id); id != "" && !containsStr(ids, id) {
+			if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
@@ -335,12 +352,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	var runs []*bench.Run
 	for _, id := range ids {
 		rec, run, err := s.loadRun(r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) {
-			s.notFound(w, r)
-			return
-		}
-		if err != nil {
-			s.serverError(w, r, "reading a run", err)
+		if !s.found(w, r, "reading a run", err) {
 			return
 		}
 		d.Runs = append(d.Runs, runView{Rec: rec, Run: run})
@@ -376,12 +388,12 @@ func compareCharts(runs []runView, concurrency []int, lang string) []template.HT
 		}
 		decode = append(decode, s)
 		for _, p := range rv.Run.Prefill {
-			if !containsInt(prefillCtx, p.Context) {
+			if !slices.Contains(prefillCtx, p.Context) {
 				prefillCtx = append(prefillCtx, p.Context)
 			}
 		}
 	}
-	sortInts(prefillCtx)
+	slices.Sort(prefillCtx)
 	var pxs []string
 	for _, c := range prefillCtx {
 		pxs = append(pxs, bench.FormatTokens(c))
@@ -401,7 +413,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []template.HT
 		}
 		prefill = append(prefill, s)
 	}
-	return []template.HTML{lineChart(T(lang, "chart_decode"), xs, decode), lineChart(T(lang, "chart_prefill"), pxs, prefill)}
+	return []template.HTML{lineChart(lang, T(lang, "chart_decode"), xs, decode), lineChart(lang, T(lang, "chart_prefill"), pxs, prefill)}
 }
 
 // ---- hardware and models ----
@@ -451,25 +463,23 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, gpu bool) {
 	name := r.PathValue("name")
 	d := groupPageData{Name: name, GPU: gpu}
 	q := store.Query{Limit: 200}
-	var groups []store.GroupStat
+	var stat store.GroupStat
 	var err error
 	if gpu {
 		d.Specs, d.Catalog = s.gpuSpecs(name)
 		q.GPU = name
-		groups, err = s.store.GPUs(r.Context())
+		stat, err = s.store.GPU(r.Context(), name)
 	} else {
 		d.Specs, d.Catalog = s.modelSpecs(name)
 		q.Model = name
-		groups, err = s.store.Models(r.Context())
+		stat, err = s.store.Model(r.Context(), name)
 	}
-	if err != nil {
-		s.serverError(w, r, "listing", err)
+	switch {
+	case err == nil:
+		d.Stat = &stat
+	case !errors.Is(err, store.ErrNotFound):
+		s.serverError(w, r, "reading "+name, err)
 		return
-	}
-	for i := range groups {
-		if groups[i].Name == name {
-			d.Stat = &groups[i]
-		}
 	}
 	if d.Stat == nil && !d.Catalog {
 		s.notFound(w, r)
@@ -500,7 +510,7 @@ type calcData struct {
 }
 
 func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	v := r.URL.Query()
 	d := calcData{Available: s.opt.Calculator != nil, GPU: v.Get("gpu"), Model: v.Get("model"), Quant: v.Get("quant"), KV: v.Get("kv")}
 	if d.Available {
@@ -585,7 +595,7 @@ type profileView struct {
 }
 
 func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	f, err := s.cachedFacets(r.Context())
 	if err != nil {
 		s.serverError(w, r, "listing profiles", err)
@@ -663,15 +673,10 @@ type reportPageData struct {
 
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	rep, err := s.store.Report(r.Context(), r.PathValue("slug"))
-	if errors.Is(err, store.ErrNotFound) {
-		s.notFound(w, r)
+	if !s.found(w, r, "reading a report", err) {
 		return
 	}
-	if err != nil {
-		s.serverError(w, r, "reading a report", err)
-		return
-	}
-	lang := requestLang(w, r)
+	lang := requestLang(r)
 	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string) string {
 		return s.runCard(ctx, id, lang)
 	})
@@ -692,8 +697,11 @@ func (s *Server) runCard(ctx context.Context, id, lang string) string {
 		Found bool
 		V     runView
 	}{P: &page{Lang: lang}, ID: id}
-	if err == nil {
+	switch {
+	case err == nil:
 		data.Found, data.V = true, newRunView(rec, run, lang)
+	case !errors.Is(err, store.ErrNotFound):
+		s.log.Error("reading an embedded run", "id", id, "err", err)
 	}
 	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runcard", data); err != nil {
 		s.log.Error("rendering a run card", "err", err)
@@ -711,22 +719,35 @@ type apiPath struct {
 }
 
 func (s *Server) apiReference(w http.ResponseWriter, r *http.Request) {
-	b, _ := assets.ReadFile("static/openapi.json")
+	paths, err := apiPaths()
+	if err != nil {
+		s.serverError(w, r, "reading the OpenAPI document", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "api", "api", "", apiRefData{Paths: paths})
+}
+
+// apiPaths lists the operations of the embedded OpenAPI document, read once: the
+// document is part of the binary and never changes while it runs.
+var apiPaths = sync.OnceValues(func() ([]apiPath, error) {
+	b, err := assets.ReadFile("static/openapi.json")
+	if err != nil {
+		return nil, fmt.Errorf("reading the OpenAPI document: %w", err)
+	}
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Summary string `json:"summary"`
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		s.serverError(w, r, "reading the OpenAPI document", err)
-		return
+		return nil, fmt.Errorf("decoding the OpenAPI document: %w", err)
 	}
-	var d apiRefData
+	var paths []apiPath
 	for p, ops := range doc.Paths {
 		for m, op := range ops {
-			d.Paths = append(d.Paths, apiPath{Method: strings.ToUpper(m), Path: p, Summary: op.Summary})
+			paths = append(paths, apiPath{Method: strings.ToUpper(m), Path: p, Summary: op.Summary})
 		}
 	}
-	sortAPIPaths(d.Paths)
-	s.render(w, r, http.StatusOK, "api", "api", "", d)
-}
+	sortAPIPaths(paths)
+	return paths, nil
+})

@@ -7,10 +7,6 @@ import (
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
-func containsStr(xs []string, x string) bool { return slices.Contains(xs, x) }
-func containsInt(xs []int, x int) bool       { return slices.Contains(xs, x) }
-func sortInts(xs []int)                      { slices.Sort(xs) }
-
 func sortByDecode(rs []store.RunRecord) {
 	slices.SortStableFunc(rs, func(a, b store.RunRecord) int {
 		av, bv := -1.0, -1.0

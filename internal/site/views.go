@@ -5,9 +5,9 @@ import (
 	"html/template"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -50,8 +50,8 @@ func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
 	for _, p := range run.Prefill {
 		pv := prefillView{Context: bench.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
 		if p.PrefillFigures != nil {
-			pv.TokS = formatNumber(p.PromptTokS, 0)
-			pv.TTFT = formatNumber(p.TTFTMs, 0) + " ms"
+			pv.TokS = report.FormatNumber(lang, p.PromptTokS, 0)
+			pv.TTFT = report.FormatMs(lang, p.TTFTMs, 0)
 		}
 		v.Prefill = append(v.Prefill, pv)
 	}
@@ -59,24 +59,22 @@ func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
 	return v
 }
 
+// axisContexts and axisConcurrency are the matrix axes that show every cell of runs:
+// the planned values and any a cell has beyond them.
 func axisContexts(runs ...*bench.Run) []int {
-	var xs []int
-	for _, r := range runs {
-		xs = append(xs, r.Config.Contexts...)
-		for _, c := range r.Decode {
-			xs = append(xs, c.Context)
-		}
-	}
-	slices.Sort(xs)
-	return slices.Compact(xs)
+	return axis(runs, func(c bench.Config) []int { return c.Contexts }, func(d bench.DecodeCell) int { return d.Context })
 }
 
 func axisConcurrency(runs ...*bench.Run) []int {
+	return axis(runs, func(c bench.Config) []int { return c.Concurrency }, func(d bench.DecodeCell) int { return d.Concurrency })
+}
+
+func axis(runs []*bench.Run, planned func(bench.Config) []int, of func(bench.DecodeCell) int) []int {
 	var xs []int
 	for _, r := range runs {
-		xs = append(xs, r.Config.Concurrency...)
+		xs = append(xs, planned(r.Config)...)
 		for _, c := range r.Decode {
-			xs = append(xs, c.Concurrency)
+			xs = append(xs, of(c))
 		}
 	}
 	slices.Sort(xs)
@@ -113,8 +111,8 @@ func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
 			shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
 		}
 		v := c.TotalTokS
-		return cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: formatNumber(c.TotalTokS, 1),
-			Sub: formatNumber(c.TTFTMs, 0) + " ms " + T(lang, "ttft"), tokS: &v}
+		return cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: report.FormatNumber(lang, c.TotalTokS, 1),
+			Sub: report.FormatMs(lang, c.TTFTMs, 0) + " " + T(lang, "ttft"), tokS: &v}
 	default:
 		return cellView{Class: "failed", Main: statusText(lang, c.Status), Title: c.Reason}
 	}
@@ -122,12 +120,10 @@ func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
 
 func statusText(lang string, s bench.Status) string {
 	switch s {
-	case bench.StatusValid:
-		return "Valid"
 	case bench.StatusOverCapacity:
 		return T(lang, "over_capacity")
-	case bench.StatusFailed, bench.StatusInvalid, bench.StatusInterrupted:
-		return T(lang, "status_"+string(s))
+	case bench.StatusValid, bench.StatusFailed, bench.StatusInvalid, bench.StatusInterrupted:
+		return report.T(lang, "st_"+string(s))
 	case bench.StatusPredicted:
 		return T(lang, "kind_predicted")
 	}
@@ -161,7 +157,8 @@ func gpuLabel(r store.RunRecord) string {
 		s = fmt.Sprintf("%d× %s", r.GPUCount, s)
 	}
 	if r.VRAMGB != nil && r.GPUCount > 0 {
-		s += " " + strings.TrimSuffix(formatNumber(*r.VRAMGB/float64(r.GPUCount), 0), ".0") + " GB"
+		// Digits group alike in every language the site speaks, so the label needs none.
+		s += " " + report.FormatNumber(LangEN, *r.VRAMGB/float64(r.GPUCount), 0) + " GB"
 	}
 	return s
 }

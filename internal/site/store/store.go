@@ -410,7 +410,7 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 	}
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(runs), 0) FROM run_groups WHERE dim = 'profile'`).Scan(&total); err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("counting all runs: %w", err)
 	}
 	if total == 0 {
 		return "", true, nil
@@ -425,7 +425,7 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 				return "", true, nil
 			}
 			if err != nil {
-				return "", false, err
+				return "", false, fmt.Errorf("counting runs of %s %q: %w", f.dim, f.value, err)
 			}
 		}
 		share *= float64(n) / float64(total)
@@ -549,7 +549,10 @@ func (s *Store) Facets(ctx context.Context) (Facets, error) {
 			f.Profiles = append(f.Profiles, v)
 		}
 	}
-	return f, rows.Err()
+	if err := rows.Err(); err != nil {
+		return f, fmt.Errorf("listing filter values: %w", err)
+	}
+	return f, nil
 }
 
 // GroupStat summarises the runs of one GPU or one model.
@@ -566,6 +569,29 @@ func (s *Store) GPUs(ctx context.Context) ([]GroupStat, error) { return s.groups
 
 // Models lists every model runs were made of.
 func (s *Store) Models(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "model") }
+
+// GPU returns the summary of one GPU's runs; ErrNotFound when no run was made on it.
+func (s *Store) GPU(ctx context.Context, name string) (GroupStat, error) {
+	return s.group(ctx, "gpu", name)
+}
+
+// Model returns the summary of one model's runs; ErrNotFound when no run was made of it.
+func (s *Store) Model(ctx context.Context, name string) (GroupStat, error) {
+	return s.group(ctx, "model", name)
+}
+
+func (s *Store) group(ctx context.Context, dim, name string) (GroupStat, error) {
+	g := GroupStat{Name: name}
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? AND name = ?`), dim, name).
+		Scan(&g.Runs, &g.BestDecode, &g.BestPeak, &g.VRAMGB)
+	if errors.Is(err, sql.ErrNoRows) {
+		return GroupStat{}, ErrNotFound
+	}
+	if err != nil {
+		return GroupStat{}, fmt.Errorf("reading %s %q: %w", dim, name, err)
+	}
+	return g, nil
+}
 
 func (s *Store) groups(ctx context.Context, dim string) ([]GroupStat, error) {
 	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? ORDER BY name`), dim)
@@ -673,6 +699,10 @@ func (s *Store) ensure(ctx context.Context, tx *sql.Tx, sel, ins, name string, n
 }
 
 // UserByToken finds the user a token belongs to; ErrNotFound for an unknown token.
+// The database compares hashes, never tokens: how long a lookup takes can tell an
+// attacker only about the SHA-256 of their own guess, which says nothing about any
+// stored token (finding a token whose hash shares a prefix is a preimage search), so
+// the lookup needs no constant-time comparison of its own.
 func (s *Store) UserByToken(ctx context.Context, token string) (User, error) {
 	var u User
 	var org sql.NullString
@@ -721,10 +751,12 @@ func (s *Store) Orgs(ctx context.Context) ([]Org, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("listing organisations: %w", err)
 	}
+	counts, err := s.runsPer(ctx, "org")
+	if err != nil {
+		return nil, fmt.Errorf("listing organisations: %w", err)
+	}
 	for i := range out {
-		if out[i].Runs, err = s.CountRuns(ctx, Query{Org: out[i].Name}); err != nil {
-			return nil, err
-		}
+		out[i].Runs = counts[out[i].Name]
 	}
 	return out, nil
 }
@@ -755,12 +787,40 @@ func (s *Store) Submitters(ctx context.Context) ([]Submitter, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("listing submitters: %w", err)
 	}
+	counts, err := s.runsPer(ctx, "submitter")
+	if err != nil {
+		return nil, fmt.Errorf("listing submitters: %w", err)
+	}
 	for i := range out {
-		if out[i].Runs, err = s.CountRuns(ctx, Query{Submitter: out[i].Name}); err != nil {
-			return nil, err
-		}
+		out[i].Runs = counts[out[i].Name]
 	}
 	return out, nil
+}
+
+// runsPer counts the runs of each value of col ("org" or "submitter": the two columns
+// run_groups does not count), in one query rather than one per value.
+func (s *Store) runsPer(ctx context.Context, col string) (map[string]int, error) {
+	if col != "org" && col != "submitter" {
+		return nil, fmt.Errorf("counting runs per %q: not a column runs are counted by", col)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, COUNT(*) FROM runs GROUP BY `+col)
+	if err != nil {
+		return nil, fmt.Errorf("counting runs per %s: %w", col, err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, fmt.Errorf("counting runs per %s: %w", col, err)
+		}
+		counts[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("counting runs per %s: %w", col, err)
+	}
+	return counts, nil
 }
 
 // ---- reports ----
@@ -783,6 +843,10 @@ func (s *Store) PutReport(ctx context.Context, r Report) error {
 	_, err := s.exec(ctx, s.db, `INSERT INTO reports (slug, title, body_md, author, org, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		r.Slug, r.Title, r.BodyMD, r.Author, r.Org, r.CreatedAt.UTC())
 	if err != nil {
+		// Two reports racing for one slug: the loser's insert breaks the key.
+		if _, gerr := s.Report(ctx, r.Slug); gerr == nil {
+			return ErrConflict
+		}
 		return fmt.Errorf("storing report %s: %w", r.Slug, err)
 	}
 	return nil

@@ -1,0 +1,214 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+)
+
+// reportBody renders run pages with the real internal/report body, as "llmbench
+// serve" does (package wire cannot be imported here: it imports this package).
+type reportBody struct{}
+
+func (reportBody) Body(w io.Writer, run *bench.Run, lang string) error {
+	return report.HTMLBody(w, run, lang)
+}
+func (reportBody) Styles() string { return string(report.HTMLStyles()) }
+
+// TestCellsWithoutFiguresRenderEverywhere submits a run whose cells and rows carry
+// only some of their optional parts (bench.DecodeCell's *DecodeFigures, *WindowStats
+// and *CellDetail, a prefill row's *PrefillFigures), as the schema allows, and checks
+// that every page that shows runs renders it.
+func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{Report: reportBody{}})
+	ts.mustSubmit(t, seedDoc(t))
+	sparse := rawEdit(t, func(m map[string]any) {
+		m["id"], m["title"] = "sparse", "Sparse run"
+		decode := m["decode"].([]any)
+		bare := func(i int, status string, keep ...string) {
+			cell := decode[i].(map[string]any)
+			out := map[string]any{"context": cell["context"], "concurrency": cell["concurrency"], "status": status}
+			for _, k := range keep {
+				out[k] = cell[k]
+			}
+			decode[i] = out
+		}
+		bare(0, "valid", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms") // no window stats, no detail
+		bare(1, "failed")                                                         // nothing at all
+		bare(2, "interrupted", "completed_requests")                              // window stats only
+		bare(3, "invalid", "ttft_p90_ms")                                         // detail only
+		bare(len(decode)-1, "over_capacity")
+		prefill := m["prefill"].([]any)
+		p := prefill[0].(map[string]any)
+		prefill[0] = map[string]any{"context": p["context"], "status": "failed", "reason": "timed out"}
+	})
+	ts.mustSubmit(t, sparse)
+	run, err := bench.Decode(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{LangEN, LangJA} {
+		if err := (reportBody{}).Body(io.Discard, run, lang); err != nil {
+			t.Errorf("the report body of the sparse run (%s): %v; the run page would fall back to the site's view", lang, err)
+		}
+	}
+	for _, path := range []string{"/runs/sparse", "/runs/sparse?lang=ja", "/compare?id=sparse&id=" + seedID,
+		"/compare?id=" + seedID + "&id=sparse", "/?kind=all", "/runs", "/api/v1/runs/sparse"} {
+		if code, body := ts.get(t, path); code != http.StatusOK {
+			t.Errorf("GET %s: %d\n%.300s", path, code, body)
+		}
+	}
+	md := "[[run:sparse]]\n"
+	if code, _, body := ts.do(t, http.MethodPost, "/api/v1/reports", ts.token, []byte(`{"slug":"sparse","title":"t","body_md":`+jsonString(md)+`}`)); code != http.StatusCreated {
+		t.Fatalf("posting a report: %d %s", code, body)
+	}
+	if code, body := ts.get(t, "/reports/sparse"); code != http.StatusOK || !strings.Contains(body, `class="runcard"`) {
+		t.Errorf("the report embedding the sparse run: %d, card shown %v", code, strings.Contains(body, `class="runcard"`))
+	}
+}
+
+// TestEmbedsAreFoundOnlyInText: goldmark and the UGC policy keep [[run:ID]] out of
+// attributes today (titles are dropped, URLs percent-encoded), but should a policy
+// ever keep one, the card's markup must not land inside the attribute value.
+func TestEmbedsAreFoundOnlyInText(t *testing.T) {
+	const html = `<p>[[run:a]] <img src="x.png" alt="[[run:b]]"> [[run:c]]</p><a title="[[run:d]]" href="/">[[run:e]]</a>`
+	want := map[string]bool{"a": false, "b": true, "c": false, "d": true, "e": false}
+	var tag tagTracker
+	for _, m := range runEmbed.FindAllStringSubmatchIndex(html, -1) {
+		id := html[m[2]:m[3]]
+		if got := tag.inside([]byte(html), m[0]); got != want[id] {
+			t.Errorf("[[run:%s]] inside a tag = %v, want %v", id, got, want[id])
+		}
+	}
+}
+
+// TestRenderMarkdownLooksUpEachRunOnce: a report repeating one run, or naming more runs
+// than maxEmbeds, costs at most maxEmbeds lookups.
+func TestRenderMarkdownLooksUpEachRunOnce(t *testing.T) {
+	var b strings.Builder
+	for range 3 {
+		b.WriteString("[[run:same]]\n\n")
+	}
+	for i := range maxEmbeds + 10 {
+		fmt.Fprintf(&b, "[[run:r%d]]\n\n", i)
+	}
+	calls := map[string]int{}
+	out, err := renderMarkdown(context.Background(), b.String(), func(_ context.Context, id string) string {
+		calls[id]++
+		return `<div class="card">` + id + `</div>`
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls["same"] != 1 || len(calls) != maxEmbeds {
+		t.Errorf("card called for %d ids (same: %d times); want %d ids, each once", len(calls), calls["same"], maxEmbeds)
+	}
+	if got := strings.Count(string(out), `<div class="card">same</div>`); got != 3 {
+		t.Errorf("the repeated run is shown %d times, want 3", got)
+	}
+	if !strings.Contains(string(out), fmt.Sprintf("[[run:r%d]]", maxEmbeds)) {
+		t.Errorf("an embed past the limit is not left as written")
+	}
+}
+
+// TestSelfLinksStayOnTheSite: the language switch and the pager repeat the requested
+// path; a path that decodes to //host must not become a link to that host.
+func TestSelfLinksStayOnTheSite(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	langSwitch := regexp.MustCompile(`id="lang-switch" href="([^"]*)"`)
+	for _, p := range []string{"/%2F%2Fevil.example/x", "/%2Fevil.example", "/%5Cevil.example", "/%5C%5Cevil.example/x"} {
+		_, body := ts.get(t, p)
+		m := langSwitch.FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("GET %s: no language switch on the page", p)
+		}
+		if href := html.UnescapeString(m[1]); strings.HasPrefix(href, "//") || strings.HasPrefix(href, `/\`) || !strings.HasPrefix(href, "/") {
+			t.Errorf("GET %s: the language switch links to %q, off the site", p, href)
+		}
+	}
+}
+
+// TestLanguageCookieIsSetOnce: a page asked for with ?lang= sets the cookie once.
+func TestLanguageCookieIsSetOnce(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	ts.mustSubmit(t, seedDoc(t))
+	for _, p := range []string{"/?lang=ja", "/runs/" + seedID + "?lang=ja", "/compare?lang=ja", "/nowhere?lang=ja"} {
+		_, hdr, _ := ts.do(t, http.MethodGet, p, "", nil)
+		if n := len(hdr.Values("Set-Cookie")); n != 1 {
+			t.Errorf("GET %s: %d Set-Cookie headers, want 1", p, n)
+		}
+	}
+}
+
+// TestReportPostsAreLimitedLikeRuns: POST /api/v1/reports takes the same token, body
+// limit and rate limit as POST /api/v1/runs, and a refused post stores nothing.
+func TestReportPostsAreLimitedLikeRuns(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{MaxBodyBytes: 1 << 10, RatePerToken: 1, RateBurst: 2})
+	post := func(token, body string) int {
+		code, _, _ := ts.do(t, http.MethodPost, "/api/v1/reports", token, []byte(body))
+		return code
+	}
+	if code := post("", `{"slug":"a","title":"t","body_md":"b"}`); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", code)
+	}
+	if code := post(ts.token, `{"slug":"big","title":"t","body_md":"`+strings.Repeat("x", 2<<10)+`"}`); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the limit: %d, want 413", code)
+	}
+	if code := post(ts.token, `{"slug":"ok","title":"t","body_md":"b"}`); code != http.StatusCreated {
+		t.Errorf("a report within the limits: %d, want 201", code)
+	}
+	if code := post(ts.token, `{"slug":"late","title":"t","body_md":"b"}`); code != http.StatusTooManyRequests {
+		t.Errorf("over the rate: %d, want 429", code)
+	}
+	list, err := ts.store.Reports(context.Background())
+	if err != nil || len(list) != 1 || list[0].Slug != "ok" {
+		t.Errorf("stored reports = %+v, %v; want only \"ok\"", list, err)
+	}
+}
+
+// TestEveryLabelExists: each label the templates and handlers name resolves, in both
+// languages, from the site's table or the report package's — none shows as its key.
+func TestEveryLabelExists(t *testing.T) {
+	use := regexp.MustCompile(`\bT[ (](?:"|[a-zA-Z.]+, ")([a-z0-9_-]+)"`)
+	files, err := filepath.Glob("templates/*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gos, _ := filepath.Glob("*.go")
+	keys := map[string]bool{}
+	for _, f := range append(files, gos...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range use.FindAllStringSubmatch(string(b), -1) {
+			if !strings.HasSuffix(m[1], "_") { // a prefix the code completes ("kind_"+kind)
+				keys[m[1]] = true
+			}
+		}
+	}
+	if len(keys) < 50 {
+		t.Fatalf("found only %d label keys in use; the pattern no longer matches how labels are named", len(keys))
+	}
+	for k := range keys {
+		for _, lang := range []string{LangEN, LangJA} {
+			if T(lang, k) == k {
+				t.Errorf("label %q has no %s text", k, lang)
+			}
+		}
+	}
+}
