@@ -62,15 +62,26 @@ func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 		return Config{}, err
 	}
 	s.GPUs, s.MemoryUtilization = 1, 0.9
-	tokens, err := s.KVCacheTokens()
-	if err != nil {
-		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	// max_model_len is the model's context unless the cache cannot hold one such
+	// request; then the longest that fits, as a user would set it. For a hybrid model
+	// the reported capacity itself depends on max_model_len (vLLM counts blocks per
+	// request at that length), so settle the two together.
+	maxLen := s.Model.Context
+	var tokens int64
+	for range 4 {
+		s.MaxModelLen = int64(maxLen)
+		if tokens, err = s.KVCacheTokens(); err != nil {
+			return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+		}
+		if maxLen > 0 && int64(maxLen) <= tokens {
+			break
+		}
+		maxLen = int(tokens) / perfBlockSize * perfBlockSize
 	}
 	blocks := int(tokens / perfBlockSize)
 	if blocks < 1 {
 		return Config{}, fmt.Errorf("emulating %s on %s: the predicted KV cache holds %d tokens, less than one block", s.Model.Name, s.GPU.Name, tokens)
 	}
-	maxLen := s.Model.Context
 	if maxLen <= 0 || maxLen > blocks*perfBlockSize {
 		maxLen = blocks * perfBlockSize
 	}

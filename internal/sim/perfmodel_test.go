@@ -57,3 +57,18 @@ func TestPerfConfigErrors(t *testing.T) {
 		t.Errorf("70B BF16 on one 24 GB GPU: err = %v, want ErrNoRoom", err)
 	}
 }
+
+// TestPerfConfigHybridFits: a hybrid model whose full context does not fit gets the
+// longest max_model_len that does, and a KV figure counted at that length.
+func TestPerfConfigHybridFits(t *testing.T) {
+	cfg, err := PerfConfig("rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MaxModelLen > cfg.KVCacheTokens() || cfg.MaxModelLen < cfg.KVCacheTokens()-perfBlockSize {
+		t.Errorf("max_model_len %d with a %d-token cache: want the longest request that fits", cfg.MaxModelLen, cfg.KVCacheTokens())
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Error(err)
+	}
+}
