@@ -28,6 +28,7 @@ type calcFlags struct {
 	maxOutput                          string
 	duration                           float64
 	format, lang, list                 string
+	interconnect                       string
 
 	// Explicit hardware.
 	bandwidth, tflops, vram float64
@@ -56,7 +57,7 @@ measurements, plus a fixed per-step overhead, is the time between tokens. See
 docs/calc.md for the formulas, the catalogs and the error against published figures.
 
 Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
-kv-dtypes|engines), or give explicit specifications instead.`,
+kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
       --gpu-memory-utilization 0.94 --max-model-len 65536
@@ -95,7 +96,8 @@ kv-dtypes|engines), or give explicit specifications instead.`,
 	fl.Float64Var(&f.duration, "duration", 30, "measurement window in seconds a run would use")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
 	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
-	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes or engines")
+	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines or interconnects")
+	fl.StringVar(&f.interconnect, "interconnect", "", "how the GPUs are linked, overriding the catalog's (e.g. pcie-gen3-x16 for a GeForce pair in Gen3 slots; see --list interconnects)")
 	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
 	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
 	fl.Float64Var(&f.vram, "vram", 0, "explicit GPU: memory, GiB")
@@ -138,9 +140,16 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 			return nil, errors.New("an explicit GPU needs all of --bandwidth (GB/s), --tflops and --vram (GiB)")
 		}
 		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: "nvidia", VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
-			FP16TFLOPS: f.tflops, LinkGBps: 32, Source: "command line"}
+			FP16TFLOPS: f.tflops, Source: "command line"}
 	default:
 		return nil, errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
+	}
+	if f.interconnect != "" {
+		link, err := c.Interconnect(f.interconnect)
+		if err != nil {
+			return nil, err
+		}
+		s.GPU = s.GPU.WithInterconnect(link)
 	}
 	if f.gpus < 1 {
 		return nil, fmt.Errorf("--gpus %d: need at least one", f.gpus)
@@ -311,8 +320,13 @@ func listCatalog(w io.Writer, what string) error {
 			sort.Strings(fams)
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Aliases, ", "), strings.Join(fams, " "))
 		}
+	case "interconnects", "interconnect", "links":
+		fmt.Fprintln(tw, "ID\tNAME\tGB/s ONE WAY\tALL-REDUCE LATENCY µs")
+		for _, l := range c.Interconnects {
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\n", l.ID, l.Name, l.LinkGBps, l.AllReduceLatencyUs)
+		}
 	default:
-		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes or engines", what)
+		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines or interconnects", what)
 	}
 	return tw.Flush()
 }

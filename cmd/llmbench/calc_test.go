@@ -135,3 +135,27 @@ func TestCalcList(t *testing.T) {
 		}
 	}
 }
+
+// TestCalcInterconnect: two GPUs on an NVLink bridge decode faster than the same two in
+// PCIe 3.0 slots, where every step's all-reduces cost more.
+func TestCalcInterconnect(t *testing.T) {
+	tokS := func(link string) float64 {
+		out, err := runCalcCmd(t, "--gpu", "rtx-3090", "--gpus", "2", "--interconnect", link,
+			"--model", "qwen3.8-27b", "--quant", "fp8", "--contexts", "0", "--concurrency", "1", "--prefill", "", "--format", "json")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", link, err, out)
+		}
+		doc, err := bench.Decode([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc.Decode[0].TotalTokS
+	}
+	pcie, nvlink := tokS("pcie-gen3-x16"), tokS("nvlink-bridge-ampere")
+	if !(nvlink > pcie) {
+		t.Errorf("batch-1 decode: NVLink %.1f tok/s, PCIe 3.0 %.1f: want NVLink faster", nvlink, pcie)
+	}
+	if _, err := runCalcCmd(t, "--list", "interconnects"); err != nil {
+		t.Error(err)
+	}
+}

@@ -32,10 +32,36 @@ type GPU struct {
 	FP16TFLOPS    float64  `json:"fp16_tflops"`
 	FP8TFLOPS     float64  `json:"fp8_tflops"`
 	INT8TOPS      float64  `json:"int8_tops"`
-	// LinkGBps is the per-GPU bandwidth of the fastest GPU-to-GPU link, for the
-	// tensor-parallel communication penalty.
+	// Interconnect names the GPU-to-GPU link in interconnects.json; empty for a GPU
+	// that has none (Apple) or is described on the command line.
+	Interconnect string `json:"interconnect,omitempty"`
+	// LinkGBps (one direction, per GPU) and AllReduceLatencyUs (a small-message
+	// all-reduce) are the interconnect's figures, filled in when the catalog loads;
+	// they drive the tensor-parallel communication penalty.
+	LinkGBps           float64 `json:"link_gbps,omitempty"`
+	AllReduceLatencyUs float64 `json:"allreduce_latency_us,omitempty"`
+	Source             string  `json:"source"`
+}
+
+// Interconnect is a GPU-to-GPU link with its published bandwidth and NCCL
+// small-message all-reduce latency.
+type Interconnect struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Kind is "pcie", "nvlink" or "infinity-fabric".
+	Kind string `json:"kind"`
+	// LinkGBps is the per-GPU bandwidth in one direction, GB/s.
 	LinkGBps float64 `json:"link_gbps"`
-	Source   string  `json:"source"`
+	// AllReduceLatencyUs is the fixed time of one all-reduce, whatever its size.
+	AllReduceLatencyUs float64 `json:"allreduce_latency_us"`
+	Source             string  `json:"source"`
+}
+
+// WithInterconnect is the GPU joined by link instead of its catalog interconnect
+// (a GeForce pair on an NVLink bridge, a PCIe slot of another generation).
+func (g GPU) WithInterconnect(link Interconnect) GPU {
+	g.Interconnect, g.LinkGBps, g.AllReduceLatencyUs = link.ID, link.LinkGBps, link.AllReduceLatencyUs
+	return g
 }
 
 // VRAMBytes is the GPU's memory in bytes.
@@ -224,13 +250,14 @@ type Efficiency struct {
 
 // Catalog holds every embedded table.
 type Catalog struct {
-	GPUs         []GPU
-	Models       []Model
-	Quants       []Quant
-	KVDtypes     []KVDtype
-	Engines      []Engine
-	Efficiencies map[string]Efficiency
-	Measurements []Measurement
+	GPUs          []GPU
+	Models        []Model
+	Quants        []Quant
+	KVDtypes      []KVDtype
+	Engines       []Engine
+	Interconnects []Interconnect
+	Efficiencies  map[string]Efficiency
+	Measurements  []Measurement
 }
 
 var (
@@ -287,6 +314,10 @@ func loadCatalog() (*Catalog, error) {
 		About   string   `json:"_about"`
 		Engines []Engine `json:"engines"`
 	}
+	var links struct {
+		About         string         `json:"_about"`
+		Interconnects []Interconnect `json:"interconnects"`
+	}
 	var eff struct {
 		About    string                `json:"_about"`
 		Families map[string]Efficiency `json:"families"`
@@ -298,16 +329,39 @@ func loadCatalog() (*Catalog, error) {
 	for name, v := range map[string]any{
 		"gpus.json": &gpus, "models.json": &models, "quants.json": &quants,
 		"engines.json": &engines, "efficiency.json": &eff, "measurements.json": &meas,
+		"interconnects.json": &links,
 	} {
 		if err := readJSON(name, v); err != nil {
 			return nil, err
 		}
 	}
-	return &Catalog{
+	c := &Catalog{
 		GPUs: gpus.GPUs, Models: models.Models, Quants: quants.Quants, KVDtypes: quants.KVDtypes,
-		Engines: engines.Engines, Efficiencies: eff.Families, Measurements: meas.Measurements,
-	}, nil
+		Engines: engines.Engines, Interconnects: links.Interconnects, Efficiencies: eff.Families, Measurements: meas.Measurements,
+	}
+	for i, g := range c.GPUs {
+		if g.Interconnect == "" {
+			continue
+		}
+		link, err := c.Interconnect(g.Interconnect)
+		if err != nil {
+			return nil, fmt.Errorf("gpus.json: %s: %w", g.ID, err)
+		}
+		c.GPUs[i] = g.WithInterconnect(link)
+	}
+	return c, nil
 }
+
+// Interconnect finds a GPU-to-GPU link by id or name.
+func (c *Catalog) Interconnect(name string) (Interconnect, error) {
+	return lookup("interconnect", name, c.Interconnects, func(l Interconnect) (string, []string) {
+		return l.ID, []string{l.Name}
+	})
+}
+
+// defaultInterconnect is the link assumed for a GPU without one in the catalog (one
+// described on the command line): a PCIe 4.0 x16 slot, the commonest today.
+const defaultInterconnect = "pcie-gen4-x16"
 
 // normalizeName folds the ways people write a name: case, spaces, dashes,
 // underscores, dots between letters, "nvidia"/"geforce"/"apple" prefixes.

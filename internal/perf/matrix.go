@@ -203,7 +203,13 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 		notes = append(notes, fmt.Sprintf("The KV cache holds less than one %d-token request: vLLM would refuse to start with this max_model_len; set a smaller --max-model-len.", l))
 	}
 	if s.n() > 1 {
-		notes = append(notes, fmt.Sprintf("Tensor parallel over %d GPUs: weights and KV heads split, plus two all-reduces per layer and step over a %.0f GB/s link.", s.n(), s.GPU.LinkGBps))
+		link := s.GPU.Interconnect
+		if link == "" {
+			link = defaultInterconnect + " (assumed)"
+		}
+		bw, lat := s.linkFigures()
+		notes = append(notes, fmt.Sprintf("Tensor parallel over %d GPUs: weights and KV heads split, plus two all-reduces of the hidden state per layer and step over %s, each %.0f µs plus %.3g × the message (a ring's 2(N−1)/N) at %.1f GB/s; batch-1 decode pays %.1f ms of communication per token.",
+			s.n(), link, lat, 2*float64(s.n()-1)/float64(s.n()), bw, s.Terms(nil, []int{0}).CommSeconds*1000))
 	}
 	return notes
 }

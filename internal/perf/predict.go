@@ -35,11 +35,6 @@ type Setup struct {
 	NoPrefixCaching bool
 }
 
-// Tensor-parallel communication assumptions: two all-reduces of the hidden state per
-// layer and step (after attention and after the MLP, as Megatron-style TP does), each
-// costing a fixed latency plus a ring all-reduce's 2(N-1)/N of the bytes over the link.
-const allReduceLatency = 8e-6 // seconds; NCCL small-message all-reduce over NVLink/PCIe is 5-20 µs
-
 func (s Setup) n() int {
 	if s.GPUs < 1 {
 		return 1
@@ -240,15 +235,53 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		ComputeSeconds: flops / n / compute,
 	}
 	if s.n() > 1 && tokens > 0 {
-		link := s.GPU.LinkGBps
-		if link <= 0 {
-			link = 16
-		}
-		msg := float64(tokens*s.Model.Hidden) * 2 // fp16 activations
-		perAllReduce := allReduceLatency + 2*(n-1)/n*msg/(link*1e9)
-		t.CommSeconds = 2 * float64(s.Model.Layers) * perAllReduce
+		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
 	}
 	return t
+}
+
+// activationBytes is the size of one hidden-state value on the wire: engines all-reduce
+// the residual stream in the model dtype (BF16/FP16) whatever the weight format.
+const activationBytes = 2
+
+// allReduceSeconds is one all-reduce of msg bytes over the setup's GPUs in the α–β
+// model of a ring all-reduce: a fixed latency α (the interconnect's published
+// small-message NCCL time) plus 2(N−1)/N of the message over the per-direction link
+// bandwidth β, since every GPU sends and receives that share at the same time.
+//
+// Megatron-style tensor parallelism (vLLM, SGLang, TensorRT-LLM) all-reduces the
+// hidden state twice per layer and step, after the attention (or linear-attention)
+// block and after the MLP, so a step pays 2 × layers of these, each carrying every
+// token the step computes: one per decoding sequence, a whole chunk in prefill.
+func (s Setup) allReduceSeconds(msg float64) float64 {
+	n := float64(s.n())
+	if n <= 1 {
+		return 0
+	}
+	bw, lat := s.linkFigures()
+	return lat*1e-6 + 2*(n-1)/n*msg/(bw*1e9)
+}
+
+// linkFigures are the GPU-to-GPU link's bandwidth (GB/s, one direction) and
+// all-reduce latency (µs). A GPU with no catalog interconnect (Apple, or one given on
+// the command line) is assumed to sit in a PCIe 4.0 x16 slot; figures it does give are
+// kept.
+func (s Setup) linkFigures() (gbps, latencyUs float64) {
+	gbps, latencyUs = s.GPU.LinkGBps, s.GPU.AllReduceLatencyUs
+	if gbps > 0 && latencyUs > 0 {
+		return gbps, latencyUs
+	}
+	link, err := MustLoad().Interconnect(defaultInterconnect)
+	if err != nil {
+		panic(err) // the embedded catalog is checked by the package's tests
+	}
+	if gbps <= 0 {
+		gbps = link.LinkGBps
+	}
+	if latencyUs <= 0 {
+		latencyUs = link.AllReduceLatencyUs
+	}
+	return gbps, latencyUs
 }
 
 // Seconds turns ideal terms into a step time with the fitted efficiency factors: the
