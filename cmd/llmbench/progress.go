@@ -20,14 +20,13 @@ type progress struct {
 	start  time.Time
 	tokens atomic.Int64
 
-	mu        sync.Mutex
-	desc      string
-	done      int
-	total     int
-	stepStart time.Time
-	p         *mpb.Progress
-	bar       *mpb.Bar
-	closed    bool
+	mu     sync.Mutex
+	desc   string
+	done   int
+	total  int
+	p      *mpb.Progress
+	bar    *mpb.Bar
+	closed bool
 
 	rateMu  sync.Mutex
 	rateAt  time.Time
@@ -51,7 +50,7 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 		p.mu.Unlock()
 		return
 	}
-	p.desc, p.done, p.total, p.stepStart = desc, done, total, time.Now()
+	p.desc, p.done, p.total = desc, done, total
 	bar, pp := p.bar, p.p
 	p.mu.Unlock()
 	if pp == nil {

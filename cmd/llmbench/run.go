@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -204,8 +203,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
+	// Discovery and metrics requests carry the API key too.
+	discovery := engine.WithAPIKey(client.HTTP, f.apiKey)
 	probeCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	info, err := engine.Probe(probeCtx, authDoer{client}, base)
+	info, err := engine.Probe(probeCtx, discovery, base)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("probing %s: %w", base, err)
@@ -284,7 +285,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return bench.WriteFile(f.out, r)
 		},
 		NewMonitor: func() bench.Monitor {
-			s := engine.NewSampler(authDoer{client}, base, info)
+			s := engine.NewSampler(discovery, base, info)
 			if s == nil {
 				return nil
 			}
@@ -460,16 +461,6 @@ func deref(s *string) string {
 		return "(version unknown)"
 	}
 	return *s
-}
-
-// authDoer adds the API key to discovery and metrics requests.
-type authDoer struct{ c *openai.Client }
-
-func (a authDoer) Do(req *http.Request) (*http.Response, error) {
-	if a.c.APIKey != "" && req.Header.Get("Authorization") == "" {
-		req.Header.Set("Authorization", "Bearer "+a.c.APIKey)
-	}
-	return a.c.HTTP.Do(req)
 }
 
 // describeHardware fills the hardware block: from --hardware, or detected when the

@@ -144,6 +144,11 @@ type Config struct {
 	Endpoint   string `json:"endpoint,omitempty"`
 }
 
+// Duration is the measurement window of each decode cell.
+func (c Config) Duration() time.Duration {
+	return time.Duration(c.DurationS * float64(time.Second))
+}
+
 // Capacity records where the over-capacity rule's numbers came from.
 type Capacity struct {
 	KVCacheTokens *int64 `json:"kv_cache_tokens"`

@@ -199,7 +199,7 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		}
 		return ErrInterrupted
 	}
-	duration := time.Duration(cfg.DurationS * float64(time.Second))
+	duration := cfg.Duration()
 
 	decodeRows := sortedUnique(cfg.Contexts)
 	isDecodeRow := func(c int) bool { return slices.Contains(decodeRows, c) }
@@ -465,7 +465,7 @@ func (o *streamObserver) Tokens(_ time.Time, n int) {
 // when all N have their first token and lasting the configured duration.
 func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64, cfg Config) {
 	n := cell.Concurrency
-	duration := time.Duration(cfg.DurationS * float64(time.Second))
+	duration := cfg.Duration()
 	maxOut := cfg.MaxOutputTokens
 	startTimeout := r.Opts.StartTimeout
 	if startTimeout == 0 {
@@ -579,7 +579,7 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 	detail.ErrorSamples = errorSamples(results)
 	detail.Server = metrics
 	detail.PromptTokens = pctx.Actual
-	r.scoreCell(cell, results, win, cfg, duration, cpu)
+	r.scoreCell(cell, results, win, cfg, cpu)
 	// Servers that do not report cached tokens per request (vLLM without
 	// --enable-prompt-tokens-details) still count prefix-cache hits in their metrics.
 	if pc, ok := monitor.(prefixCacheReporter); ok {
@@ -606,7 +606,8 @@ type prefixCacheReporter interface {
 }
 
 // scoreCell runs the validity checks on a measured cell and records what the server said.
-func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win Window, cfg Config, duration time.Duration, cpu time.Duration) {
+func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win Window, cfg Config, cpu time.Duration) {
+	duration := cfg.Duration()
 	d := cell.CellDetail
 	n := cell.Concurrency
 	var serverTokens, clientTokens, withUsage, cached, prompted int
