@@ -83,6 +83,7 @@ func TestSubmitRejectsBadDocumentsAndChangesNothing(t *testing.T) {
 		{"cell off the plan", edited(t, func(r *bench.Run) { r.Decode[0].Concurrency = 3 }), "decode[0].concurrency"},
 		{"context off the plan", edited(t, func(r *bench.Run) { r.Decode[0].Context = 100 }), "decode[0].context"},
 		{"duplicate cell", edited(t, func(r *bench.Run) { r.Decode[1] = r.Decode[0] }), "decode[1]"},
+		{"duplicate prefill row", edited(t, func(r *bench.Run) { r.Prefill[1] = r.Prefill[0] }), "prefill[1]"},
 		{"prefill off the plan", edited(t, func(r *bench.Run) { r.Prefill[0].Context = 123 }), "prefill[0].context"},
 		{"pending cell", edited(t, func(r *bench.Run) { r.Decode[4].Status = bench.StatusPending }), "decode[4].status"},
 		{"predicted cell in a measured run", edited(t, func(r *bench.Run) { r.Decode[0].Status = bench.StatusPredicted }), "decode[0].status"},

@@ -201,11 +201,16 @@ func (v *validator) run(r *bench.Run) {
 	}
 
 	predicted := r.Status == bench.RunPredicted
+	prefillSeen := map[int]bool{}
 	for i, p := range r.Prefill {
 		f := fmt.Sprintf("prefill[%d]", i)
 		if !prefill[p.Context] && !contexts[p.Context] {
 			v.fail(f+".context", "%d is in neither config.prefill_contexts nor config.contexts", p.Context)
 		}
+		if prefillSeen[p.Context] {
+			v.fail(f, "a second row for context %d", p.Context)
+		}
+		prefillSeen[p.Context] = true
 		v.status(f+".status", p.Status, predicted)
 		if p.PrefillFigures != nil {
 			v.number(f+".prompt_tok_s", p.PromptTokS)
