@@ -378,6 +378,20 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	if eight.TTFTMs < 2*four.TTFTMs {
 		t.Errorf("cell 0 × 8 TTFT %.0f ms vs 0 × 4 %.0f ms: with 4 slots, 8 streams should queue and wait far longer for their first token", eight.TTFTMs, four.TTFTMs)
 	}
+	// Ollama has no waiting gauge: the run infers the queue from what it saw.
+	if eight.CellDetail == nil || !eight.Queueing || eight.PeakStreaming > 4 {
+		t.Errorf("cell 0 × 8 on 4 slots: queueing %v, peak streaming %d; want queueing inferred with at most 4 streaming", eight.CellDetail != nil && eight.Queueing, peak(eight))
+	}
+	if four.CellDetail == nil || four.Queueing || four.PeakStreaming != 4 {
+		t.Errorf("cell 0 × 4 on 4 slots: queueing %v, peak streaming %d; want no queueing, 4 streaming", four.CellDetail != nil && four.Queueing, peak(four))
+	}
+}
+
+func peak(c *bench.DecodeCell) int {
+	if c.CellDetail == nil {
+		return 0
+	}
+	return c.PeakStreaming
 }
 
 func prefillRow(r *bench.Run, context int) *bench.PrefillRow {

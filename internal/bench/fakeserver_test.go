@@ -30,6 +30,7 @@ type fakeServer struct {
 	fail503     int     // answer 503 to every fail503-th decode request
 	dropAfter   int     // cut every other decode stream after this many tokens
 	noUsage     bool    // never stream usage
+	slots       chan struct{} // when set, decode requests beyond its capacity wait for a free slot (no gauge says so)
 
 	mu       sync.Mutex
 	cached   map[string]bool
@@ -130,6 +131,16 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"server overloaded"}}`, http.StatusServiceUnavailable)
 		return
 	}
+	start := fr.start
+	if decode && f.slots != nil {
+		select {
+		case f.slots <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-f.slots }()
+		start = time.Now()
+	}
 	ttft := f.warmTTFT
 	if fr.cold {
 		ttft = time.Duration(float64(promptTokens) / f.prefillRate * float64(time.Second))
@@ -160,7 +171,7 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		send(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
 	}
 	ctx := r.Context()
-	t0 := fr.start.Add(ttft)
+	t0 := start.Add(ttft)
 	drop := decode && f.dropAfter > 0 && n%2 == 0
 	produced := 0
 	for produced < req.MaxTokens {

@@ -86,6 +86,7 @@ func CellFigures(results []*openai.StreamResult, w Window) (DecodeFigures, Windo
 			stats.CompletedRequests++
 		}
 	}
+	detail.PeakStreaming = peakStreaming(results, w.Close)
 	stats.OutputTokens = tokens
 	stats.MeasuredS = round(winSecs, 3)
 	if winSecs > 0 {
@@ -105,6 +106,43 @@ func CellFigures(results []*openai.StreamResult, w Window) (DecodeFigures, Windo
 	detail.TBTP90Ms = tail(gaps, 0.90, minSamplesP90)
 	detail.TBTP99Ms = tail(gaps, 0.99, minSamplesP99)
 	return fig, stats, detail
+}
+
+// peakStreaming is the most requests streaming at one instant: a sweep over every
+// request's span from its first token to its end (the window's close for one still
+// open). An end at the same instant as another's first token counts before it, so two
+// back-to-back requests on one slot are never counted as two.
+func peakStreaming(results []*openai.StreamResult, close time.Time) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, r := range results {
+		if r == nil || r.FirstToken.IsZero() {
+			continue
+		}
+		end := r.End
+		if end.IsZero() {
+			end = close
+		}
+		if end.Before(r.FirstToken) {
+			end = r.FirstToken
+		}
+		edges = append(edges, edge{r.FirstToken, +1}, edge{end, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta // ends first
+	})
+	peak, now := 0, 0
+	for _, e := range edges {
+		now += e.delta
+		peak = max(peak, now)
+	}
+	return peak
 }
 
 func tail(sorted []float64, q float64, minSamples int) *float64 {

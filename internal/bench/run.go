@@ -231,6 +231,11 @@ type CellDetail struct {
 	CachedTokens       *int           `json:"cached_tokens,omitempty"`
 	CacheHitRatio      *float64       `json:"cache_hit_ratio,omitempty"`
 	Queueing           bool           `json:"queueing,omitempty"`
+	// PeakStreaming is the most requests that were streaming tokens at one instant
+	// (first token seen, not yet ended) at any time in the cell, ramp-up included.
+	// Below the concurrency, the server never ran every request at once: it queued
+	// them, whether or not it has a gauge that says so.
+	PeakStreaming int `json:"peak_streaming_requests,omitempty"`
 	Preemptions        *int           `json:"preemptions,omitempty"`
 	Server             *ServerMetrics `json:"server_metrics,omitempty"`
 	ClientLimited      bool           `json:"client_limited,omitempty"`

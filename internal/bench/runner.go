@@ -639,11 +639,19 @@ func (r *Runner) scoreCell(cell *DecodeCell, results []*openai.StreamResult, win
 		ratio := round(float64(cached)/float64(prompted), 4)
 		d.CacheHitRatio = &ratio
 	}
-	if m := d.Server; m != nil {
-		if m.Waiting != nil && m.Waiting.Max > 0 {
+	switch m := d.Server; {
+	case m != nil && m.Waiting != nil:
+		if m.Waiting.Max > 0 {
 			d.Queueing = true
 			d.Flags = append(d.Flags, "queueing")
 		}
+	case n > 1 && d.PeakStreaming > 0 && d.PeakStreaming < n:
+		// No waiting gauge (Ollama, LM Studio, a metrics-less llama.cpp): the client
+		// sees the queue instead, as requests that never stream at the same time.
+		d.Queueing = true
+		d.Flags = append(d.Flags, "queueing_inferred")
+	}
+	if m := d.Server; m != nil {
 		if m.Preemptions != nil && *m.Preemptions > 0 {
 			p := int(*m.Preemptions)
 			d.Preemptions = &p

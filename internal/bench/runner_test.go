@@ -78,6 +78,33 @@ func TestExactTiming(t *testing.T) {
 	}
 }
 
+// TestQueueingInferredWithoutGauges: a server with two slots and no metrics never
+// streams more than two requests at once; the cell says so, and a cell it can hold
+// all at once does not.
+func TestQueueingInferredWithoutGauges(t *testing.T) {
+	fs := newFakeServer()
+	fs.slots = make(chan struct{}, 2)
+	srv := fs.start(t)
+	doc := newTestRun([]int{0}, []int{2, 4}, nil, 2*time.Second, 20)
+	Plan(doc, nil, nil)
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
+	if err := r.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Decode {
+		if c.Status != StatusValid || c.CellDetail == nil {
+			t.Fatalf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+		wantQueue := c.Concurrency > 2
+		if c.Queueing != wantQueue || slices.Contains(c.Flags, "queueing_inferred") != wantQueue {
+			t.Errorf("%d streams on 2 slots: queueing %v, flags %v; want queueing %v", c.Concurrency, c.Queueing, c.Flags, wantQueue)
+		}
+		if c.PeakStreaming != 2 {
+			t.Errorf("%d streams on 2 slots: peak streaming %d, want 2", c.Concurrency, c.PeakStreaming)
+		}
+	}
+}
+
 // TestPrefillAndWarmup: the cold warm-up measures prefill at the server's rate, the row's
 // cells see a warm cache, and warm-up traffic stays out of every window.
 func TestPrefillAndWarmup(t *testing.T) {
