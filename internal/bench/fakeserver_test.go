@@ -24,12 +24,12 @@ import (
 type fakeServer struct {
 	interval    time.Duration
 	warmTTFT    time.Duration
-	prefillRate float64 // prompt tokens per second for an uncached prompt
-	chunkTokens int     // tokens per chunk (multi-token chunks when > 1)
-	messy       bool    // comments, CRLF, events split across writes, event: lines
-	fail503     int     // answer 503 to every fail503-th decode request
-	dropAfter   int     // cut every other decode stream after this many tokens
-	noUsage     bool    // never stream usage
+	prefillRate float64       // prompt tokens per second for an uncached prompt
+	chunkTokens int           // tokens per chunk (multi-token chunks when > 1)
+	messy       bool          // comments, CRLF, events split across writes, event: lines
+	fail503     int           // answer 503 to every fail503-th decode request
+	dropAfter   int           // cut every other decode stream after this many tokens
+	noUsage     bool          // never stream usage
 	slots       chan struct{} // when set, decode requests beyond its capacity wait for a free slot (no gauge says so)
 
 	mu       sync.Mutex

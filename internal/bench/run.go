@@ -227,19 +227,19 @@ type CellDetail struct {
 	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
 	// ServerOutputTokens is the server's own count (usage) for the requests that
 	// reported one; compared with the client's count.
-	ServerOutputTokens *int           `json:"server_output_tokens,omitempty"`
-	CachedTokens       *int           `json:"cached_tokens,omitempty"`
-	CacheHitRatio      *float64       `json:"cache_hit_ratio,omitempty"`
-	Queueing           bool           `json:"queueing,omitempty"`
+	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`
+	CachedTokens       *int     `json:"cached_tokens,omitempty"`
+	CacheHitRatio      *float64 `json:"cache_hit_ratio,omitempty"`
+	Queueing           bool     `json:"queueing,omitempty"`
 	// PeakStreaming is the most requests that were streaming tokens at one instant
 	// (first token seen, not yet ended) at any time in the cell, ramp-up included.
 	// Below the concurrency, the server never ran every request at once: it queued
 	// them, whether or not it has a gauge that says so.
-	PeakStreaming int `json:"peak_streaming_requests,omitempty"`
-	Preemptions        *int           `json:"preemptions,omitempty"`
-	Server             *ServerMetrics `json:"server_metrics,omitempty"`
-	ClientLimited      bool           `json:"client_limited,omitempty"`
-	Flags              []string       `json:"flags,omitempty"`
+	PeakStreaming int            `json:"peak_streaming_requests,omitempty"`
+	Preemptions   *int           `json:"preemptions,omitempty"`
+	Server        *ServerMetrics `json:"server_metrics,omitempty"`
+	ClientLimited bool           `json:"client_limited,omitempty"`
+	Flags         []string       `json:"flags,omitempty"`
 }
 
 // ServerMetrics summarises the server's live gauges sampled during a cell.
