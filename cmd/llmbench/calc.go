@@ -23,6 +23,7 @@ type calcFlags struct {
 	gpus                               int
 	util, reserve                      float64
 	noPrefixCaching                    bool
+	mambaSSMDtype                      string
 	maxModelLen                        string
 	contexts, concurrency, prefill     string
 	maxOutput                          string
@@ -61,6 +62,8 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
       --gpu-memory-utilization 0.94 --max-model-len 65536
+  llmbench calc --gpu rtx-3090 --model qwen3.8-27b --quant int4 --kv-dtype fp8 --gpu-memory-utilization 0.94 \
+      --max-model-len 136800 --mamba-ssm-cache-dtype float16   # a vLLM boot that logged 136,800 tokens
   llmbench calc --gpu h100-sxm --gpus 2 --model llama-3.1-70b --quant fp8 --format json > predicted.json
   llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
   llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
@@ -87,6 +90,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
+	fl.StringVar(&f.mambaSSMDtype, "mamba-ssm-cache-dtype", "auto", "a hybrid model's recurrent-state dtype (vLLM --mamba-ssm-cache-dtype): auto (the model's), float32, float16 or bfloat16")
 	fl.Float64Var(&f.reserve, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
 	fl.StringVar(&f.maxModelLen, "max-model-len", "", "engine's max model length in tokens (65536 or 64K); default the model's context")
 	fl.StringVar(&f.contexts, "contexts", "0,16K,32K,56K", "decode contexts, tokens (K = 1024)")
@@ -215,6 +219,15 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	}
 	s.ReserveGiB = f.reserve
 	s.NoPrefixCaching = f.noPrefixCaching
+	switch strings.ToLower(f.mambaSSMDtype) {
+	case "", "auto":
+	case "float32", "fp32":
+		s.MambaSSMBytes = 4
+	case "float16", "fp16", "bfloat16", "bf16":
+		s.MambaSSMBytes = 2
+	default:
+		return nil, fmt.Errorf("--mamba-ssm-cache-dtype %q: auto, float32, float16 or bfloat16", f.mambaSSMDtype)
+	}
 
 	// Plan.
 	p := perf.DefaultPlan()

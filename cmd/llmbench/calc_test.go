@@ -159,3 +159,30 @@ func TestCalcInterconnect(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCalcReproducesVLLMBootLog: calc with the flags of a published stock-vLLM boot of
+// the seed's checkpoint on one RTX 3090 (Starwaves1/vllm-gsqrco-exl3, official-nomtp
+// server.log: fp8 KV, --mamba-ssm-cache-dtype float16, 0.94 utilization, auto-fit
+// max_model_len 136,800) reports what vLLM logged: 136,800 tokens, 1.00× at 136,800.
+// (The single-GPU reserve is fitted to that log's 4.34 GiB; the token count follows from
+// vLLM's hybrid layout — 800-token blocks, 177 of them — which is not fitted.)
+func TestCalcReproducesVLLMBootLog(t *testing.T) {
+	out, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "RedHatAI/Qwen3.8-27B-INT4", "--quant", "int4", "--kv-dtype", "fp8",
+		"--gpu-memory-utilization", "0.94", "--max-model-len", "136800", "--mamba-ssm-cache-dtype", "float16", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := bench.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Engine.KVCacheTokens; got == nil || *got != 136_800 {
+		t.Errorf("kv_cache_tokens %v, vLLM logged 'GPU KV cache size: 136,800 tokens'", got)
+	}
+	if !strings.Contains(out, "raised to 800 tokens") || !strings.Contains(out, "177 blocks") {
+		t.Errorf("notes do not give vLLM's 800-token blocks and 177 blocks:\n%s", out)
+	}
+	if _, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "int4", "--mamba-ssm-cache-dtype", "int3"); err == nil {
+		t.Error("--mamba-ssm-cache-dtype int3 accepted")
+	}
+}

@@ -40,7 +40,13 @@ type GPU struct {
 	// they drive the tensor-parallel communication penalty.
 	LinkGBps           float64 `json:"link_gbps,omitempty"`
 	AllReduceLatencyUs float64 `json:"allreduce_latency_us,omitempty"`
-	Source             string  `json:"source"`
+	// CUDATotalGiB is the memory the driver reports to CUDA (cudaMemGetInfo's total,
+	// what PyTorch and vLLM see): less than the card's size, by what the driver keeps
+	// for itself. vLLM's --gpu-memory-utilization is a share of this figure. 0 where
+	// no published report was found; the card's size is used then.
+	CUDATotalGiB    float64 `json:"cuda_total_gib,omitempty"`
+	CUDATotalSource string  `json:"cuda_total_source,omitempty"`
+	Source          string  `json:"source"`
 }
 
 // Interconnect is a GPU-to-GPU link with its published bandwidth and NCCL
@@ -66,6 +72,15 @@ func (g GPU) WithInterconnect(link Interconnect) GPU {
 
 // VRAMBytes is the GPU's memory in bytes.
 func (g GPU) VRAMBytes() int64 { return int64(g.VRAMGiB * GiB) }
+
+// CUDATotalBytes is the memory an engine on this GPU can see: the driver's reported
+// total where it is known, else the card's size.
+func (g GPU) CUDATotalBytes() int64 {
+	if g.CUDATotalGiB > 0 {
+		return int64(g.CUDATotalGiB * GiB)
+	}
+	return g.VRAMBytes()
+}
 
 // TFLOPSFor returns the dense tensor rate for a compute kind ("fp16", "fp8",
 // "int8"), falling back to FP16 when the GPU has no such unit.
@@ -200,6 +215,8 @@ type Engine struct {
 	Reserve       Reserve           `json:"reserve"`
 	Families      map[string]string `json:"families"`
 	ReserveSource string            `json:"reserve_source"`
+	// ReserveSingleGPUSource says where Reserve.SingleGPU comes from.
+	ReserveSingleGPUSource string `json:"reserve_single_gpu_source,omitempty"`
 }
 
 // Reserve is the per-GPU memory an engine keeps beyond weights and KV cache: a fixed
@@ -210,10 +227,16 @@ type Reserve struct {
 	FixedGiB           float64 `json:"fixed_gib"`
 	ActivationGiB      float64 `json:"activation_gib,omitempty"`
 	ActivationRefWidth int     `json:"activation_ref_width,omitempty"`
+	// SingleGPU replaces the reserve on one GPU, where no tensor-parallel
+	// communication buffers are allocated and the published reports differ.
+	SingleGPU *Reserve `json:"single_gpu,omitempty"`
 }
 
-// GiBFor is the reserve for a model.
-func (r Reserve) GiBFor(m Model) float64 {
+// GiBFor is the reserve per GPU for a model on gpus tensor-parallel GPUs.
+func (r Reserve) GiBFor(m Model, gpus int) float64 {
+	if gpus <= 1 && r.SingleGPU != nil {
+		return r.SingleGPU.GiBFor(m, gpus)
+	}
 	g := r.FixedGiB
 	if r.ActivationGiB > 0 && r.ActivationRefWidth > 0 {
 		width := max(m.Intermediate, 4*m.Hidden)

@@ -79,7 +79,7 @@ func (s Setup) hybridKV(availableBytes float64) *HybridKV {
 		return nil
 	}
 	h := HybridKV{
-		MambaPageBytes: m.LinearState.PageBytes(tp),
+		MambaPageBytes: s.linearState().PageBytes(tp),
 		// FullAttentionSpec(block_size=1).page_size_bytes: 2 (K, V) × KV heads per
 		// GPU × head size × dtype size.
 		AttentionBytesPerToken: int64(float64(2*cdiv(max(m.KVHeads, 1), tp)*m.HeadDim) * s.KV.Bits / 8),

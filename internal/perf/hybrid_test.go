@@ -15,8 +15,8 @@ import (
 // it from vLLM's source: a 3,207,168-byte recurrent page (61,440 B of BF16 conv window
 // + 3,145,728 B of FP32 temporal state), attention blocks of 1,568 tokens (page
 // 3,211,264 B), 1 attention + 3 GDN groups of 16 layers, 42 + 6 = 48 blocks per
-// 65,536-token request, and — with the 3.70 GiB the memory model leaves — 77 blocks,
-// reported as int(77 / 48 × 65,536) = 105,130 tokens.
+// 65,536-token request, and — with the 4.34 GiB the memory model leaves — 90 blocks,
+// reported as int(90 / 48 × 65,536) = 122,880 tokens.
 func TestHybridKVSeed(t *testing.T) {
 	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
 	s.MaxModelLen = 65536
@@ -35,11 +35,11 @@ func TestHybridKVSeed(t *testing.T) {
 		GroupSize:              16,
 		AttentionGroups:        1,
 		LinearGroups:           3,
-		NumBlocks:              77,
+		NumBlocks:              90,
 		MaxModelLen:            65536,
 		PrefixCaching:          true,
 		BlocksPerRequest:       42 + 3*2,
-		Tokens:                 105_130,
+		Tokens:                 122_880,
 	}
 	if d := cmp.Diff(want, *mem.Hybrid); d != "" {
 		t.Errorf("hybrid layout (-want +got):\n%s", d)
@@ -47,9 +47,49 @@ func TestHybridKVSeed(t *testing.T) {
 	if mem.KVTokens != want.Tokens {
 		t.Errorf("Memory reports %d KV tokens, want the hybrid count %d", mem.KVTokens, want.Tokens)
 	}
-	// The 77 blocks are the pool bytes over 16 tensors of 3,211,264-byte pages.
-	if got := int64(mem.KVBytes) / (16 * 3_211_264); got != 77 {
-		t.Errorf("%.3f GiB of KV cache is %d blocks of 16 × 3,211,264 B, want 77", mem.KVBytes/GiB, got)
+	// The 90 blocks are the pool bytes over 16 tensors of 3,211,264-byte pages.
+	if got := int64(mem.KVBytes) / (16 * 3_211_264); got != 90 {
+		t.Errorf("%.3f GiB of KV cache is %d blocks of 16 × 3,211,264 B, want 90", mem.KVBytes/GiB, got)
+	}
+}
+
+// TestHybridKVMatchesBootLog checks the hybrid count against a real vLLM boot log of
+// the seed's checkpoint on one RTX 3090 (vLLM 0.27.1; RedHatAI/Qwen3.8-27B-INT4, fp8 KV,
+// --mamba-ssm-cache-dtype float16, prefix caching in "align" mode, max_model_len -1;
+// Starwaves1/vllm-gsqrco-exl3 cloud/results/models/runs/official-nomtp/server.log):
+//
+//	Setting attention block size to 800 tokens to ensure that attention page size is >= mamba page size.
+//	Padding mamba page size by 0.25% ...
+//	Available KV cache memory: 4.34 GiB
+//	Auto-fit max_model_len: reduced from 262144 to 136800 ...
+//	GPU KV cache size: 136,800 tokens
+//	Maximum concurrency for 136,800 tokens per request: 1.00x
+//
+// From the logged 4.34 GiB (a rounded figure: 4.335–4.345 GiB) the layout must give
+// 800-token blocks, a 0.25 % mamba padding, 177 blocks, and at max_model_len 136,800 =
+// 171 × 800 exactly one request (171 attention + 3 × 2 state blocks = 177) and 136,800
+// tokens. calc's whole prediction for that boot (memory included) is checked in
+// cmd/llmbench TestCalcReproducesVLLMBootLog.
+func TestHybridKVMatchesBootLog(t *testing.T) {
+	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+	s.MambaSSMBytes = 2 // --mamba-ssm-cache-dtype float16
+	for _, gib := range []float64{4.335, 4.34, 4.345} {
+		s.MaxModelLen = 136_800
+		h := s.hybridKV(gib * GiB)
+		if h == nil {
+			t.Fatal("no hybrid layout")
+		}
+		padding := float64(h.PageBytes)/float64(h.MambaPageBytes) - 1
+		if h.BlockSize != 800 || h.NumBlocks != 177 || h.BlocksPerRequest != 177 || h.Tokens != 136_800 || padding < 0.0025 || padding >= 0.0026 {
+			t.Errorf("%.3f GiB: block %d, %d blocks, %d per request, %d tokens, mamba padding %.3f%%; vLLM logged 800, 177 (derived), 177, 136,800, 0.25%%",
+				gib, h.BlockSize, h.NumBlocks, h.BlocksPerRequest, h.Tokens, padding*100)
+		}
+		// vLLM's auto-fit picked the longest max_model_len whose one request fits: one
+		// more 800-token block would not.
+		s.MaxModelLen = 136_800 + 800
+		if h := s.hybridKV(gib * GiB); h.BlocksPerRequest <= h.NumBlocks {
+			t.Errorf("%.3f GiB: a %d-token request (%d blocks) still fits %d blocks; vLLM's auto-fit stopped at 136,800", gib, s.MaxModelLen, h.BlocksPerRequest, h.NumBlocks)
+		}
 	}
 }
 
@@ -77,8 +117,8 @@ func TestHybridKVVariants(t *testing.T) {
 		if err != nil || mem.Hybrid == nil {
 			t.Fatalf("no hybrid layout: %v", err)
 		}
-		if h := mem.Hybrid; h.BlocksPerRequest != 45 || h.Tokens != 77*65536/45 {
-			t.Errorf("without prefix caching: %d blocks per request, %d tokens; want 45 and %d", h.BlocksPerRequest, h.Tokens, 77*65536/45)
+		if h := mem.Hybrid; h.BlocksPerRequest != 45 || h.Tokens != 90*65536/45 {
+			t.Errorf("without prefix caching: %d blocks per request, %d tokens; want 45 and %d", h.BlocksPerRequest, h.Tokens, 90*65536/45)
 		}
 	})
 	t.Run("llama.cpp keeps bytes per token", func(t *testing.T) {
@@ -137,11 +177,11 @@ func TestHybridMaxModelLen(t *testing.T) {
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		maxLen     int64
-		wantTokens int64 // 77 blocks / blocks per request × max_model_len
+		wantTokens int64 // 90 blocks / blocks per request × max_model_len
 		wantRefuse bool
 	}{
-		{65536, 77 * 65536 / 48, false},
-		{0, 77 * 262144 / (168 + 6), true}, // the model's context: 174 blocks per request, more than 77
+		{65536, 90 * 65536 / 48, false},
+		{0, 90 * 262144 / (168 + 6), true}, // the model's context: 174 blocks per request, more than 90
 	} {
 		p := DefaultPlan()
 		p.MaxModelLen = tc.maxLen

@@ -33,6 +33,21 @@ type Setup struct {
 	// --no-enable-prefix-caching); vLLM V1 turns it on by default. It changes how many
 	// blocks a hybrid model's recurrent state takes per request.
 	NoPrefixCaching bool
+	// MambaSSMBytes overrides the bytes per element of a hybrid model's recurrent
+	// (temporal) state, as vLLM's --mamba-ssm-cache-dtype does (float16 = 2 instead of
+	// a Qwen3.5-style model's float32); 0 keeps the model's own.
+	MambaSSMBytes int
+}
+
+// linearState is the model's recurrent state with the setup's dtype override applied.
+func (s Setup) linearState() *LinearState {
+	ls := s.Model.LinearState
+	if ls == nil || s.MambaSSMBytes <= 0 {
+		return ls
+	}
+	c := *ls
+	c.StateBytes = s.MambaSSMBytes
+	return &c
 }
 
 func (s Setup) n() int {
@@ -86,8 +101,8 @@ func (s Setup) KVBytesPerSequence() float64 {
 	if m.Attention == "sliding" {
 		b += float64(m.SlidingLayers*m.SlidingWindow) * m.kvElementsPerTokenPerLayer() * s.KV.Bits / 8
 	}
-	if m.LinearState != nil {
-		b += float64(m.LinearState.BytesPerSequence())
+	if ls := s.linearState(); ls != nil {
+		b += float64(ls.BytesPerSequence())
 	}
 	return b
 }
@@ -106,7 +121,7 @@ func (s Setup) ReserveBytes() float64 {
 	if s.ReserveGiB > 0 {
 		return s.ReserveGiB * GiB
 	}
-	return s.Engine.Reserve.GiBFor(s.Model) * GiB
+	return s.Engine.Reserve.GiBFor(s.Model, s.n()) * GiB
 }
 
 // ErrNoRoom says the weights and runtime reserve leave no memory for a KV cache.
@@ -114,7 +129,7 @@ var ErrNoRoom = errors.New("the weights and the runtime reserve leave no room fo
 
 // MemoryBreakdown is where each GPU's memory goes.
 type MemoryBreakdown struct {
-	BudgetBytes  float64 // utilization × VRAM
+	BudgetBytes  float64 // utilization × the memory CUDA reports (GPU.CUDATotalBytes)
 	WeightBytes  float64 // per GPU
 	ReserveBytes float64
 	KVBytes      float64 // what is left for the KV cache, per GPU
@@ -124,7 +139,7 @@ type MemoryBreakdown struct {
 	Hybrid *HybridKV
 }
 
-// Memory splits the per-GPU budget: utilization × VRAM − weights/N − reserve is the KV
+// Memory splits the per-GPU budget: utilization × CUDA-visible memory − weights/N − reserve is the KV
 // cache, which holds KVBytes / (KVBytesPerToken / shards) tokens. That is how vLLM sizes
 // and reports a pure-attention model's cache ("GPU KV cache size: N tokens"). For a
 // hybrid model under the vLLM profile, the tokens are vLLM's hybrid count instead (see
@@ -136,7 +151,9 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 		return MemoryBreakdown{}, fmt.Errorf("memory utilization %.3g is not in (0, 1]", util)
 	}
 	mb := MemoryBreakdown{
-		BudgetBytes:  util * float64(s.GPU.VRAMBytes()),
+		// vLLM's requested memory is the utilization × the total cudaMemGetInfo reports
+		// (Worker.init_device, vllm/v1/worker/gpu_worker.py), not the card's size.
+		BudgetBytes:  util * float64(s.GPU.CUDATotalBytes()),
 		WeightBytes:  s.WeightBytes() / float64(s.n()),
 		ReserveBytes: s.ReserveBytes(),
 	}
@@ -144,7 +161,7 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 	perToken := s.KVBytesPerToken() / s.kvShards()
 	if mb.KVBytes <= 0 || perToken <= 0 {
 		return mb, fmt.Errorf("%s at %s needs %.1f GiB per GPU for weights and %.1f GiB reserve, %.0f%% of %.0f GiB is %.1f GiB: %w",
-			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, s.GPU.VRAMGiB, mb.BudgetBytes/GiB, ErrNoRoom)
+			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, float64(s.GPU.CUDATotalBytes())/GiB, mb.BudgetBytes/GiB, ErrNoRoom)
 	}
 	mb.KVTokens = int64(mb.KVBytes / perToken)
 	if h := s.hybridKV(mb.KVBytes); h != nil {
