@@ -281,6 +281,8 @@ type Catalog struct {
 	Interconnects []Interconnect
 	Efficiencies  map[string]Efficiency
 	Measurements  []Measurement
+	// MemoryReports are published engine boot logs: the KV cache each setup got.
+	MemoryReports []MemoryReport
 }
 
 var (
@@ -349,10 +351,14 @@ func loadCatalog() (*Catalog, error) {
 		About        string        `json:"_about"`
 		Measurements []Measurement `json:"measurements"`
 	}
+	var memory struct {
+		About   string         `json:"_about"`
+		Reports []MemoryReport `json:"reports"`
+	}
 	for name, v := range map[string]any{
 		"gpus.json": &gpus, "models.json": &models, "quants.json": &quants,
 		"engines.json": &engines, "efficiency.json": &eff, "measurements.json": &meas,
-		"interconnects.json": &links,
+		"interconnects.json": &links, "memory.json": &memory,
 	} {
 		if err := readJSON(name, v); err != nil {
 			return nil, err
@@ -361,6 +367,7 @@ func loadCatalog() (*Catalog, error) {
 	c := &Catalog{
 		GPUs: gpus.GPUs, Models: models.Models, Quants: quants.Quants, KVDtypes: quants.KVDtypes,
 		Engines: engines.Engines, Interconnects: links.Interconnects, Efficiencies: eff.Families, Measurements: meas.Measurements,
+		MemoryReports: memory.Reports,
 	}
 	for i, g := range c.GPUs {
 		if g.Interconnect == "" {

@@ -139,16 +139,23 @@ func writeEfficiency(t *testing.T, fams map[string]Efficiency) {
 
 func writeDocsTable(t *testing.T, table string) {
 	t.Helper()
+	writeDocsSection(t, tableBegin, tableEnd, table)
+}
+
+// writeDocsSection replaces docs/calc.md from the begin marker through the end marker
+// with section (which carries both markers).
+func writeDocsSection(t *testing.T, begin, end, section string) {
+	t.Helper()
 	doc, err := os.ReadFile(docsPath)
 	if err != nil {
 		t.Fatalf("reading %s: %v", docsPath, err)
 	}
-	i := bytes.Index(doc, []byte(tableBegin))
-	j := bytes.Index(doc, []byte(tableEnd))
+	i := bytes.Index(doc, []byte(begin))
+	j := bytes.Index(doc, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("%s has no evidence markers", docsPath)
+		t.Fatalf("%s has no %q … %q markers", docsPath, begin, end)
 	}
-	out := append(append(append([]byte{}, doc[:i]...), table...), doc[j+len(tableEnd):]...)
+	out := append(append(append([]byte{}, doc[:i]...), section...), doc[j+len(end):]...)
 	if err := os.WriteFile(docsPath, out, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,103 @@
+package perf
+
+import (
+	"fmt"
+	"math"
+)
+
+// MemoryReport is one published engine boot: the setup it ran, from the engine's own log
+// of its arguments, and the KV cache the engine then reported. It checks the memory
+// model (how many bytes are left for the cache) and, where the engine also logged its
+// token count, the layout that turns bytes into tokens.
+type MemoryReport struct {
+	ID      string `json:"id"`
+	GPU     string `json:"gpu"`
+	GPUs    int    `json:"gpus,omitempty"`
+	Model   string `json:"model"`
+	Quant   string `json:"quant"`
+	KVDtype string `json:"kv_dtype"`
+	Engine  string `json:"engine"`
+	// EngineVersion is the engine's version as the log prints it.
+	EngineVersion string  `json:"engine_version"`
+	Utilization   float64 `json:"gpu_memory_utilization"`
+	MaxModelLen   int64   `json:"max_model_len"`
+	// MambaSSMBytes is --mamba-ssm-cache-dtype's element size where the launch set it.
+	MambaSSMBytes   int  `json:"mamba_ssm_bytes,omitempty"`
+	NoPrefixCaching bool `json:"no_prefix_caching,omitempty"`
+	// KVGiB is the cache the engine reported ("Available KV cache memory").
+	KVGiB float64 `json:"kv_gib"`
+	// KVTokens is the capacity it reported ("GPU KV cache size"), 0 when not logged.
+	KVTokens int64 `json:"kv_tokens,omitempty"`
+	// Fitted marks a report the engine's reserve was fitted to: its memory error is
+	// in-sample, not a check.
+	Fitted bool   `json:"fitted,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Source string `json:"source"`
+}
+
+// MemoryCheck is a report beside the model's prediction for its setup.
+type MemoryCheck struct {
+	Report MemoryReport
+	// PredictedGiB is the KV cache the model leaves for the setup; Err its relative
+	// error against the report.
+	PredictedGiB, Err float64
+	// LayoutTokens is the capacity the model's layout gives for the reported bytes
+	// (checks bytes → tokens alone); PredictedTokens the capacity of the predicted
+	// bytes (the whole prediction). Both 0 when the report logged no token count.
+	LayoutTokens, PredictedTokens int64
+}
+
+// setup builds the configuration a report ran.
+func (c *Catalog) reportSetup(r MemoryReport) (Setup, error) {
+	var s Setup
+	var err error
+	if s.GPU, err = c.GPU(r.GPU); err != nil {
+		return s, err
+	}
+	if s.Model, err = c.Model(r.Model); err != nil {
+		return s, err
+	}
+	if s.Quant, err = c.Quant(r.Quant); err != nil {
+		return s, err
+	}
+	if s.KV, err = c.KVDtype(r.KVDtype); err != nil {
+		return s, err
+	}
+	if s.Engine, err = c.Engine(r.Engine); err != nil {
+		return s, err
+	}
+	s.GPUs, s.MemoryUtilization, s.MaxModelLen = max(r.GPUs, 1), r.Utilization, r.MaxModelLen
+	s.MambaSSMBytes, s.NoPrefixCaching = r.MambaSSMBytes, r.NoPrefixCaching
+	return s, nil
+}
+
+// CheckMemory predicts a report's KV cache and compares.
+func (c *Catalog) CheckMemory(r MemoryReport) (MemoryCheck, error) {
+	s, err := c.reportSetup(r)
+	if err != nil {
+		return MemoryCheck{}, fmt.Errorf("memory report %s: %w", r.ID, err)
+	}
+	mem, err := s.Memory()
+	if err != nil {
+		return MemoryCheck{}, fmt.Errorf("memory report %s: %w", r.ID, err)
+	}
+	chk := MemoryCheck{Report: r, PredictedGiB: mem.KVBytes / GiB}
+	chk.Err = chk.PredictedGiB/r.KVGiB - 1
+	if r.KVTokens > 0 {
+		chk.PredictedTokens = mem.KVTokens
+		chk.LayoutTokens = s.tokensFor(r.KVGiB * GiB)
+	}
+	return chk, nil
+}
+
+// tokensFor is the capacity the engine reports for a cache of the given bytes per GPU.
+func (s Setup) tokensFor(kvBytes float64) int64 {
+	if h := s.hybridKV(kvBytes); h != nil {
+		return h.Tokens
+	}
+	perToken := s.KVBytesPerToken() / s.kvShards()
+	if perToken <= 0 {
+		return 0
+	}
+	return int64(math.Floor(kvBytes / perToken))
+}
