@@ -21,7 +21,7 @@ func init() { commands = append(commands, newCalcCmd) }
 type calcFlags struct {
 	gpu, model, quant, kvDtype, engine string
 	gpus                               int
-	util, reserve                      float64
+	util, reserve, loadedWeights       float64
 	noPrefixCaching                    bool
 	mambaSSMDtype                      string
 	maxModelLen                        string
@@ -92,6 +92,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
 	fl.StringVar(&f.mambaSSMDtype, "mamba-ssm-cache-dtype", "auto", "a hybrid model's recurrent-state dtype (vLLM --mamba-ssm-cache-dtype): auto (the model's), float32, float16 or bfloat16")
 	fl.Float64Var(&f.reserve, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
+	fl.Float64Var(&f.loadedWeights, "weights-gib", 0, "the weights per GPU as the engine loaded them, in GiB (vLLM logs 'Model loading took X GiB'); 0 = from parameters × bits per weight")
 	fl.StringVar(&f.maxModelLen, "max-model-len", "", "engine's max model length in tokens (65536 or 64K); default the model's context")
 	fl.StringVar(&f.contexts, "contexts", "0,16K,32K,56K", "decode contexts, tokens (K = 1024)")
 	fl.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrent requests per decode cell")
@@ -218,6 +219,10 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
 	}
 	s.ReserveGiB = f.reserve
+	if f.loadedWeights < 0 || f.reserve < 0 {
+		return nil, fmt.Errorf("--weights-gib and --reserve cannot be negative")
+	}
+	s.LoadedWeightsGiB = f.loadedWeights
 	s.NoPrefixCaching = f.noPrefixCaching
 	switch strings.ToLower(f.mambaSSMDtype) {
 	case "", "auto":

@@ -185,4 +185,19 @@ func TestCalcReproducesVLLMBootLog(t *testing.T) {
 	if _, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "int4", "--mamba-ssm-cache-dtype", "int3"); err == nil {
 		t.Error("--mamba-ssm-cache-dtype int3 accepted")
 	}
+	// A second boot on the same machine, a GGUF IQ3_S checkpoint the catalog has no
+	// format for: its logged weights (--weights-gib) and 200,000-token max_model_len
+	// give the logged token count from the predicted 8.82 GiB (logged: 8.94 GiB, 285,937
+	// tokens; the memory table in docs/calc.md has both).
+	out, err = runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "q4_k_m", "--kv-dtype", "fp8",
+		"--gpu-memory-utilization", "0.94", "--max-model-len", "200000", "--mamba-ssm-cache-dtype", "float16", "--weights-gib", "11.96")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "weights 11.96 GiB (as loaded") {
+		t.Errorf("--weights-gib 11.96 not used:\n%s", out)
+	}
+	if _, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "int4", "--weights-gib", "-1"); err == nil {
+		t.Error("--weights-gib -1 accepted")
+	}
 }

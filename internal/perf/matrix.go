@@ -181,10 +181,14 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 	if s.GPU.CUDATotalGiB > 0 {
 		visible = " (what CUDA reports)"
 	}
+	weights := fmt.Sprintf("%s, %.4g bits per weight", s.Quant.Name, s.Quant.Bits)
+	if s.LoadedWeightsGiB > 0 {
+		weights = "as loaded, given with --weights-gib"
+	}
 	notes := []string{
 		"Predicted by llmbench calc from published specifications; nothing was measured.",
-		fmt.Sprintf("Memory per GPU: %.0f%% of %.2f GiB%s = %.2f GiB; weights %.2f GiB (%s, %.4g bits per weight); runtime reserve %.2f GiB; KV cache %.2f GiB = %d tokens %s (%s).",
-			s.MemoryUtilization*100, float64(s.GPU.CUDATotalBytes())/GiB, visible, mem.BudgetBytes/GiB, mem.WeightBytes/GiB, s.Quant.Name, s.Quant.Bits,
+		fmt.Sprintf("Memory per GPU: %.0f%% of %.2f GiB%s = %.2f GiB; weights %.2f GiB (%s); runtime reserve %.2f GiB; KV cache %.2f GiB = %d tokens %s (%s).",
+			s.MemoryUtilization*100, float64(s.GPU.CUDATotalBytes())/GiB, visible, mem.BudgetBytes/GiB, mem.WeightBytes/GiB, weights,
 			mem.ReserveBytes/GiB, mem.KVBytes/GiB, mem.KVTokens, kvRule, s.KV.ID),
 		fmt.Sprintf("Efficiency (%s): %.0f%% of peak bandwidth, %.0f%% of peak tensor throughput, %.2f ms per step; %s",
 			s.Engine.Family(s.GPU.Vendor), s.Eff.Bandwidth*100, s.Eff.Compute*100, s.Eff.OverheadMs, s.Eff.Method),

@@ -14,7 +14,13 @@ type MemoryReport struct {
 	GPU     string `json:"gpu"`
 	GPUs    int    `json:"gpus,omitempty"`
 	Model   string `json:"model"`
-	Quant   string `json:"quant"`
+	// Quant is a catalog weight format; empty for a checkpoint whose format the catalog
+	// lacks, which then needs LoadedWeightsGiB (QuantLabel names it).
+	Quant      string `json:"quant,omitempty"`
+	QuantLabel string `json:"quant_label,omitempty"`
+	// LoadedWeightsGiB is the log's "Model loading took X GiB": when set, the check
+	// uses it instead of the weight formula, so it tests the reserve alone.
+	LoadedWeightsGiB float64 `json:"loaded_weights_gib,omitempty"`
 	KVDtype string `json:"kv_dtype"`
 	Engine  string `json:"engine"`
 	// EngineVersion is the engine's version as the log prints it.
@@ -57,9 +63,17 @@ func (c *Catalog) reportSetup(r MemoryReport) (Setup, error) {
 	if s.Model, err = c.Model(r.Model); err != nil {
 		return s, err
 	}
-	if s.Quant, err = c.Quant(r.Quant); err != nil {
-		return s, err
+	switch {
+	case r.Quant != "":
+		if s.Quant, err = c.Quant(r.Quant); err != nil {
+			return s, err
+		}
+	case r.LoadedWeightsGiB > 0:
+		s.Quant = Quant{ID: "as-loaded", Name: r.QuantLabel, Bits: 16, EmbeddingBits: 16}
+	default:
+		return s, fmt.Errorf("neither a catalog quant nor the loaded weights")
 	}
+	s.LoadedWeightsGiB = r.LoadedWeightsGiB
 	if s.KV, err = c.KVDtype(r.KVDtype); err != nil {
 		return s, err
 	}

@@ -90,12 +90,19 @@ func memoryTable(checks []MemoryCheck, outOfSample []float64) string {
 			}
 			return fmt.Sprint(n)
 		}
+		quant := r.Quant
+		if quant == "" {
+			quant = r.QuantLabel
+		}
+		if r.LoadedWeightsGiB > 0 {
+			quant += fmt.Sprintf(" (weights as loaded: %.2f GiB)", r.LoadedWeightsGiB)
+		}
 		gpu := r.GPU
 		if r.GPUs > 1 {
 			gpu = fmt.Sprintf("%d × %s", r.GPUs, r.GPU)
 		}
 		fmt.Fprintf(&b, "| [%s](%s) | %s | %s | %s | %s | %s | %.2f | %d | %.2f | %.2f | %s | %s | %s | %s |\n",
-			r.ID, r.Source, r.EngineVersion, gpu, r.Model, r.Quant, r.KVDtype, r.Utilization, r.MaxModelLen,
+			r.ID, r.Source, r.EngineVersion, gpu, r.Model, quant, r.KVDtype, r.Utilization, r.MaxModelLen,
 			r.KVGiB, c.PredictedGiB, errCell, tok(r.KVTokens), tok(c.LayoutTokens), tok(c.PredictedTokens))
 	}
 	b.WriteString("\nEach row's launch details are in the `note` field of [internal/perf/data/memory.json](../internal/perf/data/memory.json).\n\n")

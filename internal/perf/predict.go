@@ -37,6 +37,10 @@ type Setup struct {
 	// (temporal) state, as vLLM's --mamba-ssm-cache-dtype does (float16 = 2 instead of
 	// a Qwen3.5-style model's float32); 0 keeps the model's own.
 	MambaSSMBytes int
+	// LoadedWeightsGiB is the weights per GPU as the engine loaded them (vLLM logs
+	// "Model loading took X GiB"), when known; it replaces the bits-per-weight formula
+	// in the memory split, not in the speed model.
+	LoadedWeightsGiB float64
 }
 
 // linearState is the model's recurrent state with the setup's dtype override applied.
@@ -156,6 +160,9 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 		BudgetBytes:  util * float64(s.GPU.CUDATotalBytes()),
 		WeightBytes:  s.WeightBytes() / float64(s.n()),
 		ReserveBytes: s.ReserveBytes(),
+	}
+	if s.LoadedWeightsGiB > 0 {
+		mb.WeightBytes = s.LoadedWeightsGiB * GiB
 	}
 	mb.KVBytes = mb.BudgetBytes - mb.WeightBytes - mb.ReserveBytes
 	perToken := s.KVBytesPerToken() / s.kvShards()
