@@ -10,10 +10,10 @@ import (
 // model (how many bytes are left for the cache) and, where the engine also logged its
 // token count, the layout that turns bytes into tokens.
 type MemoryReport struct {
-	ID      string `json:"id"`
-	GPU     string `json:"gpu"`
-	GPUs    int    `json:"gpus,omitempty"`
-	Model   string `json:"model"`
+	ID    string `json:"id"`
+	GPU   string `json:"gpu"`
+	GPUs  int    `json:"gpus,omitempty"`
+	Model string `json:"model"`
 	// Quant is a catalog weight format; empty for a checkpoint whose format the catalog
 	// lacks, which then needs LoadedWeightsGiB (QuantLabel names it).
 	Quant      string `json:"quant,omitempty"`
@@ -21,8 +21,8 @@ type MemoryReport struct {
 	// LoadedWeightsGiB is the log's "Model loading took X GiB": when set, the check
 	// uses it instead of the weight formula, so it tests the reserve alone.
 	LoadedWeightsGiB float64 `json:"loaded_weights_gib,omitempty"`
-	KVDtype string `json:"kv_dtype"`
-	Engine  string `json:"engine"`
+	KVDtype          string  `json:"kv_dtype"`
+	Engine           string  `json:"engine"`
 	// EngineVersion is the engine's version as the log prints it.
 	EngineVersion string  `json:"engine_version"`
 	Utilization   float64 `json:"gpu_memory_utilization"`
