@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,7 +126,9 @@ func newTokenCmd(db *string) *cobra.Command {
 		Short: "Manage API tokens for submitting runs",
 		Args:  cobra.NoArgs,
 		Example: `  llmbench serve token create --user @alice
-  llmbench serve token create --user @bob --org "Acme Labs" --db postgres://…`,
+  llmbench serve token create --user @bob --org "Acme Labs" --db postgres://…
+  llmbench serve token list
+  llmbench serve token revoke 3f9a1c0b7d2e`,
 	}
 	var user, org string
 	create := &cobra.Command{
@@ -162,6 +165,77 @@ SHA-256 hash, so a lost token cannot be recovered — create another.`,
 	}
 	create.Flags().StringVar(&user, "user", "", "the user the token submits as, like @alice (required)")
 	create.Flags().StringVar(&org, "org", "", "the user's organisation")
-	token.AddCommand(create)
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List API tokens: ID, user, created (the tokens themselves are not stored)",
+		Example: `  llmbench serve token list
+  llmbench serve token list --db postgres://…`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := store.Open(cmd.Context(), *db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			tokens, err := st.Tokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if len(tokens) == 0 {
+				fmt.Fprintln(out, "no tokens; create one with: llmbench serve token create --user @name")
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tUSER\tCREATED")
+			for _, t := range tokens {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.User, t.CreatedAt.Format(time.RFC3339))
+			}
+			return tw.Flush()
+		},
+	}
+
+	var revokeUser string
+	revoke := &cobra.Command{
+		Use:   "revoke [TOKEN|ID]",
+		Short: "Revoke an API token (by the token or its ID from list), or every token of --user",
+		Long: `revoke deletes a token so that it can no longer submit. Name it by the token itself
+(llmb_…) or by its ID from "llmbench serve token list", or revoke every token of a user
+with --user. Runs already submitted stay.`,
+		Example: `  llmbench serve token revoke 3f9a1c0b7d2e
+  llmbench serve token revoke "$LEAKED_TOKEN"
+  llmbench serve token revoke --user @alice`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (revokeUser != "") {
+				return errors.New("give a token or token ID, or --user @name (one of them)")
+			}
+			st, err := store.Open(cmd.Context(), *db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			out := cmd.OutOrStdout()
+			if revokeUser != "" {
+				n, err := st.RevokeUserTokens(cmd.Context(), revokeUser)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "revoked %d token(s) of %s\n", n, revokeUser)
+				return nil
+			}
+			if err := st.RevokeToken(cmd.Context(), args[0]); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return errors.New("no such token (llmbench serve token list shows the IDs)")
+				}
+				return err
+			}
+			fmt.Fprintln(out, "revoked")
+			return nil
+		},
+	}
+	revoke.Flags().StringVar(&revokeUser, "user", "", "revoke every token of this user, like @alice")
+	token.AddCommand(create, list, revoke)
 	return token
 }

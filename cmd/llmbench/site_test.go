@@ -117,6 +117,28 @@ func TestServeSubmitRoundTrip(t *testing.T) {
 			t.Errorf("GET %s: %d; want the seed run with its 48.2 tok/s", p, resp.StatusCode)
 		}
 	}
+
+	// The operator revokes the token while the site runs: it can no longer submit, and
+	// the list no longer shows it.
+	out, err = runSiteCmd(t, "serve", "token", "list", "--db", db)
+	if err != nil || !strings.Contains(out, "@alice") || strings.Contains(out, token) {
+		t.Fatalf("token list: %v\n%s", err, out)
+	}
+	if out, err := runSiteCmd(t, "serve", "token", "revoke", token, "--db", db); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("token revoke: %v\n%s", err, out)
+	}
+	other := filepath.Join(t.TempDir(), "other.json")
+	seedDoc, err := os.ReadFile(seedRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSiteFile(t, other, strings.Replace(string(seedDoc), `"seed-rtx3090-qwen3.8-27b-int4"`, `"after-revoke"`, 1))
+	if _, err := runSiteCmd(t, "submit", other, "--server", base, "--token", token); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("submitting with a revoked token: err = %v, want a 401", err)
+	}
+	if out, err := runSiteCmd(t, "serve", "token", "list", "--db", db); err != nil || strings.Contains(out, "@alice") {
+		t.Errorf("token list after revoking: %v\n%s", err, out)
+	}
 }
 
 func writeSiteFile(t *testing.T, path, content string) {

@@ -719,6 +719,95 @@ func (s *Store) UserByToken(ctx context.Context, token string) (User, error) {
 	return u, nil
 }
 
+// TokenInfo is what the site knows of a token: never the token, only whose it is, when
+// it was made, and an ID (the start of its hash) to revoke it by.
+type TokenInfo struct {
+	ID        string    `json:"id"`
+	User      string    `json:"user"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// tokenIDLen is how many hex digits of a token's hash name it: 48 bits, enough that two
+// tokens of one site never share an ID by chance.
+const tokenIDLen = 12
+
+// Tokens lists every token, oldest first.
+func (s *Store) Tokens(ctx context.Context) ([]TokenInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t.hash, u.name, t.created_at FROM tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at, t.id`)
+	if err != nil {
+		return nil, fmt.Errorf("listing tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []TokenInfo
+	for rows.Next() {
+		var ti TokenInfo
+		var hash string
+		if err := rows.Scan(&hash, &ti.User, &ti.CreatedAt); err != nil {
+			return nil, fmt.Errorf("listing tokens: %w", err)
+		}
+		ti.ID, ti.CreatedAt = hash[:min(tokenIDLen, len(hash))], ti.CreatedAt.UTC()
+		out = append(out, ti)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeToken deletes one token, named by the token itself (llmb_…) or by its ID from
+// Tokens; an ID must match exactly one token. It returns ErrNotFound when none matches.
+func (s *Store) RevokeToken(ctx context.Context, tokenOrID string) error {
+	tokenOrID = strings.TrimSpace(tokenOrID)
+	if strings.HasPrefix(tokenOrID, TokenPrefix) {
+		return s.deleteTokens(ctx, `DELETE FROM tokens WHERE hash = ?`, 1, HashToken(tokenOrID))
+	}
+	if len(tokenOrID) != tokenIDLen || strings.Trim(tokenOrID, "0123456789abcdef") != "" {
+		return fmt.Errorf("%q is neither a token (%s…) nor a token ID (%d hex digits, from llmbench serve token list)", tokenOrID, TokenPrefix, tokenIDLen)
+	}
+	// The ID is hex only, so it cannot carry LIKE wildcards.
+	return s.deleteTokens(ctx, `DELETE FROM tokens WHERE hash LIKE ?`, 1, tokenOrID+"%")
+}
+
+// RevokeUserTokens deletes every token of a user and says how many there were.
+func (s *Store) RevokeUserTokens(ctx context.Context, user string) (int64, error) {
+	user = strings.TrimSpace(user)
+	if !strings.HasPrefix(user, "@") {
+		user = "@" + user
+	}
+	res, err := s.db.ExecContext(ctx, s.rebind(`DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?)`), user)
+	if err != nil {
+		return 0, fmt.Errorf("revoking %s's tokens: %w", user, err)
+	}
+	return res.RowsAffected()
+}
+
+// deleteTokens deletes what the statement matches inside a transaction, and keeps the
+// deletion only if it removed exactly want rows: an ambiguous ID revokes nothing.
+func (s *Store) deleteTokens(ctx context.Context, query string, want int64, arg string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("revoking a token: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.rebind(query), arg)
+	if err != nil {
+		return fmt.Errorf("revoking a token: %w", err)
+	}
+	n, err := res.RowsAffected()
+	switch {
+	case err != nil:
+		return fmt.Errorf("revoking a token: %w", err)
+	case n == 0:
+		return ErrNotFound
+	case n != want:
+		return fmt.Errorf("%d tokens match; give the token itself", n)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("revoking a token: %w", err)
+	}
+	return nil
+}
+
 // Org is an organisation with its members and how many runs they submitted.
 type Org struct {
 	Name    string   `json:"name"`

@@ -364,3 +364,72 @@ func TestPlansAgree(t *testing.T) {
 		}
 	})
 }
+
+// TestRevokeTokens: the operator lists tokens (IDs, never the tokens), revokes one by
+// the token itself or its ID, or all of a user's; a revoked token no longer finds its
+// user, an ambiguous or malformed ID revokes nothing, and the other tokens keep working.
+func TestRevokeTokens(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		var alice []string
+		for range 3 {
+			tok, err := s.CreateToken(ctx, "@alice", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			alice = append(alice, tok)
+		}
+		bob, err := s.CreateToken(ctx, "@bob", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.Tokens(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 4 || list[0].User != "@alice" || list[3].User != "@bob" {
+			t.Fatalf("Tokens = %+v; want alice's three then bob's", list)
+		}
+		for _, ti := range list {
+			if len(ti.ID) != 12 || strings.Contains(ti.ID, "llmb_") || ti.CreatedAt.IsZero() {
+				t.Errorf("token info %+v: want a 12-digit hash ID and a creation time", ti)
+			}
+		}
+		if want := store.HashToken(alice[1])[:12]; list[1].ID != want {
+			t.Errorf("second token's ID %s, want the start of its hash %s", list[1].ID, want)
+		}
+
+		if err := s.RevokeToken(ctx, alice[0]); err != nil {
+			t.Fatalf("revoking by token: %v", err)
+		}
+		if err := s.RevokeToken(ctx, list[1].ID); err != nil {
+			t.Fatalf("revoking by ID: %v", err)
+		}
+		for i, tok := range alice[:2] {
+			if _, err := s.UserByToken(ctx, tok); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("revoked token %d still finds a user (err %v)", i, err)
+			}
+		}
+		if u, err := s.UserByToken(ctx, alice[2]); err != nil || u.Name != "@alice" {
+			t.Errorf("alice's third token after revoking the others: %+v, %v", u, err)
+		}
+		if err := s.RevokeToken(ctx, alice[0]); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("revoking a revoked token: err = %v, want ErrNotFound", err)
+		}
+		for _, bad := range []string{"", "abc", "%%%%%%%%%%%%", "ABCDEF123456", "12345678901z"} {
+			if err := s.RevokeToken(ctx, bad); err == nil || errors.Is(err, store.ErrNotFound) {
+				t.Errorf("RevokeToken(%q) = %v; want a usage error", bad, err)
+			}
+		}
+		n, err := s.RevokeUserTokens(ctx, "alice")
+		if err != nil || n != 1 {
+			t.Errorf("RevokeUserTokens(alice) = %d, %v; want 1 (two already revoked)", n, err)
+		}
+		if u, err := s.UserByToken(ctx, bob); err != nil || u.Name != "@bob" {
+			t.Errorf("bob's token after revoking alice's: %+v, %v", u, err)
+		}
+		if list, _ := s.Tokens(ctx); len(list) != 1 {
+			t.Errorf("%d tokens left, want bob's 1", len(list))
+		}
+	})
+}
