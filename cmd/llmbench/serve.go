@@ -40,6 +40,9 @@ func newServeCmd() *cobra.Command {
 		maxBody int64
 		rate    float64
 		burst   int
+		ipRate  float64
+		ipBurst int
+		proxied bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -65,7 +68,8 @@ with "llmbench serve token create".`,
 			}
 			defer st.Close()
 			srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.Default(),
-				MaxBodyBytes: maxBody, RatePerToken: rate, RateBurst: burst}))
+				MaxBodyBytes: maxBody, RatePerToken: rate, RateBurst: burst,
+				RatePerIP: ipRate, BurstPerIP: ipBurst, TrustProxy: proxied}))
 			if err != nil {
 				return err
 			}
@@ -116,6 +120,9 @@ with "llmbench serve token create".`,
 	f.Int64Var(&maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
 	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token")
 	f.IntVar(&burst, "burst", 10, "submissions a token may make at once before --rate applies")
+	f.Float64Var(&ipRate, "ip-rate", 0, "requests allowed per minute per client address, pages and API alike (0 = unlimited; set it on a public site not behind a limiting proxy)")
+	f.IntVar(&ipBurst, "ip-burst", 60, "requests a client address may make at once before --ip-rate applies")
+	f.BoolVar(&proxied, "trust-proxy", false, "the site runs behind its own reverse proxy: take the client address from the last X-Forwarded-For entry")
 	cmd.AddCommand(newTokenCmd(&db))
 	return cmd
 }

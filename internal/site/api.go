@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,16 +49,24 @@ func (s *Server) authorizedBody(w http.ResponseWriter, r *http.Request) (store.U
 // authenticate finds the user of the request's bearer token and applies the token's
 // rate limit, writing the 401 or 429 itself when the request may not go on.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+	// An address that keeps failing is turned away before its next token is looked up.
+	addr := s.clientAddr(r)
+	if ok, wait := s.authFail.peek(addr); !ok {
+		tooMany(w, wait, "too many failed authentications from this address")
+		return store.User{}, false
+	}
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	token = strings.TrimSpace(token)
 	if !ok || token == "" {
+		s.authFail.allow(addr)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench"`)
 		writeAPIError(w, http.StatusUnauthorized, "Authorization", "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)")
 		return store.User{}, false
 	}
 	u, err := s.store.UserByToken(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
+		s.authFail.allow(addr)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench", error="invalid_token"`)
 		writeAPIError(w, http.StatusUnauthorized, "Authorization", "unknown API token")
 		return store.User{}, false
@@ -70,8 +77,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.Use
 		return store.User{}, false
 	}
 	if ok, wait := s.limit.allow(store.HashToken(token)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("too many requests with this token; try again in %.0f s", math.Ceil(wait.Seconds())))
+		tooMany(w, wait, "too many requests with this token")
 		return store.User{}, false
 	}
 	return u, true

@@ -186,6 +186,69 @@ func TestSubmitAuthSizeAndRate(t *testing.T) {
 	}
 }
 
+// TestFailedAuthLimitedPerAddress: an address that sends 10 bad tokens is turned away
+// (429, Retry-After) before its next token is even looked up, good token or not; other
+// addresses are not affected, and good requests never count against the limit.
+func TestFailedAuthLimitedPerAddress(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{TrustProxy: true, RateBurst: 1000})
+	doc := seedDoc(t)
+	from := func(addr string) []string { return []string{"X-Forwarded-For", "203.0.113.9, " + addr} }
+	// Good submissions from an address do not use up its failure allowance.
+	for range 12 {
+		if code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", ts.token, doc, from("198.51.100.1")...); code != http.StatusCreated && code != http.StatusOK {
+			t.Fatalf("good submission: %d %s", code, body)
+		}
+	}
+	for i := range authFailureBurst {
+		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_guess", doc, from("198.51.100.1")...); code != http.StatusUnauthorized {
+			t.Fatalf("bad token %d: %d, want 401", i, code)
+		}
+	}
+	code, hdr, body := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_guess", doc, from("198.51.100.1")...)
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" || !strings.Contains(body, "failed authentications") {
+		t.Errorf("bad token past the limit: %d %s (Retry-After %q), want 429", code, body, hdr.Get("Retry-After"))
+	}
+	if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", ts.token, doc, from("198.51.100.1")...); code != http.StatusTooManyRequests {
+		t.Errorf("good token from the same address right after: %d, want 429 until the limit refills", code)
+	}
+	if code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", ts.token, doc, from("198.51.100.2")...); code != http.StatusOK {
+		t.Errorf("another address: %d %s, want 200", code, body)
+	}
+}
+
+// TestPerAddressRequestLimit: with RatePerIP set, one address gets BurstPerIP requests
+// and then 429s, on pages and the API alike; /healthz stays open; the client address
+// comes from the connection unless TrustProxy says to read X-Forwarded-For's last entry.
+func TestPerAddressRequestLimit(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{RatePerIP: 1, BurstPerIP: 3})
+	for i := range 3 {
+		if code, _ := ts.get(t, "/api/v1/runs"); code != http.StatusOK {
+			t.Fatalf("request %d: %d, want 200", i, code)
+		}
+	}
+	if code, body := ts.get(t, "/runs"); code != http.StatusTooManyRequests || !strings.Contains(body, "this address") {
+		t.Errorf("fourth request: %d %s, want 429", code, body)
+	}
+	if code, _ := ts.get(t, "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz: %d, want 200 even when limited", code)
+	}
+	// Without TrustProxy a forged X-Forwarded-For does not buy a fresh bucket.
+	if code, _ := ts.get(t, "/runs", "X-Forwarded-For", "192.0.2.77"); code != http.StatusTooManyRequests {
+		t.Errorf("forged X-Forwarded-For without TrustProxy: %d, want 429", code)
+	}
+
+	proxied := newTestSite(t, storetest.SQLite(t), Options{RatePerIP: 1, BurstPerIP: 1, TrustProxy: true})
+	for _, addr := range []string{"192.0.2.1", "192.0.2.2"} {
+		if code, _ := proxied.get(t, "/runs", "X-Forwarded-For", "10.9.9.9, "+addr); code != http.StatusOK {
+			t.Errorf("first request from %s behind the proxy: %d, want 200", addr, code)
+		}
+	}
+	// The client may claim anything before the proxy's entry: the last entry decides.
+	if code, _ := proxied.get(t, "/runs", "X-Forwarded-For", "192.0.2.99, 192.0.2.1"); code != http.StatusTooManyRequests {
+		t.Errorf("second request from 192.0.2.1 with a forged first entry: %d, want 429", code)
+	}
+}
+
 func TestRateLimiterRefills(t *testing.T) {
 	now := time.Unix(0, 0)
 	l := newRateLimiter(2, 2) // 2 per second, burst 2

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// rateLimiter is a token bucket per API token (keyed by the token's hash), in memory:
-// each site instance limits on its own, which bounds the total at instances × rate.
+// rateLimiter is a token bucket per key (an API token's hash, a client address), in
+// memory: each site instance limits on its own, which bounds the total at instances ×
+// rate.
 type rateLimiter struct {
 	perSec float64
 	burst  float64
@@ -29,6 +30,16 @@ func newRateLimiter(perSec float64, burst int) *rateLimiter {
 // allow takes one request from key's bucket; when it is empty it says how long until
 // the next request would be allowed.
 func (l *rateLimiter) allow(key string) (ok bool, retryAfter time.Duration) {
+	return l.take(key, true)
+}
+
+// peek says whether key's bucket has a request left, without taking it: for limits
+// that count only requests that turn out badly (failed authentications).
+func (l *rateLimiter) peek(key string) (ok bool, retryAfter time.Duration) {
+	return l.take(key, false)
+}
+
+func (l *rateLimiter) take(key string, consume bool) (ok bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -48,7 +59,9 @@ func (l *rateLimiter) allow(key string) (ok bool, retryAfter time.Duration) {
 	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.perSec)
 	b.last = now
 	if b.tokens >= 1 {
-		b.tokens--
+		if consume {
+			b.tokens--
+		}
 		return true, 0
 	}
 	wait := time.Duration((1 - b.tokens) / l.perSec * float64(time.Second))

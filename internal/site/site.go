@@ -12,9 +12,14 @@ package site
 import (
 	"context"
 	"embed"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,7 +79,21 @@ type Options struct {
 	RatePerToken float64       // submissions per minute per token; default 30
 	RateBurst    int           // default 10
 	FacetTTL     time.Duration // how long filter values are cached; default 10 s
+	// RatePerIP limits every request from one client address, per minute (with
+	// BurstPerIP at once); 0 leaves requests unlimited, as behind a proxy that limits.
+	RatePerIP  float64
+	BurstPerIP int // default 60
+	// TrustProxy takes the client address from the last X-Forwarded-For entry (the one
+	// the site's own reverse proxy adds) instead of the connection's.
+	TrustProxy bool
 }
+
+// Failed authentications allowed per client address: a token is 256 random bits, so
+// guessing is hopeless anyway; the limit keeps junk requests from costing a lookup each.
+const (
+	authFailuresPerMin = 10
+	authFailureBurst   = 10
+)
 
 // contentSecurityPolicy allows no inline script, so that submitted text can never run
 // as code even if something escaped the templates' escaping.
@@ -87,6 +106,9 @@ type Server struct {
 	log   *slog.Logger
 	pages map[string]*pageTemplate
 	limit *rateLimiter
+	// authFail limits failed authentications per client address; perIP (nil when
+	// Options.RatePerIP is 0) every request per client address.
+	authFail, perIP *rateLimiter
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -114,8 +136,16 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
-		limit: newRateLimiter(opt.RatePerToken/60, opt.RateBurst)}, nil
+	if opt.BurstPerIP <= 0 {
+		opt.BurstPerIP = 60
+	}
+	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
+		limit:    newRateLimiter(opt.RatePerToken/60, opt.RateBurst),
+		authFail: newRateLimiter(authFailuresPerMin/60.0, authFailureBurst)}
+	if opt.RatePerIP > 0 {
+		srv.perIP = newRateLimiter(opt.RatePerIP/60, opt.BurstPerIP)
+	}
+	return srv, nil
 }
 
 // Handler returns the site's routes, wrapped in logging, recovery and security headers.
@@ -168,6 +198,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		if s.perIP != nil && r.URL.Path != "/healthz" {
+			if ok, wait := s.perIP.allow(s.clientAddr(r)); !ok {
+				tooMany(rec, wait, "too many requests from this address")
+				return
+			}
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic serving request", "path", r.URL.Path, "panic", p)
@@ -179,6 +215,32 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// clientAddr is the address a request came from: the connection's host, or with
+// TrustProxy the last X-Forwarded-For entry, which the site's own proxy appended (the
+// entries before it are whatever the client claimed).
+func (s *Server) clientAddr(r *http.Request) string {
+	if s.opt.TrustProxy {
+		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+			parts := strings.Split(xff[len(xff)-1], ",")
+			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
+				return a
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// tooMany writes a 429 with Retry-After: JSON for the API, text for pages.
+func tooMany(w http.ResponseWriter, wait time.Duration, why string) {
+	secs := int(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
 }
 
 type statusRecorder struct {
