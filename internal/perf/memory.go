@@ -1,9 +1,6 @@
 package perf
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // MemoryReport is one published engine boot: the setup it ran, from the engine's own log
 // of its arguments, and the KV cache the engine then reported. It checks the memory
@@ -53,7 +50,7 @@ type MemoryCheck struct {
 	LayoutTokens, PredictedTokens int64
 }
 
-// setup builds the configuration a report ran.
+// reportSetup builds the configuration a report ran.
 func (c *Catalog) reportSetup(r MemoryReport) (Setup, error) {
 	var s Setup
 	var err error
@@ -99,19 +96,7 @@ func (c *Catalog) CheckMemory(r MemoryReport) (MemoryCheck, error) {
 	chk.Err = chk.PredictedGiB/r.KVGiB - 1
 	if r.KVTokens > 0 {
 		chk.PredictedTokens = mem.KVTokens
-		chk.LayoutTokens = s.tokensFor(r.KVGiB * GiB)
+		chk.LayoutTokens, _ = s.kvLayout(r.KVGiB * GiB)
 	}
 	return chk, nil
-}
-
-// tokensFor is the capacity the engine reports for a cache of the given bytes per GPU.
-func (s Setup) tokensFor(kvBytes float64) int64 {
-	if h := s.hybridKV(kvBytes); h != nil {
-		return h.Tokens
-	}
-	perToken := s.KVBytesPerToken() / s.kvShards()
-	if perToken <= 0 {
-		return 0
-	}
-	return int64(math.Floor(kvBytes / perToken))
 }

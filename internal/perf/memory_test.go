@@ -38,7 +38,8 @@ func TestMemoryEvidence(t *testing.T) {
 		checks = append(checks, chk)
 		if r.KVTokens > 0 {
 			s, _ := c.reportSetup(r)
-			lo, hi := s.tokensFor((r.KVGiB-loggedGiB)*GiB), s.tokensFor((r.KVGiB+loggedGiB)*GiB)
+			lo, _ := s.kvLayout((r.KVGiB - loggedGiB) * GiB)
+			hi, _ := s.kvLayout((r.KVGiB + loggedGiB) * GiB)
 			if r.KVTokens < lo || r.KVTokens > hi {
 				t.Errorf("%s: %.2f GiB gives %d–%d tokens by the model's layout; the engine logged %d", r.ID, r.KVGiB, lo, hi, r.KVTokens)
 			}

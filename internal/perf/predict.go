@@ -170,11 +170,21 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 		return mb, fmt.Errorf("%s at %s needs %.1f GiB per GPU for weights and %.1f GiB reserve, %.0f%% of %.0f GiB is %.1f GiB: %w",
 			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, float64(s.GPU.CUDATotalBytes())/GiB, mb.BudgetBytes/GiB, ErrNoRoom)
 	}
-	mb.KVTokens = int64(mb.KVBytes / perToken)
-	if h := s.hybridKV(mb.KVBytes); h != nil {
-		mb.Hybrid, mb.KVTokens = h, h.Tokens
-	}
+	mb.KVTokens, mb.Hybrid = s.kvLayout(mb.KVBytes)
 	return mb, nil
+}
+
+// kvLayout is the capacity an engine reports for a KV cache of kvBytes per GPU: vLLM's
+// hybrid count (with its layout) where it applies, else the bytes per token.
+func (s Setup) kvLayout(kvBytes float64) (int64, *HybridKV) {
+	if h := s.hybridKV(kvBytes); h != nil {
+		return h.Tokens, h
+	}
+	perToken := s.KVBytesPerToken() / s.kvShards()
+	if perToken <= 0 {
+		return 0, nil
+	}
+	return int64(kvBytes / perToken), nil
 }
 
 // KVCacheTokens is the KV cache size in tokens (see Memory).
