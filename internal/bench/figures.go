@@ -112,7 +112,7 @@ func CellFigures(results []*openai.StreamResult, w Window) (DecodeFigures, Windo
 // request's span from its first token to its end (the window's close for one still
 // open). An end at the same instant as another's first token counts before it, so two
 // back-to-back requests on one slot are never counted as two.
-func peakStreaming(results []*openai.StreamResult, close time.Time) int {
+func peakStreaming(results []*openai.StreamResult, windowClose time.Time) int {
 	type edge struct {
 		at    time.Time
 		delta int
@@ -124,7 +124,7 @@ func peakStreaming(results []*openai.StreamResult, close time.Time) int {
 		}
 		end := r.End
 		if end.IsZero() {
-			end = close
+			end = windowClose
 		}
 		if end.Before(r.FirstToken) {
 			end = r.FirstToken
