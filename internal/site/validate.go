@@ -258,7 +258,8 @@ func (v *validator) run(r *bench.Run) {
 			v.optNumber(f+".tbt_p99_ms", cd.TBTP99Ms)
 			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio)
 			for name, n := range map[string]int{"requests": cd.Requests, "errors": cd.Errors, "ended_early": cd.EndedEarly,
-				"prompt_tokens": cd.PromptTokens, "ttft_samples": cd.TTFTSamples, "tbt_samples": cd.TBTSamples} {
+				"prompt_tokens": cd.PromptTokens, "ttft_samples": cd.TTFTSamples, "tbt_samples": cd.TBTSamples,
+				"peak_streaming_requests": cd.PeakStreaming} {
 				v.count(f+"."+name, n)
 			}
 		}
