@@ -33,7 +33,8 @@ type request struct {
 	outputLen   int
 	computed    int // tokens whose KV is computed
 	blocks      []int32
-	numCommit   int // blocks committed to the prefix cache
+	state       []int32 // recurrent-state blocks a hybrid model's running request holds
+	numCommit   int     // blocks committed to the prefix cache
 	admitted    bool
 	cachedSet   bool // cached is fixed at the first admission, as vLLM's num_cached_tokens
 	prefilled   bool
@@ -183,8 +184,7 @@ func (e *engine) handle(m engineMsg) {
 		if i := slices.Index(e.waiting, r); i >= 0 {
 			e.waiting = slices.Delete(e.waiting, i, i+1)
 		}
-		e.pool.release(r.blocks)
-		r.blocks = nil
+		e.releaseBlocks(r)
 	}
 	e.publish()
 }
@@ -299,11 +299,12 @@ func (e *engine) schedule() ([]scheduled, Step) {
 		hitTokens := len(hits) * e.cfg.BlockSize
 		n := min(r.numTokens-hitTokens, budget)
 		need := e.blocksFor(hitTokens+n) - len(hits)
-		if need > e.pool.numFree-e.pool.evictableAmong(hits) {
+		if need+e.cfg.StateBlocksPerSeq > e.pool.numFree-e.pool.evictableAmong(hits) {
 			break
 		}
 		e.pool.touch(hits)
 		r.blocks = e.pool.allocate(append(r.blocks[:0], hits...), need)
+		r.state = e.pool.allocate(r.state[:0], e.cfg.StateBlocksPerSeq)
 		r.computed = hitTokens
 		r.numCommit = len(hits)
 		e.stats.prefixQueries.Add(int64(r.numTokens))
@@ -344,11 +345,17 @@ func (e *engine) grow(r *request, n int) bool {
 	return true
 }
 
+// releaseBlocks gives r's token and state blocks back to the pool.
+func (e *engine) releaseBlocks(r *request) {
+	e.pool.release(r.state)
+	e.pool.release(r.blocks)
+	r.state, r.blocks = r.state[:0], r.blocks[:0]
+}
+
 // preempt frees r's blocks and puts it at the front of the waiting queue; it will
 // recompute its prompt and output so far (from the prefix cache where it can).
 func (e *engine) preempt(r *request) {
-	e.pool.release(r.blocks)
-	r.blocks = r.blocks[:0]
+	e.releaseBlocks(r)
 	r.computed = 0
 	r.numCommit = 0
 	r.admitted = false
@@ -403,8 +410,7 @@ func (e *engine) complete(batch []scheduled) {
 		if finish != "" {
 			r.finished = true
 			retired = true
-			e.pool.release(r.blocks)
-			r.blocks = nil
+			e.releaseBlocks(r)
 			e.stats.requestsFinished.Add(1)
 			if finish == "stop" {
 				e.stats.requestsFinishedStop.Add(1)

@@ -113,3 +113,48 @@ func TestMaxNumSeqs(t *testing.T) {
 		}
 	}
 }
+
+// TestRecurrentStateBlocks: with a hybrid model's layout every running request holds
+// its recurrent state's blocks besides its tokens', so fewer requests fit; the state
+// blocks come back when a request finishes or is preempted; and the reported capacity
+// counts max_model_len requests the way vLLM does.
+func TestRecurrentStateBlocks(t *testing.T) {
+	cfg := tinyConfig(t)
+	cfg.NumBlocks, cfg.StateBlocksPerSeq, cfg.MaxModelLen = 12, 3, 64 // a 64-token request: 4 + 3 blocks
+	if got, want := cfg.KVCacheTokens(), 12*64/7; got != want {
+		t.Errorf("reported capacity %d tokens, want vLLM's %d (12 blocks / 7 per request × 64)", got, want)
+	}
+	e := stepEngine(t, cfg)
+	var reqs []*request
+	for i := range 3 {
+		r := newRequest(promptOf(string(rune('a'+i)), 10), 4, 0, true, cfg.BlockSize, uint64(i))
+		reqs = append(reqs, r)
+		e.add(r)
+	}
+	e.step()
+	// Each takes 1 token block + 3 state blocks: two fit in 12 (8), a third (12) does
+	// too, a fourth would not; with 3 requests all run and the pool is full.
+	if len(e.running) != 3 || e.pool.used() != 12 {
+		t.Fatalf("running %d, %d blocks used; want 3 and 12 (1 + 3 each)", len(e.running), e.pool.used())
+	}
+	late := newRequest(promptOf("z", 10), 4, 0, true, cfg.BlockSize, 9)
+	e.add(late)
+	e.step()
+	if len(e.waiting) != 1 || e.waiting[0] != late {
+		t.Errorf("a fourth request was admitted with no room for its state blocks: waiting %d", len(e.waiting))
+	}
+	for i := 0; !late.finished; i++ {
+		if i > 100 {
+			t.Fatal("the late request never ran")
+		}
+		e.step()
+	}
+	if e.pool.used() != 0 {
+		t.Errorf("%d blocks still used after every request finished", e.pool.used())
+	}
+	bad := cfg
+	bad.NumBlocks = 6 // < 7 blocks for one max_model_len request
+	if err := bad.Validate(); err == nil {
+		t.Error("a pool too small for one max_model_len request with its state validated")
+	}
+}

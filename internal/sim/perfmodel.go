@@ -31,9 +31,10 @@ const perfMaxNumSeqs = 256
 
 // PerfConfig builds an emulator configuration for a catalog setup — one GPU with
 // vLLM's defaults (--gpu-memory-utilization 0.9, max_num_seqs 256, the chunked-prefill
-// budget vLLM picks for that GPU): the KV cache perf predicts, in blocks of 16 tokens;
-// max_model_len the model's context, capped to what the cache holds; step times from
-// the roofline (PerfCost).
+// budget vLLM picks for that GPU): the KV cache perf predicts, in blocks of 16 tokens
+// (a hybrid model: vLLM's own blocks, and its recurrent state's blocks held by every
+// running request); max_model_len the model's context, capped to what the cache holds;
+// step times from the roofline (PerfCost).
 func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 	c, err := perf.Load()
 	if err != nil {
@@ -62,44 +63,49 @@ func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 		return Config{}, err
 	}
 	s.GPUs, s.MemoryUtilization = 1, 0.9
+	s.MaxModelLen = int64(s.Model.Context)
+	mem, err := s.Memory()
+	if err != nil {
+		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	}
 	// max_model_len is the model's context unless the cache cannot hold one such
-	// request; then the longest that fits, as a user would set it. For a hybrid model
-	// the reported capacity itself depends on max_model_len (vLLM counts blocks per
-	// request at that length), so settle the two together.
-	maxLen := s.Model.Context
-	var tokens int64
-	for range 4 {
-		s.MaxModelLen = int64(maxLen)
-		if tokens, err = s.KVCacheTokens(); err != nil {
-			return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	// request; then the longest that fits, as a user would set it.
+	maxLen, blockSize, blocks, stateBlocks := s.Model.Context, perfBlockSize, int(mem.KVTokens/perfBlockSize), 0
+	if h := mem.Hybrid; h != nil {
+		// A hybrid model is laid out as vLLM lays it out: its blocks (one page per
+		// layer group), the attention block size raised to hold a recurrent state, and
+		// every running request holding its state's blocks besides its tokens'.
+		blockSize, blocks = h.BlockSize, int(h.NumBlocks)
+		stateBlocks = int(h.BlocksPerRequest - int64(h.AttentionGroups)*((h.MaxModelLen+int64(h.BlockSize)-1)/int64(h.BlockSize)))
+		if h.AttentionGroups != 1 {
+			return Config{}, fmt.Errorf("emulating %s: %d attention layer groups; the emulator models one", s.Model.Name, h.AttentionGroups)
 		}
-		if maxLen > 0 && int64(maxLen) <= tokens {
-			break
-		}
-		maxLen = int(tokens) / perfBlockSize * perfBlockSize
 	}
-	blocks := int(tokens / perfBlockSize)
-	if blocks < 1 {
-		return Config{}, fmt.Errorf("emulating %s on %s: the predicted KV cache holds %d tokens, less than one block", s.Model.Name, s.GPU.Name, tokens)
+	if room := (blocks - stateBlocks) * blockSize; maxLen <= 0 || maxLen > room {
+		maxLen = room
 	}
-	if maxLen <= 0 || maxLen > blocks*perfBlockSize {
-		maxLen = blocks * perfBlockSize
+	if maxLen < 1 {
+		return Config{}, fmt.Errorf("emulating %s on %s: the predicted KV cache (%d blocks of %d tokens) cannot hold one request", s.Model.Name, s.GPU.Name, blocks, blockSize)
 	}
+	// The setup the steps are timed with runs at the max_model_len the emulator serves
+	// (for a hybrid model perf's reported capacity depends on it).
+	s.MaxModelLen = int64(maxLen)
 	cfg := Config{
-		Preset:           fmt.Sprintf("perf:%s/%s/%s/%s", s.GPU.ID, s.Model.ID, s.Quant.ID, s.KV.ID),
-		ServedModel:      s.Model.ID,
-		Root:             "llmbench-sim/" + s.Model.ID + "-" + s.Quant.ID,
-		NumBlocks:        blocks,
-		BlockSize:        perfBlockSize,
-		MaxNumSeqs:       perfMaxNumSeqs,
-		MaxModelLen:      maxLen,
-		MaxBatchedTokens: s.ChunkFor(),
-		PrefixCaching:    true,
-		CacheDtype:       s.KV.ID,
-		Cost:             PerfCost{Setup: s},
-		Speed:            1,
-		Seed:             1,
-		EOSProbability:   0.002,
+		Preset:            fmt.Sprintf("perf:%s/%s/%s/%s", s.GPU.ID, s.Model.ID, s.Quant.ID, s.KV.ID),
+		ServedModel:       s.Model.ID,
+		Root:              "llmbench-sim/" + s.Model.ID + "-" + s.Quant.ID,
+		NumBlocks:         blocks,
+		BlockSize:         blockSize,
+		StateBlocksPerSeq: stateBlocks,
+		MaxNumSeqs:        perfMaxNumSeqs,
+		MaxModelLen:       maxLen,
+		MaxBatchedTokens:  s.ChunkFor(),
+		PrefixCaching:     true,
+		CacheDtype:        s.KV.ID,
+		Cost:              PerfCost{Setup: s},
+		Speed:             1,
+		Seed:              1,
+		EOSProbability:    0.002,
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)

@@ -25,6 +25,10 @@ type Config struct {
 	// NumBlocks × BlockSize is the KV cache, in tokens.
 	NumBlocks int
 	BlockSize int
+	// StateBlocksPerSeq is how many blocks of the pool every running request holds
+	// besides those of its tokens: a hybrid model's recurrent state under vLLM (2 per
+	// Gated-DeltaNet layer group with prefix caching). 0 for a pure-attention model.
+	StateBlocksPerSeq int
 	// MaxNumSeqs is the most requests running (batched) at once; more wait.
 	MaxNumSeqs int
 	// MaxModelLen bounds prompt + output tokens of one request.
@@ -47,8 +51,21 @@ type Config struct {
 	EOSProbability float64
 }
 
-// KVCacheTokens is the KV cache size in tokens.
-func (c Config) KVCacheTokens() int { return c.NumBlocks * c.BlockSize }
+// KVCacheTokens is the KV cache size in tokens as vLLM reports it: the blocks × their
+// size, or for a hybrid model (StateBlocksPerSeq > 0) how many max_model_len requests
+// the pool holds, in tokens (vLLM's kv_cache_size_tokens).
+func (c Config) KVCacheTokens() int {
+	if c.StateBlocksPerSeq > 0 && c.MaxModelLen > 0 {
+		return int(int64(c.NumBlocks) * int64(c.MaxModelLen) / int64(c.blocksPerMaxRequest()))
+	}
+	return c.NumBlocks * c.BlockSize
+}
+
+// blocksPerMaxRequest is what one max_model_len request holds: its tokens' blocks and
+// its recurrent state's.
+func (c Config) blocksPerMaxRequest() int {
+	return (c.MaxModelLen+c.BlockSize-1)/c.BlockSize + c.StateBlocksPerSeq
+}
 
 // Validate reports the first thing that would make an engine with c misbehave.
 func (c Config) Validate() error {
@@ -61,9 +78,11 @@ func (c Config) Validate() error {
 		return errors.New("max_num_seqs must be positive")
 	case c.MaxModelLen <= 0:
 		return errors.New("max_model_len must be positive")
-	case c.KVCacheTokens() < c.MaxModelLen:
+	case c.StateBlocksPerSeq < 0:
+		return errors.New("state blocks per sequence cannot be negative")
+	case c.blocksPerMaxRequest() > c.NumBlocks:
 		// vLLM refuses to start in this case too: one maximal request must fit.
-		return fmt.Errorf("KV cache of %d tokens cannot hold one request of max_model_len %d", c.KVCacheTokens(), c.MaxModelLen)
+		return fmt.Errorf("KV cache of %d blocks cannot hold one request of max_model_len %d (%d blocks)", c.NumBlocks, c.MaxModelLen, c.blocksPerMaxRequest())
 	case c.MaxBatchedTokens <= 0:
 		return errors.New("max_num_batched_tokens must be positive")
 	case c.Cost == nil:
