@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -205,6 +206,11 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 	} else if seq := s.KVBytesPerSequence(); seq > 0 {
 		notes = append(notes, fmt.Sprintf("Each sequence also holds %.1f MiB that does not grow with its context (sliding-window layers or recurrent state); the token count above does not include it.", seq/(1<<20)))
 	}
+	if l := s.maxModelLen(); s.Engine.ID == "vllm" && l > 0 && mem.KVTokens >= l {
+		// The lines to compare with a real boot: vLLM prints these three at startup.
+		notes = append(notes, fmt.Sprintf("Compare with vLLM's startup log: \"Available KV cache memory: %.2f GiB\", \"GPU KV cache size: %s tokens\", \"Maximum concurrency for %s tokens per request: %.2fx\".",
+			mem.KVBytes/GiB, thousands(mem.KVTokens), thousands(l), float64(mem.KVTokens)/float64(l)))
+	}
 	if l := s.maxModelLen(); s.Engine.ID == "vllm" && l > 0 && mem.KVTokens < l {
 		// vLLM checks at startup that one max_model_len request fits the cache
 		// (check_enough_kv_cache_memory, vllm/v1/core/kv_cache_utils.py).
@@ -232,4 +238,16 @@ func slug(s string) string {
 		}
 		return '-'
 	}, s), "-")
+}
+
+// thousands writes n with comma separators, as vLLM's log does (136,800).
+func thousands(n int64) string {
+	str := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(str) - 3; i > 0; i -= 3 {
+		str = str[:i] + "," + str[i:]
+	}
+	return str
 }

@@ -184,8 +184,16 @@ func (s Setup) kvLayout(kvBytes float64) (int64, *HybridKV) {
 	if perToken <= 0 {
 		return 0, nil
 	}
-	return int64(kvBytes / perToken), nil
+	tokens := int64(kvBytes / perToken)
+	if s.Engine.ID == "vllm" {
+		// vLLM allocates whole blocks of 16 tokens and reports blocks × 16.
+		tokens -= tokens % vllmBlockSize
+	}
+	return tokens, nil
 }
+
+// vllmBlockSize is vLLM's default KV block size for attention-only models.
+const vllmBlockSize = 16
 
 // KVCacheTokens is the KV cache size in tokens (see Memory).
 func (s Setup) KVCacheTokens() (int64, error) {
