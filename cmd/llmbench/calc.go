@@ -305,9 +305,13 @@ func listCatalog(w io.Writer, what string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	switch strings.ToLower(strings.TrimSpace(what)) {
 	case "gpus", "gpu":
-		fmt.Fprintln(tw, "ID\tNAME\tMEMORY GiB\tBANDWIDTH GB/s\tFP16 TFLOPS\tFP8 TFLOPS\tINT8 TOPS")
+		fmt.Fprintln(tw, "ID\tNAME\tMEMORY GiB\tCUDA SEES GiB\tBANDWIDTH GB/s\tFP16 TFLOPS\tFP8 TFLOPS\tINT8 TOPS")
 		for _, g := range c.GPUs {
-			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\t%g\t%g\t%g\n", g.ID, g.Name, g.VRAMGiB, g.BandwidthGBps, g.FP16TFLOPS, g.FP8TFLOPS, g.INT8TOPS)
+			seen := "—"
+			if g.CUDATotalGiB > 0 {
+				seen = fmt.Sprint(g.CUDATotalGiB)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%s\t%g\t%g\t%g\t%g\n", g.ID, g.Name, g.VRAMGiB, seen, g.BandwidthGBps, g.FP16TFLOPS, g.FP8TFLOPS, g.INT8TOPS)
 		}
 	case "models", "model":
 		fmt.Fprintln(tw, "ID\tNAME\tPARAMS B\tACTIVE B\tLAYERS\tHIDDEN\tHEADS/KV\tHEAD DIM\tATTENTION")
