@@ -46,41 +46,68 @@ func (s *Server) authorizedBody(w http.ResponseWriter, r *http.Request) (store.U
 	return user, body, ok
 }
 
-// authenticate finds the user of the request's bearer token and applies the token's
-// rate limit, writing the 401 or 429 itself when the request may not go on.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+// authFailure is why a request may not act as a user: the status, the reason to show,
+// and how long to wait when it is a rate limit.
+type authFailure struct {
+	status     int
+	reason     string
+	retryAfter time.Duration
+}
+
+// userForToken finds the user of an API token and applies the failure limit of the
+// client's address and the token's own rate limit. The API (bearer token) and the
+// report form (token field) both come here.
+func (s *Server) userForToken(r *http.Request, token string) (store.User, *authFailure) {
 	// An address that keeps failing is turned away before its next token is looked up.
 	addr := s.clientAddr(r)
 	if ok, wait := s.authFail.peek(addr); !ok {
-		tooMany(w, wait, "too many failed authentications from this address")
-		return store.User{}, false
+		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many failed authentications from this address", wait}
 	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
 	token = strings.TrimSpace(token)
-	if !ok || token == "" {
+	if token == "" {
 		s.authFail.allow(addr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench"`)
-		writeAPIError(w, http.StatusUnauthorized, "Authorization", "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)")
-		return store.User{}, false
+		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)"}
 	}
 	u, err := s.store.UserByToken(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
 		s.authFail.allow(addr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="llmbench", error="invalid_token"`)
-		writeAPIError(w, http.StatusUnauthorized, "Authorization", "unknown API token")
-		return store.User{}, false
+		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "unknown API token"}
 	}
 	if err != nil {
 		s.log.Error("checking a token", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not check the token")
-		return store.User{}, false
+		return store.User{}, &authFailure{status: http.StatusInternalServerError, reason: "could not check the token"}
 	}
 	if ok, wait := s.limit.allow(store.HashToken(token)); !ok {
-		tooMany(w, wait, "too many requests with this token")
-		return store.User{}, false
+		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many requests with this token", wait}
 	}
-	return u, true
+	return u, nil
+}
+
+// authenticate finds the user of the request's bearer token (userForToken), writing
+// the 401, 429 or 500 itself when the request may not go on.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+	token, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !hasBearer {
+		token = ""
+	}
+	u, fail := s.userForToken(r, token)
+	if fail == nil {
+		return u, true
+	}
+	switch fail.status {
+	case http.StatusUnauthorized:
+		challenge := `Bearer realm="llmbench"`
+		if strings.TrimSpace(token) != "" {
+			challenge += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
+		writeAPIError(w, fail.status, "Authorization", fail.reason)
+	case http.StatusTooManyRequests:
+		tooMany(w, fail.retryAfter, fail.reason)
+	default:
+		writeAPIError(w, fail.status, "", fail.reason)
+	}
+	return store.User{}, false
 }
 
 // readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger.
@@ -327,27 +354,33 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
-	switch {
-	case !idPattern.MatchString(sub.Slug):
-		writeAPIError(w, http.StatusBadRequest, "slug", "must be 1–128 characters of letters, digits, '.', '_' or '-'")
-		return
-	case strings.TrimSpace(sub.Title) == "" || len(sub.Title) > 200:
-		writeAPIError(w, http.StatusBadRequest, "title", "is required (up to 200 characters)")
-		return
-	case strings.TrimSpace(sub.BodyMD) == "":
-		writeAPIError(w, http.StatusBadRequest, "body_md", "is required (Markdown)")
-		return
-	}
-	rep := store.Report{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD, Author: user.Name, Org: user.Org, CreatedAt: time.Now().UTC()}
-	if err := s.store.PutReport(r.Context(), rep); errors.Is(err, store.ErrConflict) {
-		writeAPIError(w, http.StatusConflict, "slug", "a report with this slug exists")
-		return
-	} else if err != nil {
-		s.log.Error("storing a report", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not store the report")
+	rep, status, ferr := s.publishReport(r, user, sub)
+	if ferr != nil {
+		writeAPIError(w, status, ferr.Field, ferr.Reason)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"slug": rep.Slug, "url": "/reports/" + rep.Slug})
+}
+
+// publishReport checks a report and stores it under the user's name: the API and the
+// report form share it. On failure it returns the HTTP status and the field at fault.
+func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmission) (store.Report, int, *FieldError) {
+	switch {
+	case !idPattern.MatchString(sub.Slug):
+		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "slug", Reason: "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"}
+	case strings.TrimSpace(sub.Title) == "" || len(sub.Title) > 200:
+		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "title", Reason: "is required (up to 200 characters)"}
+	case strings.TrimSpace(sub.BodyMD) == "":
+		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "body_md", Reason: "is required (Markdown)"}
+	}
+	rep := store.Report{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD, Author: user.Name, Org: user.Org, CreatedAt: time.Now().UTC()}
+	if err := s.store.PutReport(r.Context(), rep); errors.Is(err, store.ErrConflict) {
+		return store.Report{}, http.StatusConflict, &FieldError{Field: "slug", Reason: "a report with this slug exists"}
+	} else if err != nil {
+		s.log.Error("storing a report", "err", err)
+		return store.Report{}, http.StatusInternalServerError, &FieldError{Reason: "could not store the report"}
+	}
+	return rep, http.StatusCreated, nil
 }
 
 func (s *Server) apiListReports(w http.ResponseWriter, r *http.Request) {

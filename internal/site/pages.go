@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -664,6 +665,48 @@ func (s *Server) reportList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, r, http.StatusOK, "reports", "reports", "", list)
+}
+
+// reportFormData fills the report form: what was typed (never the token) and, after a
+// refused submission, why.
+type reportFormData struct {
+	Slug, Title, BodyMD string
+	Field, Error        string
+}
+
+func (s *Server) reportForm(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "report_new", "reports", T(requestLang(r), "report_new"), reportFormData{})
+}
+
+// reportFormSubmit publishes a report from the form, with the same checks as the API,
+// and sends the browser to it (303); a refused form comes back with the reason and
+// what was typed, except the token.
+func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(r)
+	r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		s.render(w, r, http.StatusBadRequest, "report_new", "reports", T(lang, "report_new"),
+			reportFormData{Error: fmt.Sprintf("the form could not be read (at most %d bytes): %v", s.opt.MaxBodyBytes, err)})
+		return
+	}
+	sub := reportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
+	data := reportFormData{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD}
+	user, fail := s.userForToken(r, r.PostForm.Get("token"))
+	if fail != nil {
+		if fail.status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(fail.retryAfter.Seconds()))))
+		}
+		data.Field, data.Error = T(lang, "report_token"), fail.reason
+		s.render(w, r, fail.status, "report_new", "reports", T(lang, "report_new"), data)
+		return
+	}
+	rep, status, ferr := s.publishReport(r, user, sub)
+	if ferr != nil {
+		data.Field, data.Error = ferr.Field, ferr.Reason
+		s.render(w, r, status, "report_new", "reports", T(lang, "report_new"), data)
+		return
+	}
+	http.Redirect(w, r, "/reports/"+url.PathEscape(rep.Slug)+"?lang="+lang, http.StatusSeeOther)
 }
 
 type reportPageData struct {

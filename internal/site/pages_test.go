@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -368,4 +369,55 @@ func TestSubmitListPageRoundTrip(t *testing.T) {
 			t.Errorf("the run page: %d", code)
 		}
 	})
+}
+
+// TestReportForm is what a person does in a browser: open the form from the report list,
+// publish with their token, land on the report (a 303 to it), and get the form back,
+// with what they typed and the reason, when the token, a field or the slug is refused.
+func TestReportForm(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	if _, body := ts.get(t, "/reports"); !strings.Contains(body, `href="/reports/new"`) {
+		t.Errorf("the report list does not link the form")
+	}
+	for _, lang := range []string{"en", "ja"} {
+		code, body := ts.get(t, "/reports/new?lang="+lang)
+		if code != http.StatusOK || !strings.Contains(body, `id="report-form"`) || !strings.Contains(body, T(lang, "report_publish")) {
+			t.Errorf("GET /reports/new?lang=%s: %d, want the form with its %s labels", lang, code, lang)
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(form url.Values) (int, http.Header, string) {
+		t.Helper()
+		resp, err := noRedirect.PostForm(ts.URL+"/reports/new", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	good := url.Values{"token": {ts.token}, "slug": {"first-notes"}, "title": {"First <notes>"}, "body_md": {"Hello **3090**."}}
+
+	bad := url.Values{"token": {"llmb_wrong"}, "slug": {"x"}, "title": {"T"}, "body_md": {"typed text"}}
+	code, _, body := post(bad)
+	if code != http.StatusUnauthorized || !strings.Contains(body, "unknown API token") || !strings.Contains(body, "typed text") || strings.Contains(body, "llmb_wrong") {
+		t.Errorf("a wrong token: %d; want 401 with the reason and the typed text back, never the token\n%s", code, body)
+	}
+	missing := url.Values{"token": {ts.token}, "slug": {"no-title"}, "body_md": {"b"}}
+	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, "title: is required") {
+		t.Errorf("no title: %d, want 400 naming the title field\n%s", code, body)
+	}
+	code, hdr, _ := post(good)
+	if code != http.StatusSeeOther || hdr.Get("Location") != "/reports/first-notes?lang=en" {
+		t.Fatalf("publishing: %d to %q, want 303 to /reports/first-notes?lang=en", code, hdr.Get("Location"))
+	}
+	if code, body := ts.get(t, "/reports/first-notes"); code != http.StatusOK || !strings.Contains(body, "First &lt;notes&gt;") || !strings.Contains(body, "<strong>3090</strong>") || !strings.Contains(body, "@alice") {
+		t.Errorf("the published report: %d; want its escaped title, rendered Markdown and author\n%s", code, body)
+	}
+	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, "a report with this slug exists") {
+		t.Errorf("the same slug again: %d, want 409", code)
+	}
+	if list, _ := ts.store.Reports(context.Background()); len(list) != 1 {
+		t.Errorf("%d reports stored, want only the published one", len(list))
+	}
 }

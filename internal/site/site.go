@@ -169,6 +169,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /orgs", s.orgList)
 	mux.HandleFunc("GET /orgs/{name}", s.orgPage)
 	mux.HandleFunc("GET /reports", s.reportList)
+	mux.HandleFunc("GET /reports/new", s.reportForm)
+	mux.HandleFunc("POST /reports/new", s.reportFormSubmit)
 	mux.HandleFunc("GET /reports/{slug}", s.reportPage)
 	static := http.FileServerFS(assets)
 	mux.HandleFunc("GET /static/{file}", func(w http.ResponseWriter, r *http.Request) {
