@@ -25,6 +25,13 @@ const browserSeedID = "seed-rtx3090-qwen3.8-27b-int4"
 // faster run on another GPU and an emulated run, all submitted through the API.
 func browserSite(t *testing.T) *httptest.Server {
 	t.Helper()
+	hs, _ := browserSiteWithToken(t)
+	return hs
+}
+
+// browserSiteWithToken is browserSite, and the API token of its user @alice.
+func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
 	st := storetest.SQLite(t)
 	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
@@ -70,7 +77,7 @@ func browserSite(t *testing.T) *httptest.Server {
 			t.Fatalf("submitting: %v", err)
 		}
 	}
-	return hs
+	return hs, tok
 }
 
 func text(ctx context.Context, t *testing.T, sel string) string {
@@ -248,4 +255,38 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 		}
 	}
 	browsertest.Screenshot(t, ctx, "site-hardware-ja")
+}
+
+// TestBrowserReportForm: from the report list, a person opens the form, types a report
+// that embeds the seed run, publishes it with their token, and reads it on its page.
+func TestBrowserReportForm(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs, tok := browserSiteWithToken(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/reports?lang=en"),
+		chromedp.Click(chromedp.CSS("#report-new-link")),
+		chromedp.WaitVisible(chromedp.CSS("#report-form")),
+		chromedp.SendKeys(chromedp.CSS("#report-token"), tok),
+		chromedp.SendKeys(chromedp.CSS("#report-slug"), "rtx3090-notes"),
+		chromedp.SendKeys(chromedp.CSS("#report-title"), "RTX 3090 notes"),
+		chromedp.SetValue(chromedp.CSS("#report-body"), "Decode holds **48 tok/s**.\n\n[["+"run:"+browserSeedID+"]]\n"),
+		chromedp.Click(chromedp.CSS("#report-submit")),
+		chromedp.WaitVisible(chromedp.CSS(".markdown .runcard")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(url, "/reports/rtx3090-notes") {
+		t.Errorf("after publishing the browser is at %s, want the report's page", url)
+	}
+	if h1 := text(ctx, t, "h1"); h1 != "RTX 3090 notes" {
+		t.Errorf("the report page's heading is %q", h1)
+	}
+	if body := text(ctx, t, ".markdown"); !strings.Contains(body, "48 tok/s") || !strings.Contains(body, "329.4") {
+		t.Errorf("the report body lacks its text or the embedded seed run (329.4 tok/s):\n%s", body)
+	}
 }
