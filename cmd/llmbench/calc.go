@@ -24,6 +24,7 @@ type calcFlags struct {
 	util, reserve, loadedWeights       float64
 	noPrefixCaching                    bool
 	mambaSSMDtype                      string
+	maxNumSeqs                         int
 	maxModelLen                        string
 	contexts, concurrency, prefill     string
 	maxOutput                          string
@@ -61,9 +62,9 @@ Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quant
 kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
-      --gpu-memory-utilization 0.94 --max-model-len 65536
+      --gpu-memory-utilization 0.94 --max-model-len 65536 --max-num-seqs 53   # the seed's launch
   llmbench calc --gpu rtx-3090 --model qwen3.8-27b --quant int4 --kv-dtype fp8 --gpu-memory-utilization 0.94 \
-      --max-model-len 136800 --mamba-ssm-cache-dtype float16   # a vLLM boot that logged 136,800 tokens
+      --max-model-len 136800 --mamba-ssm-cache-dtype float16 --max-num-seqs 8   # a vLLM boot that logged 136,800 tokens
   llmbench calc --gpu h100-sxm --gpus 2 --model llama-3.1-70b --quant fp8 --format json > predicted.json
   llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
   llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
@@ -90,6 +91,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
+	fl.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "the engine's max_num_seqs (vLLM --max-num-seqs); 0 = vLLM's default, 256 (1024 on GPUs with 70 GiB or more); its sampler warm-up takes memory from the KV cache")
 	fl.StringVar(&f.mambaSSMDtype, "mamba-ssm-cache-dtype", "auto", "a hybrid model's recurrent-state dtype (vLLM --mamba-ssm-cache-dtype): auto (the model's), float32, float16 or bfloat16")
 	fl.Float64Var(&f.reserve, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
 	fl.Float64Var(&f.loadedWeights, "weights-gib", 0, "the weights per GPU as the engine loaded them, in GiB (vLLM logs 'Model loading took X GiB'); 0 = from parameters × bits per weight")
@@ -223,6 +225,10 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		return nil, fmt.Errorf("--weights-gib and --reserve cannot be negative")
 	}
 	s.LoadedWeightsGiB = f.loadedWeights
+	if f.maxNumSeqs < 0 {
+		return nil, fmt.Errorf("--max-num-seqs %d: a positive count, or 0 for vLLM's default", f.maxNumSeqs)
+	}
+	s.MaxNumSeqs = f.maxNumSeqs
 	s.NoPrefixCaching = f.noPrefixCaching
 	switch strings.ToLower(f.mambaSSMDtype) {
 	case "", "auto":

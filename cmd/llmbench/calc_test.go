@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,7 +169,7 @@ func TestCalcInterconnect(t *testing.T) {
 // vLLM's hybrid layout — 800-token blocks, 177 of them — which is not fitted.)
 func TestCalcReproducesVLLMBootLog(t *testing.T) {
 	out, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "RedHatAI/Qwen3.8-27B-INT4", "--quant", "int4", "--kv-dtype", "fp8",
-		"--gpu-memory-utilization", "0.94", "--max-model-len", "136800", "--mamba-ssm-cache-dtype", "float16", "--format", "json")
+		"--gpu-memory-utilization", "0.94", "--max-model-len", "136800", "--mamba-ssm-cache-dtype", "float16", "--max-num-seqs", "8", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestCalcReproducesVLLMBootLog(t *testing.T) {
 	// give the logged token count from the predicted 8.82 GiB (logged: 8.94 GiB, 285,937
 	// tokens; the memory table in docs/calc.md has both).
 	out, err = runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "q4_k_m", "--kv-dtype", "fp8",
-		"--gpu-memory-utilization", "0.94", "--max-model-len", "200000", "--mamba-ssm-cache-dtype", "float16", "--weights-gib", "11.96")
+		"--gpu-memory-utilization", "0.94", "--max-model-len", "200000", "--mamba-ssm-cache-dtype", "float16", "--max-num-seqs", "8", "--weights-gib", "11.96")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,5 +200,39 @@ func TestCalcReproducesVLLMBootLog(t *testing.T) {
 	}
 	if _, err := runCalcCmd(t, "--gpu", "rtx-3090", "--model", "qwen3.8-27b", "--quant", "int4", "--weights-gib", "-1"); err == nil {
 		t.Error("--weights-gib -1 accepted")
+	}
+}
+
+// TestCalcMaxNumSeqs: vLLM's sampler warm-up runs on max_num_seqs rows of logits, so a
+// smaller --max-num-seqs leaves a larger cache; at vLLM's default 256 the seed's setup
+// has fewer recurrent-state blocks than sequences, which vLLM refuses, and calc says so.
+func TestCalcMaxNumSeqs(t *testing.T) {
+	seed := []string{"--gpu", "RTX 3090", "--model", "RedHatAI/Qwen3.8-27B-INT4", "--quant", "int4", "--kv-dtype", "fp8",
+		"--gpu-memory-utilization", "0.94", "--max-model-len", "65536", "--format", "json"}
+	kv := func(extra ...string) (int64, string) {
+		t.Helper()
+		out, err := runCalcCmd(t, append(slices.Clone(seed), extra...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := bench.Decode([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Engine.MaxNumSeqs == nil {
+			t.Fatal("the predicted run has no engine.max_num_seqs")
+		}
+		return *run.Engine.KVCacheTokens, out
+	}
+	byDefault, out := kv()
+	if !strings.Contains(out, "max_num_seqs (256) exceeds available Mamba cache blocks") {
+		t.Errorf("at the default 256 sequences the notes do not say vLLM would refuse to start:\n%s", out)
+	}
+	seed53, out := kv("--max-num-seqs", "53")
+	if seed53 <= byDefault || strings.Contains(out, "exceeds available Mamba cache blocks") {
+		t.Errorf("--max-num-seqs 53: %d KV tokens (default %d); want more, and no refusal note", seed53, byDefault)
+	}
+	if _, err := runCalcCmd(t, append(slices.Clone(seed), "--max-num-seqs", "-1")...); err == nil {
+		t.Error("--max-num-seqs -1 accepted")
 	}
 }

@@ -230,14 +230,22 @@ type Reserve struct {
 	// SingleGPU replaces the reserve on one GPU, where no tensor-parallel
 	// communication buffers are allocated and the published reports differ.
 	SingleGPU *Reserve `json:"single_gpu,omitempty"`
+	// SamplerBytesPerLogit is what vLLM's sampler warm-up holds per logit: it runs on
+	// one row per sequence it may batch (min(max_num_seqs, max_num_batched_tokens)) over
+	// the whole vocabulary, so the activation peak grows with both. 0 leaves it out.
+	SamplerBytesPerLogit float64 `json:"sampler_bytes_per_logit,omitempty"`
 }
 
-// GiBFor is the reserve per GPU for a model on gpus tensor-parallel GPUs.
-func (r Reserve) GiBFor(m Model, gpus int) float64 {
+// GiBFor is the reserve per GPU for a model on gpus tensor-parallel GPUs whose engine
+// warms its sampler up on samplerRows rows.
+func (r Reserve) GiBFor(m Model, gpus, samplerRows int) float64 {
 	if gpus <= 1 && r.SingleGPU != nil {
-		return r.SingleGPU.GiBFor(m, gpus)
+		return r.SingleGPU.GiBFor(m, gpus, samplerRows)
 	}
 	g := r.FixedGiB
+	if r.SamplerBytesPerLogit > 0 {
+		g += float64(samplerRows) * float64(m.Vocab) * r.SamplerBytesPerLogit / GiB
+	}
 	if r.ActivationGiB > 0 && r.ActivationRefWidth > 0 {
 		width := max(m.Intermediate, 4*m.Hidden)
 		g += r.ActivationGiB * float64(width) / float64(r.ActivationRefWidth)

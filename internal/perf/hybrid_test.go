@@ -15,11 +15,11 @@ import (
 // it from vLLM's source: a 3,207,168-byte recurrent page (61,440 B of BF16 conv window
 // + 3,145,728 B of FP32 temporal state), attention blocks of 1,568 tokens (page
 // 3,211,264 B), 1 attention + 3 GDN groups of 16 layers, 42 + 6 = 48 blocks per
-// 65,536-token request, and — with the 4.34 GiB the memory model leaves — 90 blocks,
-// reported as int(90 / 48 × 65,536) = 122,880 tokens.
+// 65,536-token request, and — with the 4.19 GiB the memory model leaves at the seed's
+// --max-num-seqs 53 — 87 blocks, reported as int(87 / 48 × 65,536) = 118,784 tokens.
 func TestHybridKVSeed(t *testing.T) {
 	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
-	s.MaxModelLen = 65536
+	s.MaxModelLen, s.MaxNumSeqs = 65536, 53
 	mem, err := s.Memory()
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +35,11 @@ func TestHybridKVSeed(t *testing.T) {
 		GroupSize:              16,
 		AttentionGroups:        1,
 		LinearGroups:           3,
-		NumBlocks:              90,
+		NumBlocks:              87,
 		MaxModelLen:            65536,
 		PrefixCaching:          true,
 		BlocksPerRequest:       42 + 3*2,
-		Tokens:                 122_880,
+		Tokens:                 118_784,
 	}
 	if d := cmp.Diff(want, *mem.Hybrid); d != "" {
 		t.Errorf("hybrid layout (-want +got):\n%s", d)
@@ -47,9 +47,9 @@ func TestHybridKVSeed(t *testing.T) {
 	if mem.KVTokens != want.Tokens {
 		t.Errorf("Memory reports %d KV tokens, want the hybrid count %d", mem.KVTokens, want.Tokens)
 	}
-	// The 90 blocks are the pool bytes over 16 tensors of 3,211,264-byte pages.
-	if got := int64(mem.KVBytes) / (16 * 3_211_264); got != 90 {
-		t.Errorf("%.3f GiB of KV cache is %d blocks of 16 × 3,211,264 B, want 90", mem.KVBytes/GiB, got)
+	// The 87 blocks are the pool bytes over 16 tensors of 3,211,264-byte pages.
+	if got := int64(mem.KVBytes) / (16 * 3_211_264); got != 87 {
+		t.Errorf("%.3f GiB of KV cache is %d blocks of 16 × 3,211,264 B, want 87", mem.KVBytes/GiB, got)
 	}
 }
 
@@ -72,7 +72,7 @@ func TestHybridKVSeed(t *testing.T) {
 // cmd/llmbench TestCalcReproducesVLLMBootLog.
 func TestHybridKVMatchesBootLog(t *testing.T) {
 	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
-	s.MambaSSMBytes = 2 // --mamba-ssm-cache-dtype float16
+	s.MambaSSMBytes, s.MaxNumSeqs = 2, 8 // --mamba-ssm-cache-dtype float16 --max-num-seqs 8
 	for _, gib := range []float64{4.335, 4.34, 4.345} {
 		s.MaxModelLen = 136_800
 		h := s.hybridKV(gib * GiB)
@@ -112,13 +112,13 @@ func TestHybridKVVariants(t *testing.T) {
 	})
 	t.Run("no prefix caching", func(t *testing.T) {
 		s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
-		s.MaxModelLen, s.NoPrefixCaching = 65536, true
+		s.MaxModelLen, s.NoPrefixCaching, s.MaxNumSeqs = 65536, true, 53
 		mem, err := s.Memory()
 		if err != nil || mem.Hybrid == nil {
 			t.Fatalf("no hybrid layout: %v", err)
 		}
-		if h := mem.Hybrid; h.BlocksPerRequest != 45 || h.Tokens != 90*65536/45 {
-			t.Errorf("without prefix caching: %d blocks per request, %d tokens; want 45 and %d", h.BlocksPerRequest, h.Tokens, 90*65536/45)
+		if h := mem.Hybrid; h.BlocksPerRequest != 45 || h.Tokens != 87*65536/45 {
+			t.Errorf("without prefix caching: %d blocks per request, %d tokens; want 45 and %d", h.BlocksPerRequest, h.Tokens, 87*65536/45)
 		}
 	})
 	t.Run("llama.cpp keeps bytes per token", func(t *testing.T) {
@@ -175,14 +175,15 @@ func TestLinearStateBytes(t *testing.T) {
 // for one such request says vLLM would not start.
 func TestHybridMaxModelLen(t *testing.T) {
 	s := setupFor(t, "rtx-3090", "qwen3.8-27b", "w4a16-g128", "fp8", "vllm", 0.94)
+	s.MaxNumSeqs = 53
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		maxLen     int64
-		wantTokens int64 // 90 blocks / blocks per request × max_model_len
+		wantTokens int64 // 87 blocks / blocks per request × max_model_len
 		wantRefuse bool
 	}{
-		{65536, 90 * 65536 / 48, false},
-		{0, 90 * 262144 / (168 + 6), true}, // the model's context: 174 blocks per request, more than 90
+		{65536, 87 * 65536 / 48, false},
+		{0, 87 * 262144 / (168 + 6), true}, // the model's context: 174 blocks per request, more than 87
 	} {
 		p := DefaultPlan()
 		p.MaxModelLen = tc.maxLen

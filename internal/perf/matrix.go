@@ -116,6 +116,11 @@ func (s Setup) PredictRun(p Plan, now time.Time) (*bench.Run, error) {
 		hwType = "apple_silicon"
 	}
 	prefixCaching := !s.NoPrefixCaching
+	var maxSeqs *int64
+	if s.Engine.ID == "vllm" {
+		n := int64(s.MaxSeqsFor())
+		maxSeqs = &n
+	}
 	run := &bench.Run{
 		SchemaVersion: bench.SchemaVersion,
 		ID:            "calc-" + slug(s.GPU.ID) + "-" + slug(s.Model.ID) + "-" + slug(s.Quant.ID),
@@ -132,6 +137,7 @@ func (s Setup) PredictRun(p Plan, now time.Time) (*bench.Run, error) {
 			KVCacheDtype:  s.KV.ID,
 			KVCacheTokens: &kvTokens,
 			MaxModelLen:   maxLen,
+			MaxNumSeqs:    maxSeqs,
 			PrefixCaching: &prefixCaching,
 		},
 		Model: bench.Model{ServedName: s.Model.ID, ID: s.Model.HFID},
@@ -205,6 +211,12 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 			float64(h.NumBlocks)/float64(h.BlocksPerRequest), h.Tokens))
 	} else if seq := s.KVBytesPerSequence(); seq > 0 {
 		notes = append(notes, fmt.Sprintf("Each sequence also holds %.1f MiB that does not grow with its context (sliding-window layers or recurrent state); the token count above does not include it.", seq/(1<<20)))
+	}
+	if h := mem.Hybrid; h != nil && int64(s.MaxSeqsFor()) > h.NumBlocks {
+		// Recent vLLM checks this before capturing CUDA graphs: every decoding sequence
+		// needs a recurrent-state block (vllm-project/recipes#831).
+		notes = append(notes, fmt.Sprintf("vLLM would refuse to start: \"max_num_seqs (%d) exceeds available Mamba cache blocks (%d)\"; lower --max-num-seqs to at most %d (which also frees sampler memory for more blocks).",
+			s.MaxSeqsFor(), h.NumBlocks, h.NumBlocks))
 	}
 	if l := s.maxModelLen(); s.Engine.ID == "vllm" && l > 0 && mem.KVTokens >= l {
 		// The lines to compare with a real boot: vLLM prints these three at startup.

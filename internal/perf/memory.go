@@ -24,6 +24,7 @@ type MemoryReport struct {
 	EngineVersion string  `json:"engine_version"`
 	Utilization   float64 `json:"gpu_memory_utilization"`
 	MaxModelLen   int64   `json:"max_model_len"`
+	MaxNumSeqs    int     `json:"max_num_seqs"`
 	// MambaSSMBytes is --mamba-ssm-cache-dtype's element size where the launch set it.
 	MambaSSMBytes   int  `json:"mamba_ssm_bytes,omitempty"`
 	NoPrefixCaching bool `json:"no_prefix_caching,omitempty"`
@@ -78,7 +79,7 @@ func (c *Catalog) reportSetup(r MemoryReport) (Setup, error) {
 		return s, err
 	}
 	s.GPUs, s.MemoryUtilization, s.MaxModelLen = max(r.GPUs, 1), r.Utilization, r.MaxModelLen
-	s.MambaSSMBytes, s.NoPrefixCaching = r.MambaSSMBytes, r.NoPrefixCaching
+	s.MambaSSMBytes, s.NoPrefixCaching, s.MaxNumSeqs = r.MambaSSMBytes, r.NoPrefixCaching, r.MaxNumSeqs
 	return s, nil
 }
 

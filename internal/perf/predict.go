@@ -41,6 +41,21 @@ type Setup struct {
 	// "Model loading took X GiB"), when known; it replaces the bits-per-weight formula
 	// in the memory split, not in the speed model.
 	LoadedWeightsGiB float64
+	// MaxNumSeqs is the engine's max_num_seqs; 0 means vLLM's default (MaxSeqsFor). vLLM
+	// warms its sampler up on that many rows of logits, which sizes part of its reserve.
+	MaxNumSeqs int
+}
+
+// MaxSeqsFor is max_num_seqs: the setup's own, else vLLM's default for the OpenAI
+// server — 1024 on GPUs with ≥ 70 GiB, 256 below (EngineArgs._set_default_args).
+func (s Setup) MaxSeqsFor() int {
+	if s.MaxNumSeqs > 0 {
+		return s.MaxNumSeqs
+	}
+	if s.GPU.VRAMGiB >= 70 {
+		return 1024
+	}
+	return 256
 }
 
 // linearState is the model's recurrent state with the setup's dtype override applied.
@@ -125,7 +140,7 @@ func (s Setup) ReserveBytes() float64 {
 	if s.ReserveGiB > 0 {
 		return s.ReserveGiB * GiB
 	}
-	return s.Engine.Reserve.GiBFor(s.Model, s.n()) * GiB
+	return s.Engine.Reserve.GiBFor(s.Model, s.n(), min(s.MaxSeqsFor(), s.ChunkFor())) * GiB
 }
 
 // ErrNoRoom says the weights and runtime reserve leave no memory for a KV cache.

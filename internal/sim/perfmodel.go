@@ -62,11 +62,20 @@ func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 	if s.Eff, err = c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
 		return Config{}, err
 	}
-	s.GPUs, s.MemoryUtilization = 1, 0.9
+	s.GPUs, s.MemoryUtilization, s.MaxNumSeqs = 1, 0.9, perfMaxNumSeqs
 	s.MaxModelLen = int64(s.Model.Context)
 	mem, err := s.Memory()
 	if err != nil {
 		return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+	}
+	if h := mem.Hybrid; h != nil && int64(s.MaxNumSeqs) > h.NumBlocks {
+		// vLLM refuses a hybrid model more sequences than recurrent-state blocks and
+		// says to lower max_num_seqs to the block count; do what a user then does. The
+		// smaller sampler warm-up leaves more blocks, so the limit still holds.
+		s.MaxNumSeqs = int(h.NumBlocks)
+		if mem, err = s.Memory(); err != nil {
+			return Config{}, fmt.Errorf("emulating %s on %s: %w", s.Model.Name, s.GPU.Name, err)
+		}
 	}
 	// max_model_len is the model's context unless the cache cannot hold one such
 	// request; then the longest that fits, as a user would set it.
@@ -97,7 +106,7 @@ func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 		NumBlocks:         blocks,
 		BlockSize:         blockSize,
 		StateBlocksPerSeq: stateBlocks,
-		MaxNumSeqs:        perfMaxNumSeqs,
+		MaxNumSeqs:        s.MaxNumSeqs,
 		MaxModelLen:       maxLen,
 		MaxBatchedTokens:  s.ChunkFor(),
 		PrefixCaching:     true,
