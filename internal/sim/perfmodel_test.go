@@ -65,6 +65,11 @@ func TestPerfConfigHybridFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// vLLM refuses more sequences than recurrent-state blocks; the emulator serves what
+	// a user then sets, and its state blocks still fit that many sequences' states.
+	if cfg.StateBlocksPerSeq == 0 || cfg.MaxNumSeqs > cfg.NumBlocks || cfg.MaxNumSeqs >= perfMaxNumSeqs {
+		t.Errorf("hybrid emulation: %d state blocks per sequence, max_num_seqs %d, %d blocks; want state blocks and max_num_seqs lowered to at most the blocks", cfg.StateBlocksPerSeq, cfg.MaxNumSeqs, cfg.NumBlocks)
+	}
 	if cfg.MaxModelLen > cfg.KVCacheTokens() || cfg.MaxModelLen < cfg.KVCacheTokens()-perfBlockSize {
 		t.Errorf("max_model_len %d with a %d-token cache: want the longest request that fits", cfg.MaxModelLen, cfg.KVCacheTokens())
 	}
