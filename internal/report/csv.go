@@ -17,7 +17,7 @@ var csvColumns = []string{
 	"prompt_tok_s", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms",
 	"avg_active_requests", "completed_requests", "output_tokens", "measured_s",
 	"ttft_p90_ms", "ttft_p99_ms", "tbt_p90_ms", "tbt_p99_ms",
-	"requests", "errors", "ended_early", "queueing", "preemptions", "cache_hit_ratio",
+	"requests", "errors", "ended_early", "queueing", "peak_streaming_requests", "preemptions", "cache_hit_ratio",
 	"client_limited", "server_running_mean", "server_waiting_max", "server_kv_usage_max",
 	"flags", "error_samples",
 }
@@ -103,6 +103,9 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 		set("errors", strconv.Itoa(d.Errors))
 		set("ended_early", strconv.Itoa(d.EndedEarly))
 		set("queueing", strconv.FormatBool(d.Queueing))
+		if d.PeakStreaming > 0 {
+			set("peak_streaming_requests", strconv.Itoa(d.PeakStreaming))
+		}
 		switch {
 		case d.Preemptions != nil:
 			set("preemptions", strconv.Itoa(*d.Preemptions))
