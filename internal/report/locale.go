@@ -122,6 +122,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"st_predicted":       {"Predicted", "予測"},
 	"st_missing":         {"Not in run", "記録なし"},
 	"n_queueing":         {"requests waited in the server's queue", "サーバーのキューでリクエストが待機"},
+	"n_peak_streaming":   {"at most %s of %s requests streamed at once", "同時にストリームしたリクエストは最大 %s / %s"},
 	"n_preemptions":      {"%s preemptions", "プリエンプション %s 回"},
 	"n_errors":           {"%s of %s requests failed", "%s / %s リクエストが失敗"},
 	"n_ended_early":      {"%s requests ended before max output (EOS)", "%s リクエストが最大出力前に終了 (EOS)"},

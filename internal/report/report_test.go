@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,5 +93,22 @@ func TestGolden(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			checkGolden(t, c.file, render(t, runs[c.run], c.opts))
 		})
+	}
+}
+
+// TestInferredQueueingSaysHowMany: a cell whose queue was inferred (no waiting gauge)
+// tells the reader how many requests streamed at once, in both languages.
+func TestInferredQueueingSaysHowMany(t *testing.T) {
+	cell := &bench.DecodeCell{Context: 0, Concurrency: 8, Status: bench.StatusValid,
+		CellDetail: &bench.CellDetail{Queueing: true, PeakStreaming: 4, Flags: []string{"queueing_inferred"}}}
+	for lang, want := range map[string]string{"en": "at most 4 of 8 requests streamed at once", "ja": "最大 4 / 8"} {
+		warnings, _ := cellDetails(lang, cell)
+		if len(warnings) == 0 || !strings.Contains(warnings[0], want) {
+			t.Errorf("%s: warnings %q, want the first to say %q", lang, warnings, want)
+		}
+	}
+	cell.CellDetail.PeakStreaming = 8 // a gauge said so; every request did stream at once
+	if warnings, _ := cellDetails("en", cell); strings.Contains(warnings[0], "streamed at once") {
+		t.Errorf("peak equal to the concurrency still reported: %q", warnings[0])
 	}
 }

@@ -444,7 +444,11 @@ func cellDetails(lang string, c *bench.DecodeCell) (warnings, info []string) {
 		return nil, nil
 	}
 	if d.Queueing {
-		warnings = append(warnings, T(lang, "n_queueing"))
+		w := T(lang, "n_queueing")
+		if d.PeakStreaming > 0 && d.PeakStreaming < c.Concurrency {
+			w += " (" + T(lang, "n_peak_streaming", FormatInt(lang, d.PeakStreaming), FormatInt(lang, c.Concurrency)) + ")"
+		}
+		warnings = append(warnings, w)
 	}
 	preempt := 0.0
 	if d.Preemptions != nil {
