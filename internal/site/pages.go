@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"math"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -694,7 +693,7 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 	user, fail := s.userForToken(r, r.PostForm.Get("token"))
 	if fail != nil {
 		if fail.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(fail.retryAfter.Seconds()))))
+			setRetryAfter(w, fail.retryAfter)
 		}
 		data.Field, data.Error = T(lang, "report_token"), fail.reason
 		s.render(w, r, fail.status, "report_new", "reports", T(lang, "report_new"), data)

@@ -238,11 +238,17 @@ func (s *Server) clientAddr(r *http.Request) string {
 	return host
 }
 
-// tooMany writes a 429 with Retry-After: JSON for the API, text for pages.
+// tooMany writes a 429 with Retry-After and a JSON error body.
 func tooMany(w http.ResponseWriter, wait time.Duration, why string) {
+	secs := setRetryAfter(w, wait)
+	writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
+}
+
+// setRetryAfter sets Retry-After to wait, rounded up to whole seconds, and returns them.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) int {
 	secs := int(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
+	return secs
 }
 
 type statusRecorder struct {
