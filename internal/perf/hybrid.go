@@ -42,8 +42,11 @@ type HybridKV struct {
 	// PrefixCaching selects the recurrent state's "align" mode: 2 blocks per linear
 	// group and request instead of 1.
 	PrefixCaching bool
+	// StateBlocksPerRequest is what a request's recurrent state takes: 1 or 2 blocks
+	// per linear group, whatever its length.
+	StateBlocksPerRequest int64
 	// BlocksPerRequest is what one max_model_len request takes: cdiv(MaxModelLen,
-	// BlockSize) per attention group plus 1 or 2 per linear group.
+	// BlockSize) per attention group plus StateBlocksPerRequest.
 	BlocksPerRequest int64
 	// Tokens is the capacity vLLM reports ("GPU KV cache size", kv_cache_size_tokens):
 	// int(NumBlocks / BlocksPerRequest × MaxModelLen).
@@ -119,7 +122,8 @@ func (s Setup) hybridKV(availableBytes float64) *HybridKV {
 	if h.PrefixCaching {
 		statePerGroup = 2
 	}
-	h.BlocksPerRequest = int64(h.AttentionGroups)*cdiv64(maxLen, int64(h.BlockSize)) + int64(h.LinearGroups)*statePerGroup
+	h.StateBlocksPerRequest = int64(h.LinearGroups) * statePerGroup
+	h.BlocksPerRequest = int64(h.AttentionGroups)*cdiv64(maxLen, int64(h.BlockSize)) + h.StateBlocksPerRequest
 	h.Tokens = h.NumBlocks * maxLen / h.BlocksPerRequest
 	return &h
 }

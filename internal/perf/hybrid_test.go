@@ -38,6 +38,7 @@ func TestHybridKVSeed(t *testing.T) {
 		NumBlocks:              87,
 		MaxModelLen:            65536,
 		PrefixCaching:          true,
+		StateBlocksPerRequest:  3 * 2,
 		BlocksPerRequest:       42 + 3*2,
 		Tokens:                 118_784,
 	}

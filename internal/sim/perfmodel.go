@@ -85,7 +85,7 @@ func PerfConfig(gpu, model, quant, kvDtype string) (Config, error) {
 		// layer group), the attention block size raised to hold a recurrent state, and
 		// every running request holding its state's blocks besides its tokens'.
 		blockSize, blocks = h.BlockSize, int(h.NumBlocks)
-		stateBlocks = int(h.BlocksPerRequest - int64(h.AttentionGroups)*((h.MaxModelLen+int64(h.BlockSize)-1)/int64(h.BlockSize)))
+		stateBlocks = int(h.StateBlocksPerRequest)
 		if h.AttentionGroups != 1 {
 			return Config{}, fmt.Errorf("emulating %s: %d attention layer groups; the emulator models one", s.Model.Name, h.AttentionGroups)
 		}
