@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func runReportCmd(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-const seedRun = "../../../shared/seed/seed-run.json"
+var seedRun = seedcopy.RunPath()
 
 func TestReportPrintsSeedTables(t *testing.T) {
 	out, err := runReportCmd(t, seedRun)

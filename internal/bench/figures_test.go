@@ -1,6 +1,7 @@
 package bench
 
 import (
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"testing"
 	"time"
 
@@ -62,9 +63,9 @@ func TestCellFigures(t *testing.T) {
 // TestPlanSeed: the seed page's over-capacity pattern follows from its KV cache (any
 // size in [65,536, 81,919] tokens: 8 × 8K fits, 2 × 40K does not), max_model_len 65,536 and 8,192 output tokens.
 func TestPlanSeed(t *testing.T) {
-	seed, err := ReadFile("../../../shared/seed/seed-run.json")
+	seed, err := ReadFile(seedcopy.RunPath())
 	if err != nil {
-		t.Skipf("seed not available: %v", err)
+		t.Fatalf("reading the seed run: %v", err)
 	}
 	for _, kv := range []int64{65536, 72000, 81919} {
 		doc := &Run{Config: seed.Config}
@@ -98,9 +99,9 @@ func TestParseTokens(t *testing.T) {
 }
 
 func TestSeedRoundTrip(t *testing.T) {
-	seed, err := ReadFile("../../../shared/seed/seed-run.json")
+	seed, err := ReadFile(seedcopy.RunPath())
 	if err != nil {
-		t.Skipf("seed not available: %v", err)
+		t.Fatalf("reading the seed run: %v", err)
 	}
 	c := seed.Cell(0, 1)
 	if c.TotalTokS != 48.2 || c.OutputTokens != 1445 || c.TTFTMs != 85 {

@@ -2,7 +2,7 @@
 // cell runner (closed loop of N streams, measurement window), the figures computed from
 // token arrival times, and the run document (schema v1) that carries them.
 //
-// The run document's field names come from ../shared/seed/seed-run.json and are the
+// The run document's field names come from the seed run (internal/seed/seed-run.json) and are the
 // contract between run, report, submit, the site and outside tools: extend, never rename.
 package bench
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"math"
 	"os"
 	"strings"
@@ -285,7 +286,7 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 // predicts 87 for the seed's 53 sequences. Whatever capacity the seed's tool used, it was not vLLM's
 // reported cache for these flags.
 func TestSeedPatternIsMaxModelLen(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/seed/seed-run.json")
+	raw, err := os.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-const seedPath = "../../../shared/seed/seed-run.json"
+var seedPath = seedcopy.RunPath()
 
-// readSeed reads the seed run; the seed lives beside the repository, in ../shared.
+// readSeed reads the seed run, the project's own copy (internal/seed).
 func readSeed(t testing.TB) *bench.Run {
 	t.Helper()
 	run, err := bench.ReadFile(seedPath)

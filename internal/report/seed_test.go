@@ -11,7 +11,7 @@ import (
 )
 
 // seedTables are the seed page's tables and words, copied from
-// ../shared/seed/000_f4746f295f65ae80.txt into testdata/seed-tables.json (shared with
+// the seed page (internal/seed/seed-page.txt) into testdata/seed-tables.json (shared with
 // the browser tests). The renderers must reproduce every one of them from seed-run.json.
 type seedTables struct {
 	Header  []string   `json:"header"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -55,7 +56,7 @@ func seededDB(b *testing.B) string {
 			benchErr = err
 			return
 		}
-		seed, err := os.ReadFile("../../../shared/seed/seed-run.json")
+		seed, err := os.ReadFile(seedcopy.RunPath())
 		if err != nil {
 			benchErr = err
 			return

@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"encoding/json"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -43,7 +44,7 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed, err := os.ReadFile("../../../shared/seed/seed-run.json")
+	seed, err := os.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}

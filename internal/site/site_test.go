@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,7 +21,7 @@ import (
 
 var verboseLog = flag.Bool("site.log", false, "log requests while testing")
 
-const seedPath = "../../../shared/seed/seed-run.json"
+var seedPath = seedcopy.RunPath()
 
 func seedDoc(t testing.TB) []byte {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,7 +59,7 @@ func readRun(t testing.TB, path string) *bench.Run {
 	return run
 }
 
-func readSeed(t testing.TB) *bench.Run { return readRun(t, "../../../../shared/seed/seed-run.json") }
+func readSeed(t testing.TB) *bench.Run { return readRun(t, seedcopy.RunPath()) }
 
 func readFixture(t testing.TB, name string) *bench.Run {
 	return readRun(t, filepath.Join("../testdata", name))

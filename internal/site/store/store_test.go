@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"os"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
-const seedPath = "../../../../shared/seed/seed-run.json"
+var seedPath = seedcopy.RunPath()
 
 func seed(t *testing.T) ([]byte, *bench.Run) {
 	t.Helper()

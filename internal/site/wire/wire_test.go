@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func specsText(ss []site.Spec) string {
 }
 
 func TestReportBodyHasTheSeedNumbers(t *testing.T) {
-	run, err := bench.ReadFile("../../../../shared/seed/seed-run.json")
+	run, err := bench.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}
