@@ -74,6 +74,12 @@ type Config struct {
 	EmptyFirstToken bool `json:"empty_first_token,omitempty"`
 	// Failures answer some requests with an error instead.
 	Failures []Failure `json:"failures,omitempty"`
+	// TokensPerStep overrides the shape's tokens per step.
+	TokensPerStep []int `json:"tokens_per_step,omitempty"`
+	// PrefillContention slows a cold prefill by this factor per request the server is
+	// still running (decoding or aborting) when it starts: engines interleave prefill
+	// with their running batch.
+	PrefillContention float64 `json:"prefill_contention,omitempty"`
 }
 
 // LlamaSlots is llama-server's context and slots.
@@ -100,20 +106,21 @@ type Failure struct {
 	// tokens of the shape are streamed first.
 	Body        string `json:"body"`
 	AfterTokens int    `json:"after_tokens,omitempty"`
-
-	seen, failed atomic.Int64
 }
 
-func (f *Failure) matches(phase string) bool {
+// failCount counts a Failure's matching requests and the failures it answered.
+type failCount struct{ seen, failed atomic.Int64 }
+
+func (f *Failure) matches(c *failCount, phase string) bool {
 	if f.Phase != "" && f.Phase != phase {
 		return false
 	}
-	n := f.seen.Add(1)
+	n := c.seen.Add(1)
 	every := int64(max(f.Every, 1))
 	if n%every != 0 {
 		return false
 	}
-	if f.Limit > 0 && f.failed.Add(1) > int64(f.Limit) {
+	if f.Limit > 0 && c.failed.Add(1) > int64(f.Limit) {
 		return false
 	}
 	return true
@@ -127,6 +134,7 @@ type Server struct {
 	model string
 
 	slots chan struct{}
+	fails []failCount
 
 	mu       sync.Mutex
 	records  []*Record
@@ -139,16 +147,18 @@ type Server struct {
 
 // Record is what the server did with one request.
 type Record struct {
-	Prompt    int         `json:"prompt"`
-	MaxTokens int         `json:"max_tokens"`
-	Stream    bool        `json:"stream"`
-	Cold      bool        `json:"cold"`
-	Status    int         `json:"status"`
-	Start     time.Time   `json:"start"`
-	End       time.Time   `json:"end"`
-	Emits     []Emit      `json:"emits,omitempty"`
-	Cancelled bool        `json:"cancelled,omitempty"`
-	Body      requestBody `json:"-"`
+	Prompt    int       `json:"prompt"`
+	MaxTokens int       `json:"max_tokens"`
+	Stream    bool      `json:"stream"`
+	Cold      bool      `json:"cold"`
+	Status    int       `json:"status"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Emits     []Emit    `json:"emits,omitempty"`
+	Cancelled bool      `json:"cancelled,omitempty"`
+	// RunningAtStart is how many requests the server was running when this one began.
+	RunningAtStart int         `json:"running_at_start"`
+	Body           requestBody `json:"-"`
 }
 
 // Emit is one write that carried K tokens.
@@ -181,6 +191,11 @@ func newServer(cfg Config) (*Server, error) {
 	if cfg.PrefillRate == 0 {
 		cfg.PrefillRate = 20000
 	}
+	if len(cfg.TokensPerStep) > 0 {
+		c := *shape
+		c.TokensPerStep = cfg.TokensPerStep
+		shape = &c
+	}
 	s := &Server{cfg: cfg, shape: shape, cached: map[string]bool{}, model: cfg.Model}
 	if s.model == "" {
 		s.model = s.discoveredModel()
@@ -188,6 +203,7 @@ func newServer(cfg Config) (*Server, error) {
 	if cfg.Slots > 0 {
 		s.slots = make(chan struct{}, cfg.Slots)
 	}
+	s.fails = make([]failCount, len(cfg.Failures))
 	return s, nil
 }
 
@@ -329,7 +345,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		phase = "whole"
 	}
 	for i := range s.cfg.Failures {
-		if f := &s.cfg.Failures[i]; f.matches(phase) {
+		if f := &s.cfg.Failures[i]; f.matches(&s.fails[i], phase) {
 			s.fail(w, r, rec, f, id)
 			return
 		}
@@ -389,6 +405,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		}
 		defer func() { <-s.slots }()
 	}
+	s.mu.Lock()
+	busy := s.running
+	rec.RunningAtStart = busy
+	s.mu.Unlock()
 	s.adjust(1, 0)
 	left := false
 	defer func() {
@@ -402,7 +422,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	start := time.Now()
 	ttft := s.cfg.WarmTTFT
 	if rec.Cold {
-		ttft = time.Duration(float64(rec.Prompt) / s.cfg.PrefillRate * float64(time.Second))
+		ttft = time.Duration(float64(rec.Prompt) / s.cfg.PrefillRate * float64(time.Second) * (1 + s.cfg.PrefillContention*float64(busy)))
 	}
 	if !rec.Stream || s.cfg.IgnoreStream {
 		left = !s.whole(w, r, rec, id, start.Add(ttft))
@@ -416,12 +436,19 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 
 	st := s.newStreamState(rec, id)
 	produced, step := 0, 0
+	var prevWrite time.Time
 	for produced < rec.MaxTokens {
 		k := min(s.shape.TokensPerStep[step%len(s.shape.TokensPerStep)], rec.MaxTokens-produced)
 		if cut > 0 {
 			k = min(k, cut-produced)
 		}
-		due := start.Add(ttft + time.Duration(step)*s.cfg.Step)
+		// Each step follows the previous write by Step, as an engine's next step follows
+		// its last: a server that falls behind streams slower, it does not catch up in a
+		// burst.
+		due := start.Add(ttft)
+		if step > 0 {
+			due = prevWrite.Add(s.cfg.Step)
+		}
 		if !sleepUntil(ctx, due) {
 			left = true
 			s.markCancelled(rec)
@@ -450,7 +477,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 			return
 		}
 		fl.Flush()
-		s.emitted(rec, k)
+		prevWrite = s.emitted(rec, k)
 		if cut > 0 && produced >= cut {
 			return
 		}
@@ -490,12 +517,13 @@ func (s *Server) markCancelled(rec *Record) {
 	s.mu.Unlock()
 }
 
-func (s *Server) emitted(rec *Record, k int) {
+func (s *Server) emitted(rec *Record, k int) time.Time {
 	now := time.Now()
 	s.mu.Lock()
 	rec.Emits = append(rec.Emits, Emit{At: now, K: k})
 	s.genTotal += int64(k)
 	s.mu.Unlock()
+	return now
 }
 
 // streamState renders one request's events.
