@@ -93,3 +93,27 @@ func Fit(context, concurrency, maxOutput int, kvCacheTokens, maxModelLen *int64)
 	}
 	return true, ""
 }
+
+// Plan fills a new run document's prefill rows and decode cells from its config and the
+// server's limits: over-capacity cells are marked (and never sent), the rest pending.
+func Plan(doc *Run, kvCacheTokens, maxModelLen *int64) {
+	cfg := doc.Config
+	doc.Prefill = doc.Prefill[:0]
+	for _, c := range sortedUnique(cfg.PrefillContexts) {
+		row := PrefillRow{Context: c, Status: StatusPending}
+		if ok, reason := Fit(c, 1, 1, nil, maxModelLen); !ok {
+			row.Status, row.Reason = StatusOverCapacity, reason
+		}
+		doc.Prefill = append(doc.Prefill, row)
+	}
+	doc.Decode = doc.Decode[:0]
+	for _, c := range sortedUnique(cfg.Contexts) {
+		for _, n := range sortedUnique(cfg.Concurrency) {
+			cell := DecodeCell{Context: c, Concurrency: n, Status: StatusPending}
+			if ok, reason := Fit(c, n, cfg.MaxOutputTokens, kvCacheTokens, maxModelLen); !ok {
+				cell.Status, cell.Reason = StatusOverCapacity, reason
+			}
+			doc.Decode = append(doc.Decode, cell)
+		}
+	}
+}

@@ -1,0 +1,448 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/llmbench/llmbench/internal/openai"
+)
+
+// CellRun is what executing a cell produced: everything its figures and checks are
+// computed from, and nothing computed. The events log holds it (a "cell" event and
+// the cell's "request" events), so ScoreCell gives the same cell live and in Rescore.
+type CellRun struct {
+	Context     int     `json:"context"`
+	Concurrency int     `json:"concurrency"`
+	DurationS   float64 `json:"duration_s"`
+	MaxOutput   int     `json:"max_output"`
+	// PromptTokens is what the server counted for the row's request 0, PromptTarget
+	// what was asked.
+	PromptTokens   int  `json:"prompt_tokens"`
+	PromptTarget   int  `json:"prompt_target"`
+	IgnoreEOSKnown bool `json:"ignore_eos_known,omitempty"`
+	// Open and Close are the window on the run's clock; zero when it never opened,
+	// and Failed says why.
+	Open   int64  `json:"open_ns,omitempty"`
+	Close  int64  `json:"close_ns,omitempty"`
+	Failed string `json:"failed,omitempty"`
+	// ClientCPUNs is the measuring process's CPU time inside the window, on CPUs
+	// cores; MachineCPU the share of the whole machine's CPU time that was busy then
+	// (measured when the server is on this machine).
+	ClientCPUNs int64          `json:"client_cpu_ns,omitempty"`
+	CPUs        int            `json:"cpus,omitempty"`
+	MachineCPU  *float64       `json:"machine_cpu,omitempty"`
+	Server      *ServerMetrics `json:"server_metrics,omitempty"`
+	// Settle is the wait for the server to go idle before the cell.
+	Settle   *Settle   `json:"settle,omitempty"`
+	Requests []Request `json:"-"`
+}
+
+// Settle is a wait before a measurement for the server to finish what the previous
+// one left running.
+type Settle struct {
+	WaitMs float64 `json:"wait_ms"`
+	// By is "gauge" (the server's running gauge reached 0), "gauge_timeout" (it did
+	// not within the limit; Running is its last value) or "time" (no gauge: a fixed
+	// settle time).
+	By      string   `json:"by"`
+	Running *float64 `json:"running,omitempty"`
+}
+
+// Thresholds of the validity checks (docs/run.md).
+const (
+	// unresolvedShare: more of the window's token events than this arriving with the
+	// one before means the gaps were not resolved.
+	unresolvedShare = 0.10
+	// estimatedDeviation: settled per-chunk counts that moved more than this share of
+	// the window's tokens from one per chunk make TBT an estimate.
+	estimatedDeviation = 0.02
+	// counterTolerance: the server's generation counter confirms an otherwise
+	// unverified count within this.
+	counterTolerance = 0.03
+	// clientSaturated: the client process using more than this share of all CPUs.
+	clientSaturated = 0.9
+	// machineSaturated: the machine busier than this.
+	machineSaturated = 0.95
+)
+
+// scoring is one cell's figures under evaluation by the validity rules.
+type scoring struct {
+	run         *CellRun
+	w           windowFigures
+	source      string
+	speculative bool
+	zeroShare   float64
+	clientCPU   float64 // share of all CPUs
+	cacheRatio  *float64
+	firstError  string
+}
+
+// rule is one validity check: a flag, and the reason the cell is not valid when the
+// check fails ("" when it passes).
+type rule struct {
+	flag  string
+	check func(*scoring) string
+}
+
+// validityRules, in the order their reasons head a cell.
+var validityRules = []rule{
+	{"window_short", func(s *scoring) string {
+		asked := s.run.DurationS
+		if got := float64(s.run.Close-s.run.Open) / 1e9; got < asked*0.99 {
+			return fmt.Sprintf("window lasted %.1f s, %.1f s asked", got, asked)
+		}
+		return ""
+	}},
+	{"not_in_flight", func(s *scoring) string {
+		n := s.run.Concurrency
+		if avg := s.w.stats.AvgActiveRequests; avg < 0.9*float64(n) {
+			r := fmt.Sprintf("only %.2f of %d requests were in flight on average", avg, n)
+			if s.firstError != "" {
+				r += " (" + s.firstError + ")"
+			}
+			return r
+		}
+		return ""
+	}},
+	{"ended_early", func(s *scoring) string {
+		if s.run.IgnoreEOSKnown && s.w.detail.EndedEarly > 0 {
+			return fmt.Sprintf("%d requests ended before max output despite ignore_eos", s.w.detail.EndedEarly)
+		}
+		return ""
+	}},
+	{"prompt_off_target", func(s *scoring) string {
+		if t := s.run.PromptTarget; t > 0 && relDiff(s.run.PromptTokens, t) > 0.01 {
+			return fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", s.run.PromptTokens, t)
+		}
+		return ""
+	}},
+	{"token_counts_unverified", func(s *scoring) string {
+		if s.source != CountClientOnly {
+			return ""
+		}
+		r := fmt.Sprintf("nothing the server said verifies the client's count of %d tokens (no per-chunk usage, no finished request with usage, no tokenize route", s.w.clientTokens)
+		if g := s.run.Server.generation(); g != nil {
+			r += fmt.Sprintf("; its generation counter says %.0f", *g)
+		} else {
+			r += ", no generation counter"
+		}
+		return r + ")"
+	}},
+	{"tbt_estimated", func(s *scoring) string {
+		if s.w.deviation > estimatedDeviation {
+			return fmt.Sprintf("chunks carry %.2f tokens on average and the server does not count them per chunk: time between tokens is an estimate (continuous usage stats would count them)", float64(s.w.stats.OutputTokens)/float64(max(s.w.clientTokens, 1)))
+		}
+		return ""
+	}},
+	{"timing_unresolved", func(s *scoring) string {
+		if s.speculative || s.zeroShare <= unresolvedShare {
+			return ""
+		}
+		r := fmt.Sprintf("%.0f%% of the window's token events arrived within %s of the one before", 100*s.zeroShare, openai.SameArrival)
+		if s.w.detail.EventsPerRead != nil {
+			r += fmt.Sprintf(" (%.1f events per read)", *s.w.detail.EventsPerRead)
+		}
+		r += ": the client could not time the gaps between tokens"
+		if m := s.run.MachineCPU; m != nil && *m > machineSaturated {
+			r += fmt.Sprintf("; the machine's CPUs were %.0f%% busy", 100**m)
+		}
+		return r
+	}},
+	{"client_cpu_saturated", func(s *scoring) string {
+		if s.clientCPU > clientSaturated {
+			return "the measuring client used nearly all CPUs: the figure may be the client's limit"
+		}
+		return ""
+	}},
+	{"cache_not_warm", func(s *scoring) string {
+		if s.run.Context > 0 && s.cacheRatio != nil && *s.cacheRatio < 0.5 {
+			return fmt.Sprintf("the shared context was not cached (hit ratio %.2f)", *s.cacheRatio)
+		}
+		return ""
+	}},
+}
+
+// ScoreCell computes a measured cell — figures, flags, status — from what executing it
+// produced. It is pure: the live run and Rescore call it on the same CellRun.
+func ScoreCell(run *CellRun) DecodeCell {
+	cell := DecodeCell{Context: run.Context, Concurrency: run.Concurrency}
+	if run.Open == 0 {
+		cell.Status, cell.Reason = StatusFailed, run.Failed
+		if e := firstError(run.Requests); e != "" {
+			cell.Reason += ": " + e
+		}
+		cell.CellDetail = &CellDetail{Requests: len(run.Requests), Errors: countFailures(run.Requests),
+			ErrorSamples: errorSamples(run.Requests), Server: run.Server, Outcomes: outcomes(run.Requests)}
+		addSettle(cell.CellDetail, run.Settle)
+		return cell
+	}
+	c := settleCounts(run.Requests)
+	w := cellFigures(run.Requests, c, span{run.Open, run.Close})
+	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests)}
+	d := &s.w.detail
+	s.describe(c)
+	fig, stats := s.w.fig, s.w.stats
+	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
+
+	cell.Status = StatusValid
+	for _, r := range validityRules {
+		if reason := r.check(s); reason != "" {
+			d.addFlag(r.flag)
+			if cell.Status == StatusValid {
+				cell.Status, cell.Reason = StatusInvalid, reason
+			}
+		}
+	}
+	return cell
+}
+
+// describe fills what the cell records beside its figures: counts side by side,
+// timing resolution, CPU, cache, queueing, and the flags that inform without
+// invalidating.
+func (s *scoring) describe(c counting) {
+	run, d := s.run, &s.w.detail
+	d.ErrorSamples = errorSamples(run.Requests)
+	d.Outcomes = outcomes(run.Requests)
+	d.Server = run.Server
+	d.PromptTokens = run.PromptTokens
+	addSettle(d, run.Settle)
+
+	// Counts: the client's and the server's, side by side.
+	d.ClientOutputTokens = openai.Ptr(s.w.clientTokens)
+	var serverTokens, withUsage, cached, prompted, skipped, events, reads int
+	haveCached := false
+	for i := range run.Requests {
+		q := &run.Requests[i]
+		skipped += q.Skipped
+		events += q.Events
+		reads += q.Reads
+		s.speculative = s.speculative || q.Speculative
+		if q.finished() && q.FinishReason != "length" {
+			d.EndedEarly++
+		}
+		if q.Usage == nil {
+			continue
+		}
+		if q.finished() {
+			serverTokens += q.Usage.CompletionTokens
+			withUsage++
+		}
+		if det := q.Usage.PromptTokensDetails; det != nil && det.CachedTokens != nil && q.Usage.PromptTokens > 0 {
+			haveCached = true
+			cached += *det.CachedTokens
+			prompted += q.Usage.PromptTokens
+		}
+	}
+	if withUsage > 0 {
+		d.ServerOutputTokens = openai.Ptr(serverTokens)
+	}
+	if g := run.Server.generation(); g != nil {
+		d.ServerGenerationTokens = openai.Ptr(*g)
+		if s.source == CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) <= counterTolerance**g {
+			s.source = CountMetricsCounter
+		} else if s.source != CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) > 2*counterTolerance**g {
+			d.addFlag("server_counter_disagrees")
+		}
+	}
+	d.TokenCountSource = s.source
+	if slices.Contains(c.source, CountFinishedRatio) && math.Abs(c.ratio-1) > 0.005 || s.w.deviation > 0 {
+		d.addFlag("token_counts_estimated")
+	}
+
+	// Timing resolution.
+	if s.w.events > 0 {
+		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
+		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
+	}
+	if reads > 0 {
+		d.EventsPerRead = openai.Ptr(round(float64(events)/float64(reads), 2))
+	}
+	if skipped > 0 {
+		d.SkippedEvents = skipped
+		d.addFlag("sse_events_skipped")
+	}
+
+	// The client's and the machine's CPU inside the window.
+	if wall := run.Close - run.Open; wall > 0 && run.ClientCPUNs > 0 && run.CPUs > 0 {
+		s.clientCPU = float64(run.ClientCPUNs) / float64(wall) / float64(run.CPUs)
+		d.ClientCPU = openai.Ptr(round(s.clientCPU, 3))
+		d.ClientLimited = s.clientCPU > clientSaturated
+	}
+	if m := run.MachineCPU; m != nil {
+		d.MachineCPU = openai.Ptr(round(*m, 3))
+		if *m > machineSaturated {
+			d.addFlag("machine_cpu_saturated")
+		}
+	}
+
+	// The shared context's cache: per request where the server says, else its
+	// prefix-cache counters over the window.
+	if haveCached {
+		d.CachedTokens = openai.Ptr(cached)
+		d.CacheHitRatio = openai.Ptr(round(float64(cached)/float64(prompted), 4))
+	} else if m := run.Server; m != nil && m.PrefixCacheQueries != nil && m.PrefixCacheHits != nil && *m.PrefixCacheQueries > 0 {
+		d.CacheHitRatio = openai.Ptr(round(*m.PrefixCacheHits / *m.PrefixCacheQueries, 4))
+	}
+	s.cacheRatio = d.CacheHitRatio
+
+	// Queueing: the server's waiting gauge, or the client's view of it.
+	n := run.Concurrency
+	switch m := run.Server; {
+	case m != nil && m.Waiting != nil:
+		if m.Waiting.Max > 0 {
+			d.Queueing = true
+			d.addFlag("queueing")
+		}
+	case n > 1 && d.PeakStreaming > 0 && d.PeakStreaming < n:
+		// No waiting gauge (Ollama, LM Studio, a metrics-less llama.cpp): requests that
+		// never stream at the same time show the queue.
+		d.Queueing = true
+		d.addFlag("queueing_inferred")
+	}
+	if m := run.Server; m != nil && m.Preemptions != nil && *m.Preemptions > 0 {
+		d.Preemptions = openai.Ptr(int(*m.Preemptions))
+		d.addFlag("preemption")
+	}
+	if d.Errors > 0 {
+		d.addFlag("errors")
+	}
+	if d.EndedEarly > 0 {
+		d.addFlag("ended_early")
+	}
+}
+
+func (d *CellDetail) addFlag(f string) {
+	if !slices.Contains(d.Flags, f) {
+		d.Flags = append(d.Flags, f)
+	}
+}
+
+func addSettle(d *CellDetail, s *Settle) {
+	if s != nil {
+		d.SettleMs = openai.Ptr(round(s.WaitMs, 1))
+		d.SettledBy = s.By
+	}
+}
+
+func (m *ServerMetrics) generation() *float64 {
+	if m == nil {
+		return nil
+	}
+	return m.GenerationTokens
+}
+
+func relDiff(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return math.Abs(float64(a-b)) / float64(b)
+}
+
+func countFailures(reqs []Request) int {
+	n := 0
+	for i := range reqs {
+		if !reqs[i].outcome().Success() {
+			n++
+		}
+	}
+	return n
+}
+
+func firstError(reqs []Request) string {
+	for i := range reqs {
+		if reqs[i].Error != "" {
+			return reqs[i].Error
+		}
+	}
+	return ""
+}
+
+func errorSamples(reqs []Request) []string {
+	var out []string
+	for i := range reqs {
+		e := reqs[i].Error
+		if e == "" || slices.Contains(out, e) {
+			continue
+		}
+		out = append(out, e)
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+func outcomes(reqs []Request) map[string]int {
+	if len(reqs) == 0 {
+		return nil
+	}
+	m := map[string]int{}
+	for i := range reqs {
+		m[reqs[i].outcome().String()]++
+	}
+	return m
+}
+
+// PrefillRun is what measuring a prefill row produced: the cold request that
+// succeeded (or the last one tried) and how many were tried.
+type PrefillRun struct {
+	Context  int     `json:"context"`
+	Request  Request `json:"request"`
+	Attempts int     `json:"attempts"`
+	Error    string  `json:"error,omitempty"`
+	Settle   *Settle `json:"settle,omitempty"`
+}
+
+// coldCacheTolerance is how many cached prompt tokens a cold request may report: a chat
+// template's fixed preamble can fill a cache block before the nonce.
+const coldCacheTolerance = 64
+
+// ScorePrefill computes a prefill row from its cold request. Pure, like ScoreCell.
+func ScorePrefill(run *PrefillRun) PrefillRow {
+	row := PrefillRow{Context: run.Context}
+	q := &run.Request
+	switch {
+	case run.Error != "":
+		row.Status, row.Reason = StatusFailed, run.Error
+		return row
+	case q.NotStreamed:
+		row.Status, row.Reason = StatusFailed, openai.ErrNotStreamed.Error()
+		return row
+	case q.FirstToken == 0:
+		row.Status, row.Reason = StatusFailed, "no token arrived"
+		if q.Error != "" {
+			row.Reason += ": " + q.Error
+		}
+		return row
+	}
+	ttftMs := float64(q.FirstToken-q.Sent) / 1e6
+	promptTokens := run.Context
+	fig := &PrefillFigures{TTFTMs: round(ttftMs, 0)}
+	if q.finished() {
+		fig.CompletedRequests = 1
+	}
+	if run.Attempts > 1 {
+		fig.Attempts = run.Attempts
+	}
+	if run.Settle != nil {
+		fig.SettleMs = openai.Ptr(round(run.Settle.WaitMs, 1))
+	}
+	if q.Usage != nil && q.Usage.PromptTokens > 0 {
+		promptTokens = q.Usage.PromptTokens
+		fig.PromptTokens = promptTokens
+		if d := q.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			fig.CachedTokens = openai.Ptr(*d.CachedTokens)
+		}
+	}
+	fig.PromptTokS = round(float64(promptTokens)/(ttftMs/1000), 1)
+	row.PrefillFigures = fig
+	row.Status = StatusValid
+	switch {
+	case relDiff(promptTokens, run.Context) > 0.01:
+		row.Status, row.Reason = StatusInvalid, fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", promptTokens, run.Context)
+	case fig.CachedTokens != nil && *fig.CachedTokens > coldCacheTolerance && *fig.CachedTokens > promptTokens/100:
+		row.Status, row.Reason = StatusInvalid, fmt.Sprintf("the cold request found %d tokens already cached: prefill was not measured cold", *fig.CachedTokens)
+	}
+	return row
+}
