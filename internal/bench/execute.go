@@ -67,7 +67,7 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		startTimeout = 5 * time.Minute
 	}
 	policy := r.policy()
-	keepText := r.Server.keepsText()
+	keepText := r.Server.keepsText(r.check)
 
 	cellCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -69,10 +69,11 @@ func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 	}, obs, keepText)
 }
 
-// keepsText says whether requests keep their text to be counted afterwards: only
-// where the server has a tokenize route and is not asked to count every chunk.
-func (s *Server) keepsText() bool {
-	return s.TextTokenizer != nil && !s.ContinuousUsage && !s.TimingsPerToken
+// keepsText says whether requests keep their text to be counted afterwards: where
+// the server has a tokenize route and the run's stream check did not see it count
+// every chunk.
+func (s *Server) keepsText(check *StreamCheck) bool {
+	return s.TextTokenizer != nil && (check == nil || !check.ChunkUsage)
 }
 
 // RetryPolicy is how every request that did not succeed is followed: a wait before

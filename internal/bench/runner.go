@@ -68,6 +68,8 @@ type Runner struct {
 	// dirty says the last measurement was a cell, whose cancelled streams the server
 	// may still be aborting.
 	dirty bool
+	// check is what the run's stream check showed.
+	check *StreamCheck
 }
 
 // ErrInterrupted is returned by Run when the context was cancelled.
@@ -106,7 +108,7 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 	if ctx.Err() != nil {
 		return o.interrupt()
 	}
-	doc.StreamCheck = check
+	doc.StreamCheck, r.check = check, check
 	if errors.Is(err, ErrNotStreaming) {
 		failPending(doc, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed")
 		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")

@@ -50,8 +50,9 @@ type Config struct {
 	// MaxModelLen refuses (HTTP 400, vLLM's message) a request whose prompt plus
 	// max_tokens exceeds it; 0 for no limit.
 	MaxModelLen int `json:"max_model_len,omitempty"`
-	// Metrics serves live vLLM gauges and counters on /metrics (running, waiting,
-	// generation tokens), after the discovery's recorded page minus those families.
+	// Metrics serves the discovery's metrics pages with live running and waiting
+	// gauges and vLLM's generation counter (vLLM's alone without a recorded page), and
+	// SGLang's /v1/loads live.
 	Metrics bool `json:"metrics,omitempty"`
 	// KVCacheTokens, with Metrics and no discovery page, adds vllm:cache_config_info.
 	KVCacheTokens int `json:"kv_cache_tokens,omitempty"`
@@ -237,8 +238,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var body requestBody
 		json.NewDecoder(r.Body).Decode(&body)
 		writeJSON(w, http.StatusOK, map[string]string{"prompt": strings.Repeat("tpl ", s.cfg.ChatOverhead) + body.text()})
-	case r.URL.Path == "/metrics" && s.cfg.Metrics:
-		s.metrics(w)
+	case (r.URL.Path == "/metrics" || r.URL.Path == "/prometheus/metrics") && s.cfg.Metrics:
+		s.metrics(w, r.URL.Path)
+	case r.URL.Path == "/v1/loads" && s.cfg.Metrics:
+		s.loads(w)
 	case r.URL.Path == "/props" && s.cfg.Llama != nil:
 		s.props(w)
 	case r.URL.Path == "/slots" && s.cfg.Llama != nil:
@@ -665,36 +668,86 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// liveFamilies are the metric families /metrics serves live; the recorded page's
-// lines for them are dropped.
-var liveFamilies = []string{"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:generation_tokens"}
+// liveFamilies are the gauges and counters the replay serves live, by the name on
+// the wire: in a recorded metrics page, their samples carry the replay's values
+// instead (the first series the live value, any other 0).
+var liveFamilies = map[string]func(running, waiting int, gen int64) float64{
+	"vllm:num_requests_running":    func(r, _ int, _ int64) float64 { return float64(r) },
+	"vllm:num_requests_waiting":    func(_, w int, _ int64) float64 { return float64(w) },
+	"vllm:generation_tokens_total": func(_, _ int, g int64) float64 { return float64(g) },
+	"sglang:num_running_reqs":      func(r, _ int, _ int64) float64 { return float64(r) },
+	"sglang:num_queue_reqs":        func(_, w int, _ int64) float64 { return float64(w) },
+	"llamacpp:requests_processing": func(r, _ int, _ int64) float64 { return float64(r) },
+	"llamacpp:requests_deferred":   func(_, w int, _ int64) float64 { return float64(w) },
+	"tgi_batch_current_size":       func(r, _ int, _ int64) float64 { return float64(r) },
+	"tgi_queue_size":               func(_, w int, _ int64) float64 { return float64(w) },
+	"trtllm_num_requests_running":  func(r, _ int, _ int64) float64 { return float64(r) },
+	"trtllm_num_requests_waiting":  func(_, w int, _ int64) float64 { return float64(w) },
+}
 
-func (s *Server) metrics(w http.ResponseWriter) {
+func (s *Server) live() (running, waiting int, gen int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running, s.waiting, s.genTotal
+}
+
+// metrics serves the recorded /metrics page with live values: a Prometheus page with
+// its live families rewritten (vLLM's added when the page has none), or TensorRT-LLM's
+// JSON iteration stats with live request counts.
+func (s *Server) metrics(w http.ResponseWriter, path string) {
+	running, waiting, gen := s.live()
+	page, ok := s.recorded(path)
+	var iters []map[string]any
+	if ok && json.Unmarshal(page, &iters) == nil && len(iters) > 0 {
+		last := iters[len(iters)-1]
+		last["numActiveRequests"], last["numQueuedRequests"] = running, waiting
+		writeJSON(w, http.StatusOK, []any{last})
+		return
+	}
 	var b strings.Builder
-	if page, ok := s.recorded("/metrics"); ok {
-		for _, line := range strings.Split(string(page), "\n") {
-			keep := true
-			for _, fam := range liveFamilies {
-				if strings.Contains(line, fam) {
-					keep = false
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(page), "\n") {
+		if line == "" {
+			continue
+		}
+		name := line
+		if i := strings.IndexAny(line, "{ "); i >= 0 {
+			name = line[:i]
+		}
+		if f, live := liveFamilies[name]; live && !strings.HasPrefix(line, "#") {
+			v := 0.0
+			if !seen[name] {
+				v = f(running, waiting, gen)
+			}
+			seen[name] = true
+			labels := ""
+			if i := strings.IndexByte(line, '{'); i >= 0 {
+				if j := strings.LastIndexByte(line, '}'); j > i {
+					labels = line[i : j+1]
 				}
 			}
-			if keep && line != "" {
-				b.WriteString(line + "\n")
-			}
+			fmt.Fprintf(&b, "%s%s %g\n", name, labels, v)
+			continue
 		}
-	} else if s.cfg.KVCacheTokens > 0 {
+		b.WriteString(line + "\n")
+	}
+	if !ok && s.cfg.KVCacheTokens > 0 {
 		fmt.Fprintf(&b, "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"16\",enable_prefix_caching=\"True\",engine=\"0\",kv_cache_size_tokens=\"%d\",num_gpu_blocks=\"%d\"} 1.0\n", s.cfg.KVCacheTokens, s.cfg.KVCacheTokens/16)
 	}
-	s.mu.Lock()
-	running, waiting, gen := s.running, s.waiting, s.genTotal
-	s.mu.Unlock()
-	labels := fmt.Sprintf(`{engine="0",model_name=%q}`, s.model)
-	fmt.Fprintf(&b, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d.0\n", labels, running)
-	fmt.Fprintf(&b, "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting%s %d.0\n", labels, waiting)
-	fmt.Fprintf(&b, "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total%s %d.0\n", labels, gen)
+	if !seen["vllm:num_requests_running"] && (s.shape.Engine == "vllm" || !ok) {
+		labels := fmt.Sprintf(`{engine="0",model_name=%q}`, s.model)
+		fmt.Fprintf(&b, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d.0\n", labels, running)
+		fmt.Fprintf(&b, "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting%s %d.0\n", labels, waiting)
+		fmt.Fprintf(&b, "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total%s %d.0\n", labels, gen)
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))
+}
+
+// loads is SGLang's /v1/loads with live request counts.
+func (s *Server) loads(w http.ResponseWriter) {
+	running, waiting, _ := s.live()
+	writeJSON(w, http.StatusOK, map[string]any{"loads": []any{map[string]any{"dp_rank": 0, "num_running_reqs": running, "num_waiting_reqs": waiting, "token_usage": 0.1}}})
 }
 
 // props is llama-server's GET /props (tools/server/server-context.cpp get_props): the
