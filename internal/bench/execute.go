@@ -163,7 +163,7 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 	slices.SortStableFunc(results, func(a, b *openai.StreamResult) int { return a.Sent.Compare(b.Sent) })
 	run.Requests = make([]Request, len(results))
 	for i, res := range results {
-		run.Requests[i] = record(res, r.clock)
+		run.Requests[i] = RecordOf(res, r.clock)
 	}
 	r.countText(ctx, run, results)
 	return run

@@ -82,8 +82,9 @@ func (c Clock) NS(t time.Time) int64 {
 	return c.baseNs + int64(t.Sub(c.base))
 }
 
-// record turns what the client saw into the scorer's record.
-func record(res *openai.StreamResult, c Clock) Request {
+// RecordOf turns what the client saw of one request into the scorer's record, its
+// times on c.
+func RecordOf(res *openai.StreamResult, c Clock) Request {
 	q := Request{
 		Sent: c.NS(res.Sent), FirstToken: c.NS(res.FirstToken), End: c.NS(res.End),
 		Tokens: res.Tokens, FinishReason: res.FinishReason, Outcome: res.Outcome.String(),

@@ -34,11 +34,11 @@ func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *Pre
 			return nil, run
 		}
 		if err == nil && res.NotStreamed {
-			run.Request, run.Error = record(res, r.clock), openai.ErrNotStreamed.Error()
+			run.Request, run.Error = RecordOf(res, r.clock), openai.ErrNotStreamed.Error()
 			return nil, run
 		}
 		if err == nil && res.Outcome.Success() {
-			run.Request = record(res, r.clock)
+			run.Request = RecordOf(res, r.clock)
 			if res.Usage != nil && res.Usage.PromptTokens > 0 {
 				pctx.Actual = res.Usage.PromptTokens
 			}
@@ -54,7 +54,7 @@ func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *Pre
 		}
 		var retryAfter time.Duration
 		if err == nil {
-			run.Request = record(res, r.clock)
+			run.Request = RecordOf(res, r.clock)
 			err, retryAfter = res.Err, res.RetryAfter
 		} else {
 			var herr *openai.HTTPError
@@ -97,7 +97,7 @@ func (r *Runner) coldRequest(ctx context.Context, context int, perWord float64) 
 		return nil, nil, err
 	}
 	res := r.Server.Send(ctx, pctx.Payload(0), 1, nil, false)
-	r.Opts.Events.Request(r.meta(EventMeta{Phase: "warmup", Context: context, Concurrency: 1}), record(res, r.clock))
+	r.Opts.Events.Request(r.meta(EventMeta{Phase: "warmup", Context: context, Concurrency: 1}), RecordOf(res, r.clock))
 	return pctx, res, nil
 }
 
