@@ -275,7 +275,7 @@ func TestCase10SmallContext(t *testing.T) {
 		t.Errorf("%d requests sent before stopping", len(cr.log))
 	}
 	// --fit shrinks the plan and measures it.
-	cr = runReplay(t, small, false, "--duration", "1s", "--concurrency", "1,2", "--fit")
+	cr = runReplay(t, small, false, "--duration", "2s", "--concurrency", "1,2", "--fit")
 	logCells(t, cr, 128)
 	if cr.err != nil {
 		t.Fatalf("--fit: %v\n%s", cr.err, cr.output)
@@ -286,7 +286,7 @@ func TestCase10SmallContext(t *testing.T) {
 	// llama.cpp with 4 slots of 4,096: its KV size is derived (the unified 4,096), so
 	// cells beyond it are over capacity, never sent.
 	cr = runReplay(t, replay.Config{Shape: "llamacpp", Discovery: discoveryDir("llamacpp-np4"), Llama: &replay.LlamaSlots{NCtx: 4096, Slots: 4}, Tokenize: "llamacpp", ChatOverhead: 3}, false,
-		"--contexts", "0,2K", "--concurrency", "1,2,4,8", "--prefill", "", "--duration", "1s", "--max-output", "1024")
+		"--contexts", "0,2K", "--concurrency", "1,2,4,8", "--prefill", "", "--duration", "2s", "--max-output", "1024")
 	logCells(t, cr, 1024)
 	if cr.doc.Capacity == nil || cr.doc.Capacity.KVCacheTokens == nil || *cr.doc.Capacity.KVCacheTokens != 4096 {
 		t.Errorf("capacity %+v, want llama.cpp's 4,096 tokens", cr.doc.Capacity)

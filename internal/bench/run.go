@@ -1,6 +1,9 @@
-// Package bench owns the speed test matrix: the plan (cells, over-capacity rule), the
-// cell runner (closed loop of N streams, measurement window), the figures computed from
-// token arrival times, and the run document (schema v1) that carries them.
+// Package bench owns the speed test matrix: the plan (cells, over-capacity rule, fitting
+// it to a server: plan.go), its orchestration (runner.go), the execution of one request
+// (request.go: Send and the retry policy), of a row's cold request (warmup.go) and of a
+// cell (execute.go), the wait for the server to drain (drain.go), one pure scoring path
+// shared by the live run and Rescore (score.go, tokens.go, figures.go, on the records of
+// record.go), the events log (events.go) and the run document (schema v1, this file).
 //
 // The run document's field names come from the seed run (internal/seed/seed-run.json) and are the
 // contract between run, report, submit, the site and outside tools: extend, never rename.
