@@ -66,6 +66,8 @@ type Run struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	Client   *Client   `json:"client,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Energy says what was metered and at what price (energy.go).
+	Energy *RunEnergy `json:"energy,omitempty"`
 }
 
 // Tool names the program that produced the document.
@@ -172,6 +174,7 @@ type PrefillRow struct {
 	Status  Status `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	*PrefillFigures
+	*PrefillEnergy
 }
 
 // PrefillFigures are present when the row was measured or predicted.
@@ -194,6 +197,7 @@ type DecodeCell struct {
 	*DecodeFigures
 	*WindowStats
 	*CellDetail
+	*CellEnergy
 }
 
 // DecodeFigures are the headline figures of a cell, measured or predicted.
