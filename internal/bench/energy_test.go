@@ -94,7 +94,11 @@ func TestScorePowerEdges(t *testing.T) {
 		start, end time.Time
 		want       string
 	}{
-		{"sampler died", func() PowerTrace { tr := base(); tr.Problem = "nvidia-smi exited at 12:00:03: exit status 9"; return tr }(), at(1), at(5), "exit status 9"},
+		{"sampler died", func() PowerTrace {
+			tr := base()
+			tr.Problem = "nvidia-smi exited at 12:00:03: exit status 9"
+			return tr
+		}(), at(1), at(5), "exit status 9"},
 		{"foreign process", func() PowerTrace { tr := base(); tr.Foreign = []string{"pid 4242 python3 on GPU 0"}; return tr }(), at(1), at(5), "pid 4242"},
 		{"no devices", PowerTrace{Interval: time.Second}, at(1), at(5), "no device"},
 		{"window before the first sample", base(), at(-1), at(5), "at or before the window's start"},
