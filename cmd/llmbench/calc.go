@@ -59,7 +59,7 @@ measurements, plus a fixed per-step overhead, is the time between tokens. See
 docs/calc.md for the formulas, the catalogs and the error against published figures.
 
 Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
-kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
+kv-dtypes|engines|interconnects|prices), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
       --gpu-memory-utilization 0.94 --max-model-len 65536 --max-num-seqs 53   # the seed's launch
@@ -69,7 +69,8 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
   llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
   llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
   llmbench calc --gpu l4 --params 8 --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --head-dim 128 --weight-bits 16
-  llmbench calc --list gpus`,
+  llmbench calc --list gpus
+  llmbench calc --list prices`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list != "" {
@@ -103,7 +104,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.Float64Var(&f.duration, "duration", 30, "measurement window in seconds a run would use")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
 	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
-	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines or interconnects")
+	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines, interconnects or prices")
 	fl.StringVar(&f.interconnect, "interconnect", "", "how the GPUs are linked, overriding the catalog's (e.g. pcie-gen3-x16 for a GeForce pair in Gen3 slots; see --list interconnects)")
 	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
 	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
@@ -269,6 +270,9 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.EstimateEnergy(run, p, referencePrice(s)); err != nil {
+		return nil, err
+	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
 }
@@ -353,8 +357,10 @@ func listCatalog(w io.Writer, what string) error {
 		for _, l := range c.Interconnects {
 			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\n", l.ID, l.Name, l.LinkGBps, l.AllReduceLatencyUs)
 		}
+	case "prices", "price":
+		return listPrices(w)
 	default:
-		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines or interconnects", what)
+		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines, interconnects or prices", what)
 	}
 	return tw.Flush()
 }
