@@ -56,6 +56,8 @@ type runFlags struct {
 	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
+	telemetry, telemetryToken       string // run_energy.go
+	price                           string
 }
 
 func newRunCmd() *cobra.Command {
@@ -86,6 +88,11 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   # A small matrix, 10 s per cell, completions API, KV size given by hand
   llmbench run --endpoint http://gpu-box:8080/v1 --contexts 0,8K --concurrency 1,4,16 \
       --prefill 8K --duration 10s --api completions --kv-capacity 120000
+
+  # Power, J/token and $/Mtok: a local server is metered by nvidia-smi (or amd-smi, RAPL);
+  # a server on another machine by the agent running there (llmbench telemetry --listen)
+  llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
+  llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
 
   # Finish an interrupted run
   llmbench run --resume qwen3-20261130-101500.json`,
@@ -121,6 +128,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	addEnergyFlags(fl, f)
 	return cmd
 }
 
@@ -178,10 +186,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	var preLaunchPIDs []int
 	if f.launch != "" {
 		if emulated {
 			return errors.New("--launch needs --endpoint: the URL the launched server will answer on")
 		}
+		preLaunchPIDs = gpuPIDsBeforeLaunch(ctx, f)
 		fmt.Fprintf(stderr, "Launching: %s\n(waiting up to %s for %s to be healthy)\n", f.launch, f.launchTimeout, base)
 		logf, err := os.CreateTemp("", "llmbench-launch-*.log")
 		if err != nil {
@@ -271,6 +281,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer events.Flush()
 	}
 
+	meter, err := setupEnergy(ctx, stderr, f, doc, base, preLaunchPIDs)
+	if err != nil {
+		return err
+	}
+	defer meter.close()
+	if err := bench.WriteFile(f.out, doc); err != nil {
+		return err
+	}
+
 	progress := newProgress(stderr, f.noProgress)
 	defer progress.Close()
 	runner := &bench.Runner{Server: srv, Opts: bench.Options{
@@ -278,6 +297,8 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Events:       events,
 		Progress:     progress,
 		Nonce:        doc.ID + "-" + randomHex(4),
+		Telemetry:    meter.telemetry(),
+		Price:        doc.Energy.PriceOrNil(),
 		Checkpoint: func(r *bench.Run) error {
 			if err := events.Flush(); err != nil {
 				return fmt.Errorf("writing events log: %w", err)

@@ -434,3 +434,11 @@ func CostPerMTok(price *Price, totalTokS float64) (*float64, string) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// PriceOrNil is the run's price, or nil when it has none.
+func (e *RunEnergy) PriceOrNil() *Price {
+	if e == nil {
+		return nil
+	}
+	return e.Price
+}
