@@ -122,13 +122,13 @@ func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base strin
 		if !isLocal(base) && f.launch == "" {
 			return none("the server is remote; run `llmbench telemetry --listen :9109` on its machine and pass --telemetry http://HOST:9109")
 		}
-		m, err := hw.StartTelemetry(ctx, "auto", hw.TelemetryOptions{ForeignPIDs: preLaunch})
+		m, err := hw.StartTelemetry(ctx, "auto", hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
 		if err != nil {
 			return none(err.Error())
 		}
 		return &energySetup{meter: m}, m.Info(), nil
 	}
-	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch})
+	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
 	if err != nil {
 		return nil, bench.RunEnergy{}, fmt.Errorf("--telemetry %s: %w", src, err)
 	}
@@ -144,6 +144,21 @@ func isLocal(base string) bool {
 	host := u.Hostname()
 	ip := net.ParseIP(host)
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// serverPort is the port of a local server's endpoint (0 when it is not local).
+func serverPort(base string) int {
+	u, err := url.Parse(base)
+	if err != nil || !isLocal(base) {
+		return 0
+	}
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
 }
 
 // resolvePrice reads --price-per-hour: a number, a catalog id, none, or auto (the

@@ -41,6 +41,9 @@ type TelemetryOptions struct {
 	// ForeignPIDs are processes known not to be the server's (those on the GPUs before
 	// llmbench launched it): seen on a counted GPU, they void the energy figures.
 	ForeignPIDs []int
+	// ServerPort is the port the server listens on, when it is on this machine: a new
+	// GPU process descending from the process listening there is the server's.
+	ServerPort int
 }
 
 func (o TelemetryOptions) withDefaults() TelemetryOptions {

@@ -307,23 +307,18 @@ func startNvidia(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 	counted := countedDevices(all, procs)
 	what := describeNvidia(devs, counted, q, len(procs) == 0)
 	m := newMeter(SourceNvidia, o, infos, counted, what)
-	baseline := map[int]bool{}
 	for _, p := range procs {
 		if slices.Contains(counted, p.device) {
 			m.info.Processes = append(m.info.Processes, p.String())
-			baseline[p.pid] = true
 		}
 	}
-	foreign := map[int]bool{}
-	for _, pid := range o.ForeignPIDs {
-		foreign[pid] = true
-	}
+	owner := newServerProcesses(o.Root, procs, o.ForeignPIDs, listeningPIDs(o.Root, o.ServerPort))
 	m.foreign = func(ctx context.Context) []string {
 		out, err := run.Run(ctx, "nvidia-smi", NvidiaAppsQuery...)
 		if err != nil {
 			return nil
 		}
-		return foreignProcesses(parseComputeApps(out, uuids), counted, baseline, foreign)
+		return foreignProcesses(parseComputeApps(out, uuids), counted, owner.isServer)
 	}
 	s := &nvidiaStream{bin: bin, q: q, interval: o.Interval, m: m}
 	m.run(ctx, s.loop)
@@ -345,19 +340,59 @@ func countedDevices(all []int, procs []gpuProcess) []int {
 	return used
 }
 
-// foreignProcesses are the processes on counted GPUs that were not there when the run
-// began, or that were known foreign before the server was launched.
-func foreignProcesses(now []gpuProcess, counted []int, baseline, foreign map[int]bool) []string {
+// foreignProcesses are the processes on counted GPUs that are not the server's.
+func foreignProcesses(now []gpuProcess, counted []int, isServer func(pid int) bool) []string {
 	var out []string
 	for _, p := range now {
-		if !slices.Contains(counted, p.device) {
-			continue
-		}
-		if foreign[p.pid] || !baseline[p.pid] {
+		if slices.Contains(counted, p.device) && !isServer(p.pid) {
 			out = append(out, p.String())
 		}
 	}
 	return out
+}
+
+// serverProcesses decides which GPU processes are the server's: those on the GPUs when
+// the run began (unless known foreign from before a launch), and any later one that
+// descends from them or from the process listening on the server's port.
+type serverProcesses struct {
+	root    string
+	mu      sync.Mutex
+	known   map[int]bool // the server's
+	foreign map[int]bool // not the server's, whatever their descendants
+	family  map[int]bool // ancestors whose descendants are the server's
+}
+
+func newServerProcesses(root string, start []gpuProcess, foreignPIDs, listeners []int) *serverProcesses {
+	s := &serverProcesses{root: root, known: map[int]bool{}, foreign: map[int]bool{}, family: map[int]bool{}}
+	for _, pid := range foreignPIDs {
+		s.foreign[pid] = true
+	}
+	for _, p := range start {
+		if !s.foreign[p.pid] {
+			s.known[p.pid], s.family[p.pid] = true, true
+		}
+	}
+	for _, pid := range listeners {
+		if !s.foreign[pid] {
+			s.family[pid] = true
+		}
+	}
+	return s
+}
+
+func (s *serverProcesses) isServer(pid int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.foreign[pid]:
+		return false
+	case s.known[pid]:
+		return true
+	case descendsFrom(s.root, pid, s.family):
+		s.known[pid] = true
+		return true
+	}
+	return false
 }
 
 func describeNvidia(devs []nvidiaDevice, counted []int, q nvidiaQuery, noProcs bool) string {

@@ -208,9 +208,9 @@ func TestComputeAppsAndCountedGPUs(t *testing.T) {
 	if got := parseComputeApps([]byte("No running processes found\n"), uuids); len(got) != 0 {
 		t.Errorf("no processes: %+v", got)
 	}
-	baseline := map[int]bool{48213: true, 48214: true}
+	owner := newServerProcesses(t.TempDir(), procs, []int{48214}, nil)
 	later := append(procs, gpuProcess{pid: 777, name: "train.py", device: 1, usedMiB: 2048}, gpuProcess{pid: 778, name: "other", device: 3})
-	got := foreignProcesses(later, []int{0, 1}, baseline, map[int]bool{48214: true})
+	got := foreignProcesses(later, []int{0, 1}, owner.isServer)
 	want := []string{"pid 48214 /usr/bin/python3 on GPU 1 (130976 MiB)", "pid 777 train.py on GPU 1 (2048 MiB)"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("foreign (-want +got):\n%s", d)
@@ -579,4 +579,37 @@ func mustRead(f *testing.F, path string) []byte {
 		f.Fatal(err)
 	}
 	return b
+}
+
+// TestServerProcessFamily: a GPU process that appears later is the server's when it
+// descends from the process listening on the server's port (a /proc tree written the
+// way Linux lays it out: proc/net/tcp, proc/PID/stat, proc/PID/fd/N → socket:[inode]).
+func TestServerProcessFamily(t *testing.T) {
+	root := t.TempDir()
+	// 100 `ollama serve` listens on 127.0.0.1:11434 (0x2CAA), socket inode 5555; its child
+	// 200 is the model runner; 300 is someone else's job.
+	writeFile(t, filepath.Join(root, "proc/net/tcp"), "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"+
+		"   0: 0100007F:2CAA 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5555 1 0000000000000000 100 0 0 10 0\n"+
+		"   1: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 6666 1 0000000000000000 100 0 0 10 0\n")
+	for pid, ppid := range map[int]int{100: 1, 200: 100, 300: 1} {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("proc/%d/stat", pid)), fmt.Sprintf("%d (a (weird) name) S %d 0 0", pid, ppid))
+		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("proc/%d/fd", pid)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("socket:[5555]", filepath.Join(root, "proc/100/fd/3")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("socket:[6666]", filepath.Join(root, "proc/300/fd/3")); err != nil {
+		t.Fatal(err)
+	}
+	listeners := listeningPIDs(root, 11434)
+	if !slices.Equal(listeners, []int{100}) {
+		t.Fatalf("listeners on 11434: %v", listeners)
+	}
+	owner := newServerProcesses(root, nil, nil, listeners)
+	now := []gpuProcess{{pid: 200, name: "ollama", device: 0}, {pid: 300, name: "train.py", device: 0}}
+	if got := foreignProcesses(now, []int{0}, owner.isServer); !slices.Equal(got, []string{"pid 300 train.py on GPU 0 (0 MiB)"}) {
+		t.Errorf("foreign %v, want only the job that does not descend from the server", got)
+	}
 }
