@@ -105,7 +105,7 @@ func TestRunEnergyWithFakeNvidiaSMI(t *testing.T) {
 	// The endpoint is llmbench's emulator, so --telemetry must be asked for: auto
 	// meters only a server that is not the emulator.
 	got, err := runCmd(t, "run", "--endpoint", base, "--telemetry", "nvidia-smi", "--price-per-hour", "3.6",
-		"--contexts", "0", "--concurrency", "1,2", "--prefill", "256", "--duration", "2s", "--max-output", "128",
+		"--contexts", "0", "--concurrency", "1,2", "--prefill", "256", "--duration", "3s", "--max-output", "128",
 		"--out", out, "--no-progress", "--format", "md")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
@@ -180,7 +180,7 @@ func TestRunEnergyThroughTheAgent(t *testing.T) {
 	}
 	base := startSim(t)
 	args := []string{"run", "--endpoint", base, "--telemetry", url, "--price-per-hour", "7.2",
-		"--contexts", "0", "--concurrency", "2", "--prefill", "256", "--duration", "2s", "--max-output", "128", "--no-progress", "--format", "none"}
+		"--contexts", "0", "--concurrency", "2", "--prefill", "256", "--duration", "3s", "--max-output", "128", "--no-progress", "--format", "none"}
 	t.Setenv("LLMBENCH_TELEMETRY_TOKEN", "")
 	if got, err := runCmd(t, append(args, "--out", filepath.Join(t.TempDir(), "x.json"))...); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Errorf("no token: err %v\n%s", err, got)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -181,13 +182,9 @@ func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTr
 		break
 	}
 	tr := bench.PowerTrace{Source: m.name, Devices: append([]int(nil), m.devices...), Interval: m.interval}
-	from, to := start.Add(-2*m.interval), end.Add(2*m.interval)
+	to := end.Add(2 * m.interval)
 	m.mu.Lock()
-	for _, s := range m.samples {
-		if !s.At.Before(from) && !s.At.After(to) {
-			tr.Samples = append(tr.Samples, s)
-		}
-	}
+	tr.Samples = around(m.samples, start, end)
 	var texts []string
 	for _, p := range m.problems {
 		if !p.at.Before(start.Add(-m.interval)) && !p.at.After(to) {
@@ -205,6 +202,35 @@ func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTr
 		tr.Foreign = m.foreign(ctx)
 	}
 	return tr
+}
+
+// around returns the samples inside [start, end] and, for each device, the last one
+// before start and the first one after end, however far: the scoring needs them to
+// interpolate the edges, and its gap rule judges whether they are close enough.
+func around(samples []bench.PowerSample, start, end time.Time) []bench.PowerSample {
+	before := map[int]int{}
+	after := map[int]int{}
+	var out []bench.PowerSample
+	for i, s := range samples {
+		switch {
+		case s.At.Before(start):
+			before[s.Device] = i
+		case s.At.After(end):
+			if _, ok := after[s.Device]; !ok {
+				after[s.Device] = i
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	for _, i := range before {
+		out = append(out, samples[i])
+	}
+	for _, i := range after {
+		out = append(out, samples[i])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 func (m *Meter) hasAfter(ss []bench.PowerSample, end time.Time) bool {
@@ -229,13 +255,60 @@ func (m *Meter) coveredLocked(end time.Time) bool {
 	return true
 }
 
+// ready waits until every counted device has a sample, so that a run never opens a
+// window before its meter has begun.
+func (m *Meter) ready(ctx context.Context, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		seen := map[int]bool{}
+		for _, s := range m.samples {
+			seen[s.Device] = true
+		}
+		all := true
+		for _, d := range m.devices {
+			all = all && seen[d]
+		}
+		stopped, ch := m.stopped, m.updated
+		m.mu.Unlock()
+		switch {
+		case all:
+			return nil
+		case stopped != "":
+			return fmt.Errorf("%s: %s", m.name, stopped)
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return fmt.Errorf("%s gave no sample for every device within %s", m.name, timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// readyTimeout bounds how long a new meter may take to give its first samples.
+const readyTimeout = 10 * time.Second
+
 // ErrNoTelemetry says no source could meter this machine.
 var ErrNoTelemetry = errors.New("no telemetry source found")
 
 // StartTelemetry starts the named source (nvidia-smi, amd-smi, rapl, powermetrics) or,
 // for "auto", the first that works here: NVIDIA, then AMD, then Apple, then RAPL.
 func StartTelemetry(ctx context.Context, source string, o TelemetryOptions) (*Meter, error) {
-	o = o.withDefaults()
+	m, err := startSource(ctx, source, o.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if err := m.ready(ctx, readyTimeout); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func startSource(ctx context.Context, source string, o TelemetryOptions) (*Meter, error) {
 	switch source {
 	case SourceNvidia:
 		return startNvidia(ctx, o)
