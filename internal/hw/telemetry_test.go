@@ -430,31 +430,28 @@ func TestNvidiaMeterWithFakeSMI(t *testing.T) {
 	if len(info.Devices) != 2 || info.Devices[1].PowerLimitW != 700 || len(info.Processes) != 2 || !strings.Contains(info.Counted, "power.draw.instant") {
 		t.Errorf("info %+v", info)
 	}
+	// Windows of 2.5 s: on a loaded machine the fake's shell loop runs well below 5 Hz.
 	start := time.Now().Add(300 * time.Millisecond)
-	end := start.Add(1200 * time.Millisecond)
+	end := start.Add(2500 * time.Millisecond)
 	time.Sleep(time.Until(end))
 	st := bench.ScorePower(m.Summary(context.Background(), start, end), start, end)
 	if st.Reason != "" {
 		t.Fatal(st.Reason)
 	}
-	if math.Abs(*st.PowerWMean-500) > 0.01 || st.Devices != 2 || st.Samples < 2*minSamplesFor(1200*time.Millisecond) {
-		t.Errorf("mean %v W over %d devices, %d samples; want 500 W, 2, at least %d", *st.PowerWMean, st.Devices, st.Samples, 2*minSamplesFor(1200*time.Millisecond))
+	if math.Abs(*st.PowerWMean-500) > 0.01 || st.Devices != 2 || st.Samples < 10 {
+		t.Errorf("mean %v W over %d devices, %d samples; want 500 W, 2, at least 10", *st.PowerWMean, st.Devices, st.Samples)
 	}
 	if !slices.Equal(st.Throttle, []string{"sw_power_cap"}) || *st.GPUUtilMean != 87 || *st.GPUMemUsedMiB != 140000 {
 		t.Errorf("throttle %v, util %v, memory %v", st.Throttle, *st.GPUUtilMean, *st.GPUMemUsedMiB)
 	}
 	writeFile(t, apps, "101, vllm, GPU-fake-0000, 70000\n102, vllm, GPU-fake-0001, 70000\n4242, python3, GPU-fake-0001, 2048\n")
-	start, end = time.Now(), time.Now().Add(time.Second)
+	start, end = time.Now(), time.Now().Add(2500*time.Millisecond)
 	time.Sleep(time.Until(end))
 	st = bench.ScorePower(m.Summary(context.Background(), start, end), start, end)
 	if st.EnergyJ != nil || !strings.Contains(st.Reason, "pid 4242 python3 on GPU 1") {
 		t.Errorf("a foreign process: energy %v, reason %q", val(st.EnergyJ), st.Reason)
 	}
 }
-
-// minSamplesFor is how many 200 ms samples a window of d should hold at least (the
-// fake's loop runs a little slower than 5 Hz: date and sleep take time).
-func minSamplesFor(d time.Duration) int { return int(d/(200*time.Millisecond)) - 2 }
 
 // TestNvidiaMeterEnergyCounter: where nvidia-smi accepts total_energy_consumption,
 // energy comes from the counter.
@@ -468,7 +465,7 @@ func TestNvidiaMeterEnergyCounter(t *testing.T) {
 	}
 	defer m.Close()
 	start := time.Now().Add(300 * time.Millisecond)
-	end := start.Add(time.Second)
+	end := start.Add(2500 * time.Millisecond)
 	time.Sleep(time.Until(end))
 	st := bench.ScorePower(m.Summary(context.Background(), start, end), start, end)
 	if st.Reason != "" || st.Method != bench.MethodCounter {
@@ -524,7 +521,7 @@ func TestRemoteAgentOverLoopback(t *testing.T) {
 		t.Errorf("info %+v", info)
 	}
 	start := time.Now().Add(300 * time.Millisecond)
-	end := start.Add(1200 * time.Millisecond)
+	end := start.Add(2500 * time.Millisecond)
 	time.Sleep(time.Until(end))
 	tr := r.Summary(context.Background(), start, end)
 	st := bench.ScorePower(tr, start, end)
