@@ -41,6 +41,7 @@ type Result struct {
 	BytesPerToken  float64 `json:"bytes_per_token,omitempty"`
 	GCs            uint32  `json:"gcs,omitempty"`
 	Note       string  `json:"note,omitempty"`
+	Rep        int     `json:"rep"` // which repetition: the floor run of the same Rep ran beside it
 }
 
 // TokensPerCPUSecond is the figure the benchmark compares.

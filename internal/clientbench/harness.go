@@ -45,7 +45,8 @@ type TableOptions struct {
 type Table struct {
 	Options TableOptions
 	Runs    map[int]map[Kind][]Result
-	Pinned  string // what pinning was done, in words
+	Pinned  string   // what pinning was done, in words
+	Failed  []string // runs that measured nothing, and why
 }
 
 // RunTable starts the server process, runs every client at every stream count Reps
@@ -90,8 +91,15 @@ func RunTable(ctx context.Context, o TableOptions) (*Table, error) {
 				}
 				res, err := runClientProcess(ctx, o, k, base, n, rep, driver)
 				if err != nil {
-					return t, fmt.Errorf("%s at %d streams: %w", k, n, err)
+					if ctx.Err() != nil {
+						return t, ctx.Err()
+					}
+					// One failed run leaves a gap in the table, not an empty table.
+					fmt.Fprintf(o.Log, "%s at %d streams, run %d: %v\n", k, n, rep+1, err)
+					t.Failed = append(t.Failed, fmt.Sprintf("%s at %d streams, run %d: %v", k, n, rep+1, err))
+					continue
 				}
+				res.Rep = rep
 				fmt.Fprintln(o.Log, res)
 				t.Runs[n][k] = append(t.Runs[n][k], res)
 			}

@@ -39,6 +39,9 @@ func (t *Table) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nTokens per CPU-second of the client process, median of %d runs (min–max). Server step %s, %d tokens a request, %s window after %s settling; %s.\n",
 		t.Options.Reps, t.Options.Step, t.Options.MaxTokens, t.Options.Window, t.Options.Settle, t.Pinned)
+	for _, f := range t.Failed {
+		fmt.Fprintf(w, "\nFailed: %s\n", f)
+	}
 }
 
 func kindTitle(k Kind) string {
@@ -80,12 +83,15 @@ func perSecond(rs []Result) []float64 {
 	return out
 }
 
-// ratios pairs run i of a kind with run i of the floor: they ran back to back.
+// ratios pairs each run of a kind with the floor run of the same repetition: they ran
+// back to back.
 func ratios(rs, floor []Result) []float64 {
 	var out []float64
-	for i := range min(len(rs), len(floor)) {
-		if f := floor[i].TokensPerCPUSecond(); f > 0 {
-			out = append(out, rs[i].TokensPerCPUSecond()/f)
+	for _, r := range rs {
+		for _, f := range floor {
+			if f.Rep == r.Rep && f.TokensPerCPUSecond() > 0 {
+				out = append(out, r.TokensPerCPUSecond()/f.TokensPerCPUSecond())
+			}
 		}
 	}
 	return out

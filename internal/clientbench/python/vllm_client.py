@@ -9,9 +9,12 @@ one aiohttp session built the way `vllm bench serve` builds it (vllm/benchmarks/
 benchmark()). N workers each run that function in a loop: the closed loop that
 `vllm bench serve --max-concurrency N --request-rate inf` keeps.
 
-Tokens are counted by the server (its /stats endpoint) because vLLM's function keeps
-its timings to itself until a request ends, and the window cancels requests midway. The
-Go clients print both counts, which agree.
+Tokens are counted as the client reads them: vLLM's function keeps its timings to
+itself until a request ends, and the window cancels requests midway, so the driver
+wraps StreamedResponseHandler.add_chunk and counts the "data:" messages it returns
+([DONE] excepted), as the Go floor counts its lines. The wrapper is one Python call
+and an addition per read, charged to vLLM's client. (The server's own count is no
+substitute: a client that falls behind leaves tokens in the kernel's socket buffers.)
 
 Needs python3 with aiohttp, regex and tqdm (Debian: python3-aiohttp python3-regex
 python3-tqdm).
@@ -46,6 +49,18 @@ async def stats(session, url):
 
 async def main(a):
     mod = load(a.request_func)
+    read = 0
+    add_chunk = mod.StreamedResponseHandler.add_chunk
+
+    def counting_add_chunk(self, chunk_bytes):
+        nonlocal read
+        messages = add_chunk(self, chunk_bytes)
+        for m in messages:
+            if m.startswith("data:") and m != "data: [DONE]":
+                read += 1
+        return messages
+
+    mod.StreamedResponseHandler.add_chunk = counting_add_chunk
     connector = aiohttp.TCPConnector(
         limit=a.streams,
         limit_per_host=a.streams,
@@ -87,25 +102,23 @@ async def main(a):
             await asyncio.sleep(0.05)
         await asyncio.sleep(a.settle)
         s0 = await stats(side, a.url)
-        cpu0, wall0, fail0 = cpu_seconds(), time.perf_counter(), failures
+        cpu0, wall0, fail0, read0 = cpu_seconds(), time.perf_counter(), failures, read
         await asyncio.sleep(a.window)
-        cpu1, wall1, fail1 = cpu_seconds(), time.perf_counter(), failures
+        cpu1, wall1, fail1, read1 = cpu_seconds(), time.perf_counter(), failures, read
         s1 = await stats(side, a.url)
     for w in workers:
         w.cancel()
     await asyncio.gather(*workers, return_exceptions=True)
     await session.close()
-    tokens = s1["tokens"] - s0["tokens"]
     print(json.dumps({
         "kind": "vllm",
         "streams": a.streams,
         "window_s": wall1 - wall0,
         "cpu_s": cpu1 - cpu0,
-        "tokens": tokens,
-        "server_tokens": tokens,
+        "tokens": read1 - read0,
+        "server_tokens": s1["tokens"] - s0["tokens"],
         "procs": 1,
         "errors": fail1 - fail0,
-        "note": "tokens counted by the server",
     }))
 
 
