@@ -49,6 +49,11 @@ type Table struct {
 	Failed  []string // runs that measured nothing, and why
 }
 
+// NewTable is an empty table for o.
+func NewTable(o TableOptions) *Table {
+	return &Table{Options: o, Runs: map[int]map[Kind][]Result{}, Pinned: pinning(o)}
+}
+
 // RunTable starts the server process, runs every client at every stream count Reps
 // times, alternating which kind goes first so that a drift in the machine's load
 // falls on both, and collects the results.
@@ -74,7 +79,7 @@ func RunTable(ctx context.Context, o TableOptions) (*Table, error) {
 		driver = f.Name()
 		kinds = append(kinds, VLLM)
 	}
-	t := &Table{Options: o, Runs: map[int]map[Kind][]Result{}, Pinned: pinning(o)}
+	t := NewTable(o)
 	base, stop, err := startServer(ctx, o)
 	if err != nil {
 		return nil, err

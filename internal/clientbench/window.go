@@ -26,7 +26,7 @@ type counters struct {
 // outside the window.
 func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, error) {
 	res := Result{Kind: o.Kind, Streams: o.Streams, Procs: runtime.GOMAXPROCS(0)}
-	if err := waitActive(ctx, o.BaseURL, o.Streams, 3*time.Minute); err != nil {
+	if err := waitActive(ctx, o.BaseURL, o.Streams, 10*time.Minute); err != nil {
 		return res, err
 	}
 	if err := sleep(ctx, o.Settle); err != nil {
@@ -109,8 +109,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // statsClient is apart from the clients under test, so that its connection is not
-// one of theirs. Its timeout is long: a saturated client on one CPU answers late.
-var statsClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: time.Minute}
+// one of theirs. Its timeout is long: in a client with thousands of busy goroutines
+// on one CPU, this one waits its turn behind all of them (tens of seconds on a loaded
+// machine at 4,096 streams).
+var statsClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Minute}
 
 func serverStats(ctx context.Context, base string) (zerostream.Stats, error) {
 	var st zerostream.Stats

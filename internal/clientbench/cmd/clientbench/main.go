@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string) error {
 	python := fs.String("python", "python3", "the Python with aiohttp, regex and tqdm, for -vllm")
 	profile := fs.String("profile", "", "write CPU and allocation profiles of every llmbench run to this directory")
 	jsonOut := fs.String("json", "", "also write every run's result to this file")
+	fromJSON := fs.String("from-json", "", "print the table of a -json file instead of running (give the same -streams, -reps and timing flags)")
 	// The server.
 	addr := fs.String("addr", "127.0.0.1:0", "server: where to listen")
 	writers := fs.Int("writers", 1, "server: writer goroutines")
@@ -120,6 +121,18 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if *fromJSON != "" {
+		b, err := os.ReadFile(*fromJSON)
+		if err != nil {
+			return err
+		}
+		t := clientbench.NewTable(o)
+		if err := json.Unmarshal(b, &t.Runs); err != nil {
+			return fmt.Errorf("reading %s: %w", *fromJSON, err)
+		}
+		t.Write(os.Stdout)
+		return nil
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	t, err := clientbench.RunTable(ctx, o)
 	if t != nil && *jsonOut != "" {
@@ -128,11 +141,10 @@ func run(ctx context.Context, args []string) error {
 			err = werr
 		}
 	}
-	if err != nil {
-		return err
+	if t != nil {
+		t.Write(os.Stdout) // what was measured, even when a later run failed
 	}
-	t.Write(os.Stdout)
-	return nil
+	return err
 }
 
 // defaultCPUs splits the machine: the server on the upper half, each client on the
