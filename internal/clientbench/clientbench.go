@@ -40,8 +40,8 @@ type Result struct {
 	AllocsPerToken float64 `json:"allocs_per_token,omitempty"`
 	BytesPerToken  float64 `json:"bytes_per_token,omitempty"`
 	GCs            uint32  `json:"gcs,omitempty"`
-	Note       string  `json:"note,omitempty"`
-	Rep        int     `json:"rep"` // which repetition: the floor run of the same Rep ran beside it
+	Note           string  `json:"note,omitempty"`
+	Rep            int     `json:"rep"` // which repetition: the floor run of the same Rep ran beside it
 }
 
 // TokensPerCPUSecond is the figure the benchmark compares.

@@ -65,5 +65,5 @@ func (p *countingProgress) Log(string)                           {}
 // fixedCounter says what the zero-compute server's usage says: 16 prompt tokens.
 type fixedCounter struct{}
 
-func (fixedCounter) Name() string                                      { return "zerostream" }
+func (fixedCounter) Name() string                                       { return "zerostream" }
 func (fixedCounter) Count(context.Context, prompt.Payload) (int, error) { return 16, nil }
