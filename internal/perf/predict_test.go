@@ -276,6 +276,15 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 	if kv < seedMin {
 		t.Errorf("predicted KV cache %d tokens is below the seed's %d: a cell the seed ran would be over capacity", kv, seedMin)
 	}
+	// calc says both: vLLM's own cache runs 10 cells, the capacity = max_model_len
+	// rule the seed's tool evidently used runs the seed's 8.
+	both := false
+	for _, n := range run.Notes {
+		both = both || strings.Contains(n, "118,784 tokens, what the cells above use) 10 of 32") && strings.Contains(n, "(65,536 tokens), as the seed page's tool evidently did, 8 run")
+	}
+	if !both {
+		t.Errorf("notes do not give both capacities (vLLM's cache: 10 cells; max_model_len: the seed's 8): %q", run.Notes)
+	}
 	if run.Status != bench.RunPredicted || run.Kind() != bench.RunPredicted {
 		t.Errorf("run status %q, want predicted", run.Status)
 	}
