@@ -55,11 +55,15 @@ published specifications: the GPU's memory bandwidth, memory and tensor throughp
 the model's architecture in a given weight format. Cells that would not fit the predicted
 KV cache are marked over capacity by the same rule as a measured run.
 
-The model is a roofline: a decode step moves the weights once plus every sequence's KV
-cache over the memory bandwidth, and computes 2 × active parameters per token plus
-attention; the slower of the two, at efficiency factors fitted to published
-measurements, plus a fixed per-step overhead, is the time between tokens. See
-docs/calc.md for the formulas, the catalogs and the error against published figures.
+The model is a roofline: a decode step moves the weights once (for an MoE model, the
+experts its tokens route to) plus every sequence's KV cache over the memory bandwidth,
+and computes 2 × active parameters per token plus attention over the whole context; the
+slower of the two, at efficiency factors fitted to published measurements (bandwidth
+share at most 92%), plus overheads per layer and per sequence, is the time between
+tokens. A warm request's first token adds the server's work per request. The factors
+depend on the engine and the GPU's vendor (--gpu-family for a GPU given by specs). See
+docs/calc.md for the formulas, the catalogs and the error against published figures,
+left out by source.
 
 Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
 kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
@@ -94,7 +98,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.StringVar(&f.model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
+	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang or llama.cpp (also ollama, lm-studio)")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
 	fl.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "the engine's max_num_seqs (vLLM --max-num-seqs); 0 = vLLM's default, 256 (1024 on GPUs with 70 GiB or more); its sampler warm-up takes memory from the KV cache")
