@@ -54,7 +54,8 @@ var (
 var allParams = []param{
 	{"bandwidth", func(e *Efficiency) *float64 { return &e.Bandwidth }, 0.2, MaxBandwidthEfficiency, 0.8, nil},
 	{"compute", func(e *Efficiency) *float64 { return &e.Compute }, 0.05, 1, 0.5, nil},
-	{"attention_compute", func(e *Efficiency) *float64 { return &e.AttentionCompute }, 0.02, 1, 0.3, nil},
+	{"attention_compute", func(e *Efficiency) *float64 { return &e.AttentionCompute }, 0.02, 1, 0.3,
+		func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
 	{"no_overlap", func(e *Efficiency) *float64 { return &e.NoOverlap }, 0, 1, 0.5, nil},
 	{"overhead_per_layer_us", func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, 0, 1000, 20, nil},
 	{"overhead_per_seq_us", func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, 0, 2000, 10,
@@ -64,6 +65,10 @@ var allParams = []param{
 	{"cached_context_us_per_token", func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, 0, 200, 5,
 		func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
 }
+
+// longPrompt is the prompt from which attention is a visible share of a prefill's
+// work; only rows with prompts this long identify the attention efficiency.
+const longPrompt = 8192
 
 // priorWeight is how strongly a family's factors are pulled towards the pooled fit
 // of every family, per factor: about what one row's 15% error weighs, so that a family
@@ -95,7 +100,8 @@ func objective(rows []rowModel, e Efficiency, prior *Efficiency) float64 {
 // fitFactors fits the factors in two stages: the step's factors to every row but the
 // warm first tokens, then the first-token factors (API latency, cached-context time)
 // to the ttft rows with the step's factors held, so that what only first tokens show
-// cannot bend the kernels' efficiencies.
+// cannot bend the kernels' efficiencies. A family without ttft rows has no
+// first-token factors.
 func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 	var steps, firsts []rowModel
 	for _, r := range rows {
@@ -107,10 +113,10 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 	}
 	e := fitStage(steps, start, prior, stepParams)
 	if len(firsts) == 0 {
-		if prior != nil {
-			for _, p := range firstTokenParams {
-				*p.get(&e) = *p.get(prior)
-			}
+		// No warm first token of this family was measured: it gets the GPU terms
+		// alone, not another engine's server costs.
+		for _, p := range firstTokenParams {
+			*p.get(&e) = 0
 		}
 		return e
 	}
@@ -120,8 +126,8 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 // fitStage fits the factors of params to rows by coordinate descent within each
 // factor's bounds, starting from start (or the defaults); the other factors keep
 // start's values. A factor no row can identify (no concurrent rows for the
-// per-sequence overhead, no cached context for its time) keeps the prior's value, or
-// 0.
+// per-sequence overhead, no long prompt for the attention efficiency, no cached
+// context for its time) keeps the prior's value, or 0.
 func fitStage(rows []rowModel, start, prior *Efficiency, params []param) Efficiency {
 	var e Efficiency
 	if start != nil {
