@@ -72,16 +72,25 @@ dispatch:
 		sent++
 		go func(r *RateRequest, p prompt.Payload) {
 			defer func() { done <- r.Index }()
+			// Slot is when the request could go: its scheduled time when a slot was
+			// free, else when one freed. So Slot − Scheduled is the wait for a slot, and
+			// Sent − Slot the client's own lateness (timer, goroutine start, encoding).
+			r.Slot = r.Scheduled
 			if slots != nil {
 				select {
 				case slots <- struct{}{}:
-					defer func() { <-slots }()
-				case <-reqCtx.Done():
-					r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
-					return
+				default:
+					select {
+					case slots <- struct{}{}:
+						r.Slot = time.Now()
+					case <-reqCtx.Done():
+						r.Slot = time.Time{}
+						r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
+						return
+					}
 				}
+				defer func() { <-slots }()
 			}
-			r.Slot = time.Now()
 			if plan.Rate.IsInf() {
 				r.Scheduled = r.Slot
 			}

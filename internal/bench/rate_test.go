@@ -120,13 +120,17 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 	}
 	near(t, "e2e p50", f.E2EMs.P50, 140, timingTolerance)
 	near(t, "e2e p90", f.E2EMs.P90, 290, timingTolerance)
-	// Rates: offered 79 / 1.975 s = 40; completions from 0.14 s (request 1) to
-	// 1.975 + 0.29 = 2.265 s (request 80, slow): 79 / 2.125 = 37.18/s.
+	// Rates: offered 79 / 1.975 s = 40; the cell lasts until request 80 (slow) ends,
+	// 1.975 + 0.29 = 2.265 s: achieved 80 / 2.265 = 35.32/s.
 	near(t, "offered", f.OfferedRPS, 40, 0.01)
-	near(t, "achieved", f.AchievedRPS, 37.18, 0.3)
-	// SLO: the 20 slow requests miss TTFT ≤ 100 ms: 60 / 80 = 0.75; goodput 37.18 × 60/80.
+	near(t, "duration", &f.DurationS, 2.265, 0.01)
+	near(t, "achieved", f.AchievedRPS, 35.32, 0.2)
+	// SLO: the 20 slow requests miss TTFT ≤ 100 ms: 60 / 80 = 0.75; goodput 60 / 2.265 = 26.49/s.
 	near(t, "slo_met_ratio", f.SLOMetRatio, 0.75, 0)
-	near(t, "goodput", f.GoodputRPS, 37.18*0.75, 0.25)
+	near(t, "goodput", f.GoodputRPS, 26.49, 0.15)
+	// 40 tokens/s·request × … : 800 tokens / 2.265 s = 353.2 tok/s; 1000 / TPOT 10 ms = 100.
+	near(t, "total tok/s", &f.TotalTokS, 353.2, 2)
+	near(t, "per-request tok/s", f.PerRequestTokS, 100, 5)
 	if f.MeetsSLO == nil || *f.MeetsSLO {
 		t.Error("0.75 of requests met the SLO, target 0.95: the cell must not meet it")
 	}
@@ -268,8 +272,8 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 	if !rose || !waiting || !slow {
 		t.Errorf("saturation evidence %q: want the TTFT rise, the waiting gauge and the completion rate", f.Saturation)
 	}
-	// Completions at the queue's pace: 59 / (last − first completion).
-	near(t, "achieved", f.AchievedRPS, 59/((done[59]-done[0])/1000), 0.3)
+	// Completions at the queue's pace: 60 requests by the last one's end.
+	near(t, "achieved", f.AchievedRPS, 60/(done[59]/1000), 0.2)
 }
 
 // TestMaxConcurrencyWaitIsLatency: the same queue, but in the client: an unlimited
@@ -306,12 +310,20 @@ func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
 		t.Errorf("a client-queued TTFT was %.2f ms off the server's exact timing", worst)
 	}
 	// Against the ideal queue: each hand-over of a client slot costs a loopback round
-	// trip and a timer's slack that the ideal queue does not have, and a slot hands
-	// over 30 times in a row here. Allow 1.5 ms a hand-over.
+	// trip and a timer's slack that the ideal queue does not have, 30 in a row per slot
+	// here, more on a loaded machine. So the measured wait is never below the ideal
+	// one, and on average within 10% of it.
 	mean, worst = errorStats(measured, truth)
 	t.Logf("client-queued TTFT vs the ideal hand-computed queue: mean error %.3f ms, max %.3f ms", mean, worst)
-	if worst > timingTolerance+45 {
-		t.Errorf("a client-queued TTFT was %.2f ms off the hand-computed queue", worst)
+	meanTruth := 0.0
+	for i := range truth {
+		meanTruth += truth[i] / float64(len(truth))
+		if measured[i] < truth[i]-timingTolerance {
+			t.Errorf("request %d: TTFT %.1f ms, below the ideal queue's %.1f: the slot wait was hidden", i, measured[i], truth[i])
+		}
+	}
+	if mean > 0.1*meanTruth {
+		t.Errorf("client-queued TTFTs are %.1f ms off the ideal queue on average (its mean %.1f ms)", mean, meanTruth)
 	}
 	// Timed from the actual send, every TTFT would be ~20 ms: the server never queued.
 	if f.TTFTMs.P50 == nil || *f.TTFTMs.P50 < 10*20 {

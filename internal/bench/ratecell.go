@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Rate is a request rate in requests per second. Inf ("inf" in flags and in the run
@@ -177,8 +178,9 @@ type RateFigures struct {
 	// OfferedRPS is the rate of the schedule as drawn ((n−1) / its span); null for an
 	// unscheduled (inf) cell or one request.
 	OfferedRPS *float64 `json:"offered_rps"`
-	// AchievedRPS is the rate at which requests completed: (completed − 1) / (last
-	// completion − first completion). Below the offered rate, the server fell behind.
+	// AchievedRPS is completed requests / duration_s (vLLM's request throughput):
+	// the drain after the last arrival is inside, so a short cell reads below its
+	// offered rate even when the server kept up.
 	AchievedRPS       *float64 `json:"achieved_rps"`
 	Requests          int      `json:"requests"`
 	CompletedRequests int      `json:"completed_requests"`
@@ -210,7 +212,8 @@ type RateFigures struct {
 	ClientSendLagMs LatencyStats `json:"client_send_lag_ms"`
 	PeakInFlight    int          `json:"peak_in_flight"`
 
-	// Goodput, with --slo.
+	// Goodput, with --slo: slo_met_ratio is the share of all the cell's requests
+	// that finished meeting every target, goodput_rps those requests / duration_s.
 	SLOMetRatio *float64 `json:"slo_met_ratio,omitempty"`
 	GoodputRPS  *float64 `json:"goodput_rps,omitempty"`
 	MeetsSLO    *bool    `json:"meets_slo,omitempty"`
@@ -232,3 +235,61 @@ type RateFigures struct {
 
 // Saturated reports whether the cell's queue grew.
 func (c *RateCell) Saturated() bool { return c.RateFigures != nil && len(c.Saturation) > 0 }
+
+// ParseSLO reads "ttft=500ms,tpot=50ms[,e2e=10s]" (Go durations; a bare number is
+// ms). target is the share of requests that must meet them.
+func ParseSLO(s string, target float64) (*SLO, error) {
+	if !(target > 0 && target <= 1) {
+		return nil, fmt.Errorf("SLO target %v: give a share of requests in (0, 1], e.g. 0.95", target)
+	}
+	slo := &SLO{Target: target}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("SLO %q: write name=duration, e.g. ttft=500ms", part)
+		}
+		var v float64
+		if d, err := time.ParseDuration(strings.TrimSpace(val)); err == nil {
+			v = float64(d) / float64(time.Millisecond)
+		} else if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+			v = f
+		} else {
+			return nil, fmt.Errorf("SLO %q: %q is not a duration (500ms, 2s)", part, val)
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("SLO %q: the target must be positive", part)
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "ttft":
+			slo.TTFTMs = &v
+		case "tpot":
+			slo.TPOTMs = &v
+		case "e2e", "e2el":
+			slo.E2EMs = &v
+		default:
+			return nil, fmt.Errorf("SLO %q: the targets are ttft, tpot and e2e", part)
+		}
+	}
+	if slo.TTFTMs == nil && slo.TPOTMs == nil && slo.E2EMs == nil {
+		return nil, fmt.Errorf("SLO %q names no target (ttft, tpot, e2e)", s)
+	}
+	return slo, nil
+}
+
+// String writes the SLO as --slo takes it.
+func (s *SLO) String() string {
+	var parts []string
+	add := func(name string, v *float64) {
+		if v != nil {
+			parts = append(parts, name+"="+strconv.FormatFloat(*v, 'f', -1, 64)+"ms")
+		}
+	}
+	add("ttft", s.TTFTMs)
+	add("tpot", s.TPOTMs)
+	add("e2e", s.E2EMs)
+	return strings.Join(parts, ",")
+}

@@ -133,6 +133,9 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 
 func rateLine(c *RateCell) string {
 	label := fmt.Sprintf("rate %6s req/s", c.RateRPS)
+	if c.RateRPS.IsInf() {
+		label = "rate    inf      "
+	}
 	f := c.RateFigures
 	if f == nil {
 		return fmt.Sprintf("%s  %s: %s", label, c.Status, c.Reason)
@@ -233,8 +236,11 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 		monitor = nil
 	}
 	// The server's gauges are read while requests arrive; the drain after the last
-	// arrival is not load the schedule applied.
-	exec.arrivalsDone = stopMonitor
+	// arrival is not load the schedule applied. A rate-inf burst arrives at once: its
+	// gauges are read for the whole cell.
+	if !cell.RateRPS.IsInf() {
+		exec.arrivalsDone = stopMonitor
+	}
 	if monitor != nil {
 		monitor.Start(ctx, interval)
 	}

@@ -51,8 +51,8 @@ const (
 	// with a queue.
 	ttftRise    = 2.0
 	ttftRiseMin = 50.0 // ms
-	// achievedShare: completions slower than this share of the offered rate fell
-	// behind the schedule.
+	// achievedShare: completions slower than this share of the schedule's pace
+	// fell behind it.
 	achievedShare = 0.9
 )
 
@@ -72,7 +72,6 @@ type requestTimes struct {
 	unfinished         bool
 	slotWait, sendLag  float64
 	hasSend            bool
-	completion         time.Time
 	gaps               []float64
 	tokens, serverToks int
 }
@@ -102,7 +101,6 @@ func timesOf(r *RateRequest) requestTimes {
 	switch {
 	case t.finished:
 		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base))}, true
-		t.completion = res.End
 		if res.Tokens >= 2 && t.hasTTFT {
 			t.tpot, t.hasTPOT = latencySample{V: (t.e2e.V - t.ttft.V) / float64(res.Tokens-1)}, true
 		}
@@ -131,7 +129,6 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 	cell.RateFigures = f
 	times := make([]requestTimes, len(reqs))
 	var ttft, e2e, tpot, itl, slotWait, sendLag []latencySample
-	var completions []time.Time
 	var last, firstSched, lastSched time.Time
 	late := 0
 	for i := range reqs {
@@ -151,7 +148,6 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 		switch {
 		case t.finished:
 			f.CompletedRequests++
-			completions = append(completions, t.completion)
 		case t.failed:
 			f.FailedRequests++
 		default:
@@ -187,9 +183,8 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 	if n := len(reqs); !in.Rate.IsInf() && n >= 2 && lastSched.After(firstSched) {
 		f.OfferedRPS = ptrRound(float64(n-1)/lastSched.Sub(firstSched).Seconds(), 3)
 	}
-	slices.SortFunc(completions, func(a, b time.Time) int { return a.Compare(b) })
-	if n := len(completions); n >= 2 && completions[n-1].After(completions[0]) {
-		f.AchievedRPS = ptrRound(float64(n-1)/completions[n-1].Sub(completions[0]).Seconds(), 3)
+	if f.DurationS > 0 {
+		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/last.Sub(firstSched).Seconds(), 3)
 	}
 	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(ttft), latencyStats(e2e), latencyStats(tpot), latencyStats(itl)
 	f.ClientSendLagMs = latencyStats(sendLag)
@@ -204,7 +199,7 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 
 	scoreSLO(f, times, in.SLO)
 	verifyTokens(&cell, reqs, times, in)
-	if in.MaxConcurrency > 0 && slices.ContainsFunc(slotWait, func(s latencySample) bool { return s.V > 1 }) {
+	if in.MaxConcurrency > 0 && slices.ContainsFunc(slotWait, func(s latencySample) bool { return s.V > 0 }) {
 		// Requests waited for one of the client's slots: that wait is in their latency.
 		f.Flags = append(f.Flags, "slot_wait")
 	}
@@ -265,8 +260,8 @@ func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
 	}
 	ratio := round(float64(met)/float64(len(times)), 4)
 	f.SLOMetRatio = &ratio
-	if f.AchievedRPS != nil && f.CompletedRequests > 0 {
-		f.GoodputRPS = ptrRound(*f.AchievedRPS*float64(met)/float64(f.CompletedRequests), 3)
+	if f.DurationS > 0 {
+		f.GoodputRPS = ptrRound(float64(met)/f.DurationS, 3)
 	}
 	meets := ratio >= slo.Target
 	f.MeetsSLO = &meets
@@ -373,6 +368,11 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 // the schedule, the server's waiting gauge, completions slower than arrivals, or
 // requests still unfinished at the drain timeout.
 func saturationEvidence(reqs []RateRequest, times []requestTimes, f *RateFigures, in RateInput) []string {
+	if in.Rate.IsInf() {
+		// A burst is beyond every rate by design: it measures the most the server
+		// completes, and its queue says nothing about a rate it could sustain.
+		return nil
+	}
 	var ev []string
 	// TTFT by scheduled order; a request still waiting for its first token counts
 	// with the time it had waited, a lower bound (so the rise is if anything larger).
@@ -387,7 +387,7 @@ func saturationEvidence(reqs []RateRequest, times []requestTimes, f *RateFigures
 			ordered = append(ordered, times[i].ttft.V)
 		}
 	}
-	if n := len(ordered); n >= 9 && !in.Rate.IsInf() {
+	if n := len(ordered); n >= 9 {
 		head := slices.Clone(ordered[:n/3])
 		tail := slices.Clone(ordered[n-n/3:])
 		slices.Sort(head)
@@ -400,13 +400,50 @@ func saturationEvidence(reqs []RateRequest, times []requestTimes, f *RateFigures
 	if s := in.Server; s != nil && s.Waiting != nil && s.Waiting.Mean >= 1 {
 		ev = append(ev, fmt.Sprintf("the server's waiting gauge averaged %.1f requests (max %.0f)", s.Waiting.Mean, s.Waiting.Max))
 	}
-	if f.OfferedRPS != nil && f.AchievedRPS != nil && f.CompletedRequests >= 10 && *f.AchievedRPS < achievedShare**f.OfferedRPS {
-		ev = append(ev, fmt.Sprintf("requests completed at %.2f/s, arrived at %.2f/s", *f.AchievedRPS, *f.OfferedRPS))
+	if pace, ok := schedulePace(reqs, times); ok && f.AchievedRPS != nil && f.CompletedRequests >= 10 && *f.AchievedRPS < achievedShare*pace {
+		ev = append(ev, fmt.Sprintf("requests completed at %.2f/s, below the schedule's %.2f/s (its arrivals plus an early request's latency)", *f.AchievedRPS, pace))
 	}
 	if f.UnfinishedRequests > 0 && in.DrainNs > 0 {
 		ev = append(ev, fmt.Sprintf("%d requests had not finished %s after the last arrival", f.UnfinishedRequests, time.Duration(in.DrainNs).Round(time.Millisecond)))
 	}
 	return ev
+}
+
+// schedulePace is the completion rate a server that kept up would show: every
+// request done by the last arrival plus the latency the first third of requests had
+// (when the queue, if any, was short). achieved_rps is measured over the whole cell,
+// drain included, so the allowance keeps a slow but steady server from looking
+// saturated; one whose backlog grew finishes far later than that.
+func schedulePace(reqs []RateRequest, times []requestTimes) (float64, bool) {
+	if len(reqs) < 9 {
+		return 0, false
+	}
+	first, last := reqs[0].Scheduled, reqs[0].Scheduled
+	for i := range reqs {
+		first = minTime(first, reqs[i].Scheduled)
+		if reqs[i].Scheduled.After(last) {
+			last = reqs[i].Scheduled
+		}
+	}
+	var early []float64
+	for i := range reqs {
+		if reqs[i].Scheduled.Sub(first) <= last.Sub(first)/3 && times[i].hasE2E && !times[i].e2e.Censored {
+			early = append(early, times[i].e2e.V)
+		}
+	}
+	if len(early) == 0 {
+		return 0, false
+	}
+	slices.Sort(early)
+	span := last.Sub(first).Seconds() + quantile(early, 0.5)/1000
+	return float64(len(reqs)) / span, span > 0
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // latencyStats summarises samples. A quantile is reported only with enough samples

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"strconv"
 )
 
 // Defaults of a --find-max-rate search.
@@ -95,6 +96,6 @@ func roundRate(r float64) float64 {
 	if !(r > 0) {
 		return r
 	}
-	mag := math.Pow(10, math.Floor(math.Log10(r))-2)
-	return math.Round(r/mag) * mag
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
+	return v
 }
