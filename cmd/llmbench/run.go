@@ -224,7 +224,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
 	if doc.Config.Rate != nil {
 		// Open loop: as many requests in flight as the schedule and the server make.
-		maxConc = max(256, doc.Config.Rate.MaxConcurrency)
+		maxConc = max(1024, doc.Config.Rate.MaxConcurrency)
 	}
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
@@ -47,9 +48,9 @@ type rateExecutor struct {
 func (e *rateExecutor) run(ctx context.Context, plan *RatePlan, payloads []prompt.Payload) ([]RateRequest, time.Time) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var slots chan struct{}
+	var slots *slotQueue
 	if e.maxConcurrency > 0 {
-		slots = make(chan struct{}, e.maxConcurrency)
+		slots = newSlotQueue(e.maxConcurrency)
 	}
 	reqs := make([]RateRequest, len(plan.Offsets))
 	done := make(chan int, len(reqs))
@@ -70,26 +71,38 @@ dispatch:
 		}
 		reqs[i] = RateRequest{Index: i, Scheduled: at, InputTarget: plan.Input[i], OutputTarget: plan.Output[i]}
 		sent++
+		// The dispatcher takes requests' places in the slot queue itself, in schedule
+		// order: a request whose goroutine starts late still gets the next slot.
+		var slot <-chan time.Time
+		if slots != nil {
+			slot = slots.enqueue()
+		}
 		go func(r *RateRequest, p prompt.Payload) {
 			defer func() { done <- r.Index }()
 			// Slot is when the request could go: its scheduled time when a slot was
-			// free, else when one freed. So Slot − Scheduled is the wait for a slot, and
-			// Sent − Slot the client's own lateness (timer, goroutine start, encoding).
+			// free, else when one was released. So Slot − Scheduled is the wait for a
+			// slot, and Sent − Slot the client's own lateness (timer, goroutine start,
+			// hand-over, encoding).
 			r.Slot = r.Scheduled
-			if slots != nil {
+			if slot != nil {
+				var freed time.Time
 				select {
-				case slots <- struct{}{}:
-				default:
-					select {
-					case slots <- struct{}{}:
-						r.Slot = time.Now()
-					case <-reqCtx.Done():
-						r.Slot = time.Time{}
-						r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
-						return
-					}
+				case freed = <-slot:
+				case <-reqCtx.Done():
+					r.Slot = time.Time{}
+					r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
+					return
 				}
-				defer func() { <-slots }()
+				if freed.After(r.Slot) {
+					r.Slot = freed
+				}
+				defer func() {
+					released := time.Now()
+					if r.Result != nil && !r.Result.End.IsZero() {
+						released = r.Result.End
+					}
+					slots.release(released)
+				}()
 			}
 			if plan.Rate.IsInf() {
 				r.Scheduled = r.Slot
@@ -131,4 +144,45 @@ func (o tokenObserver) Tokens(_ time.Time, n int) {
 	if o.progress != nil {
 		o.progress.Tokens(n)
 	}
+}
+
+// slotQueue hands the client's concurrency slots to requests first come, first
+// served in schedule order, each with the time the slot was released (a request that
+// waited could go from that instant, so the client's delay in handing it over is its
+// send lag, not part of the wait).
+type slotQueue struct {
+	mu      sync.Mutex
+	free    []time.Time
+	waiting []chan time.Time
+}
+
+func newSlotQueue(n int) *slotQueue {
+	return &slotQueue{free: make([]time.Time, n)}
+}
+
+// enqueue takes the next place in line; the channel delivers the slot.
+func (q *slotQueue) enqueue() <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.free); n > 0 {
+		ch <- q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		q.waiting = append(q.waiting, ch)
+	}
+	return ch
+}
+
+// release gives a slot back, to the first in line if anyone waits. A waiter that
+// gave up (the cell was stopped) keeps its slot: nothing is dispatched after that.
+func (q *slotQueue) release(at time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.waiting) > 0 {
+		q.waiting[0] <- at
+		q.waiting = q.waiting[1:]
+		return
+	}
+	q.free = append(q.free, at)
 }

@@ -46,6 +46,7 @@ type queueServer struct {
 }
 
 type served struct {
+	key          string // the prompt's first words: which client request this was
 	n            int
 	received     time.Time
 	start        time.Time // the slot's start: received, or when a slot freed
@@ -134,6 +135,7 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 	}
 	s := &served{received: time.Now()}
 	words := strings.Fields(req.Messages[0].Content)
+	s.key = promptKey(req.Messages[0].Content)
 	s.promptTokens = len(words) + queueChatOverhead
 	var ttft time.Duration
 	q.admit(s, func(time.Time) time.Duration {
@@ -183,6 +185,25 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 	send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
 		s.promptTokens, req.MaxTokens, s.promptTokens+req.MaxTokens, cached))
 	send("[DONE]")
+}
+
+// promptKey names a request by its prompt's first words (prompts are unique).
+func promptKey(content string) string {
+	w := strings.Fields(content)
+	return strings.Join(w[:min(len(w), 12)], " ")
+}
+
+// firstFlush returns when the server flushed each request's first token, by key.
+func (q *queueServer) firstFlush() map[string]time.Time {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := map[string]time.Time{}
+	for _, s := range q.log {
+		if len(s.emits) > 0 {
+			out[s.key] = s.emits[0]
+		}
+	}
+	return out
 }
 
 // byArrival returns the server's log in arrival order.

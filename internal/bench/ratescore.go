@@ -196,6 +196,11 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 		f.PerRequestTokS = ptrRound(1000 / *p, 2)
 	}
 	f.PeakInFlight = peakInFlight(reqs)
+	if coalesced(reqs) {
+		// Tokens came in few chunks: TPOT is still what a user saw (they got the
+		// tokens together), but ITL has few gaps to say how the server decoded.
+		f.Flags = append(f.Flags, "tokens_coalesced")
+	}
 
 	scoreSLO(f, times, in.SLO)
 	verifyTokens(&cell, reqs, times, in)
@@ -502,6 +507,19 @@ func quantileOf(s []latencySample, p float64) float64 {
 	}
 	slices.Sort(v)
 	return quantile(v, p)
+}
+
+// coalesced reports whether the cell's requests brought fewer than half as many
+// chunks as tokens: a server (or a proxy) that batches its stream.
+func coalesced(reqs []RateRequest) bool {
+	chunks, tokens := 0, 0
+	for i := range reqs {
+		if res := reqs[i].Result; res != nil {
+			chunks += len(res.Chunks)
+			tokens += res.Tokens
+		}
+	}
+	return tokens > 0 && 2*chunks < tokens
 }
 
 // peakInFlight is the most requests between send and end at one instant.
