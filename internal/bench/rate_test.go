@@ -566,3 +566,21 @@ func TestRescoreRateMatchesDocument(t *testing.T) {
 		t.Errorf("re-scored cells differ from the document (-doc +rescored):\n%s", diff)
 	}
 }
+
+// TestRateResumeMeasuresOnlyWhatIsLeft: a document with a finished cell and an
+// interrupted one (as Ctrl-C leaves it) measures only the second on --resume.
+func TestRateResumeMeasuresOnlyWhatIsLeft(t *testing.T) {
+	q := &queueServer{interval: time.Millisecond, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
+	srv := newQueueTestServer(q.start(t))
+	doc := newRateRun(RateConfig{Rates: []Rate{5, 10}, InputLen: 32, OutputLen: 4}, time.Second)
+	done := RateCell{RateRPS: 5, Arrival: "constant", Status: StatusValid, RateFigures: &RateFigures{Requests: 5, CompletedRequests: 5}}
+	doc.Rate[0] = done
+	doc.Rate[1].Status = StatusInterrupted
+	runRateDoc(t, srv, doc, nil)
+	if got := len(q.byArrival()); got != 10 {
+		t.Errorf("the server saw %d requests, want the 10 of the 10 req/s cell only", got)
+	}
+	if doc.Rate[0].RateFigures != done.RateFigures || doc.Rate[1].Status == StatusInterrupted || doc.Rate[1].Requests != 10 {
+		t.Errorf("after resume: %+v / %s with %d requests", doc.Rate[0], doc.Rate[1].Status, doc.Rate[1].Requests)
+	}
+}
