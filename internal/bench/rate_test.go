@@ -87,51 +87,53 @@ func runRateDoc(t *testing.T, srv *Server, doc *Run, mon func() Monitor) rateRun
 
 // flushErrors pairs every request the client saw with the server's log of when it
 // flushed that request's first token: the client's error in TTFT (both TTFTs count
-// from the same scheduled time, so the difference is all of it), in ms.
-func flushErrors(t *testing.T, q *queueServer, run rateRun) (mean, worst float64) {
+// from the same scheduled time, so the difference is all of it), in ms, sorted.
+func flushErrors(t *testing.T, q *queueServer, run rateRun) []float64 {
 	t.Helper()
 	flush := q.firstFlush()
+	var errs []float64
 	for key, res := range run.sent {
 		at, ok := flush[key]
 		if !ok || res.FirstToken.IsZero() {
 			t.Fatalf("request %q: the server flushed no first token, or the client saw none", key)
 		}
-		e := math.Abs(float64(res.FirstToken.Sub(at)) / 1e6)
-		mean += e
-		worst = max(worst, e)
+		errs = append(errs, math.Abs(float64(res.FirstToken.Sub(at))/1e6))
 	}
-	return mean / float64(len(run.sent)), worst
+	slices.Sort(errs)
+	return errs
 }
 
-// onSchedule drives a cell up to three times, until the client measured every TTFT
-// within timingTolerance of the server's log (checked on every attempt: a loaded
-// machine can stall the reader, never by design) and held the schedule (every
-// request sent within 5 ms of when it could go: the hand-computed truth assumes
-// requests left on time). It fails when no attempt measured within tolerance;
-// onTime is false when none held the schedule — the cells then say so
-// (client_send_lag_ms, and client_lagged past the threshold) — and the caller skips
-// the checks against hand-computed truth.
-func onSchedule(t *testing.T, attempt func() (*queueServer, rateRun)) (run rateRun, onTime bool) {
+// onSchedule drives a cell up to three times, until the client measured the TTFTs
+// as the server's log has them — median error under 1 ms, nine in ten within
+// timingTolerance: a loaded machine stalls this process now and then, on either side
+// of the socket, never by design — and held the schedule (every request sent within
+// 5 ms of when it could go: the hand-computed truth assumes requests left on time).
+// It fails when no attempt measured that well; onTime is false when none held the
+// schedule — the cells then say so (client_send_lag_ms, and client_lagged past the
+// threshold) — and the caller skips the checks against hand-computed truth.
+func onSchedule(t *testing.T, attempt func() (*queueServer, rateRun)) (q *queueServer, run rateRun, onTime bool) {
 	t.Helper()
 	measuredOK := false
 	for try := 1; try <= 3; try++ {
-		q, r := attempt()
-		mean, worst := flushErrors(t, q, r)
+		var r rateRun
+		q, r = attempt()
+		errs := flushErrors(t, q, r)
+		median, p90, worst := quantile(errs, 0.5), quantile(errs, 0.9), errs[len(errs)-1]
 		lag := maxSendLag(r.events)
-		t.Logf("attempt %d: TTFT error vs the server's flush log over %d requests: mean %.3f ms, max %.3f ms; latest send %s after it could go",
-			try, len(r.sent), mean, worst, lag.Round(time.Microsecond))
-		ok := worst <= timingTolerance
+		t.Logf("attempt %d: TTFT error vs the server's flush log over %d requests: median %.3f ms, p90 %.3f ms, max %.3f ms; latest send %s after it could go",
+			try, len(errs), median, p90, worst, lag.Round(time.Microsecond))
+		ok := median <= 1 && p90 <= timingTolerance
 		measuredOK = measuredOK || ok
 		run = r
 		if ok && lag <= 5*time.Millisecond {
-			return r, true
+			return q, r, true
 		}
 	}
 	if !measuredOK {
-		t.Errorf("no attempt measured every TTFT within %.0f ms of the server's exact timing", timingTolerance)
+		t.Errorf("no attempt measured the TTFTs within 1 ms (median) and %.0f ms (p90) of the server's exact timing", timingTolerance)
 	}
 	t.Log("the machine was too loaded for the client to hold the schedule: the hand-computed figures are not checked")
-	return run, false
+	return q, run, false
 }
 
 // measuredTTFTs are the client's TTFTs (from the scheduled time) of one cell's
@@ -190,7 +192,7 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 		attempt()
 		return
 	}
-	if _, onTime := onSchedule(t, attempt); !onTime {
+	if _, _, onTime := onSchedule(t, attempt); !onTime {
 		return
 	}
 	c := doc.Rate[0]
@@ -361,7 +363,7 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		attempt()
 		return
 	}
-	run, onTime := onSchedule(t, attempt)
+	_, run, onTime := onSchedule(t, attempt)
 	c := doc.Rate[0]
 	f := c.RateFigures
 	if f == nil || f.Requests != 60 || f.CompletedRequests != 60 {
@@ -407,11 +409,12 @@ func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
 		return q, runRateDoc(t, newQueueTestServer(q.start(t)), doc, nil)
 	}
 	var run rateRun
+	var q *queueServer
 	onTime := false
 	if timingChecked(t) {
-		run, onTime = onSchedule(t, attempt)
+		q, run, onTime = onSchedule(t, attempt)
 	} else {
-		_, run = attempt()
+		q, run = attempt()
 	}
 	f := doc.Rate[0].RateFigures
 	if f == nil || f.MaxConcurrency != 2 || f.SlotWaitMs == nil || !slices.Contains(f.Flags, "slot_wait") {
@@ -432,6 +435,15 @@ func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
 	}
 	if !onTime {
 		return
+	}
+	// The ideal queue assumes every request took the server 110 ms; here the next
+	// request's slot frees when the last one really ended, so a server goroutine
+	// that a loaded machine stalled moves every later request.
+	for _, s := range q.byArrival() {
+		if took := s.emits[len(s.emits)-1].Sub(s.start); took > 115*time.Millisecond {
+			t.Logf("the server took %s over a 110 ms request (a loaded machine): the ideal queue is not checked", took)
+			return
+		}
 	}
 	// Each hand-over of a client slot costs a loopback round trip and a timer's slack
 	// that the ideal queue does not have, 30 in a row per slot here.
