@@ -203,6 +203,8 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 	if f.Requests != 80 || f.CompletedRequests != 80 {
 		t.Fatalf("%d requests, %d completed; want 80, 80", f.Requests, f.CompletedRequests)
 	}
+	t.Logf("figures vs hand-computed truth: TTFT p50 %.2f (50) p90 %.2f (200) mean %.2f (87.5) stdev %.2f (65.36); TPOT p50 %.2f (10); ITL p50 %.2f (10); E2E p50 %.2f (140) p90 %.2f (290); achieved %.3f (35.32); goodput %.3f (26.49); SLO met %.4f (0.75); client send lag p50 %.3f ms",
+		*f.TTFTMs.P50, *f.TTFTMs.P90, *f.TTFTMs.Mean, *f.TTFTMs.Stdev, *f.TPOTMs.P50, *f.ITLMs.P50, *f.E2EMs.P50, *f.E2EMs.P90, *f.AchievedRPS, *f.GoodputRPS, *f.SLOMetRatio, *f.ClientSendLagMs.P50)
 	// TTFT: 60 × 50 ms and 20 × 200 ms. p50 50, p90 (rank 71.1 of 0..79) 200, p99
 	// null (80 < 662 samples), mean 7000 / 80 = 87.5, stdev √((60·37.5² + 20·112.5²) / 79) = 65.36.
 	near(t, "ttft p50", f.TTFTMs.P50, 50, timingTolerance)
