@@ -127,99 +127,13 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 		f.LatencyFrom = "slot"
 	}
 	cell.RateFigures = f
-	times := make([]requestTimes, len(reqs))
-	var ttft, e2e, tpot, itl, slotWait, sendLag []latencySample
-	var last, firstSched, lastSched time.Time
-	late := 0
-	for i := range reqs {
-		r := &reqs[i]
-		t := timesOf(r)
-		times[i] = t
-		if firstSched.IsZero() || r.Scheduled.Before(firstSched) {
-			firstSched = r.Scheduled
-		}
-		if r.Scheduled.After(lastSched) {
-			lastSched = r.Scheduled
-		}
-		if end := r.Result; end != nil && end.End.After(last) {
-			last = end.End
-		}
-		f.OutputTokens += t.tokens
-		switch {
-		case t.finished:
-			f.CompletedRequests++
-		case t.failed:
-			f.FailedRequests++
-		default:
-			f.UnfinishedRequests++
-		}
-		if t.hasTTFT {
-			ttft = append(ttft, t.ttft)
-		}
-		if t.hasE2E {
-			e2e = append(e2e, t.e2e)
-		}
-		if t.hasTPOT {
-			tpot = append(tpot, t.tpot)
-		}
-		for _, g := range t.gaps {
-			itl = append(itl, latencySample{V: g})
-		}
-		if !r.Slot.IsZero() {
-			slotWait = append(slotWait, latencySample{V: t.slotWait})
-		}
-		if t.hasSend {
-			sendLag = append(sendLag, latencySample{V: t.sendLag})
-			if t.sendLag > ms(lateSend) {
-				late++
-			}
-		}
-	}
-	if !firstSched.IsZero() && last.After(firstSched) {
-		span := last.Sub(firstSched).Seconds()
-		f.DurationS = round(span, 3)
-		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
-	}
-	if n := len(reqs); !in.Rate.IsInf() && n >= 2 && lastSched.After(firstSched) {
-		f.OfferedRPS = ptrRound(float64(n-1)/lastSched.Sub(firstSched).Seconds(), 3)
-	}
-	if f.DurationS > 0 {
-		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/last.Sub(firstSched).Seconds(), 3)
-	}
-	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(ttft), latencyStats(e2e), latencyStats(tpot), latencyStats(itl)
-	f.ClientSendLagMs = latencyStats(sendLag)
-	if in.MaxConcurrency > 0 {
-		s := latencyStats(slotWait)
-		f.SlotWaitMs = &s
-	}
-	if p := f.TPOTMs.P50; p != nil && *p > 0 {
-		f.PerRequestTokS = ptrRound(1000 / *p, 2)
-	}
+	s := gatherRate(reqs, f)
+	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
-	if coalesced(reqs) {
-		// Tokens came in few chunks: TPOT is still what a user saw (they got the
-		// tokens together), but ITL has few gaps to say how the server decoded.
-		f.Flags = append(f.Flags, "tokens_coalesced")
-	}
-
-	scoreSLO(f, times, in.SLO)
-	verifyTokens(&cell, reqs, times, in)
-	if in.MaxConcurrency > 0 && slices.ContainsFunc(slotWait, func(s latencySample) bool { return s.V > 0 }) {
-		// Requests waited for one of the client's slots: that wait is in their latency.
-		f.Flags = append(f.Flags, "slot_wait")
-	}
-	if n := len(sendLag); n > 0 {
-		med := quantileOf(sendLag, 0.5)
-		if float64(late) > lateShare*float64(n) || med > ms(lateMedian) {
-			f.Flags = append(f.Flags, "client_lagged")
-			cell.invalidate(fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", late, n, lateSend, med))
-		}
-	}
-	if in.ClientCPU > 0.9 {
-		f.Flags = append(f.Flags, "client_cpu_saturated")
-		cell.invalidate("the measuring client used nearly all CPUs: the figures may be the client's limit")
-	}
-	f.Saturation = saturationEvidence(reqs, times, f, in)
+	scoreSLO(f, s.times, in.SLO)
+	verifyTokens(&cell, reqs, s.times, in)
+	clientChecks(&cell, s, in)
+	f.Saturation = saturationEvidence(reqs, s.times, f, in)
 	if len(f.Saturation) > 0 {
 		f.Flags = append(f.Flags, "saturated")
 	}
@@ -237,6 +151,113 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 		}
 	}
 	return cell
+}
+
+// rateSamples are a cell's per-request values, gathered once.
+type rateSamples struct {
+	times                       []requestTimes
+	ttft, e2e, tpot, itl        []latencySample
+	slotWait, sendLag           []latencySample
+	late                        int // requests sent over lateSend late
+	firstSched, lastSched, last time.Time
+	coalesced                   bool
+}
+
+// gatherRate reads every request's times and counts outcomes and tokens into f.
+func gatherRate(reqs []RateRequest, f *RateFigures) *rateSamples {
+	s := &rateSamples{times: make([]requestTimes, len(reqs)), coalesced: coalesced(reqs)}
+	for i := range reqs {
+		r := &reqs[i]
+		t := timesOf(r)
+		s.times[i] = t
+		if s.firstSched.IsZero() || r.Scheduled.Before(s.firstSched) {
+			s.firstSched = r.Scheduled
+		}
+		if r.Scheduled.After(s.lastSched) {
+			s.lastSched = r.Scheduled
+		}
+		if res := r.Result; res != nil && res.End.After(s.last) {
+			s.last = res.End
+		}
+		f.OutputTokens += t.tokens
+		switch {
+		case t.finished:
+			f.CompletedRequests++
+		case t.failed:
+			f.FailedRequests++
+		default:
+			f.UnfinishedRequests++
+		}
+		if t.hasTTFT {
+			s.ttft = append(s.ttft, t.ttft)
+		}
+		if t.hasE2E {
+			s.e2e = append(s.e2e, t.e2e)
+		}
+		if t.hasTPOT {
+			s.tpot = append(s.tpot, t.tpot)
+		}
+		for _, g := range t.gaps {
+			s.itl = append(s.itl, latencySample{V: g})
+		}
+		if !r.Slot.IsZero() {
+			s.slotWait = append(s.slotWait, latencySample{V: t.slotWait})
+		}
+		if t.hasSend {
+			s.sendLag = append(s.sendLag, latencySample{V: t.sendLag})
+			if t.sendLag > ms(lateSend) {
+				s.late++
+			}
+		}
+	}
+	return s
+}
+
+// rateFigures computes the cell's rates and latency summaries from its samples.
+func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
+	if !s.firstSched.IsZero() && s.last.After(s.firstSched) {
+		span := s.last.Sub(s.firstSched).Seconds()
+		f.DurationS = round(span, 3)
+		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
+		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/span, 3)
+	}
+	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched.After(s.firstSched) {
+		f.OfferedRPS = ptrRound(float64(n-1)/s.lastSched.Sub(s.firstSched).Seconds(), 3)
+	}
+	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(s.ttft), latencyStats(s.e2e), latencyStats(s.tpot), latencyStats(s.itl)
+	f.ClientSendLagMs = latencyStats(s.sendLag)
+	if in.MaxConcurrency > 0 {
+		st := latencyStats(s.slotWait)
+		f.SlotWaitMs = &st
+	}
+	if p := f.TPOTMs.P50; p != nil && *p > 0 {
+		f.PerRequestTokS = ptrRound(1000 / *p, 2)
+	}
+	if s.coalesced {
+		// Tokens came in few chunks: TPOT is still what a user saw (they got the
+		// tokens together), but ITL has few gaps to say how the server decoded.
+		f.Flags = append(f.Flags, "tokens_coalesced")
+	}
+}
+
+// clientChecks flags what the client did to the latencies: waits for its own slots
+// (part of the latency, and said), and lateness that makes them partly its own.
+func clientChecks(cell *RateCell, s *rateSamples, in RateInput) {
+	f := cell.RateFigures
+	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
+		f.Flags = append(f.Flags, "slot_wait")
+	}
+	if n := len(s.sendLag); n > 0 {
+		med := quantileOf(s.sendLag, 0.5)
+		if float64(s.late) > lateShare*float64(n) || med > ms(lateMedian) {
+			f.Flags = append(f.Flags, "client_lagged")
+			cell.invalidate(fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, lateSend, med))
+		}
+	}
+	if in.ClientCPU > 0.9 {
+		f.Flags = append(f.Flags, "client_cpu_saturated")
+		cell.invalidate("the measuring client used nearly all CPUs: the figures may be the client's limit")
+	}
 }
 
 func (c *RateCell) invalidate(reason string) {
