@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -24,6 +26,7 @@ import (
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -226,6 +229,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		// Open loop: as many requests in flight as the schedule and the server make.
 		maxConc = max(1024, doc.Config.Rate.MaxConcurrency)
 	}
+	ensureFileLimit(stderr, maxConc, emulated)
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
 	// Discovery and metrics requests carry the API key too.
@@ -352,6 +356,21 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(stdout, "\nSaved %s\n", f.out)
 	return nil
+}
+
+// ensureFileLimit raises the soft open-file limit so that every stream of the largest
+// cell has its connection (and the built-in emulator its side of it), and warns when
+// even the hard limit is too low: those cells would fail with "too many open files".
+func ensureFileLimit(stderr io.Writer, streams int, emulated bool) {
+	l, err := sysutil.RaiseFileLimit(sysutil.FilesForStreams(streams, emulated))
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	case !l.Enough():
+		fmt.Fprintf(stderr, "warning: %s\n", l)
+	default:
+		slog.Debug("open files", "limit", l.String())
+	}
 }
 
 // newRunDocument builds a new run document's config from the flags.

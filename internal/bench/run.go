@@ -170,6 +170,11 @@ type Client struct {
 	GOARCH    string `json:"goarch,omitempty"`
 	CPUs      int    `json:"cpus,omitempty"`
 	GoVersion string `json:"go_version,omitempty"`
+	// CeilingTokS is the client's own ceiling on this machine, as llmbench calibrate
+	// measures it (tokens per client CPU-second × Cores); Cores is the CPUs the client
+	// may use (GOMAXPROCS). Absent when not measured.
+	CeilingTokS *float64 `json:"ceiling_tok_s,omitempty"`
+	Cores       int      `json:"cores,omitempty"`
 }
 
 // PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
