@@ -73,8 +73,8 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {
 		var e bench.Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == "cell" && e.Cell.Open != 0 {
-			cr.windows[[2]int{e.Context, e.Concurrency}] = [2]time.Time{time.Unix(0, e.Cell.Open), time.Unix(0, e.Cell.Close)}
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == "cell" && e.Run.Open != 0 {
+			cr.windows[[2]int{e.Context, e.Concurrency}] = [2]time.Time{time.Unix(0, e.Run.Open), time.Unix(0, e.Run.Close)}
 		}
 	}
 	return cr
@@ -124,13 +124,6 @@ func (cr *conformanceRun) checkRescore(t *testing.T) {
 			}
 		}
 	}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // fixtureServers is how each stream fixture (internal/replay/testdata, sources in

@@ -19,13 +19,15 @@ type EventMeta struct {
 	Concurrency int    `json:"concurrency"`
 	Stream      int    `json:"stream,omitempty"`
 	Index       int    `json:"index,omitempty"`
+	// Cell numbers the cells of an open-loop run (phase "rate"), from 1.
+	Cell int `json:"cell,omitempty"`
 }
 
 // Event is one line of the NDJSON events log:
 //   - "attempt": a run invocation starts (Base: its clock's start, Unix ns);
 //   - "request": one request, as scored (Request's fields);
 //   - "window": a cell's window (Open, Close), kept for older readers;
-//   - "cell": what executing a cell produced (Cell), with its requests before it;
+//   - "cell": what executing a cell produced (Run), with its requests before it;
 //   - "prefill": what measuring a prefill row produced (Prefill).
 //
 // Times are nanoseconds on the run's clock; chunk times nanoseconds after Sent.
@@ -37,8 +39,17 @@ type Event struct {
 	Base    int64       `json:"base_ns,omitempty"`
 	Open    int64       `json:"open_ns,omitempty"`
 	Close   int64       `json:"close_ns,omitempty"`
-	Cell    *CellRun    `json:"cell,omitempty"`
+	Run     *CellRun    `json:"cell_run,omitempty"`
 	Prefill *PrefillRun `json:"prefill,omitempty"`
+
+	// Open-loop requests: the scheduled time latencies are measured from, when a slot
+	// let the request go, and the lengths asked. A "rate_cell" event carries what
+	// scoring the cell needs besides its requests.
+	Scheduled    int64      `json:"scheduled_ns,omitempty"`
+	Slot         int64      `json:"slot_ns,omitempty"`
+	InputTarget  int        `json:"input_target,omitempty"`
+	OutputTarget int        `json:"output_target,omitempty"`
+	RateInput    *RateInput `json:"rate_input,omitempty"`
 }
 
 // EventLog writes events as NDJSON. A nil *EventLog discards everything.
@@ -81,7 +92,7 @@ func (l *EventLog) Cell(meta EventMeta, run *CellRun) {
 	if run.Open != 0 {
 		l.write(Event{Type: "window", EventMeta: meta, Open: run.Open, Close: run.Close})
 	}
-	l.write(Event{Type: "cell", EventMeta: meta, Cell: run})
+	l.write(Event{Type: "cell", EventMeta: meta, Run: run})
 }
 
 // Prefill records a prefill row's measurement.
@@ -175,13 +186,13 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 				cellAttempt[p] = ev.Attempt
 			}
 		case "cell":
-			if ev.Cell == nil {
+			if ev.Run == nil {
 				continue
 			}
 			if _, ok := cells[p]; !ok {
 				cellOrder = append(cellOrder, p)
 			}
-			cells[p], cellAttempt[p] = ev.Cell, ev.Attempt
+			cells[p], cellAttempt[p] = ev.Run, ev.Attempt
 		case "prefill":
 			if ev.Prefill == nil {
 				continue

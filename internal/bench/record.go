@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
@@ -88,7 +89,7 @@ func RecordOf(res *openai.StreamResult, c Clock) Request {
 	q := Request{
 		Sent: c.NS(res.Sent), FirstToken: c.NS(res.FirstToken), End: c.NS(res.End),
 		Tokens: res.Tokens, FinishReason: res.FinishReason, Outcome: res.Outcome.String(),
-		Cancelled: res.Cancelled(), Status: res.Status, Usage: res.Usage,
+		Cancelled: res.Cancelled, Status: res.Status, Usage: res.Usage,
 		ChunkUsage: res.ChunkUsage, Speculative: res.Speculative, NotStreamed: res.NotStreamed,
 		Events: res.Events, Merged: res.Merged, Reads: res.Reads, Skipped: res.Skipped,
 	}
@@ -103,4 +104,30 @@ func RecordOf(res *openai.StreamResult, c Clock) Request {
 		q.Chunks[i] = [3]int64{c.NS(ch.At) - q.Sent, int64(ch.N), int64(max(ch.Events, 1))}
 	}
 	return q
+}
+
+// result turns a record back into what the client saw, on the wall clock (for the
+// open-loop scorer, which reads results).
+func (q *Request) result() *openai.StreamResult {
+	at := func(ns int64) time.Time {
+		if ns == 0 {
+			return time.Time{}
+		}
+		return time.Unix(0, ns)
+	}
+	res := &openai.StreamResult{
+		Sent: at(q.Sent), FirstToken: at(q.FirstToken), End: at(q.End),
+		Tokens: q.Tokens, FinishReason: q.FinishReason, Outcome: q.outcome(),
+		Usage: q.Usage, Status: q.Status, ChunkUsage: q.ChunkUsage,
+		Speculative: q.Speculative, NotStreamed: q.NotStreamed,
+		Events: q.Events, Merged: q.Merged, Reads: q.Reads, Skipped: q.Skipped,
+	}
+	res.Cancelled = res.Outcome == openai.OutcomeCancelled
+	if q.Error != "" {
+		res.Err = errors.New(q.Error)
+	}
+	for _, c := range q.Chunks {
+		res.Chunks = append(res.Chunks, openai.TokenChunk{At: res.Sent.Add(time.Duration(c[0])), N: int(c[1]), Events: max(int(c[2]), 1)})
+	}
+	return res
 }

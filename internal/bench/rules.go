@@ -35,6 +35,7 @@ type scoring struct {
 	clientCPU   float64 // share of all CPUs
 	cacheRatio  *float64
 	firstError  string
+	finished    int // requests the server finished
 }
 
 // rule is one validity check: a flag, and the reason the cell is not valid when the
@@ -88,7 +89,11 @@ var validityRules = []rule{
 		} else {
 			r += ", no generation counter"
 		}
-		return r + ")"
+		r += ")"
+		if s.finished == 0 {
+			r += ": no request finished in the cell — ask for fewer output tokens (--max-output) so that some do and their usage counts them"
+		}
+		return r
 	}},
 	{"tbt_estimated", func(s *scoring) string {
 		if s.w.deviation > estimatedDeviation {

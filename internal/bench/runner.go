@@ -54,6 +54,10 @@ type Options struct {
 	DrainTimeout time.Duration
 	// Settle is how long to wait after a cell where the server has no running gauge.
 	Settle time.Duration
+	// Telemetry, if set, meters the server's machine during every window; Price, if
+	// set, is what the machine costs (energy_run.go).
+	Telemetry Telemetry
+	Price     *Price
 }
 
 // Runner measures the speed test matrix.
@@ -252,6 +256,7 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 	if needPrefill {
 		r.Opts.Events.Prefill(r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1}), pre)
 		*w.prefill = ScorePrefill(pre)
+		r.scorePrefillEnergy(ctx, w.prefill, &pre.Request)
 		o.done++
 		if err := o.checkpoint(); err != nil {
 			return err
@@ -297,6 +302,10 @@ func (o *orchestration) cell(ctx context.Context, cell *DecodeCell, pctx *prompt
 	run.Settle = settle
 	r.Opts.Events.Cell(r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency}), run)
 	*cell = ScoreCell(run)
+	if run.Open != 0 {
+		// Energy is read from the meter for the window: not part of the events log.
+		r.scoreCellEnergy(ctx, cell, Window{Open: time.Unix(0, run.Open), Close: time.Unix(0, run.Close)})
+	}
 	o.done++
 	if p := r.Opts.Progress; p != nil {
 		p.Log(cellLine(cell))

@@ -106,8 +106,11 @@ func (s *scoring) describe(c counting) {
 		events += q.Events
 		reads += q.Reads
 		s.speculative = s.speculative || q.Speculative
-		if q.finished() && q.FinishReason != "length" {
-			d.EndedEarly++
+		if q.finished() {
+			s.finished++
+			if q.FinishReason != "length" {
+				d.EndedEarly++
+			}
 		}
 		if q.Usage == nil {
 			continue

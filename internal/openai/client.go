@@ -265,11 +265,14 @@ type StreamResult struct {
 	FinishReason string // "stop", "length", ... ; empty if the stream did not finish
 	Usage        *Usage // the server's usage, when it sent one
 	Outcome      Outcome
-	Err          error         // why, when the outcome is not a success
-	RetryAfter   time.Duration // what the server asked for (Retry-After), on a retryable outcome
-	Status       int           // HTTP status
-	Reasoning    int           // tokens that came as reasoning_content
-	Timings      *Timings      // llama.cpp's last timings block
+	// Cancelled says the caller cancelled it (the window closed): Outcome is then
+	// OutcomeCancelled.
+	Cancelled  bool
+	Err        error         // why, when the outcome is not a success
+	RetryAfter time.Duration // what the server asked for (Retry-After), on a retryable outcome
+	Status     int           // HTTP status
+	Reasoning  int           // tokens that came as reasoning_content
+	Timings    *Timings      // llama.cpp's last timings block
 	// ChunkUsage says the server counted the tokens of every chunk (continuous usage
 	// stats, llama.cpp's timings_per_token): the per-chunk counts are the server's.
 	ChunkUsage bool
@@ -293,9 +296,6 @@ type StreamResult struct {
 
 // Finished reports whether the server ended the request itself (EOS or length).
 func (r *StreamResult) Finished() bool { return r.Outcome == OutcomeFinished }
-
-// Cancelled reports whether the caller cancelled the request.
-func (r *StreamResult) Cancelled() bool { return r.Outcome == OutcomeCancelled }
 
 // StreamChat streams a chat completion.
 func (c *Client) StreamChat(ctx context.Context, req *ChatRequest, obs Observer) *StreamResult {
@@ -338,7 +338,7 @@ func (c *Client) Stream(ctx context.Context, path string, payload any, obs Obser
 	if err != nil {
 		res.End = time.Now()
 		if ctx.Err() != nil {
-			res.Outcome = OutcomeCancelled
+			res.cancel()
 			return res
 		}
 		res.fail(transportOutcome(err), describeTransportError(err))
@@ -365,6 +365,10 @@ func (c *Client) Stream(ctx context.Context, path string, payload any, obs Obser
 
 func (r *StreamResult) fail(o Outcome, err error) {
 	r.Outcome, r.Err = o, err
+}
+
+func (r *StreamResult) cancel() {
+	r.Outcome, r.Cancelled = OutcomeCancelled, true
 }
 
 // statusOutcome says whether an HTTP status asks to try again later.
@@ -396,7 +400,7 @@ func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Obser
 			r.End = time.Now()
 			switch {
 			case ctx.Err() != nil:
-				r.Outcome = OutcomeCancelled
+				r.cancel()
 			case errors.Is(err, io.EOF):
 				r.ended(sse)
 			default:

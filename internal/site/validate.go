@@ -191,8 +191,10 @@ func (v *validator) run(r *bench.Run) {
 	v.optCount64("engine.max_num_seqs", r.Engine.MaxNumSeqs)
 
 	c := r.Config
-	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, true)
-	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, true)
+	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
+	openLoop := c.Rate != nil || len(r.Rate) > 0
+	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, !openLoop)
+	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, !openLoop)
 	prefill := v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
 	v.number("config.duration_s", c.DurationS)
 	v.count("config.max_output_tokens", c.MaxOutputTokens)
@@ -221,6 +223,7 @@ func (v *validator) run(r *bench.Run) {
 		} else if p.Status == bench.StatusValid || p.Status == bench.StatusPredicted {
 			v.fail(f+".prompt_tok_s", "is required for a %s row", p.Status)
 		}
+		v.prefillEnergy(f, p.PrefillEnergy)
 	}
 	seen := map[[2]int]bool{}
 	for i, d := range r.Decode {
@@ -263,7 +266,10 @@ func (v *validator) run(r *bench.Run) {
 				v.count(f+"."+name, n)
 			}
 		}
+		v.cellEnergy(f, d.CellEnergy)
 	}
+	v.runEnergy(r.Energy)
+	v.rates(r, predicted)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.
