@@ -545,15 +545,15 @@ func (r *StreamResult) tokensIn(ch *Chunk, keepText bool) (n int, finished bool)
 			finished = true
 		}
 	}
-	if ch.Timings != nil {
-		r.Timings = ch.Timings
-		if ch.Timings.DraftN > 0 {
+	if t := ch.ParsedTimings(); t != nil {
+		r.Timings = t
+		if t.DraftN > 0 {
 			r.Speculative = true
 		}
-		if len(ch.Choices) > 0 && ch.Timings.PredictedN > 0 {
+		if len(ch.Choices) > 0 && t.PredictedN > 0 {
 			// llama.cpp's timings_per_token: predicted_n is the count so far.
 			r.ChunkUsage = true
-			if rise := ch.Timings.PredictedN - r.Tokens; rise > 0 || n > 0 {
+			if rise := t.PredictedN - r.Tokens; rise > 0 || n > 0 {
 				n = max(rise, 0)
 			}
 		}

@@ -143,6 +143,8 @@ func TestFirstTokenRules(t *testing.T) {
 		{"llama.cpp timings per token", []string{
 			`{"choices":[{"index":0,"delta":{"content":" a b"}}],"timings":{"predicted_n":2,"draft_n":3,"draft_n_accepted":1}}`,
 			`{"choices":[{"index":0,"delta":{"content":" c"}}],"timings":{"predicted_n":3}}`}, 3, 0},
+		{"timings of an unexpected shape cost nothing", []string{
+			`{"choices":[{"index":0,"delta":{"content":"x"}}],"timings":{"predicted_n":[1,2]}}`}, 1, 0},
 		{"reasoning text is a token", []string{
 			`{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}`}, 1, 0},
 	} {

@@ -500,13 +500,8 @@ func viaJSON(data []byte) (protoChunk, bool) {
 	if ch.Usage != nil {
 		c.HasUsage, c.Usage = true, *ch.Usage
 	}
-	// Chunk decodes llama.cpp's timings into a struct now; the prototype keeps the
-	// raw bytes, so read them as encoding/json would have.
-	var raw struct {
-		Timings json.RawMessage `json:"timings"`
-	}
-	if json.Unmarshal(data, &raw) == nil && len(raw.Timings) > 0 && string(raw.Timings) != "null" {
-		c.Timings = raw.Timings
+	if len(ch.Timings) > 0 && string(ch.Timings) != "null" {
+		c.Timings = ch.Timings
 	}
 	return c, len(c.Choices) > 0 || c.HasUsage
 }

@@ -120,14 +120,28 @@ type Chunk struct {
 	Usage   *Usage   `json:"usage,omitempty"`
 	// SystemFingerprint carries llama.cpp's build info.
 	SystemFingerprint string `json:"system_fingerprint,omitempty"`
-	// Timings is llama.cpp's timing block.
-	Timings *Timings `json:"timings,omitempty"`
+	// Timings is llama.cpp's timing block, raw: read it with ParsedTimings, so that a
+	// block of unexpected shape costs its figures, never the chunk's tokens.
+	Timings json.RawMessage `json:"timings,omitempty"`
 
 	// Error forms servers put in a body or a stream event: {"error": {...}} (OpenAI,
 	// vLLM, SGLang, TGI mid-stream), {"error": "text"} (TGI's error body), and
 	// {"object": "error", "message": ...} (vLLM and SGLang's older ErrorResponse).
 	Error   json.RawMessage `json:"error,omitempty"`
 	Message string          `json:"message,omitempty"`
+}
+
+// ParsedTimings decodes the chunk's llama.cpp timings, nil when it has none or they do
+// not decode.
+func (c *Chunk) ParsedTimings() *Timings {
+	if len(c.Timings) == 0 || string(c.Timings) == "null" {
+		return nil
+	}
+	var t Timings
+	if json.Unmarshal(c.Timings, &t) != nil {
+		return nil
+	}
+	return &t
 }
 
 // ErrorMessage returns the server's message when the chunk is an error in one of the
