@@ -150,7 +150,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
 	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
-	fl.DurationVar(&f.drainTimeout, "drain-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
+	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
 	addEnergyFlags(fl, f)
 	f.rate.register(cmd)
 	return cmd
