@@ -103,6 +103,10 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
   llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
 
+  # A server with a small context (say max_model_len 4096): the default plan does not
+  # fit it and run stops with the flags that would; --fit applies them
+  llmbench run --endpoint http://localhost:8000 --fit
+
   # Finish an interrupted run
   llmbench run --resume qwen3-20261130-101500.json
 
