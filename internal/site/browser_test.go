@@ -90,39 +90,77 @@ func text(ctx context.Context, t *testing.T, sel string) string {
 	return s
 }
 
-func TestBrowserLeaderboardFilters(t *testing.T) {
+// TestBrowserRankingPicker: a reader ranks the runs by another cell of the matrix with
+// the picker, then by TTFT with the form, and narrows the board to one model family,
+// which brings in the chart of the best GPU at that cell.
+func TestBrowserRankingPicker(t *testing.T) {
 	ctx := browsertest.Start(t)
 	hs := browserSite(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("table.runs"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("#board"))); err != nil {
 		t.Fatal(err)
 	}
-	board := text(ctx, t, "table.runs tbody")
+	board := text(ctx, t, "#board tbody")
 	if !strings.Contains(board, "RTX 5090") || !strings.Contains(board, "RTX 3090") || strings.Contains(board, "Emulated demo run") {
 		t.Fatalf("leaderboard shows:\n%s\nwant both measured runs and not the emulated one", board)
 	}
 	if i, j := strings.Index(board, "RTX 5090"), strings.Index(board, "RTX 3090"); i > j {
 		t.Errorf("the faster run is not ranked first:\n%s", board)
 	}
-	// Pick a GPU, rank by peak tok/s, apply.
+	// The picker's cell for context 32K × 1 request.
 	err := chromedp.Do(ctx,
-		chromedp.SetValue(chromedp.CSS("#f-gpu"), "RTX 3090"),
-		chromedp.SetValue(chromedp.CSS("#f-sort"), "peak"),
-		chromedp.Click(chromedp.CSS("#f-apply")),
-		// Only the page the form loads has the choice as a selected attribute.
-		chromedp.WaitReady(chromedp.CSS(`#f-gpu option[selected][value="RTX 3090"]`)),
+		chromedp.Click(chromedp.CSS(`#cell-picker a[href*="context=32768"][href*="concurrency=1&"], #cell-picker a[href*="context=32768"][href$="concurrency=1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#cell-picker td.sel a[href*="context=32768"]`)),
 	)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("picking 32K × 1: %v", err)
 	}
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
-	if !strings.Contains(loc, "gpu=RTX+3090") || !strings.Contains(loc, "sort=peak") {
-		t.Errorf("after applying the filters the URL is %s", loc)
+	if !strings.Contains(loc, "metric=total_tok_s") || !strings.Contains(loc, "context=32768") || !strings.Contains(loc, "concurrency=1") {
+		t.Errorf("after picking 32K × 1 the URL is %s", loc)
 	}
-	board = text(ctx, t, "table.runs tbody")
-	if strings.Contains(board, "RTX 5090") || !strings.Contains(board, "329.4") {
-		t.Errorf("filtered to RTX 3090 by peak tok/s, the board shows:\n%s\nwant only the seed run with 329.4", board)
+	if h := text(ctx, t, "#board-cell"); !strings.Contains(h, "32K × 1") {
+		t.Errorf("the board's heading is %q, want the 32K × 1 cell", h)
 	}
-	browsertest.Screenshot(t, ctx, "site-leaderboard-filtered")
+	first := text(ctx, t, "#board tbody tr:first-child")
+	// The seed measured 45.3 tok/s at 32K × 1; the 5090 variant doubles every figure.
+	if !strings.Contains(first, "RTX 5090") || !strings.Contains(first, "90.6") {
+		t.Errorf("at 32K × 1 the first row is %q, want the 5090 run at 90.6", first)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-32k-x1")
+	// Rank by TTFT at 0 × 8 with the form: lowest first.
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#f-metric"), "ttft_ms"),
+		chromedp.SetValue(chromedp.CSS("#f-context"), "0"),
+		chromedp.SetValue(chromedp.CSS("#f-level"), "8"),
+		chromedp.Click(chromedp.CSS("#f-apply")),
+		chromedp.WaitReady(chromedp.CSS(`#f-metric option[selected][value="ttft_ms"]`)),
+	)
+	if err != nil {
+		t.Fatalf("ranking by TTFT: %v", err)
+	}
+	if h := text(ctx, t, "#board-cell"); !strings.Contains(h, "lower is better") {
+		t.Errorf("ranking by TTFT, the heading %q does not say lower is better", h)
+	}
+	// Both runs have the seed's TTFT (496 ms at 0 × 8): a tie, broken by id.
+	if rows := text(ctx, t, "#board tbody"); strings.Count(rows, "496") < 2 {
+		t.Errorf("ranked by TTFT at 0 × 8 the board shows:\n%s\nwant both runs at 496 ms", rows)
+	}
+	// One family, and the chart of its best GPU at the cell.
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/?lang=en&metric=total_tok_s&context=16K&concurrency=2"),
+		chromedp.WaitVisible(chromedp.CSS("#f-family")),
+		chromedp.SetValue(chromedp.CSS("#f-family"), "qwen3.8-27b"),
+		chromedp.Click(chromedp.CSS("#f-apply")),
+		chromedp.WaitVisible(chromedp.CSS("svg.lb-bars")),
+	)
+	if err != nil {
+		t.Fatalf("filtering by family: %v", err)
+	}
+	bars, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.lb-bars rect").length`))
+	if bars != 2 {
+		t.Errorf("the best-GPU chart has %d bars, want 2 (RTX 5090, RTX 3090)", bars)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-family-chart")
 	// Including emulated runs brings the labelled emulated run in.
 	err = chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("#f-all")),
 		chromedp.Click(chromedp.CSS("#f-all")), chromedp.Click(chromedp.CSS("#f-apply")),
@@ -130,7 +168,6 @@ func TestBrowserLeaderboardFilters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("including emulated runs: %v", err)
 	}
-	browsertest.Screenshot(t, ctx, "site-leaderboard-all-kinds")
 }
 
 func TestBrowserRunPage(t *testing.T) {
@@ -175,9 +212,9 @@ func TestBrowserCompare(t *testing.T) {
 			t.Errorf("the compare page does not show %q", want)
 		}
 	}
-	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.chart polyline").length`))
-	if charts < 4 {
-		t.Errorf("the compare charts have %d lines, want 2 runs × 2 charts", charts)
+	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#compare-charts svg.lb-chart polyline").length`))
+	if charts < 6 {
+		t.Errorf("the compare charts have %d lines, want 2 runs × 3 charts", charts)
 	}
 	browsertest.Screenshot(t, ctx, "site-compare")
 }

@@ -280,7 +280,7 @@ func (s *Store) FamilyModels(ctx context.Context, family string) ([]Facet, error
 
 // Authors lists the names documents give as their author, with their run counts.
 func (s *Store) Authors(ctx context.Context) ([]Facet, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT author, COUNT(*) FROM runs WHERE author <> '' GROUP BY author ORDER BY author`)
+	rows, err := s.db.QueryContext(ctx, `SELECT author, COUNT(*) FROM runs WHERE author <> '' GROUP BY author ORDER BY author LIMIT 500`)
 	if err != nil {
 		return nil, fmt.Errorf("listing authors: %w", err)
 	}
