@@ -158,6 +158,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	p := &page{Lang: lang, Title: title, Nav: nav, SwitchURL: withLang(r.URL, other), OtherLang: other, Data: data}
 	if p.Title == "" {
 		p.Title = T(lang, "nav_"+nav)
+		if _, ok := messages["heading_"+nav]; ok {
+			p.Title = T(lang, "heading_"+nav)
+		}
 	}
 	t, ok := s.pages[name]
 	if !ok {
