@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -219,32 +221,102 @@ func TestBrowserCompare(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "site-compare")
 }
 
+// TestBrowserCalculatorForm: a reader asks what an RTX 4090 does with Qwen3-32B AWQ,
+// reads why every cell is over capacity, sets the knobs the page suggests for 16K and
+// gets a predicted 16K × 1 cell, the number GET /api/v1/predict gives for the same knobs.
 func TestBrowserCalculatorForm(t *testing.T) {
 	ctx := browsertest.Start(t)
 	hs := browserSite(t)
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(hs.URL+"/calculator?lang=en"),
 		chromedp.WaitVisible(chromedp.CSS("#calc-form")),
-		chromedp.SetValue(chromedp.CSS("#calc-gpu"), "RTX 3090"),
-		chromedp.SetValue(chromedp.CSS("#calc-model"), "RedHatAI/Qwen3.8-27B-INT4"),
-		chromedp.SetValue(chromedp.CSS("#calc-quant"), "w4a16-g128"),
-		chromedp.SetValue(chromedp.CSS("#calc-kv"), "fp8"),
+		chromedp.SetValue(chromedp.CSS("#calc-gpu"), "RTX 4090"),
+		chromedp.SetValue(chromedp.CSS("#calc-model"), "Qwen/Qwen3-32B"),
+		chromedp.SetValue(chromedp.CSS("#calc-quant"), "awq"),
 		chromedp.Click(chromedp.CSS("#calc-submit")),
-		chromedp.WaitVisible(chromedp.CSS("#calc-measured")),
+		chromedp.WaitVisible(chromedp.CSS("#calc-why")),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
+	why := text(ctx, t, "#calc-why")
+	if !strings.Contains(why, "32 of 32 cells are over capacity") || !strings.Contains(why, "vLLM refuses to start") || !strings.Contains(why, "16K × 1 needs") {
+		t.Errorf("the reasons and suggestions:\n%s", why)
+	}
+	browsertest.Screenshot(t, ctx, "site-calculator-over-capacity")
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#calc-kv"), "fp8"),
+		chromedp.SetValue(chromedp.CSS("#calc-util"), "0.95"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-model-len"), "20K"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-num-seqs"), "16"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-output"), "4096"),
+		chromedp.Click(chromedp.CSS("#calc-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#calc-predicted")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	u, _ := url.Parse(loc)
+	resp, err := hs.Client().Get(hs.URL + "/api/v1/predict?" + u.RawQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bench.Run
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	cell := doc.Cell(16*bench.K, 1)
+	if cell == nil || cell.DecodeFigures == nil {
+		t.Fatalf("the API predicts no 16K × 1 cell for %s", u.RawQuery)
+	}
+	row := text(ctx, t, "#calc-predicted table.matrix tbody tr:nth-child(2)")
+	if want := report.FormatNumber("en", cell.TotalTokS, 1); !strings.Contains(row, want) {
+		t.Errorf("the 16K row reads %q; the API predicts %s tok/s at 16K × 1", row, want)
+	}
+	if p := text(ctx, t, "#calc-prefill"); !strings.Contains(p, "16K") {
+		t.Errorf("no prefill prediction: %s", p)
+	}
 	measured := text(ctx, t, "#calc-measured")
-	if !strings.Contains(measured, "Qwen3.8-27B-INT4 on RTX 3090") || !strings.Contains(measured, "48.2") {
-		t.Errorf("the measured runs beside the prediction:\n%s\nwant the seed run", measured)
+	if !strings.Contains(measured, T0("calc_no_measured")) {
+		t.Errorf("no measured run of an RTX 4090 with Qwen3-32B exists, the page says:\n%s", measured)
 	}
-	predicted, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-predicted")`))
-	unavailable, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-unavailable")`))
-	if predicted == unavailable {
-		t.Errorf("the page must show either a predicted matrix or say the calculator is unavailable (predicted %v, unavailable %v)", predicted, unavailable)
+	browsertest.Screenshot(t, ctx, "site-calculator-16k")
+}
+
+// T0 is the site's English text.
+func T0(key string) string { return site.T("en", key) }
+
+// TestBrowserCharts: a model page draws the trade-off of its runs (one line each) and
+// the best GPU at a chosen cell.
+func TestBrowserCharts(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/models/RedHatAI%2FQwen3.8-27B-INT4?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS("#group-charts svg")),
+		chromedp.SetValue(chromedp.CSS("#cf-context"), "16K"),
+		chromedp.SetValue(chromedp.CSS("#cf-level"), "2"),
+		chromedp.Click(chromedp.CSS("#cf-apply")),
+		chromedp.WaitVisible(chromedp.CSS(`#cf-context[value="16K"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
 	}
-	browsertest.Screenshot(t, ctx, "site-calculator")
+	lines, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#group-charts svg polyline").length`))
+	bars, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#group-bars rect").length`))
+	if lines != 2 || bars != 2 {
+		t.Errorf("the model's charts have %d lines and %d bars, want 2 measured runs and 2 GPUs", lines, bars)
+	}
+	legend := text(ctx, t, "#group-charts figcaption")
+	if !strings.Contains(legend, "RTX 5090") || !strings.Contains(legend, "RTX 3090") {
+		t.Errorf("the trade-off's legend: %s", legend)
+	}
+	// The bars are as long as their values: the 5090's (twice the seed's) twice the 3090's.
+	widths, _ := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("#group-bars rect")].map(r => r.getBBox().width)`))
+	if len(widths) != 2 || widths[0] < 1.9*widths[1] || widths[0] > 2.1*widths[1] {
+		t.Errorf("bar widths %v, want the first twice the second", widths)
+	}
+	browsertest.Screenshot(t, ctx, "site-model-charts")
 }
 
 func TestBrowserLanguageSwitch(t *testing.T) {
@@ -293,6 +365,22 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 		}
 	}
 	browsertest.Screenshot(t, ctx, "site-hardware-ja")
+	// The calculator, in Japanese to the last label.
+	err = chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq"),
+		chromedp.WaitVisible(chromedp.CSS("#calc-why")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, why := text(ctx, t, "#calc-form"), text(ctx, t, "#calc-why")
+	for _, want := range []string{"最大モデル長", "GPU メモリ使用率", "最大シーケンス数", "最大出力トークン数"} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the Japanese calculator form lacks %q", want)
+		}
+	}
+	if !strings.Contains(why, "容量超過です") || !strings.Contains(why, "vLLM はこの設定では起動しません") {
+		t.Errorf("the reasons are not in Japanese:\n%s", why)
+	}
+	browsertest.Screenshot(t, ctx, "site-calculator-ja")
 }
 
 // TestBrowserReportForm: from the report list, a person opens the form, types a report
@@ -304,6 +392,18 @@ func TestBrowserReportForm(t *testing.T) {
 		chromedp.Navigate(hs.URL+"/reports?lang=en"),
 		chromedp.Click(chromedp.CSS("#report-new-link")),
 		chromedp.WaitVisible(chromedp.CSS("#report-form")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The form is styled: each label above its field, a textarea tall enough to write in.
+	height, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelector("#report-body").getBoundingClientRect().height`))
+	stacked, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const l = document.querySelector("#report-title").closest("label"); return getComputedStyle(l).flexDirection === "column"; })()`))
+	if height < 300 || !stacked {
+		t.Errorf("the report form's textarea is %.0f px high (want ≥ 300) and its labels stacked: %v", height, stacked)
+	}
+	browsertest.Screenshot(t, ctx, "site-report-form")
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("#report-token"), tok),
 		chromedp.SendKeys(chromedp.CSS("#report-slug"), "rtx3090-notes"),
 		chromedp.SendKeys(chromedp.CSS("#report-title"), "RTX 3090 notes"),

@@ -87,7 +87,7 @@ func bestChart(lang, id, title string, cell cellSel, best []store.GroupBest) tem
 		bars = append(bars, report.Bar{Label: b.Name, Value: b.Value,
 			Title: T(lang, "best_bar", b.Name, report.FormatNumber(lang, b.Value, cell.Metric.Decimals), cell.Metric.Unit, b.RunID, b.Runs)})
 	}
-	return report.BarChart(lang, id, title, T(lang, "metric_"+cell.Metric.Name)+" ("+cell.Metric.Unit+")", bars, cell.Metric.Decimals)
+	return report.BarChart(lang, id, title, cell.label(lang)+" · "+cell.Metric.Unit, bars, cell.Metric.Decimals)
 }
 
 // compareCharts draws the compared runs together: total tok/s against concurrency at
