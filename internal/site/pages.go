@@ -582,7 +582,7 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		if fail.status == http.StatusTooManyRequests {
 			setRetryAfter(w, fail.retryAfter)
 		}
-		data.Field, data.Error = T(lang, "report_token"), fail.reason
+		data.Field, data.Error = T(lang, "report_token"), formReason(lang, fail.status, "token", fail.reason)
 		refuse(fail.status, data)
 		return
 	}
@@ -591,11 +591,32 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		if status == http.StatusServiceUnavailable {
 			setRetryAfter(w, fullRetry)
 		}
-		data.Field, data.Error = ferr.Field, ferr.Reason
+		data.Field, data.Error = formField(lang, ferr.Field), formReason(lang, status, ferr.Field, ferr.Reason)
 		refuse(status, data)
 		return
 	}
 	http.Redirect(w, r, "/reports/"+url.PathEscape(rep.Slug)+"?lang="+lang, http.StatusSeeOther)
+}
+
+// formReason is a refusal of the report form in the page's language: the API's
+// reasons are English, so each (field, status) the form can meet has its text.
+func formReason(lang string, status int, field, reason string) string {
+	key := fmt.Sprintf("form_%s_%d", field, status)
+	if _, ok := messages[key]; ok {
+		return T(lang, key)
+	}
+	if lang == LangEN {
+		return reason
+	}
+	return T(lang, "form_other", reason)
+}
+
+// formField names a form field in the page's language.
+func formField(lang, field string) string {
+	if _, ok := messages["report_"+field]; ok {
+		return T(lang, "report_"+field)
+	}
+	return field
 }
 
 type reportPageData struct {

@@ -422,7 +422,7 @@ func TestReportForm(t *testing.T) {
 		t.Errorf("a wrong token: %d; want 401 with the reason and the typed text back, never the token\n%s", code, body)
 	}
 	missing := url.Values{"token": {ts.token}, "slug": {"no-title"}, "body_md": {"b"}}
-	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, "title: is required") {
+	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, html.EscapeString(T("en", "report_title")+": "+T("en", "form_title_400"))) {
 		t.Errorf("no title: %d, want 400 naming the title field\n%s", code, body)
 	}
 	code, hdr, _ := post(good)
@@ -432,8 +432,18 @@ func TestReportForm(t *testing.T) {
 	if code, body := ts.get(t, "/reports/first-notes"); code != http.StatusOK || !strings.Contains(body, "First &lt;notes&gt;") || !strings.Contains(body, "<strong>3090</strong>") || !strings.Contains(body, "@alice") {
 		t.Errorf("the published report: %d; want its escaped title, rendered Markdown and author\n%s", code, body)
 	}
-	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, "a report with this slug exists") {
+	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, html.EscapeString(T("en", "form_slug_409"))) {
 		t.Errorf("the same slug again: %d, want 409", code)
+	}
+	// A refusal in Japanese is in Japanese, field and reason.
+	resp, err := noRedirect.PostForm(ts.URL+"/reports/new?lang=ja", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := T("ja", "report_slug") + ": " + T("ja", "form_slug_409"); resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), html.EscapeString(want)) {
+		t.Errorf("the same slug again in Japanese: %d, want %q", resp.StatusCode, want)
 	}
 	if list, _ := ts.store.Reports(context.Background()); len(list) != 1 {
 		t.Errorf("%d reports stored, want only the published one", len(list))

@@ -291,3 +291,39 @@ func mustJSON(t *testing.T, r *bench.Run) []byte {
 	}
 	return b
 }
+
+// TestAddingAMetricReindexesStoredRuns adds a metric to the registry as another
+// engineer would (an entry, nothing else), reopens a store holding runs stored before
+// it, and ranks those runs by the new metric.
+func TestAddingAMetricReindexesStoredRuns(t *testing.T) {
+	storetest.Pair(t, func(t *testing.T, a, _ *store.Store) {
+		ctx := context.Background()
+		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, bench.RunMeasured)
+		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, bench.RunMeasured)
+		saved := store.CellMetrics
+		t.Cleanup(func() { store.CellMetrics = saved })
+		store.CellMetrics = append(append([]store.CellMetric{}, saved...), store.CellMetric{
+			Name: "tbt_ms", Axis: store.AxisConcurrency, LowerIsBetter: true, Unit: "ms",
+			Values: store.DecodeCellsForTesting(func(c bench.DecodeCell) (float64, bool) {
+				if c.DecodeFigures == nil {
+					return 0, false
+				}
+				return c.TBTMs, true
+			}),
+		})
+		q := store.CellQuery{Metric: "tbt_ms", Context: 0, Level: 8}
+		if got := rankedIDs(t, a, q); len(got) != 0 {
+			t.Fatalf("before the reindex the new metric ranks %v", got)
+		}
+		n, err := a.Reindex(ctx)
+		if err != nil || n != 2 {
+			t.Fatalf("Reindex after adding a metric = %d, %v; want 2 runs re-read", n, err)
+		}
+		// Both variants keep the seed's time between tokens (only total tok/s and TTFT
+		// were scaled): a tie, broken by id.
+		rs, err := a.RankByCell(ctx, q)
+		if err != nil || len(rs) != 2 || rs[0].ID != "fast-5090" || rs[0].Value != rs[1].Value {
+			t.Errorf("ranked by the new metric: %+v, %v", rs, err)
+		}
+	})
+}

@@ -13,3 +13,6 @@ func (s *Store) ForgetIndexForTesting(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DecodeCellsForTesting is decodeCells, for the test that adds a metric.
+var DecodeCellsForTesting = decodeCells

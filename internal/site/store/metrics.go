@@ -66,6 +66,7 @@ type CellMetric struct {
 var CellMetrics = []CellMetric{
 	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
 		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TotalTokS })},
+	// per_request_tok_s is total tok/s ÷ the average number of active requests.
 	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
 		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS })},
 	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0,
@@ -85,6 +86,23 @@ func decodeValues(figure func(*bench.DecodeFigures) float64) func(*bench.Run) []
 		for _, c := range r.Decode {
 			if hasFigures(c) {
 				out = append(out, CellValue{Context: c.Context, Level: float64(c.Concurrency), Value: figure(c.DecodeFigures)})
+			}
+		}
+		return out
+	}
+}
+
+// decodeCells reads any value of every valid (or predicted) decode cell: value says
+// whether the cell has one. For figures outside DecodeFigures (energy, cost).
+func decodeCells(value func(bench.DecodeCell) (float64, bool)) func(*bench.Run) []CellValue {
+	return func(r *bench.Run) []CellValue {
+		var out []CellValue
+		for _, c := range r.Decode {
+			if c.Status != bench.StatusValid && c.Status != bench.StatusPredicted {
+				continue
+			}
+			if v, ok := value(c); ok {
+				out = append(out, CellValue{Context: c.Context, Level: float64(c.Concurrency), Value: v})
 			}
 		}
 		return out
