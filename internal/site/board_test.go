@@ -41,6 +41,16 @@ func boardSite(t *testing.T, st *store.Store) *testSite {
 	}
 	ts.mustSubmit(t, scaled("fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2))
 	ts.mustSubmit(t, scaled("slow-4090", "qwen3.8:27b-q4_K_M", "RTX 4090", 0.5))
+	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+		r.ID, r.Title, r.Status, r.Engine.Name = "emulated", "Emulated", bench.RunEmulated, "llmbench-sim"
+		for i := range r.Decode {
+			if f := r.Decode[i].DecodeFigures; f != nil {
+				g := *f
+				g.TotalTokS *= 100
+				r.Decode[i].DecodeFigures = &g
+			}
+		}
+	}))
 	return ts
 }
 
@@ -98,6 +108,9 @@ func TestLeaderboardAPIRanksAnyCell(t *testing.T) {
 			{"metric=total_tok_s&context=16K&concurrency=4", nil},
 			{"sort=peak", [][2]any{{"fast-5090", 658.8}, {seedID, 329.4}, {"slow-4090", 164.7}}},
 			{"metric=total_tok_s&context=0&concurrency=1&size=20-40&offset=2", [][2]any{{"slow-4090", 24.1}}},
+			// The emulated run (100 × the seed) ranks only when emulated runs are asked for.
+			{"metric=total_tok_s&context=32K&concurrency=1&kind=emulated", [][2]any{{"emulated", 4530.0}}},
+			{"metric=total_tok_s&context=32K&concurrency=1&kind=all&limit=1", [][2]any{{"emulated", 4530.0}}},
 		}
 		for _, tt := range tests {
 			if d := cmp.Diff(tt.want, get(tt.query).ranked()); d != "" {
@@ -183,7 +196,7 @@ func TestFamiliesGroupModelNames(t *testing.T) {
 		}
 		code, body = ts.get(t, "/api/v1/families")
 		var fams []groupJSON
-		if err := json.Unmarshal([]byte(body), &fams); code != http.StatusOK || err != nil || len(fams) != 1 || fams[0].Runs != 3 {
+		if err := json.Unmarshal([]byte(body), &fams); code != http.StatusOK || err != nil || len(fams) != 1 || fams[0].Runs != 4 {
 			t.Errorf("GET /api/v1/families = %d %s", code, body)
 		}
 		// The model page draws the trade-off and the GPUs at a chosen cell.
@@ -204,12 +217,12 @@ func TestSubmitterAndAuthorAreNamedApart(t *testing.T) {
 			t.Errorf("the run page does not name the submitting account and the document's author apart")
 		}
 		code, body := ts.get(t, "/submitters/@alice?lang=en")
-		if code != http.StatusOK || !strings.Contains(body, T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 3 {
-			t.Errorf("@alice's page: %d, want her 3 runs as a site account", code)
+		if code != http.StatusOK || !strings.Contains(body, T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 4 {
+			t.Errorf("@alice's page: %d, want her 4 runs as a site account", code)
 		}
 		code, body = ts.get(t, "/authors/@Sandberg?lang=ja")
-		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 3 {
-			t.Errorf("@Sandberg's page: %d, want the 3 runs whose document names him, marked unchecked", code)
+		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 4 {
+			t.Errorf("@Sandberg's page: %d, want the 4 runs whose document names him, marked unchecked", code)
 		}
 		for _, p := range []string{"/submitters/@nobody", "/authors/@nobody"} {
 			if code, _ := ts.get(t, p); code != http.StatusNotFound {

@@ -447,6 +447,9 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	if q.Limit == 0 {
 		q.Limit = 50
 	}
+	if len(q.Kinds) == 0 && r.URL.Query().Get("kind") != "all" {
+		q.Kinds = []string{bench.RunMeasured} // as on the page: emulated and predicted runs only when asked for
+	}
 	ranked, next, err := s.rankPage(r.Context(), cell, q)
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
