@@ -19,6 +19,7 @@ import (
 
 // chartView is a chart and its legend.
 type chartView struct {
+	Title  string
 	SVG    template.HTML
 	Legend []legendItem
 }
@@ -76,7 +77,8 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(len(lines)), Name: r.Title + " · " + gpuLabel(r), URL: "/runs/" + pathEscape(r.ID)})
 		lines = append(lines, line)
 	}
-	cv.SVG = report.TradeoffChart(lang, id, T(lang, "chart_tradeoff", bench.FormatTokens(atContext)), lines)
+	cv.Title = T(lang, "chart_tradeoff", bench.FormatTokens(atContext))
+	cv.SVG = report.TradeoffChart(lang, id, cv.Title, lines)
 	return cv, nil
 }
 
@@ -138,9 +140,9 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 	concLabel := func(x float64) string { return strconv.Itoa(int(x)) }
 	ctxLabel := func(x float64) string { return bench.FormatTokens(int(x)) }
 	return []chartView{
-		{SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: legend},
-		{SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: legend},
-		{SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: legend},
+		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: legend},
+		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: legend},
+		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: legend},
 	}
 }
 
