@@ -3,9 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -40,7 +38,12 @@ type jsonWalker struct {
 	dec       *json.Decoder
 	bad       int // offset of the first byte that is not UTF-8, or -1
 	maxString int
+	// broken is set when the decoder met what is not JSON: the walk stops, and the
+	// decoder that reads the document for real says what is wrong.
+	broken bool
 }
+
+func (w *jsonWalker) more() bool { return !w.broken && w.dec.More() }
 
 // value reads one JSON value at path, whose Go type is typ (nil when the schema does
 // not know it).
@@ -51,9 +54,7 @@ func (w *jsonWalker) value(path string, typ reflect.Type, depth int) *FieldError
 	start := w.dec.InputOffset()
 	tok, err := w.dec.Token()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // the decoder reports an empty or cut document itself
-		}
+		w.broken = true // an empty, cut or malformed document: ValidateRun's decoder says which
 		return nil
 	}
 	typ = deref(typ)
@@ -67,7 +68,7 @@ func (w *jsonWalker) value(path string, typ reflect.Type, depth int) *FieldError
 			if typ != nil && typ.Kind() == reflect.Slice {
 				elem = typ.Elem()
 			}
-			for i := 0; w.dec.More(); i++ {
+			for i := 0; w.more(); i++ {
 				if err := w.value(fmt.Sprintf("%s[%d]", path, i), elem, depth+1); err != nil {
 					return err
 				}
@@ -86,10 +87,11 @@ func (w *jsonWalker) object(path string, typ reflect.Type, depth int) *FieldErro
 		fields = jsonFields(typ)
 	}
 	seen := map[string]string{} // folded key → key as written
-	for w.dec.More() {
+	for w.more() {
 		start := w.dec.InputOffset()
 		tok, err := w.dec.Token()
 		if err != nil {
+			w.broken = true
 			return nil
 		}
 		key, _ := tok.(string)
