@@ -93,38 +93,10 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 	if empty {
 		return nil, nil
 	}
-	hint := lead
-	if lead == "" && s.dialect == Postgres {
-		hint = anyIndex
-	}
-	conds, args := s.conditions(q.Query, hint)
-	cell := "m.metric = ? AND m.context = ? AND m.level = ?"
-	cellArgs := []any{q.Metric, q.Context, q.Level}
-	var from, order string
-	switch {
-	case lead == "":
-		// Walk the cell's stretch of run_metrics_rank in order; look each run up.
-		join := "JOIN"
-		if s.dialect == SQLite {
-			join = "CROSS JOIN" // SQLite keeps the left table outermost
-		}
-		from = " FROM run_metrics m " + join + " runs r ON r.id = m.run_id"
-		conds = append([]string{cell}, conds...)
-		args = append(cellArgs, args...)
-		order = " ORDER BY m.rank_key, m.run_id"
-	default:
-		// Start from the narrow filter's runs and sort their values of the cell.
-		join := "JOIN"
-		if s.dialect == SQLite {
-			join = "CROSS JOIN"
-		}
-		from = " FROM runs r " + join + " run_metrics m ON m.run_id = r.id AND " + cell
-		args = append(cellArgs, args...)
+	from, where, args := s.cellJoin(q, lead)
+	order := " ORDER BY m.rank_key, m.run_id"
+	if lead != "" {
 		order = " ORDER BY " + s.noIndexOrder("m.rank_key") + ", m.run_id"
-	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
 	}
 	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+prefixed("r.", runColumns)+`, m.value`+from+where+order+` LIMIT ? OFFSET ?`),
 		append(args, q.Limit, q.Offset)...)
@@ -144,6 +116,36 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 		return nil, fmt.Errorf("ranking runs: %w", err)
 	}
 	return out, nil
+}
+
+// cellJoin is the FROM and WHERE of a query over the runs q selects joined to their
+// value of q's cell. With no lead it walks the cell's stretch of run_metrics_rank in
+// order and looks each run up; with a lead (a narrow filter) it starts from that
+// filter's runs and looks up each one's value. SQLite keeps the left table of a CROSS
+// JOIN outermost, so the order is written out; PostgreSQL's planner, which has
+// per-value statistics, is left to choose.
+func (s *Store) cellJoin(q CellQuery, lead string) (from, where string, args []any) {
+	hint := lead
+	if lead == "" && s.dialect == Postgres {
+		hint = anyIndex
+	}
+	conds, fargs := s.conditions(q.Query, hint)
+	cell := "m.metric = ? AND m.context = ? AND m.level = ?"
+	cellArgs := []any{q.Metric, q.Context, q.Level}
+	join := "JOIN"
+	if s.dialect == SQLite {
+		join = "CROSS JOIN"
+	}
+	if lead == "" {
+		from = " FROM run_metrics m " + join + " runs r ON r.id = m.run_id"
+		conds = append([]string{cell}, conds...)
+	} else {
+		from = " FROM runs r " + join + " run_metrics m ON m.run_id = r.id AND " + cell
+	}
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	return from, where, append(cellArgs, fargs...)
 }
 
 // MetricCell is a cell of a metric with the number of runs that have it.
@@ -224,18 +226,23 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 		return nil, fmt.Errorf("best by %s: unknown metric %q", by, q.Metric)
 	}
 	q.Sort = ""
-	conds, args := s.conditions(q.Query, anyIndex)
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
+	// Every run with the cell is read, so a narrow filter's index is the way in
+	// whenever there is one (a limit this large makes any walk as long as the table).
+	all := q.Query
+	all.Offset, all.Limit = 0, 1<<30
+	lead, empty, err := s.leadFilter(ctx, all)
+	if err != nil {
+		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}
+	if empty {
+		return nil, nil
+	}
+	from, where, args := s.cellJoin(q, lead)
 	query := `SELECT name, value, run_id, n FROM (
 		SELECT r.` + by + ` AS name, m.value, m.run_id, m.rank_key,
 			ROW_NUMBER() OVER (PARTITION BY r.` + by + ` ORDER BY m.rank_key, m.run_id) AS rn,
-			COUNT(*) OVER (PARTITION BY r.` + by + `) AS n
-		FROM runs r JOIN run_metrics m ON m.run_id = r.id AND m.metric = ? AND m.context = ? AND m.level = ?` + where + `
+			COUNT(*) OVER (PARTITION BY r.` + by + `) AS n` + from + where + `
 	) t WHERE rn = 1 ORDER BY rank_key, name LIMIT ?`
-	args = append([]any{q.Metric, q.Context, q.Level}, args...)
 	rows, err := s.db.QueryContext(ctx, s.rebind(query), append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("best by %s: %w", by, err)

@@ -467,6 +467,22 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 	if s.dialect == Postgres {
 		factor = 16
 	}
+	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
+		// Filters together may match far fewer runs than their counts suggest (a GPU
+		// and a model size that never occur together): a walk would then read every
+		// run. Count the runs they match, from the narrowest filter's index — as many
+		// rows as starting there would read anyway — and decide on that.
+		conds, args := s.conditions(q, best)
+		var n int
+		if err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs WHERE `+strings.Join(conds, " AND ")), args...).Scan(&n); err != nil {
+			return "", false, fmt.Errorf("counting the runs the filters match: %w", err)
+		}
+		if n == 0 {
+			return "", true, nil
+		}
+		share = float64(n) / float64(total)
+		factor = 2 // the share is now exact
+	}
 	walk := float64(total)
 	if share > 0 {
 		walk = min(walk, factor*float64(q.Offset+q.Limit)/share)
