@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -470,18 +471,25 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
 		// Filters together may match far fewer runs than their counts suggest (a GPU
 		// and a model size that never occur together): a walk would then read every
-		// run. Count the runs they match, from the narrowest filter's index — as many
-		// rows as starting there would read anyway — and decide on that.
+		// run. Walking beats starting from the narrowest filter only if the filters
+		// match at least need runs; count them from that filter's index, stopping at
+		// need, which costs at most what starting there would.
+		need := int(math.Ceil(2*float64(q.Offset+q.Limit)*float64(total)/float64(max(bestCount, 1)))) + 1
 		conds, args := s.conditions(q, best)
 		var n int
-		if err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs WHERE `+strings.Join(conds, " AND ")), args...).Scan(&n); err != nil {
+		err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE `+strings.Join(conds, " AND ")+` LIMIT ?) AS matched`),
+			append(args, need)...).Scan(&n)
+		if err != nil {
 			return "", false, fmt.Errorf("counting the runs the filters match: %w", err)
 		}
-		if n == 0 {
+		switch {
+		case n == 0:
 			return "", true, nil
+		case n < need:
+			return best, false, nil
+		default:
+			return "", false, nil
 		}
-		share = float64(n) / float64(total)
-		factor = 2 // the share is now exact
 	}
 	walk := float64(total)
 	if share > 0 {
