@@ -1,12 +1,17 @@
 // Package site is the llmbench web site and its JSON API, served by "llmbench serve":
-// the leaderboard, every run's page, hardware, models, compare, the decode
-// calculator, benchmark profiles, organisations, written reports and the docs, in
-// English and Japanese; and the API that "llmbench submit" posts runs to.
+// the leaderboard (ranked by any cell of the matrix), every run's page (beside what
+// the calculator predicts for it), hardware, models and model families with their
+// trade-off charts, compare, the decode calculator, benchmark profiles, organisations
+// and people, written reports and the docs, in English and Japanese; and the API that
+// "llmbench submit" posts runs to.
 //
-// Everything submitted is untrusted: pages are html/template (escaped by context),
-// Markdown is sanitised, the API checks every document against schema v1, limits the
-// body size and rate-limits each token, and a bad submission changes nothing. All SQL
-// lives in the store subpackage; this package only handles HTTP.
+// Everything submitted is untrusted, and so is every address: pages are html/template
+// (escaped by context), Markdown is sanitised, a request's path and query are checked
+// as text before anything is looked up, the API checks every document against schema
+// v1 (and for what parsers read differently), limits body sizes and rate-limits each
+// token and address (in the database, across instances, on PostgreSQL), and a bad
+// submission changes nothing. All SQL lives in the store subpackage; this package only
+// handles HTTP.
 package site
 
 import (

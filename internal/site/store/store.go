@@ -1,6 +1,7 @@
 // Package store owns the site's data: runs (each run document stored verbatim, with
-// summary columns to rank and filter by), users and their hashed API tokens,
-// organisations and written reports. It is the only place with SQL, and it speaks both
+// summary columns to filter by and every value of every registered metric to rank
+// by), users and their hashed API tokens, organisations, written reports, and the rate
+// limits' buckets that instances share. It is the only place with SQL, and it speaks both
 // SQLite (modernc.org/sqlite, no cgo) and PostgreSQL (pgx) with the same behaviour;
 // the schema comes from goose migrations embedded per dialect.
 package store
