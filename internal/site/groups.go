@@ -168,7 +168,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			s.serverError(w, r, "reading cells", err)
 			return
 		}
-		best, err := s.store.BestByGroup(ctx, cell.store(measured), kind.BarBy, 16)
+		best, err := s.bestByGroup(ctx, cell.store(measured), kind.BarBy, 16)
 		if err != nil {
 			s.serverError(w, r, "best per group", err)
 			return

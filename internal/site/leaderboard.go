@@ -242,7 +242,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.Model != "" || q.Family != "" {
-		best, err := s.store.BestByGroup(ctx, cell.store(q), "gpu", 12)
+		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
 		if err != nil {
 			s.serverError(w, r, "best GPUs", err)
 			return

@@ -115,6 +115,7 @@ type Server struct {
 	bodies          bodySlots // request bodies being read at once
 	mux             *http.ServeMux
 	predictions     *predictionCache
+	best            *bestCache
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -149,7 +150,7 @@ func New(opt Options) (*Server, error) {
 		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
 		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
 		bodies:      make(bodySlots, maxBodiesAtOnce),
-		predictions: newPredictionCache(512)}
+		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL)}
 	if opt.RatePerIP > 0 {
 		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
 	}
@@ -308,4 +309,5 @@ func (s *Server) invalidateFacets() {
 	s.facetsMu.Lock()
 	s.facetsAt = time.Time{}
 	s.facetsMu.Unlock()
+	s.best.forget()
 }
