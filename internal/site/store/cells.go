@@ -86,7 +86,7 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 	q.Limit = min(q.Limit, 500)
 	q.Offset = max(q.Offset, 0)
 	q.Sort = ""
-	lead, empty, err := s.leadFilter(ctx, q.Query)
+	lead, empty, err := s.leadFilterFor(ctx, q.Query, true)
 	if err != nil {
 		return nil, fmt.Errorf("ranking runs: %w", err)
 	}
@@ -230,7 +230,7 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 	// whenever there is one (a limit this large makes any walk as long as the table).
 	all := q.Query
 	all.Offset, all.Limit = 0, 1<<30
-	lead, empty, err := s.leadFilter(ctx, all)
+	lead, empty, err := s.leadFilterFor(ctx, all, true)
 	if err != nil {
 		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}

@@ -436,6 +436,14 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 // value, and both take filters as independent, so a walk for two filters that never
 // occur together reads every run.
 func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty bool, err error) {
+	return s.leadFilterFor(ctx, q, false)
+}
+
+// leadFilterFor is leadFilter for a runs query (cells false) or for one joined to a
+// cell's values (cells true). Joined, starting from a filter costs a lookup into
+// run_metrics per run on either database, as a walk costs one into runs: PostgreSQL's
+// bitmap scan no longer saves the narrow way anything, so its factor is SQLite's.
+func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead string, empty bool, err error) {
 	fs := q.filters()
 	if len(fs) == 0 {
 		return "", false, nil
@@ -468,7 +476,7 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 	// A row read walking an index costs PostgreSQL a random heap fetch; the lead
 	// filter's rows come in a bitmap scan, in heap order. Hence its larger factor.
 	factor := 4.0
-	if s.dialect == Postgres {
+	if s.dialect == Postgres && !cells {
 		factor = 16
 	}
 	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
