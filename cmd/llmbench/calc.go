@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -34,11 +35,13 @@ type calcFlags struct {
 
 	// Explicit hardware.
 	bandwidth, tflops, vram float64
+	gpuFamily               string
 	// Explicit model.
 	configPath, ggufPath                    string
 	params, activeParams, weightBits        float64
 	layers, hidden, heads, kvHeads, headDim int
 	intermediate, vocab                     int
+	experts, expertsPerToken                int
 }
 
 func newCalcCmd() *cobra.Command {
@@ -52,14 +55,18 @@ published specifications: the GPU's memory bandwidth, memory and tensor throughp
 the model's architecture in a given weight format. Cells that would not fit the predicted
 KV cache are marked over capacity by the same rule as a measured run.
 
-The model is a roofline: a decode step moves the weights once plus every sequence's KV
-cache over the memory bandwidth, and computes 2 × active parameters per token plus
-attention; the slower of the two, at efficiency factors fitted to published
-measurements, plus a fixed per-step overhead, is the time between tokens. See
-docs/calc.md for the formulas, the catalogs and the error against published figures.
+The model is a roofline: a decode step moves the weights once (for an MoE model, the
+experts its tokens route to) plus every sequence's KV cache over the memory bandwidth,
+and computes 2 × active parameters per token plus attention over the whole context; the
+slower of the two, at efficiency factors fitted to published measurements (bandwidth
+share at most 92%), plus overheads per layer and per sequence, is the time between
+tokens. A warm request's first token adds the server's work per request. The factors
+depend on the engine and the GPU's vendor (--gpu-family for a GPU given by specs). See
+docs/calc.md for the formulas, the catalogs and the error against published figures,
+left out by source.
 
 Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
-kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
+kv-dtypes|engines|interconnects|prices), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
       --gpu-memory-utilization 0.94 --max-model-len 65536 --max-num-seqs 53   # the seed's launch
@@ -69,7 +76,11 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
   llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
   llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
   llmbench calc --gpu l4 --params 8 --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --head-dim 128 --weight-bits 16
-  llmbench calc --list gpus`,
+  llmbench calc --bandwidth 1008 --tflops 330 --vram 24 --params 30.5 --active-params 3.3 --experts 128 --experts-per-token 8 \
+      --layers 48 --hidden 2048 --heads 32 --kv-heads 4 --head-dim 128 --vocab 151936 --weight-bits 4.82 --engine llama.cpp   # an MoE by specs
+  llmbench calc --bandwidth 819 --tflops 32.8 --vram 512 --gpu-family apple --model qwen3-32b --quant q4_k_m --engine llama.cpp
+  llmbench calc --list gpus
+  llmbench calc --list prices`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list != "" {
@@ -88,7 +99,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.StringVar(&f.model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also sglang, trt-llm, tgi) or llama.cpp (also ollama, lm-studio)")
+	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang or llama.cpp (also ollama, lm-studio)")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
 	fl.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "the engine's max_num_seqs (vLLM --max-num-seqs); 0 = vLLM's default, 256 (1024 on GPUs with 70 GiB or more); its sampler warm-up takes memory from the KV cache")
@@ -103,11 +114,12 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.Float64Var(&f.duration, "duration", 30, "measurement window in seconds a run would use")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
 	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
-	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines or interconnects")
+	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines, interconnects or prices")
 	fl.StringVar(&f.interconnect, "interconnect", "", "how the GPUs are linked, overriding the catalog's (e.g. pcie-gen3-x16 for a GeForce pair in Gen3 slots; see --list interconnects)")
 	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
 	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
 	fl.Float64Var(&f.vram, "vram", 0, "explicit GPU: memory, GiB")
+	fl.StringVar(&f.gpuFamily, "gpu-family", "", "explicit GPU's vendor, which picks the engine's efficiency factors: nvidia (default), amd, apple or intel")
 	fl.StringVar(&f.configPath, "config", "", "explicit model: a Hugging Face config.json")
 	fl.StringVar(&f.ggufPath, "gguf", "", "explicit model: a GGUF file (its header is read; weights format from the file)")
 	fl.Float64Var(&f.params, "params", 0, "explicit model: parameters, billions")
@@ -119,6 +131,8 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.IntVar(&f.headDim, "head-dim", 0, "explicit model: head dimension (default hidden/heads)")
 	fl.IntVar(&f.intermediate, "intermediate", 0, "explicit model: MLP intermediate size (sizes the activation reserve)")
 	fl.IntVar(&f.vocab, "vocab", 0, "explicit model: vocabulary size (embeddings stay 16-bit in vLLM formats)")
+	fl.IntVar(&f.experts, "experts", 0, "explicit MoE model: routed experts per layer (with --active-params and --experts-per-token sizes the expert weights)")
+	fl.IntVar(&f.expertsPerToken, "experts-per-token", 0, "explicit MoE model: experts each token is routed to")
 	fl.Float64Var(&f.weightBits, "weight-bits", 0, "explicit weight format: bits per weight, scales included (instead of --quant)")
 	return cmd
 }
@@ -142,11 +156,20 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		if s.GPU, err = c.GPU(f.gpu); err != nil {
 			return nil, err
 		}
+		if v, err := gpuFamilyFlag(f.gpuFamily); err != nil {
+			return nil, err
+		} else if f.gpuFamily != "" && v != s.GPU.Vendor {
+			return nil, fmt.Errorf("--gpu-family %s: the catalog's %s is %s (--gpu-family is for GPUs given by --bandwidth/--tflops/--vram)", f.gpuFamily, s.GPU.Name, s.GPU.Vendor)
+		}
 	case explicitGPU:
 		if f.bandwidth <= 0 || f.tflops <= 0 || f.vram <= 0 {
 			return nil, errors.New("an explicit GPU needs all of --bandwidth (GB/s), --tflops and --vram (GiB)")
 		}
-		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: "nvidia", VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
+		vendor, err := gpuFamilyFlag(f.gpuFamily)
+		if err != nil {
+			return nil, err
+		}
+		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: vendor, VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
 			FP16TFLOPS: f.tflops, Source: "command line"}
 	default:
 		return nil, errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
@@ -191,8 +214,8 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.activeParams > 0 {
-		s.Model.ActiveParamsB = f.activeParams
+	if err := applyMoEFlags(&s.Model, f); err != nil {
+		return nil, err
 	}
 	switch {
 	case f.quant != "" && f.weightBits > 0:
@@ -269,8 +292,79 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.GPU.Vendor == "intel" {
+		run.Notes = append(run.Notes, fmt.Sprintf("No published measurement of an Intel GPU is in the evidence: the factors are family %s's, fitted on other vendors' GPUs.", s.Engine.Family(s.GPU.Vendor)))
+	}
+	if err := s.EstimateEnergy(run, p, referencePrice(s)); err != nil {
+		return nil, err
+	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
+}
+
+// gpuFamilyFlag checks --gpu-family and returns the vendor it names (nvidia by default).
+func gpuFamilyFlag(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "nvidia", "cuda":
+		return "nvidia", nil
+	case "amd", "rocm":
+		return "amd", nil
+	case "apple", "metal":
+		return "apple", nil
+	case "intel":
+		return "intel", nil
+	}
+	return "", fmt.Errorf("--gpu-family %q: nvidia, amd, apple or intel", v)
+}
+
+// applyMoEFlags makes a model a mixture of experts from --active-params (and, when
+// given, --experts/--experts-per-token), so that a decode step reads the experts its
+// tokens route to rather than every weight: with E experts of which k serve a token,
+// the expert weights X satisfy params − active = X × (1 − k/E). Without --experts every
+// non-embedding weight is taken as an expert weight, of which a token uses the share
+// that makes up its active parameters: one token reads exactly the active weights;
+// for batches it is an approximation that --experts and --experts-per-token remove.
+func applyMoEFlags(m *perf.Model, f *calcFlags) error {
+	if f.experts < 0 || f.expertsPerToken < 0 || (f.experts > 0) != (f.expertsPerToken > 0) {
+		return errors.New("--experts and --experts-per-token go together, both positive")
+	}
+	if f.experts > 0 && f.expertsPerToken > f.experts {
+		return fmt.Errorf("--experts-per-token %d exceeds --experts %d", f.expertsPerToken, f.experts)
+	}
+	if f.activeParams <= 0 {
+		if f.experts > 0 && m.Experts == 0 {
+			return errors.New("--experts needs --active-params (the parameters one token computes with)")
+		}
+		return nil
+	}
+	if f.activeParams > m.ParamsB {
+		return fmt.Errorf("--active-params %g exceeds the model's %g billion parameters", f.activeParams, m.ParamsB)
+	}
+	m.ActiveParamsB = f.activeParams
+	if f.activeParams == m.ParamsB {
+		m.Experts, m.ExpertsPerToken, m.ExpertParamsB = 0, 0, 0
+		return nil
+	}
+	switch {
+	case f.experts > 0:
+		m.Experts, m.ExpertsPerToken = f.experts, f.expertsPerToken
+	case m.Experts == 0:
+		// No routing given: every non-embedding weight is an expert weight and a token
+		// uses the share of them that makes its weights the active parameters.
+		x := m.ParamsB - m.EmbeddingParamsB
+		share := (f.activeParams - m.EmbeddingParamsB) / x
+		if share <= 0 {
+			return fmt.Errorf("--active-params %g is not more than the embeddings' %g billion", f.activeParams, m.EmbeddingParamsB)
+		}
+		m.Experts, m.ExpertsPerToken, m.ExpertParamsB = 1000, max(int(math.Round(share*1000)), 1), x
+		return nil
+	}
+	share := float64(m.ExpertsPerToken) / float64(m.Experts)
+	m.ExpertParamsB = (m.ParamsB - f.activeParams) / (1 - share)
+	if m.ExpertParamsB > m.ParamsB-m.EmbeddingParamsB {
+		return fmt.Errorf("--active-params %g with %d of %d experts per token leaves no room for the expert weights in %g billion parameters", f.activeParams, m.ExpertsPerToken, m.Experts, m.ParamsB)
+	}
+	return nil
 }
 
 func explicitModelFrom(f *calcFlags) (perf.Model, error) {
@@ -353,8 +447,10 @@ func listCatalog(w io.Writer, what string) error {
 		for _, l := range c.Interconnects {
 			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\n", l.ID, l.Name, l.LinkGBps, l.AllReduceLatencyUs)
 		}
+	case "prices", "price":
+		return listPrices(w)
 	default:
-		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines or interconnects", what)
+		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines, interconnects or prices", what)
 	}
 	return tw.Flush()
 }

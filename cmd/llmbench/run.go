@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -24,6 +26,7 @@ import (
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -56,6 +59,8 @@ type runFlags struct {
 	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
+	telemetry, telemetryToken       string // run_energy.go
+	price                           string
 }
 
 func newRunCmd() *cobra.Command {
@@ -86,6 +91,11 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   # A small matrix, 10 s per cell, completions API, KV size given by hand
   llmbench run --endpoint http://gpu-box:8080/v1 --contexts 0,8K --concurrency 1,4,16 \
       --prefill 8K --duration 10s --api completions --kv-capacity 120000
+
+  # Power, J/token and $/Mtok: a local server is metered by nvidia-smi (or amd-smi, RAPL);
+  # a server on another machine by the agent running there (llmbench telemetry --listen)
+  llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
+  llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
 
   # Finish an interrupted run
   llmbench run --resume qwen3-20261130-101500.json`,
@@ -121,6 +131,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	addEnergyFlags(fl, f)
 	return cmd
 }
 
@@ -178,10 +189,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	var preLaunchPIDs []int
 	if f.launch != "" {
 		if emulated {
 			return errors.New("--launch needs --endpoint: the URL the launched server will answer on")
 		}
+		preLaunchPIDs = gpuPIDsBeforeLaunch(ctx, f)
 		fmt.Fprintf(stderr, "Launching: %s\n(waiting up to %s for %s to be healthy)\n", f.launch, f.launchTimeout, base)
 		logf, err := os.CreateTemp("", "llmbench-launch-*.log")
 		if err != nil {
@@ -201,6 +214,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
+	ensureFileLimit(stderr, maxConc, emulated)
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
 	// Discovery and metrics requests carry the API key too.
@@ -271,6 +285,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer events.Flush()
 	}
 
+	meter, err := setupEnergy(ctx, stderr, f, doc, base, preLaunchPIDs)
+	if err != nil {
+		return err
+	}
+	defer meter.close()
+	if err := bench.WriteFile(f.out, doc); err != nil {
+		return err
+	}
+
 	progress := newProgress(stderr, f.noProgress)
 	defer progress.Close()
 	runner := &bench.Runner{Server: srv, Opts: bench.Options{
@@ -278,6 +301,8 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Events:       events,
 		Progress:     progress,
 		Nonce:        doc.ID + "-" + randomHex(4),
+		Telemetry:    meter.telemetry(),
+		Price:        doc.Energy.PriceOrNil(),
 		Checkpoint: func(r *bench.Run) error {
 			if err := events.Flush(); err != nil {
 				return fmt.Errorf("writing events log: %w", err)
@@ -317,6 +342,21 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(stdout, "\nSaved %s\n", f.out)
 	return nil
+}
+
+// ensureFileLimit raises the soft open-file limit so that every stream of the largest
+// cell has its connection (and the built-in emulator its side of it), and warns when
+// even the hard limit is too low: those cells would fail with "too many open files".
+func ensureFileLimit(stderr io.Writer, streams int, emulated bool) {
+	l, err := sysutil.RaiseFileLimit(sysutil.FilesForStreams(streams, emulated))
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	case !l.Enough():
+		fmt.Fprintf(stderr, "warning: %s\n", l)
+	default:
+		slog.Debug("open files", "limit", l.String())
+	}
 }
 
 // newRunDocument builds a new run document's config from the flags.

@@ -46,7 +46,22 @@ type GPU struct {
 	// no published report was found; the card's size is used then.
 	CUDATotalGiB    float64 `json:"cuda_total_gib,omitempty"`
 	CUDATotalSource string  `json:"cuda_total_source,omitempty"`
-	Source          string  `json:"source"`
+	// TensorTileRows is the fewest rows (tokens) a tensor-core matrix multiply computes
+	// at once: 64 for Hopper's warpgroup MMA (wgmma's M), 16 for the mma.sync of other
+	// NVIDIA generations and for AMD's and Apple's matrix units; 0 means 16. A decode
+	// step of fewer tokens still pays for a whole tile on an engine whose small-batch
+	// GEMMs run on tensor cores (Engine.SmallBatchGEMM), which matters where compute is
+	// scarce next to bandwidth (an H20's 148 TFLOPS against 4 TB/s).
+	TensorTileRows int    `json:"tensor_tile_rows,omitempty"`
+	Source         string `json:"source"`
+}
+
+// TileRows is TensorTileRows with its default.
+func (g GPU) TileRows() int {
+	if g.TensorTileRows > 0 {
+		return g.TensorTileRows
+	}
+	return 16
 }
 
 // Interconnect is a GPU-to-GPU link with its published bandwidth and NCCL
@@ -217,6 +232,11 @@ type Engine struct {
 	ReserveSource string            `json:"reserve_source"`
 	// ReserveSingleGPUSource says where Reserve.SingleGPU comes from.
 	ReserveSingleGPUSource string `json:"reserve_single_gpu_source,omitempty"`
+	// SmallBatchGEMM is how the engine multiplies a decode step's few tokens by the
+	// weights: "tensor" (cuBLAS/CUTLASS/Marlin tensor-core GEMMs, padded to the GPU's
+	// TensorTileRows: vLLM, SGLang) or "vector" (matrix-vector kernels without padding:
+	// llama.cpp's MMVQ); empty means vector.
+	SmallBatchGEMM string `json:"small_batch_gemm,omitempty"`
 }
 
 // Reserve is the per-GPU memory an engine keeps beyond weights and KV cache: a fixed
@@ -253,7 +273,8 @@ func (r Reserve) GiBFor(m Model, gpus, samplerRows int) float64 {
 	return g
 }
 
-// Family returns the efficiency family for a GPU vendor.
+// Family returns the efficiency family for a GPU vendor (nvidia, amd, apple, intel);
+// an unknown vendor gets the NVIDIA family.
 func (e Engine) Family(vendor string) string {
 	if f, ok := e.Families[vendor]; ok {
 		return f
@@ -262,12 +283,44 @@ func (e Engine) Family(vendor string) string {
 }
 
 // Efficiency are the fitted factors of one engine family: the share of peak memory
-// bandwidth a decode step reaches, a fixed per-step overhead, and the share of peak
-// tensor throughput prefill reaches.
+// bandwidth a step reaches (bounded by what memory achieves, MaxBandwidthEfficiency),
+// the share of peak tensor throughput, how much of the smaller of the two a step fails
+// to hide under the larger, a per-step overhead that grows with the layers (kernel
+// launches) and with the sequences in the step (scheduling, sampling), and a fixed
+// latency per request (the API server's path to the first token).
 type Efficiency struct {
-	Bandwidth  float64 `json:"bandwidth"`
+	Bandwidth float64 `json:"bandwidth"`
+	// OverheadMs is a fixed per-step overhead; the fit leaves it at 0 and models the
+	// overhead per layer instead, callers may still set it.
 	OverheadMs float64 `json:"overhead_ms"`
 	Compute    float64 `json:"compute"`
+	// AttentionCompute is the share of peak tensor throughput attention over the
+	// context reaches (flash-attention kernels run below the weight GEMMs' rate); 0
+	// means Compute.
+	AttentionCompute float64 `json:"attention_compute,omitempty"`
+	// OverheadPerLayerUs is the per-step overhead of each layer (kernel launches and
+	// the gaps between them), µs.
+	OverheadPerLayerUs float64 `json:"overhead_per_layer_us,omitempty"`
+	// OverheadPerSeqUs is the per-step overhead of each sequence in the step beyond the
+	// first (the scheduler's bookkeeping, sampling, detokenizing), µs.
+	OverheadPerSeqUs float64 `json:"overhead_per_seq_us,omitempty"`
+	// NoOverlap is the share of the smaller of memory and compute time that the step
+	// does not hide under the larger: 0 is the ideal roofline max(m, c), 1 their sum.
+	NoOverlap float64 `json:"no_overlap,omitempty"`
+	// APILatencyMs is the server's fixed work on a request before its first engine
+	// step (parsing, the chat template, scheduling), one request after the other: of N
+	// requests sent together the median waits for (N+1)/2 of them.
+	APILatencyMs float64 `json:"api_latency_ms,omitempty"`
+	// CachedContextUsPerToken is the time per cached context token a warm request
+	// spends before its first token beyond the GPU terms, µs, serial like
+	// APILatencyMs: the seed's warm TTFTs grow ~21 µs per context token, where the attention
+	// over the cache accounts for well under 1 µs. What it is (host-side prompt
+	// processing — tokenizing the text prompt, the prefix-cache lookup — or an attention
+	// kernel that re-reads the cache per query head) the evidence does not say.
+	CachedContextUsPerToken float64 `json:"cached_context_us_per_token,omitempty"`
+	// Errors is the fit's median |error| per kind of evidence: in-sample, leave-one-
+	// out and leave-one-source-out.
+	Errors map[string]KindError `json:"errors,omitempty"`
 	// How the values were obtained, and the fit's error on its own rows.
 	Method            string   `json:"method"`
 	DecodeRows        int      `json:"decode_rows"`
@@ -278,6 +331,20 @@ type Efficiency struct {
 	PrefillLOOErr     float64  `json:"prefill_loo_median_abs_err"`
 	FittedFromSources []string `json:"sources,omitempty"`
 }
+
+// KindError is a family's median |relative error| on one kind of evidence.
+type KindError struct {
+	Rows     int     `json:"rows"`
+	InSample float64 `json:"in_sample"`
+	LOO      float64 `json:"loo"`
+	LOSO     float64 `json:"loso"`
+}
+
+// MaxBandwidthEfficiency bounds the share of peak memory bandwidth any step reaches:
+// the best stream-like figures published are ~92% (7.35 of 8 TB/s of HBM on a GB200,
+// Azure's ND GB200 v6 measurements) and ~84% of LPDDR5X (215 of 256 GB/s on a Strix
+// Halo, lhl/strix-halo-testing). The fit holds every family's factor at or below it.
+const MaxBandwidthEfficiency = 0.92
 
 // Catalog holds every embedded table.
 type Catalog struct {

@@ -2,9 +2,7 @@ package perf
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-	"sort"
 	"strconv"
 )
 
@@ -16,21 +14,55 @@ type Measurement struct {
 	Quant   string `json:"quant"`
 	KVDtype string `json:"kv_dtype,omitempty"`
 	Engine  string `json:"engine"`
-	// Kind is "decode" (batch-1 generation tok/s) or "prefill" (prompt tok/s).
+	// Kind is "decode" (batch-1 generation tok/s), "prefill" (prompt tok/s),
+	// "request" (one request's (input + output) tok/s), "batch" (total tok/s of
+	// Concurrency streams), "ttft" (time to first token after a cached context, TTFTMs)
+	// or "throughput" (output tok/s of Requests requests, Concurrency at once).
 	Kind string `json:"kind"`
 	// Test is the benchmark's own name for the figure (llama-bench's tg512, pp512...).
 	Test string `json:"test"`
 	// Context is the prompt already in the cache for decode, the prompt length for prefill.
 	Context int     `json:"context"`
-	TokS    float64 `json:"tok_s"`
-	Source  string  `json:"source"`
+	TokS    float64 `json:"tok_s,omitempty"`
+	// TTFTMs is the measured figure of a ttft row.
+	TTFTMs float64 `json:"ttft_ms,omitempty"`
+	// Generated is the tokens each request generates, where the test name does not say.
+	Generated int `json:"generated,omitempty"`
+	// Concurrency is the requests in flight at once; Requests the requests of a
+	// throughput run.
+	Concurrency int `json:"concurrency,omitempty"`
+	Requests    int `json:"requests,omitempty"`
+	// KVCacheTokens, PrefillChunk and MaxNumSeqs are the engine's, from the run's own
+	// log, where the source gives them.
+	KVCacheTokens int64 `json:"kv_cache_tokens,omitempty"`
+	PrefillChunk  int   `json:"prefill_chunk,omitempty"`
+	MaxNumSeqs    int   `json:"max_num_seqs,omitempty"`
+	// Generation dates an engine build older than the catalog's current factors (the
+	// source's own date); its rows are fitted as their own family, family@generation.
+	Generation string `json:"generation,omitempty"`
+	Source     string `json:"source"`
+	// Origin is the publication the row comes from; leave-one-source-out holds out one
+	// origin at a time.
+	Origin string `json:"origin"`
+}
+
+// Value is the row's measured figure: tok/s, or milliseconds for a ttft row.
+func (m Measurement) Value() float64 {
+	if m.Kind == "ttft" {
+		return m.TTFTMs
+	}
+	return m.TokS
 }
 
 var tgLength = regexp.MustCompile(`^tg(\d+)`)
 
-// generated is how many tokens a decode measurement generates (llama-bench tgN), so
-// that the prediction uses the mean context over the run; 128 when not stated.
+// generated is how many tokens a decode measurement generates (llama-bench tgN, or the
+// row's Generated), so that the prediction uses the mean context over the run; 128
+// when not stated.
 func (m Measurement) generated() int {
+	if m.Generated > 0 {
+		return m.Generated
+	}
 	if g := tgLength.FindStringSubmatch(m.Test); g != nil {
 		n, _ := strconv.Atoi(g[1])
 		return n
@@ -38,7 +70,12 @@ func (m Measurement) generated() int {
 	return 128
 }
 
-// Setup builds the configuration a measurement ran, with the given efficiency factors.
+// concurrency is the row's requests at once, 1 when not stated.
+func (m Measurement) concurrency() int { return max(m.Concurrency, 1) }
+
+// measurementSetup builds the configuration a measurement ran, with the given
+// efficiency factors, and the efficiency family its rows are fitted in (the engine's
+// family for the GPU's vendor, with @generation for an older engine build).
 func (c *Catalog) measurementSetup(m Measurement, eff Efficiency) (Setup, string, error) {
 	gpu, err := c.GPU(m.GPU)
 	if err != nil {
@@ -64,268 +101,201 @@ func (c *Catalog) measurementSetup(m Measurement, eff Efficiency) (Setup, string
 	if err != nil {
 		return Setup{}, "", err
 	}
-	s := Setup{GPU: gpu, GPUs: max(m.GPUs, 1), Model: model, Quant: q, KV: kv, Engine: eng, Eff: eff, MemoryUtilization: 0.9}
+	s := Setup{GPU: gpu, GPUs: max(m.GPUs, 1), Model: model, Quant: q, KV: kv, Engine: eng, Eff: eff, MemoryUtilization: 0.9,
+		PrefillChunk: m.PrefillChunk, MaxNumSeqs: m.MaxNumSeqs}
 	if m.Kind == "prefill" && eng.ID == "llama.cpp" {
 		s.PrefillChunk = 512
 	}
-	return s, eng.Family(gpu.Vendor), nil
+	fam := eng.Family(gpu.Vendor)
+	if m.Generation != "" {
+		fam += "@" + m.Generation
+	}
+	return s, fam, nil
 }
 
-// terms are a measurement's ideal times for one token (decode) or the whole prompt
-// (prefill), before efficiency.
-func (c *Catalog) terms(m Measurement) (StepTerms, int, string, error) {
+// weighted is a step's ideal terms and how many times a measurement runs it.
+type weighted struct {
+	t StepTerms
+	w float64
+}
+
+func seconds(eff Efficiency, steps []weighted) float64 {
+	var t float64
+	for _, st := range steps {
+		t += st.w * eff.Seconds(st.t)
+	}
+	return t
+}
+
+// prefillSteps are the chunks of a cold prompt of context tokens.
+func (s Setup) prefillSteps(context int) []weighted {
+	chunk := s.ChunkFor()
+	var out []weighted
+	for start := 0; start < context; start += chunk {
+		out = append(out, weighted{s.Terms([]Chunk{{Start: start, Tokens: min(chunk, context-start)}}, nil), 1})
+	}
+	return out
+}
+
+// decodeSamples are gen decode steps of batch sequences starting at context, as
+// decodeSamplePoints steps at the midpoints of equal spans, each weighted by its span
+// (the step time is close to linear in the context, so this is near exact).
+func (s Setup) decodeSamples(context, gen, batch int) []weighted {
+	const decodeSamplePoints = 8
+	n := min(decodeSamplePoints, max(gen, 1))
+	span := float64(gen) / float64(n)
+	out := make([]weighted, 0, n)
+	for k := range n {
+		ctx := context + int((float64(k)+0.5)*span)
+		ctxs := make([]int, batch)
+		for i := range ctxs {
+			ctxs[i] = ctx
+		}
+		out = append(out, weighted{s.Terms(nil, ctxs), span})
+	}
+	return out
+}
+
+// packedPrefill are the steps that prefill requests prompts of prompt tokens each,
+// packed into the engine's budget per step as continuous batching does; identical
+// steps are merged into one with their count as weight.
+func (s Setup) packedPrefill(requests, prompt int) []weighted {
+	budget := s.ChunkFor()
+	var out []weighted
+	var step []Chunk
+	room := budget
+	flush := func() {
+		if len(step) == 0 {
+			return
+		}
+		t := s.Terms(step, nil)
+		if k := len(out) - 1; k >= 0 && out[k].t == t {
+			out[k].w++
+		} else {
+			out = append(out, weighted{t, 1})
+		}
+		step, room = nil, budget
+	}
+	for range requests {
+		at, left := 0, prompt
+		for left > 0 {
+			n := min(left, room)
+			step = append(step, Chunk{Start: at, Tokens: n})
+			at, left, room = at+n, left-n, room-n
+			if room == 0 {
+				flush()
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// throughputSteps are the steps of a throughput run of requests requests of prompt
+// tokens in and gen out. Sent all at once (requests ≤ concurrency), they run in waves
+// of as many as the engine holds at a time (its max_num_seqs, its KV cache in whole
+// requests): each wave prefills its prompts, then decodes them together, since
+// requests of equal lengths finish together. Kept at concurrency in flight by the
+// client (requests > concurrency), they desynchronize: each new request's prompt is
+// prefilled in chunks that share their steps with the others' decoding (chunked
+// prefill), and the rest of the tokens come from decode-only steps.
+func (s Setup) throughputSteps(m Measurement) []weighted {
+	gen := m.generated()
+	hold := m.concurrency()
+	if seqs := s.MaxSeqsFor(); seqs > 0 {
+		hold = min(hold, seqs)
+	}
+	if kv := m.KVCacheTokens; kv > 0 {
+		hold = min(hold, max(int(kv/int64(m.Context+gen)), 1))
+	}
+	requests := max(m.Requests, hold)
+	var out []weighted
+	add := func(steps []weighted, times float64) {
+		for _, st := range steps {
+			out = append(out, weighted{st.t, st.w * times})
+		}
+	}
+	if m.Requests > m.concurrency() && hold > 1 {
+		others := hold - 1
+		chunk := max(s.ChunkFor()-others, 1)
+		ctxs := make([]int, others)
+		for i := range ctxs {
+			ctxs[i] = m.Context + gen/2
+		}
+		mixed := 0
+		for at := 0; at < m.Context; at += chunk {
+			add([]weighted{{s.Terms([]Chunk{{Start: at, Tokens: min(chunk, m.Context-at)}}, ctxs), 1}}, float64(requests))
+			mixed++
+		}
+		decodeOnly := (float64(requests*gen) - float64(requests*mixed*others)) / float64(hold)
+		if decodeOnly > 0 {
+			add(s.decodeSamples(m.Context, gen, hold), decodeOnly/float64(gen))
+		}
+		return out
+	}
+	wave := func(b int, times float64) {
+		add(append(s.packedPrefill(b, m.Context), s.decodeSamples(m.Context, gen, b)...), times)
+	}
+	wave(hold, float64(requests/hold))
+	if rest := requests % hold; rest > 0 {
+		wave(rest, 1)
+	}
+	return out
+}
+
+// rowModel predicts one measurement from efficiency factors; the ideal terms are
+// computed once, only the factors vary while fitting.
+type rowModel struct {
+	m       Measurement
+	family  string
+	predict func(Efficiency) float64
+}
+
+func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 	s, fam, err := c.measurementSetup(m, Efficiency{})
 	if err != nil {
-		return StepTerms{}, 0, "", err
+		return rowModel{}, err
 	}
+	r := rowModel{m: m, family: fam}
+	gen := m.generated()
 	switch m.Kind {
 	case "decode":
-		return s.Terms(nil, []int{m.Context + m.generated()/2}), 1, fam, nil
+		t := s.Terms(nil, []int{m.Context + gen/2})
+		r.predict = func(e Efficiency) float64 { return 1 / e.Seconds(t) }
 	case "prefill":
-		chunk := s.ChunkFor()
-		var t StepTerms
-		steps := 0
-		for start := 0; start < m.Context; start += chunk {
-			st := s.Terms([]Chunk{{Start: start, Tokens: min(chunk, m.Context-start)}}, nil)
-			t.MemorySeconds += st.MemorySeconds
-			t.ComputeSeconds += st.ComputeSeconds
-			t.CommSeconds += st.CommSeconds
-			steps++
+		steps := s.prefillSteps(m.Context)
+		r.predict = func(e Efficiency) float64 { return float64(m.Context) / seconds(e, steps) }
+	case "request":
+		steps := append(s.prefillSteps(m.Context), s.decodeSamples(m.Context, gen, 1)...)
+		r.predict = func(e Efficiency) float64 { return float64(m.Context+gen) / seconds(e, steps) }
+	case "throughput":
+		steps := s.throughputSteps(m)
+		out := float64(max(m.Requests, m.concurrency()) * gen)
+		r.predict = func(e Efficiency) float64 { return out / seconds(e, steps) }
+	case "batch":
+		p := DefaultPlan()
+		r.predict = func(e Efficiency) float64 {
+			s.Eff = e
+			return float64(m.concurrency()) / s.SustainedStepSeconds(m.Context, m.concurrency(), p)
 		}
-		return t, steps, fam, nil
+	case "ttft":
+		p := DefaultPlan()
+		r.predict = func(e Efficiency) float64 {
+			s.Eff = e
+			return 1000 * s.WarmTTFTSeconds(m.Context, m.concurrency(), p.TailTokens)
+		}
+	default:
+		return rowModel{}, fmt.Errorf("measurement kind %q is not one of decode, prefill, request, batch, ttft, throughput", m.Kind)
 	}
-	return StepTerms{}, 0, "", fmt.Errorf("measurement kind %q is neither decode nor prefill", m.Kind)
+	return r, nil
 }
 
-// Predict returns the model's figure for a measurement with the given factors.
+// Predict returns the model's figure for a measurement with the given factors: tok/s,
+// or milliseconds for a ttft row.
 func (c *Catalog) Predict(m Measurement, eff Efficiency) (float64, error) {
-	s, _, err := c.measurementSetup(m, eff)
+	r, err := c.rowModel(m)
 	if err != nil {
 		return 0, err
 	}
-	switch m.Kind {
-	case "decode":
-		return 1 / s.DecodeStepSeconds(m.Context+m.generated()/2, 1), nil
-	default:
-		return float64(m.Context) / s.PrefillSeconds(m.Context), nil
-	}
-}
-
-// fitDecode fits bandwidth efficiency e and per-step overhead o to batch-1 decode
-// rows, t = M/e + o, by least squares on the relative error (each row counts the same
-// whatever its speed): minimise Σ (a·M/t + o/t − 1)² with a = 1/e. With a negative
-// overhead the fit is redone with o = 0; with e > 1 (faster than peak) e is held at 1.
-func fitDecode(mem, measured []float64) (bandwidth, overheadMs float64) {
-	var suu, suv, svv, su, sv float64
-	for i := range mem {
-		t := 1 / measured[i]
-		u, v := mem[i]/t, 1/t
-		suu += u * u
-		suv += u * v
-		svv += v * v
-		su += u
-		sv += v
-	}
-	det := suu*svv - suv*suv
-	a, o := 0.0, 0.0
-	if det > 0 {
-		a = (su*svv - sv*suv) / det
-		o = (suu*sv - suv*su) / det
-	}
-	if det <= 0 || o < 0 || a <= 0 {
-		a, o = su/suu, 0
-	}
-	if a < 1 {
-		// No engine moves bytes faster than the memory's peak: hold the efficiency at
-		// 100% and put the rest in the overhead, o = Σv(1−u)/Σv².
-		a, o = 1, max((sv-suv)/svv, 0)
-	}
-	return 1 / a, o * 1000
-}
-
-// fitCompute fits the compute efficiency e of prefill rows, t = C/e + rest (overhead
-// and communication already known), by least squares on the relative error: with
-// b = 1/e, minimise Σ (b·C/t − (1 − rest/t))², so b = Σwy/Σw² and e = Σw²/Σwy.
-func fitCompute(comp, rest, measuredSeconds []float64) float64 {
-	var sww, sw float64
-	for i := range comp {
-		// (b·C + rest)/t − 1 = 0  →  b·(C/t) = 1 − rest/t
-		w := comp[i] / measuredSeconds[i]
-		y := 1 - rest[i]/measuredSeconds[i]
-		sww += w * w
-		sw += w * y
-	}
-	if sww == 0 || sw <= 0 {
-		return 1
-	}
-	return sww / sw
-}
-
-// FamilyFit is the fit of one engine family and the error of every row.
-type FamilyFit struct {
-	Family string
-	Eff    Efficiency
-	Rows   []RowError
-}
-
-// RowError is a measurement beside the model's prediction: in-sample (fitted with the
-// row) and leave-one-out (fitted without it).
-type RowError struct {
-	Measurement
-	Predicted    float64
-	Err          float64 // (predicted − measured) / measured
-	PredictedLOO float64
-	ErrLOO       float64
-}
-
-type prepared struct {
-	m     Measurement
-	terms StepTerms
-	steps int
-}
-
-func fitRows(decode, prefill []prepared) Efficiency {
-	var eff Efficiency
-	if len(decode) > 0 {
-		mem := make([]float64, len(decode))
-		meas := make([]float64, len(decode))
-		for i, r := range decode {
-			mem[i] = r.terms.MemorySeconds + r.terms.CommSeconds
-			meas[i] = r.m.TokS
-		}
-		eff.Bandwidth, eff.OverheadMs = fitDecode(mem, meas)
-	} else {
-		eff.Bandwidth, eff.OverheadMs = 0.7, 0
-	}
-	if len(prefill) > 0 {
-		comp := make([]float64, len(prefill))
-		rest := make([]float64, len(prefill))
-		secs := make([]float64, len(prefill))
-		for i, r := range prefill {
-			comp[i] = r.terms.ComputeSeconds
-			rest[i] = float64(r.steps)*eff.OverheadMs/1000 + r.terms.CommSeconds
-			secs[i] = float64(r.m.Context) / r.m.TokS
-		}
-		eff.Compute = fitCompute(comp, rest, secs)
-	} else {
-		eff.Compute = 0.5
-	}
-	return eff
-}
-
-// Fit fits every engine family's efficiency factors to the catalog's measurements and
-// reports each row's error in-sample and leave-one-out.
-func (c *Catalog) Fit() ([]FamilyFit, error) {
-	byFam := map[string][]prepared{}
-	for _, m := range c.Measurements {
-		t, steps, fam, err := c.terms(m)
-		if err != nil {
-			return nil, fmt.Errorf("measurement %s %s %s %s: %w", m.GPU, m.Model, m.Quant, m.Test, err)
-		}
-		byFam[fam] = append(byFam[fam], prepared{m, t, steps})
-	}
-	fams := make([]string, 0, len(byFam))
-	for f := range byFam {
-		fams = append(fams, f)
-	}
-	sort.Strings(fams)
-	var out []FamilyFit
-	for _, fam := range fams {
-		rows := byFam[fam]
-		// Factors are fitted on single-GPU rows: they describe the kernels. Multi-GPU
-		// rows are predicted with them and so test the tensor-parallel penalty out of
-		// sample.
-		split := func(skip int) (dec, pre []prepared) {
-			for i, r := range rows {
-				if i == skip || r.m.GPUs > 1 {
-					continue
-				}
-				if r.m.Kind == "decode" {
-					dec = append(dec, r)
-				} else {
-					pre = append(pre, r)
-				}
-			}
-			return dec, pre
-		}
-		dec, pre := split(-1)
-		eff := fitRows(dec, pre)
-		ff := FamilyFit{Family: fam}
-		var sources []string
-		seen := map[string]bool{}
-		for i, r := range rows {
-			p, err := c.Predict(r.m, eff)
-			if err != nil {
-				return nil, err
-			}
-			re := RowError{Measurement: r.m, Predicted: p, Err: (p - r.m.TokS) / r.m.TokS}
-			d, pr := split(i)
-			if (r.m.Kind == "decode" && len(d) > 0) || (r.m.Kind == "prefill" && len(pr) > 0) {
-				loo := fitRows(d, pr)
-				pl, err := c.Predict(r.m, loo)
-				if err != nil {
-					return nil, err
-				}
-				re.PredictedLOO, re.ErrLOO = pl, (pl-r.m.TokS)/r.m.TokS
-			} else {
-				re.PredictedLOO, re.ErrLOO = math.NaN(), math.NaN()
-			}
-			ff.Rows = append(ff.Rows, re)
-			if !seen[r.m.Source] {
-				seen[r.m.Source] = true
-				sources = append(sources, r.m.Source)
-			}
-		}
-		eff.Method = fmt.Sprintf("least squares on relative error over the %d decode and %d prefill single-GPU rows of measurements.json (family %s)", len(dec), len(pre), fam)
-		eff.DecodeRows, eff.PrefillRows = len(dec), len(pre)
-		eff.DecodeMedianErr = roundTo(MedianAbs(ff.Rows, "decode", false), 4)
-		eff.DecodeLOOErr = roundTo(MedianAbs(ff.Rows, "decode", true), 4)
-		eff.PrefillMedianErr = roundTo(MedianAbs(ff.Rows, "prefill", false), 4)
-		eff.PrefillLOOErr = roundTo(MedianAbs(ff.Rows, "prefill", true), 4)
-		eff.Bandwidth = roundTo(eff.Bandwidth, 4)
-		eff.Compute = roundTo(eff.Compute, 4)
-		eff.OverheadMs = roundTo(eff.OverheadMs, 3)
-		eff.FittedFromSources = sources
-		ff.Eff = eff
-		out = append(out, ff)
-	}
-	return out, nil
-}
-
-func roundTo(v float64, digits int) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
-}
-
-// MedianAbs is the median absolute relative error of the rows of one kind.
-func MedianAbs(rows []RowError, kind string, loo bool) float64 {
-	var errs []float64
-	for _, r := range rows {
-		if r.Kind != kind {
-			continue
-		}
-		e := r.Err
-		if loo {
-			e = r.ErrLOO
-		}
-		if !math.IsNaN(e) {
-			errs = append(errs, math.Abs(e))
-		}
-	}
-	return median(errs)
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return r.predict(eff), nil
 }

@@ -220,18 +220,26 @@ func (s Setup) KVCacheTokens() (int64, error) {
 // cached ones.
 type Chunk struct{ Start, Tokens int }
 
-// StepTerms are a step's ideal times at 100% efficiency, before the fitted factors.
+// StepTerms are a step's ideal times at 100% efficiency, before the fitted factors,
+// and the counts its overheads scale with.
 type StepTerms struct {
 	MemorySeconds  float64 // bytes moved / peak bandwidth, per GPU
 	ComputeSeconds float64 // FLOPs / peak tensor rate, per GPU
-	CommSeconds    float64 // tensor-parallel all-reduces
+	// AttentionSeconds is the part of ComputeSeconds that is attention (QKᵀ and PV over
+	// the context), which runs at Efficiency.AttentionCompute rather than Compute.
+	AttentionSeconds float64
+	CommSeconds      float64 // tensor-parallel all-reduces
+	// Layers is the model's layers: each launches its kernels once per step.
+	Layers int
+	// Seqs is the sequences the step computes (decoding ones and prefill chunks).
+	Seqs int
 }
 
 // weightBytesRead is the weight traffic of a step that computes tokens tokens: every
 // dense weight once; for an MoE model, each expert that at least one token routes to
 // (tokens routed independently, k of E experts each).
 func (s Setup) weightBytesRead(tokens int) float64 {
-	total := s.WeightBytes()
+	total := s.WeightBytes() - s.Model.lookupOnlyParams()*1e9*s.Quant.EmbeddingBits/8
 	m := s.Model
 	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
 		return total
@@ -239,6 +247,18 @@ func (s Setup) weightBytesRead(tokens int) float64 {
 	expertBytes := m.ExpertParamsB * 1e9 * s.Quant.Bits / 8
 	touched := 1 - math.Pow(1-float64(m.ExpertsPerToken)/float64(m.Experts), float64(max(tokens, 1)))
 	return total - expertBytes + expertBytes*touched
+}
+
+// lookupOnlyParams is the parameters (billions) a step reads only a few rows of: the
+// input embedding of a model with an untied output head (embedding_params_b is then
+// twice vocab × hidden). A step looks up one row per token; the output head, tied or
+// not, is a full matrix multiply.
+func (m Model) lookupOnlyParams() float64 {
+	table := float64(m.Vocab) * float64(m.Hidden) / 1e9
+	if table > 0 && m.EmbeddingParamsB > 1.5*table {
+		return table
+	}
+	return 0
 }
 
 // attentionFLOPs is the attention math of one query token against ctx cached tokens:
@@ -273,28 +293,41 @@ func (s Setup) kvBytesRead(ctx float64) float64 {
 func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 	n := float64(s.n())
 	tokens := len(decodeContexts)
-	var flops, kvBytes float64
+	var attn, kvBytes float64
 	for _, c := range decodeContexts {
-		flops += s.Model.attentionFLOPs(float64(c))
+		attn += s.Model.attentionFLOPs(float64(c))
 		kvBytes += s.kvBytesRead(float64(c))
 	}
 	for _, ch := range chunks {
 		tokens += ch.Tokens
 		// Each new token attends to the cached start plus, causally, half the chunk.
-		flops += float64(ch.Tokens) * s.Model.attentionFLOPs(float64(ch.Start)+float64(ch.Tokens)/2)
+		attn += float64(ch.Tokens) * s.Model.attentionFLOPs(float64(ch.Start)+float64(ch.Tokens)/2)
 		kvBytes += s.KVBytesPerToken() * float64(ch.Start+ch.Tokens)
 	}
-	flops += 2 * s.Model.Active() * float64(tokens)
+	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*float64(s.gemmRows(tokens))
 	bytes := s.weightBytesRead(tokens) + kvBytes
 	compute := s.GPU.TFLOPSFor(s.Quant.Compute) * 1e12
 	t := StepTerms{
-		MemorySeconds:  bytes / n / (s.GPU.BandwidthGBps * 1e9),
-		ComputeSeconds: flops / n / compute,
+		MemorySeconds:    bytes / n / (s.GPU.BandwidthGBps * 1e9),
+		ComputeSeconds:   flops / n / compute,
+		AttentionSeconds: attn / n / compute,
+		Layers:           s.Model.Layers,
+		Seqs:             len(decodeContexts) + len(chunks),
 	}
 	if s.n() > 1 && tokens > 0 {
 		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
 	}
 	return t
+}
+
+// gemmRows is the rows a step's weight GEMMs compute for tokens tokens: a tensor-core
+// GEMM computes whole tiles, so an engine that runs small batches on tensor cores pays
+// for at least the GPU's tile (Hopper's wgmma: 64 rows), however few tokens decode.
+func (s Setup) gemmRows(tokens int) int {
+	if s.Engine.SmallBatchGEMM == "tensor" {
+		return max(tokens, s.GPU.TileRows())
+	}
+	return tokens
 }
 
 // activationBytes is the size of one hidden-state value on the wire: engines all-reduce
@@ -342,8 +375,9 @@ func (s Setup) linkFigures() (gbps, latencyUs float64) {
 }
 
 // Seconds turns ideal terms into a step time with the fitted efficiency factors: the
-// slower of memory and compute (a roofline), plus the fixed per-step overhead and
-// the communication.
+// slower of memory and compute (a roofline) plus the share NoOverlap of the faster
+// that the step does not hide, the per-step overheads (fixed, per layer, per
+// sequence beyond the first) and the communication.
 func (e Efficiency) Seconds(t StepTerms) float64 {
 	bw, cp := e.Bandwidth, e.Compute
 	if bw <= 0 {
@@ -352,7 +386,13 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	if cp <= 0 {
 		cp = 1
 	}
-	return math.Max(t.MemorySeconds/bw, t.ComputeSeconds/cp) + e.OverheadMs/1000 + t.CommSeconds
+	ca := e.AttentionCompute
+	if ca <= 0 {
+		ca = cp
+	}
+	m, c := t.MemorySeconds/bw, (t.ComputeSeconds-t.AttentionSeconds)/cp+t.AttentionSeconds/ca
+	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
+		(float64(t.Layers)*e.OverheadPerLayerUs+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
 }
 
 // StepSeconds is the wall time of one engine step.

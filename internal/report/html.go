@@ -96,6 +96,9 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 	} {
 		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
 	}
+	if c, ok := energyChart(run, v); ok {
+		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
 	head, right := measurementHead(v)
 	for i, h := range head {
 		d.Head = append(d.Head, htmlHeadCell{Label: h, Numeric: right[i] || i == 1})
@@ -114,6 +117,9 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 			if i == len(m.Cells) && v.HasCacheHit && m.CacheHit != "" {
 				c.Sort = strings.TrimSuffix(m.CacheHit, "%")
 			}
+			if k := i - len(m.Cells) - boolInt(v.HasCacheHit); v.HasEnergy && k >= 0 && k < len(m.EnergyRaw) && !math.IsNaN(m.EnergyRaw[k]) {
+				c.Sort = strconv.FormatFloat(m.EnergyRaw[k], 'g', -1, 64)
+			}
 			if i == len(d.Head)-1 && m.Footnote > 0 && hasFootnoteColumn(v) {
 				c.Text = "⚠" + strconv.Itoa(m.Footnote) // the matrix's badge, not text's [1]
 				c.Sort = strconv.Itoa(m.Footnote)
@@ -123,6 +129,13 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 		d.Rows = append(d.Rows, row)
 	}
 	return d
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func nonEmpty(s string) []string {

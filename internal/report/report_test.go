@@ -69,6 +69,7 @@ func TestGolden(t *testing.T) {
 		"seed":      readSeed(t),
 		"failures":  readFixture(t, "failures-run.json"),
 		"predicted": readFixture(t, "predicted-run.json"),
+		"energy":    readFixture(t, "energy-run.json"),
 	}
 	cases := []struct {
 		run  string
@@ -76,6 +77,11 @@ func TestGolden(t *testing.T) {
 		file string
 	}{
 		{"seed", Options{Format: "text"}, "seed.txt.golden"},
+		{"energy", Options{Format: "text"}, "energy.txt.golden"},
+		{"energy", Options{Format: "md"}, "energy.md.golden"},
+		{"energy", Options{Format: "csv"}, "energy.csv.golden"},
+		{"energy", Options{Format: "html"}, "energy.html.golden"},
+		{"energy", Options{Format: "html", Lang: "ja"}, "energy.ja.html.golden"},
 		{"seed", Options{Format: "text", Lang: "ja"}, "seed.ja.txt.golden"},
 		{"seed", Options{Format: "text", Color: true}, "seed.color.txt.golden"},
 		{"seed", Options{Format: "md"}, "seed.md.golden"},

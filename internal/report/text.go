@@ -156,6 +156,11 @@ func measurementHead(v *view) (head []string, right []bool) {
 	if v.HasCacheHit {
 		head, right = append(head, T(v.Lang, "cache_hit")), append(right, true)
 	}
+	if v.HasEnergy {
+		for _, k := range energyColumns {
+			head, right = append(head, T(v.Lang, k)), append(right, true)
+		}
+	}
 	if hasFootnoteColumn(v) {
 		head, right = append(head, T(v.Lang, "notes")), append(right, false)
 	}
@@ -166,6 +171,9 @@ func measurementRow(v *view, m measurement) []string {
 	row := append([]string(nil), m.Cells...)
 	if v.HasCacheHit {
 		row = append(row, cmpOr(m.CacheHit, dash))
+	}
+	if v.HasEnergy {
+		row = append(row, m.Energy...)
 	}
 	if hasFootnoteColumn(v) {
 		n := ""

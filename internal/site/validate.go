@@ -277,6 +277,7 @@ func (v *validator) run(r *bench.Run) {
 		} else if p.Status == bench.StatusValid || p.Status == bench.StatusPredicted {
 			v.fail(f+".prompt_tok_s", "is required for a %s row", p.Status)
 		}
+		v.prefillEnergy(f, p.PrefillEnergy)
 	}
 	seen := map[[2]int]bool{}
 	for i, d := range r.Decode {
@@ -320,7 +321,9 @@ func (v *validator) run(r *bench.Run) {
 				v.count(f+"."+name, n)
 			}
 		}
+		v.cellEnergy(f, d.CellEnergy)
 	}
+	v.runEnergy(r.Energy)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.

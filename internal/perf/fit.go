@@ -1,0 +1,462 @@
+package perf
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Kinds is every kind of evidence, in the order tables list them.
+var Kinds = []string{"decode", "prefill", "request", "batch", "ttft", "throughput"}
+
+// FamilyFit is the fit of one engine family and the error of every row.
+type FamilyFit struct {
+	Family string
+	Eff    Efficiency
+	Rows   []RowError
+}
+
+// RowError is a measurement beside the model's prediction: in-sample (fitted with the
+// row), leave-one-out (fitted without it) and leave-one-source-out (fitted without any
+// row of its origin, with LOSOFamily's factors: its own family's where other origins
+// have rows of it, else the nearest family that does).
+type RowError struct {
+	Measurement
+	Predicted     float64
+	Err           float64 // (predicted − measured) / measured
+	PredictedLOO  float64
+	ErrLOO        float64
+	PredictedLOSO float64
+	ErrLOSO       float64
+	LOSOFamily    string
+}
+
+// param is one fitted factor: how to read and set it, its bounds, and whether the
+// rows of a fit can identify it at all.
+type param struct {
+	name     string
+	get      func(*Efficiency) *float64
+	lo, hi   float64
+	start    float64
+	needKind func(rowModel) bool
+}
+
+// stepParams are the factors of a step's time; firstTokenParams those only a warm
+// first token adds.
+var (
+	stepParams       = allParams[:len(allParams)-2]
+	firstTokenParams = allParams[len(allParams)-2:]
+)
+
+// allParams are every fitted factor, the first-token ones last.
+var allParams = []param{
+	{"bandwidth", func(e *Efficiency) *float64 { return &e.Bandwidth }, 0.2, MaxBandwidthEfficiency, 0.8, nil},
+	{"compute", func(e *Efficiency) *float64 { return &e.Compute }, 0.05, 1, 0.5, nil},
+	{"attention_compute", func(e *Efficiency) *float64 { return &e.AttentionCompute }, 0.02, 1, 0.3,
+		func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
+	{"no_overlap", func(e *Efficiency) *float64 { return &e.NoOverlap }, 0, 1, 0.5, nil},
+	{"overhead_per_layer_us", func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, 0, 1000, 20, nil},
+	{"overhead_per_seq_us", func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, 0, 2000, 10,
+		func(r rowModel) bool { return r.m.concurrency() > 1 }},
+	{"api_latency_ms", func(e *Efficiency) *float64 { return &e.APILatencyMs }, 0, 500, 10,
+		func(r rowModel) bool { return r.m.Kind == "ttft" }},
+	{"cached_context_us_per_token", func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, 0, 200, 5,
+		func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+}
+
+// longPrompt is the prompt from which attention is a visible share of a prefill's
+// work; only rows with prompts this long identify the attention efficiency.
+const longPrompt = 8192
+
+// priorWeight is how strongly a family's factors are pulled towards the pooled fit
+// of every family, per factor: about what one row's 15% error weighs, so that a family
+// with many rows follows its rows and one with few borrows the others' factors.
+const priorWeight = 0.02
+
+// objective is the sum of squared log errors over rows (a 10% miss either way weighs
+// about the same), plus the pull towards prior when one is given.
+func objective(rows []rowModel, e Efficiency, prior *Efficiency) float64 {
+	var sum float64
+	for _, r := range rows {
+		p := r.predict(e)
+		if !(p > 0) || math.IsInf(p, 0) {
+			return math.Inf(1)
+		}
+		d := math.Log(p / r.m.Value())
+		sum += d * d
+	}
+	if prior != nil {
+		for _, p := range allParams {
+			a, b := *p.get(&e), *p.get(prior)
+			d := math.Log((a + p.lo + 0.01*(p.hi-p.lo)) / (b + p.lo + 0.01*(p.hi-p.lo)))
+			sum += priorWeight * d * d
+		}
+	}
+	return sum
+}
+
+// fitFactors fits the factors in two stages: the step's factors to every row but the
+// warm first tokens, then the first-token factors (API latency, cached-context time)
+// to the ttft rows with the step's factors held, so that what only first tokens show
+// cannot bend the kernels' efficiencies. A family without ttft rows has no
+// first-token factors.
+func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
+	var steps, firsts []rowModel
+	for _, r := range rows {
+		if r.m.Kind == "ttft" {
+			firsts = append(firsts, r)
+		} else {
+			steps = append(steps, r)
+		}
+	}
+	e := fitStage(steps, start, prior, stepParams)
+	if len(firsts) == 0 {
+		// No warm first token of this family was measured: it gets the GPU terms
+		// alone, not another engine's server costs.
+		for _, p := range firstTokenParams {
+			*p.get(&e) = 0
+		}
+		return e
+	}
+	return fitStage(firsts, &e, prior, firstTokenParams)
+}
+
+// fitStage fits the factors of params to rows by coordinate descent within each
+// factor's bounds, starting from start (or the defaults); the other factors keep
+// start's values. A factor no row can identify (no concurrent rows for the
+// per-sequence overhead, no long prompt for the attention efficiency, no cached
+// context for its time) keeps the prior's value, or 0.
+func fitStage(rows []rowModel, start, prior *Efficiency, params []param) Efficiency {
+	var e Efficiency
+	if start != nil {
+		e = *start
+	}
+	var free []param
+	for _, p := range params {
+		identified := p.needKind == nil
+		for _, r := range rows {
+			if p.needKind != nil && p.needKind(r) {
+				identified = true
+				break
+			}
+		}
+		switch {
+		case !identified && prior != nil:
+			*p.get(&e) = *p.get(prior)
+		case !identified:
+			*p.get(&e) = 0
+		case start != nil:
+			*p.get(&e) = *p.get(start)
+			free = append(free, p)
+		default:
+			*p.get(&e) = p.start
+			free = append(free, p)
+		}
+	}
+	if start != nil {
+		return descend(rows, e, free, prior, 1.0/16)
+	}
+	// A fresh fit starts from a few corners of the roofline's shape (memory-bound with
+	// and without overlap, a slower memory) and keeps the best: the objective has more
+	// than one valley.
+	best, bestObj := e, math.Inf(1)
+	for _, corner := range [][2]float64{{0.8, 0.5}, {0.9, 0}, {0.9, 1}, {0.5, 0.5}} {
+		c := e
+		c.Bandwidth, c.NoOverlap = corner[0], corner[1]
+		got := descend(rows, c, free, prior, 1.0/4)
+		if o := objective(rows, got, prior); o < bestObj {
+			best, bestObj = got, o
+		}
+	}
+	return best
+}
+
+// descend is coordinate descent on the free factors from e, with first steps of
+// stepShare of each factor's range, halved until they are a 1e-5 share.
+func descend(rows []rowModel, e Efficiency, free []param, prior *Efficiency, stepShare float64) Efficiency {
+	best := objective(rows, e, prior)
+	steps := make([]float64, len(free))
+	for i, p := range free {
+		steps[i] = (p.hi - p.lo) * stepShare
+	}
+	for iter := 0; iter < 200; iter++ {
+		improved := false
+		for i, p := range free {
+			v := p.get(&e)
+			for _, dir := range []float64{1, -1} {
+				old := *v
+				*v = math.Min(p.hi, math.Max(p.lo, old+dir*steps[i]))
+				if o := objective(rows, e, prior); o < best-1e-12 {
+					best, improved = o, true
+					break
+				}
+				*v = old
+			}
+		}
+		if !improved {
+			done := true
+			for i, p := range free {
+				steps[i] /= 2
+				if steps[i] > (p.hi-p.lo)*1e-5 {
+					done = false
+				}
+			}
+			if done {
+				break
+			}
+		}
+	}
+	return e
+}
+
+// fitFamilies fits the pooled factors of all rows, then each family's with the pooled
+// ones as prior. Only single-GPU rows are fitted: the factors describe an engine's
+// kernels on one GPU, and multi-GPU rows are predicted with them, which tests the
+// tensor-parallel terms out of sample.
+func fitFamilies(byFam map[string][]rowModel) (pooled Efficiency, fams map[string]Efficiency) {
+	var all []rowModel
+	single := map[string][]rowModel{}
+	for f, rows := range byFam {
+		for _, r := range rows {
+			if r.m.GPUs <= 1 {
+				single[f] = append(single[f], r)
+				all = append(all, r)
+			}
+		}
+	}
+	pooled = fitFactors(all, nil, nil)
+	fams = map[string]Efficiency{}
+	for f, rows := range single {
+		if len(rows) > 0 {
+			fams[f] = fitFactors(rows, &pooled, &pooled)
+		}
+	}
+	return pooled, fams
+}
+
+// singleGPU are the rows a fit uses.
+func singleGPU(rows []rowModel) []rowModel {
+	var out []rowModel
+	for _, r := range rows {
+		if r.m.GPUs <= 1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fallbackFamily is the family whose factors predict rows of family f when no row of
+// f is left to fit it: the same family of the current generation (f without
+// @generation), then the same engine's NVIDIA family, then the pooled factors.
+func fallbackFamily(f string, fams map[string]Efficiency) string {
+	base := f
+	if i := strings.IndexByte(f, '@'); i >= 0 {
+		base = f[:i]
+	}
+	for _, cand := range []string{f, base, nvidiaFamily[base]} {
+		if _, ok := fams[cand]; ok && cand != "" {
+			return cand
+		}
+	}
+	return PooledFamily
+}
+
+// PooledFamily names the factors fitted to every row of every family together; it
+// stands in where a family has no evidence.
+const PooledFamily = "pooled"
+
+// nvidiaFamily is each family's same-engine NVIDIA family (other vendors' rows of an
+// engine fall back to it).
+var nvidiaFamily = map[string]string{
+	"llama.cpp-amd": "llama.cpp-cuda", "llama.cpp-metal": "llama.cpp-cuda", "sglang": "vllm",
+}
+
+var (
+	fitOnce   sync.Once
+	fitResult []FamilyFit
+	fitErr    error
+)
+
+// Fit fits every engine family's efficiency factors to the catalog's measurements and
+// reports each row's error in-sample, leave-one-out and leave-one-source-out. The
+// embedded catalog's fit is computed once per process.
+func (c *Catalog) Fit() ([]FamilyFit, error) {
+	if c == catalog {
+		fitOnce.Do(func() { fitResult, fitErr = c.fit() })
+		return fitResult, fitErr
+	}
+	return c.fit()
+}
+
+func (c *Catalog) fit() ([]FamilyFit, error) {
+	byFam := map[string][]rowModel{}
+	var all []rowModel
+	for _, m := range c.Measurements {
+		r, err := c.rowModel(m)
+		if err != nil {
+			return nil, fmt.Errorf("measurement %s %s %s %s: %w", m.GPU, m.Model, m.Quant, m.Test, err)
+		}
+		byFam[r.family] = append(byFam[r.family], r)
+		all = append(all, r)
+	}
+	pooled, fams := fitFamilies(byFam)
+	loso := c.leaveOneSourceOut(all)
+
+	names := make([]string, 0, len(byFam))
+	for f := range byFam {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var out []FamilyFit
+	for _, fam := range names {
+		rows, eff := byFam[fam], fams[fam]
+		ff := FamilyFit{Family: fam}
+		for i, r := range rows {
+			re := RowError{Measurement: r.m, Predicted: r.predict(eff)}
+			re.Err = relErr(re.Predicted, r.m.Value())
+			loo := eff
+			if r.m.GPUs <= 1 {
+				rest := append(append([]rowModel(nil), rows[:i]...), rows[i+1:]...)
+				loo = fitFactors(singleGPU(rest), &eff, &pooled)
+			}
+			re.PredictedLOO = r.predict(loo)
+			re.ErrLOO = relErr(re.PredictedLOO, r.m.Value())
+			l := loso[r.m.Origin]
+			re.LOSOFamily = fallbackFamily(fam, l.fams)
+			le := l.pooled
+			if re.LOSOFamily != PooledFamily {
+				le = l.fams[re.LOSOFamily]
+			}
+			re.PredictedLOSO = r.predict(le)
+			re.ErrLOSO = relErr(re.PredictedLOSO, r.m.Value())
+			ff.Rows = append(ff.Rows, re)
+		}
+		ff.Eff = summarize(fam, eff, ff.Rows)
+		out = append(out, ff)
+	}
+	out = append(out, FamilyFit{Family: PooledFamily, Eff: summarize(PooledFamily, pooled, nil)})
+	return out, nil
+}
+
+type sourceFit struct {
+	pooled Efficiency
+	fams   map[string]Efficiency
+}
+
+// leaveOneSourceOut fits every family without each origin's rows in turn.
+func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]sourceFit {
+	origins := map[string]bool{}
+	for _, r := range all {
+		origins[r.m.Origin] = true
+	}
+	out := map[string]sourceFit{}
+	for o := range origins {
+		byFam := map[string][]rowModel{}
+		for _, r := range all {
+			if r.m.Origin != o {
+				byFam[r.family] = append(byFam[r.family], r)
+			}
+		}
+		p, f := fitFamilies(byFam)
+		out[o] = sourceFit{p, f}
+	}
+	return out
+}
+
+func relErr(pred, meas float64) float64 { return (pred - meas) / meas }
+
+// summarize rounds a family's factors and records its errors per kind.
+func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
+	eff.Bandwidth = roundTo(eff.Bandwidth, 4)
+	eff.Compute = roundTo(eff.Compute, 4)
+	eff.NoOverlap = roundTo(eff.NoOverlap, 4)
+	eff.AttentionCompute = roundTo(eff.AttentionCompute, 4)
+	eff.OverheadPerLayerUs = roundTo(eff.OverheadPerLayerUs, 2)
+	eff.OverheadPerSeqUs = roundTo(eff.OverheadPerSeqUs, 2)
+	eff.APILatencyMs = roundTo(eff.APILatencyMs, 2)
+	eff.CachedContextUsPerToken = roundTo(eff.CachedContextUsPerToken, 3)
+	eff.OverheadMs = 0
+	var sources []string
+	seen := map[string]bool{}
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Kind]++
+		if !seen[r.Source] {
+			seen[r.Source] = true
+			sources = append(sources, r.Source)
+		}
+	}
+	if fam == PooledFamily {
+		eff.Method = "least squares on the log error over every row of measurements.json, all families together; the prior of every family's fit and the stand-in where a family has no rows"
+		return eff
+	}
+	eff.Method = fmt.Sprintf("least squares on the log error over the %d rows of measurements.json in family %s, pulled towards the pooled factors", len(rows), fam)
+	eff.DecodeRows, eff.PrefillRows = counts["decode"], counts["prefill"]
+	eff.DecodeMedianErr = roundTo(MedianAbs(rows, "decode", false), 4)
+	eff.DecodeLOOErr = roundTo(MedianAbs(rows, "decode", true), 4)
+	eff.PrefillMedianErr = roundTo(MedianAbs(rows, "prefill", false), 4)
+	eff.PrefillLOOErr = roundTo(MedianAbs(rows, "prefill", true), 4)
+	eff.Errors = map[string]KindError{}
+	for _, k := range Kinds {
+		if counts[k] == 0 {
+			continue
+		}
+		eff.Errors[k] = KindError{Rows: counts[k], InSample: roundTo(MedianAbs(rows, k, false), 4),
+			LOO: roundTo(MedianAbs(rows, k, true), 4), LOSO: roundTo(MedianAbsLOSO(rows, k), 4)}
+	}
+	eff.FittedFromSources = sources
+	return eff
+}
+
+func roundTo(v float64, digits int) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// MedianAbs is the median absolute relative error of the rows of one kind, in-sample
+// or leave-one-out.
+func MedianAbs(rows []RowError, kind string, loo bool) float64 {
+	var errs []float64
+	for _, r := range rows {
+		if r.Kind != kind {
+			continue
+		}
+		e := r.Err
+		if loo {
+			e = r.ErrLOO
+		}
+		if !math.IsNaN(e) {
+			errs = append(errs, math.Abs(e))
+		}
+	}
+	return median(errs)
+}
+
+// MedianAbsLOSO is the median absolute leave-one-source-out error of the rows of one
+// kind.
+func MedianAbsLOSO(rows []RowError, kind string) float64 {
+	var errs []float64
+	for _, r := range rows {
+		if r.Kind == kind && !math.IsNaN(r.ErrLOSO) {
+			errs = append(errs, math.Abs(r.ErrLOSO))
+		}
+	}
+	return median(errs)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
