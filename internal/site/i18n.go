@@ -177,6 +177,8 @@ var messages = map[string][2]string{
 	"metric_per_request_tok_s":          {"Per-request tok/s", "リクエストあたり tok/s"},
 	"metric_ttft_ms":                    {"TTFT (decode cell)", "TTFT（デコードセル）"},
 	"metric_prompt_tok_s":               {"Prefill tok/s", "プリフィル tok/s"},
+	"metric_tok_s_per_w":                {"Tok/s per watt", "1 W あたりの tok/s"},
+	"metric_usd_per_mtok":               {"USD per million tokens", "100 万トークンあたりの USD"},
 	"metric_peak_tok_s":                 {"Peak total tok/s", "ピーク合計 tok/s"},
 	"metric_peak_tok_s_per_gb":          {"Peak tok/s per GB of VRAM", "VRAM 1 GB あたりのピーク tok/s"},
 	"level_concurrency":                 {"Concurrency", "同時実行数"},

@@ -327,3 +327,35 @@ func TestAddingAMetricReindexesStoredRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestEnergyMetricsRankMeteredCells: issue 18's per-cell energy and cost rank like any
+// other cell; an estimated energy figure does not.
+func TestEnergyMetricsRankMeteredCells(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		energy := func(id string, tokSPerW, usd float64, method string) {
+			_, r := seed(t)
+			r.ID = id
+			for i := range r.Decode {
+				if r.Decode[i].Status == bench.StatusValid {
+					w, u := tokSPerW, usd
+					r.Decode[i].CellEnergy = &bench.CellEnergy{PowerStats: bench.PowerStats{Method: method}, TokSPerW: &w, USDPerMTok: &u}
+				}
+			}
+			if _, err := s.PutRun(ctx, record(r, "@alice", ""), mustJSON(t, r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		energy("metered-efficient", 0.5, 0.9, bench.MethodCounter)
+		energy("metered-cheap", 0.2, 0.4, bench.MethodSamples)
+		energy("estimated", 9, 0.1, bench.MethodEstimate)
+		if d := cmp.Diff([]string{"metered-efficient", "metered-cheap"}, rankedIDs(t, s, store.CellQuery{Metric: "tok_s_per_w", Context: 0, Level: 1})); d != "" {
+			t.Errorf("by tok/s per W (-want +got):\n%s", d)
+		}
+		// Cost is lower-better, and an estimated energy figure does not make a price
+		// estimated: the price per token comes from the run's own time and price.
+		if d := cmp.Diff([]string{"estimated", "metered-cheap", "metered-efficient"}, rankedIDs(t, s, store.CellQuery{Metric: "usd_per_mtok", Context: 0, Level: 8})); d != "" {
+			t.Errorf("by USD per million tokens (-want +got):\n%s", d)
+		}
+	})
+}

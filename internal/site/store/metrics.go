@@ -73,6 +73,22 @@ var CellMetrics = []CellMetric{
 		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TTFTMs })},
 	{Name: "prompt_tok_s", Axis: AxisPrefill, Unit: "tok/s", Decimals: 0,
 		Values: prefillValues(func(f *bench.PrefillFigures) float64 { return f.PromptTokS })},
+	// Energy and cost per cell (issue 18's CellEnergy): only what was metered ranks;
+	// an estimate (energy_method "estimate") is shown on the run's page, not ranked.
+	{Name: "tok_s_per_w", Axis: AxisConcurrency, Unit: "tok/s/W", Decimals: 2,
+		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
+			if e := c.CellEnergy; e != nil && e.TokSPerW != nil && e.Method != bench.MethodEstimate {
+				return *e.TokSPerW, true
+			}
+			return 0, false
+		})},
+	{Name: "usd_per_mtok", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "USD/Mtok", Decimals: 3,
+		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
+			if e := c.CellEnergy; e != nil && e.USDPerMTok != nil {
+				return *e.USDPerMTok, true
+			}
+			return 0, false
+		})},
 	{Name: "peak_tok_s", Axis: AxisRun, Unit: "tok/s", Decimals: 1,
 		Values: runValue(func(s Summary) *float64 { return s.PeakTokS })},
 	{Name: "peak_tok_s_per_gb", Axis: AxisRun, Unit: "tok/s/GB", Decimals: 2,
