@@ -68,6 +68,10 @@ type Run struct {
 	Notes    []string  `json:"notes,omitempty"`
 	// Energy says what was metered and at what price (energy.go).
 	Energy *RunEnergy `json:"energy,omitempty"`
+	// Rate holds the cells of an open-loop run (--rate), one per request rate, in
+	// the order they ran; MaxRate the outcome of a --find-max-rate search.
+	Rate    []RateCell `json:"rate,omitempty"`
+	MaxRate *MaxRate   `json:"max_rate,omitempty"`
 }
 
 // Tool names the program that produced the document.
@@ -144,6 +148,8 @@ type Config struct {
 	KVCapacity *int64 `json:"kv_capacity_override,omitempty"`
 	Quick      bool   `json:"quick,omitempty"`
 	Endpoint   string `json:"endpoint,omitempty"`
+	// Rate is the plan of an open-loop run; such a run has no decode matrix.
+	Rate *RateConfig `json:"rate,omitempty"`
 }
 
 // Duration is the measurement window of each decode cell.

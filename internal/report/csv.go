@@ -25,6 +25,9 @@ var csvColumns = []string{
 }
 
 func writeCSV(w io.Writer, run *bench.Run) error {
+	if run.Config.Rate != nil || len(run.Rate) > 0 {
+		return writeRateCSV(w, run)
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
 		return err

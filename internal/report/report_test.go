@@ -70,6 +70,8 @@ func TestGolden(t *testing.T) {
 		"failures":  readFixture(t, "failures-run.json"),
 		"predicted": readFixture(t, "predicted-run.json"),
 		"energy":    readFixture(t, "energy-run.json"),
+		"rate":      readFixture(t, "rate-run.json"),
+		"search":    readFixture(t, "rate-search-run.json"),
 	}
 	cases := []struct {
 		run  string
@@ -95,6 +97,13 @@ func TestGolden(t *testing.T) {
 		{"predicted", Options{Format: "text"}, "predicted.txt.golden"},
 		{"predicted", Options{Format: "md"}, "predicted.md.golden"},
 		{"predicted", Options{Format: "html"}, "predicted.html.golden"},
+		{"rate", Options{Format: "text"}, "rate.txt.golden"},
+		{"rate", Options{Format: "text", Lang: "ja"}, "rate.ja.txt.golden"},
+		{"rate", Options{Format: "md"}, "rate.md.golden"},
+		{"rate", Options{Format: "csv"}, "rate.csv.golden"},
+		{"rate", Options{Format: "html"}, "rate.html.golden"},
+		{"search", Options{Format: "text"}, "rate-search.txt.golden"},
+		{"search", Options{Format: "html", Lang: "ja"}, "rate-search.ja.html.golden"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -124,6 +124,7 @@ func writeText(w io.Writer, v *view, color bool) error {
 			b.WriteString("\n" + T(v.Lang, "note_over_capacity") + "\n")
 		}
 	}
+	writeRateText(&b, v, p, false)
 	writeFootnotes(&b, v, "", func(s string) string { return s })
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -329,6 +330,7 @@ func writeMarkdown(w io.Writer, v *view) error {
 			b.WriteString("\n" + mdEscape(T(v.Lang, "note_over_capacity")) + "\n")
 		}
 	}
+	writeRateText(&b, v, painter{}, true)
 	writeFootnotes(&b, v, "- ", mdEscape)
 	_, err := io.WriteString(w, b.String())
 	return err

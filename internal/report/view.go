@@ -40,6 +40,9 @@ type view struct {
 	HasEnergy    bool // the energy columns (energy.go)
 	Footnotes    []footnote
 	RunNotes     []string
+
+	// Rate is an open-loop run's cells (nil for a matrix run).
+	Rate *rateView
 }
 
 type card struct {
@@ -195,6 +198,12 @@ func newView(run *bench.Run, lang string) *view {
 	}
 
 	v.Measurements = measurements(run, v, cells, lang)
+	if run.Config.Rate != nil || len(run.Rate) > 0 {
+		v.Rate = newRateView(run, v)
+		if v.Plan == "" {
+			v.Plan = v.Rate.Plan
+		}
+	}
 	return v
 }
 

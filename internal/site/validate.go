@@ -246,8 +246,10 @@ func (v *validator) run(r *bench.Run) {
 	}
 
 	c := r.Config
-	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, true)
-	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, true)
+	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
+	openLoop := c.Rate != nil || len(r.Rate) > 0
+	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, !openLoop)
+	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, !openLoop)
 	prefill := v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
 	v.number("config.duration_s", c.DurationS, maxSeconds)
 	v.count64("config.max_output_tokens", int64(c.MaxOutputTokens), maxTokens)
@@ -324,6 +326,7 @@ func (v *validator) run(r *bench.Run) {
 		v.cellEnergy(f, d.CellEnergy)
 	}
 	v.runEnergy(r.Energy)
+	v.rates(r, predicted)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.
