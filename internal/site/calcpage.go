@@ -210,8 +210,8 @@ func calcInputOf(run *bench.Run, rec store.RunRecord, lang string) (CalcInput, [
 
 // versus predicts a measured run's setup and sets each cell beside the measurement.
 func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *bench.Run, lang string) *versusView {
-	if s.opt.Calculator == nil || rec.Kind != bench.RunMeasured {
-		return nil
+	if s.opt.Calculator == nil || rec.Kind != bench.RunMeasured || (len(run.Decode) == 0 && len(run.Prefill) == 0) {
+		return nil // nothing of the matrix measured (an open-loop run): nothing to set beside a prediction
 	}
 	in, assumed := calcInputOf(run, rec, lang)
 	vv := &versusView{Input: in, Assumed: assumed}
