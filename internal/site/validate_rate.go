@@ -7,8 +7,11 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 )
 
-// maxRateCells bounds rate[]: far beyond any plan or search.
-const maxRateCells = 256
+// maxRateCells bounds rate[]: far beyond any plan or search; maxRPS a request rate.
+const (
+	maxRateCells = 256
+	maxRPS       = 1e7
+)
 
 // rates checks an open-loop run's plan and cells: every rate positive (or inf),
 // statuses known, counts and figures finite and non-negative, ratios within [0, 1],
@@ -25,14 +28,14 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		v.count("config.rate.output_len", c.OutputLen)
 		v.count("config.rate.max_concurrency", c.MaxConcurrency)
 		v.count("config.rate.requests", c.Requests)
-		v.number("config.rate.drain_timeout_s", c.DrainTimeoutS)
+		v.number("config.rate.drain_timeout_s", c.DrainTimeoutS, maxSeconds)
 		if !(c.PrefixShare >= 0 && c.PrefixShare < 1) {
 			v.fail("config.rate.prefix_share", "must be in [0, 1), got %v", c.PrefixShare)
 		}
 		if s := c.SLO; s != nil {
-			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs)
-			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs)
-			v.optNumber("config.rate.slo.e2e_ms", s.E2EMs)
+			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs, maxMs)
+			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs, maxMs)
+			v.optNumber("config.rate.slo.e2e_ms", s.E2EMs, maxMs)
 			v.ratio("config.rate.slo.target", &s.Target)
 		}
 	}
@@ -61,15 +64,15 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 			v.fail(f+".completed_requests", "completed, failed and unfinished requests (%d) exceed the requests sent (%d)",
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
 		}
-		v.optNumber(f+".offered_rps", fig.OfferedRPS)
-		v.optNumber(f+".achieved_rps", fig.AchievedRPS)
-		v.number(f+".duration_s", fig.DurationS)
-		v.number(f+".total_tok_s", fig.TotalTokS)
-		v.optNumber(f+".per_request_tok_s", fig.PerRequestTokS)
-		v.optNumber(f+".goodput_rps", fig.GoodputRPS)
+		v.optNumber(f+".offered_rps", fig.OfferedRPS, maxRPS)
+		v.optNumber(f+".achieved_rps", fig.AchievedRPS, maxRPS)
+		v.number(f+".duration_s", fig.DurationS, maxSeconds)
+		v.number(f+".total_tok_s", fig.TotalTokS, maxTokS)
+		v.optNumber(f+".per_request_tok_s", fig.PerRequestTokS, maxTokS)
+		v.optNumber(f+".goodput_rps", fig.GoodputRPS, maxRPS)
 		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
 		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
-		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean)
+		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, maxTokens)
 		for name, s := range map[string]*bench.LatencyStats{"ttft_ms": &fig.TTFTMs, "tpot_ms": &fig.TPOTMs, "itl_ms": &fig.ITLMs,
 			"e2e_ms": &fig.E2EMs, "client_send_lag_ms": &fig.ClientSendLagMs, "slot_wait_ms": fig.SlotWaitMs} {
 			v.latency(f+"."+name, s)
@@ -93,11 +96,11 @@ func (v *validator) latency(field string, s *bench.LatencyStats) {
 	if s == nil {
 		return
 	}
-	v.optNumber(field+".p50", s.P50)
-	v.optNumber(field+".p90", s.P90)
-	v.optNumber(field+".p99", s.P99)
-	v.optNumber(field+".mean", s.Mean)
-	v.optNumber(field+".stdev", s.Stdev)
+	v.optNumber(field+".p50", s.P50, maxMs)
+	v.optNumber(field+".p90", s.P90, maxMs)
+	v.optNumber(field+".p99", s.P99, maxMs)
+	v.optNumber(field+".mean", s.Mean, maxMs)
+	v.optNumber(field+".stdev", s.Stdev, maxMs)
 	v.count(field+".samples", s.Samples)
 	v.count(field+".censored", s.Censored)
 }
