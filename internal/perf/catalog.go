@@ -97,6 +97,18 @@ func (g GPU) CUDATotalBytes() int64 {
 	return g.VRAMBytes()
 }
 
+// nativeCompute says whether the GPU has a tensor unit for the compute kind, so that
+// a format computing at that kind runs natively instead of being dequantized.
+func (g GPU) nativeCompute(compute string) bool {
+	switch compute {
+	case "fp8":
+		return g.FP8TFLOPS > 0
+	case "int8":
+		return g.INT8TOPS > 0
+	}
+	return true
+}
+
 // TFLOPSFor returns the dense tensor rate for a compute kind ("fp16", "fp8",
 // "int8"), falling back to FP16 when the GPU has no such unit.
 func (g GPU) TFLOPSFor(compute string) float64 {
@@ -318,6 +330,17 @@ type Efficiency struct {
 	// processing — tokenizing the text prompt, the prefix-cache lookup — or an attention
 	// kernel that re-reads the cache per query head) the evidence does not say.
 	CachedContextUsPerToken float64 `json:"cached_context_us_per_token,omitempty"`
+	// DequantCompute is the share of the native-format GEMM rate (Compute) that GEMMs
+	// reach whose weights the kernel dequantizes as it goes (GGUF k-quants and Q4_0/Q8_0
+	// through llama.cpp's MMQ kernels, GPTQ/AWQ/W4A16 through Marlin, FP8 on a GPU
+	// without FP8 units): a different kernel from the F16/BF16 (cuBLAS, hipBLASLt,
+	// Metal) or FP8/INT8 W8A8 one, with its own efficiency. 0 means 1.
+	DequantCompute float64 `json:"dequant_compute,omitempty"`
+	// ExpertCompute is the share of the dense GEMM rate that an MoE model's expert
+	// GEMMs reach: a step's tokens are split over the experts they route to, so each
+	// expert multiplies a few rows (512 tokens × 8 of 128 experts: 32 rows each), in a
+	// grouped or looped kernel that runs below a dense GEMM's rate. 0 means 1.
+	ExpertCompute float64 `json:"expert_compute,omitempty"`
 	// Errors is the fit's median |error| per kind of evidence: in-sample, leave-one-
 	// out and leave-one-source-out.
 	Errors map[string]KindError `json:"errors,omitempty"`

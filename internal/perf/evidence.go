@@ -246,9 +246,14 @@ func (s Setup) throughputSteps(m Measurement) []weighted {
 // rowModel predicts one measurement from efficiency factors; the ideal terms are
 // computed once, only the factors vary while fitting.
 type rowModel struct {
-	m       Measurement
-	family  string
-	predict func(Efficiency) float64
+	m      Measurement
+	family string
+	// group is the engine's kernel group (groupOf), whose fit is the family's prior.
+	group string
+	// dequantized and moe say what the row's GEMMs are (dequantizing kernels, MoE
+	// expert GEMMs), so the fit knows which factors the row can identify.
+	dequantized, moe bool
+	predict          func(Efficiency) float64
 }
 
 func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
@@ -256,7 +261,7 @@ func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 	if err != nil {
 		return rowModel{}, err
 	}
-	r := rowModel{m: m, family: fam}
+	r := rowModel{m: m, family: fam, group: groupOf(s.Engine), dequantized: s.Dequantized(), moe: s.Model.activeExpertParams() > 0}
 	gen := m.generated()
 	switch m.Kind {
 	case "decode":

@@ -58,12 +58,23 @@ var allParams = []param{
 		func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
 	{"no_overlap", func(e *Efficiency) *float64 { return &e.NoOverlap }, 0, 1, 0.5, nil},
 	{"overhead_per_layer_us", func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, 0, 1000, 20, nil},
+	{"dequant_compute", func(e *Efficiency) *float64 { return &e.DequantCompute }, 0.1, 2, 1,
+		func(r rowModel) bool { return r.dequantized && computeKind(r.m.Kind) }},
+	{"expert_compute", func(e *Efficiency) *float64 { return &e.ExpertCompute }, 0.05, 1, 0.5,
+		func(r rowModel) bool { return r.moe && computeKind(r.m.Kind) }},
 	{"overhead_per_seq_us", func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, 0, 2000, 10,
 		func(r rowModel) bool { return r.m.concurrency() > 1 }},
 	{"api_latency_ms", func(e *Efficiency) *float64 { return &e.APILatencyMs }, 0, 500, 10,
 		func(r rowModel) bool { return r.m.Kind == "ttft" }},
 	{"cached_context_us_per_token", func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, 0, 200, 5,
 		func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+}
+
+// computeKind says a kind of evidence has steps of many tokens, whose GEMMs run at
+// the compute rate (prefill, long requests, throughput runs); batch-1 decode is
+// memory-bound and cannot identify a GEMM efficiency.
+func computeKind(kind string) bool {
+	return kind == "prefill" || kind == "request" || kind == "throughput"
 }
 
 // longPrompt is the prompt from which attention is a visible share of a prefill's
@@ -211,29 +222,49 @@ func descend(rows []rowModel, e Efficiency, free []param, prior *Efficiency, ste
 	return e
 }
 
-// fitFamilies fits the pooled factors of all rows, then each family's with the pooled
-// ones as prior. Only single-GPU rows are fitted: the factors describe an engine's
-// kernels on one GPU, and multi-GPU rows are predicted with them, which tests the
-// tensor-parallel terms out of sample.
-func fitFamilies(byFam map[string][]rowModel) (pooled Efficiency, fams map[string]Efficiency) {
+// fitFamilies fits the pooled factors of all rows, then each kernel group's (engines
+// that share their GEMM and attention kernels: groupOf) with the pooled ones as prior,
+// then each family's with its group's as prior. Only single-GPU rows are fitted: the
+// factors describe an engine's kernels on one GPU, and multi-GPU rows are predicted
+// with them, which tests the tensor-parallel terms out of sample.
+func fitFamilies(byFam map[string][]rowModel) fitSet {
 	var all []rowModel
 	single := map[string][]rowModel{}
+	byGroup := map[string][]rowModel{}
 	for f, rows := range byFam {
 		for _, r := range rows {
 			if r.m.GPUs <= 1 {
 				single[f] = append(single[f], r)
+				byGroup[r.group] = append(byGroup[r.group], r)
 				all = append(all, r)
 			}
 		}
 	}
-	pooled = fitFactors(all, nil, nil)
-	fams = map[string]Efficiency{}
+	set := fitSet{pooled: fitFactors(all, nil, nil), groups: map[string]Efficiency{}, fams: map[string]Efficiency{}, groupOf: map[string]string{}}
+	for g, rows := range byGroup {
+		set.groups[g] = fitFactors(rows, &set.pooled, &set.pooled)
+	}
 	for f, rows := range single {
 		if len(rows) > 0 {
-			fams[f] = fitFactors(rows, &pooled, &pooled)
+			prior := set.groups[rows[0].group]
+			set.fams[f] = fitFactors(rows, &prior, &prior)
 		}
 	}
-	return pooled, fams
+	for f, rows := range byFam {
+		if len(rows) > 0 {
+			set.groupOf[f] = rows[0].group
+		}
+	}
+	return set
+}
+
+// fitSet is one fit of every level: the pooled factors, each kernel group's and each
+// family's.
+type fitSet struct {
+	pooled  Efficiency
+	groups  map[string]Efficiency
+	fams    map[string]Efficiency
+	groupOf map[string]string
 }
 
 // singleGPU are the rows a fit uses.
@@ -247,30 +278,45 @@ func singleGPU(rows []rowModel) []rowModel {
 	return out
 }
 
-// fallbackFamily is the family whose factors predict rows of family f when no row of
-// f is left to fit it: the same family of the current generation (f without
-// @generation), then the same engine's NVIDIA family, then the pooled factors.
-func fallbackFamily(f string, fams map[string]Efficiency) string {
+// factorsFor are the factors that predict rows of family f (of kernel group g) and
+// where they come from: the family's own where the fit has rows of it, else the same
+// family of the current generation (f without @generation), else the fit of its
+// kernel group (the engines sharing its kernels, on every vendor), else the pooled
+// factors.
+func (s fitSet) factorsFor(f, g string) (Efficiency, string) {
 	base := f
 	if i := strings.IndexByte(f, '@'); i >= 0 {
 		base = f[:i]
 	}
-	for _, cand := range []string{f, base, nvidiaFamily[base]} {
-		if _, ok := fams[cand]; ok && cand != "" {
-			return cand
+	for _, cand := range []string{f, base} {
+		if e, ok := s.fams[cand]; ok {
+			return e, cand
 		}
 	}
-	return PooledFamily
+	if e, ok := s.groups[g]; ok {
+		return e, GroupPrefix + g
+	}
+	return s.pooled, PooledFamily
 }
 
 // PooledFamily names the factors fitted to every row of every family together; it
 // stands in where a family has no evidence.
 const PooledFamily = "pooled"
 
-// nvidiaFamily is each family's same-engine NVIDIA family (other vendors' rows of an
-// engine fall back to it).
-var nvidiaFamily = map[string]string{
-	"llama.cpp-amd": "llama.cpp-cuda", "llama.cpp-metal": "llama.cpp-cuda", "sglang": "vllm",
+// GroupPrefix names a kernel group's factors (group:tensor, group:vector) where they
+// stand in for a family with no rows left.
+const GroupPrefix = "group:"
+
+// groupOf is the kernel group of an engine: engines whose small-batch GEMMs run on
+// tensor cores (vLLM, SGLang: cuBLAS/CUTLASS GEMMs, Marlin for GPTQ/AWQ/W4A16,
+// FlashAttention/FlashInfer) and those with matrix-vector kernels (llama.cpp's ggml
+// on every backend) share most kernels, so a family with little evidence borrows its
+// group's factors before the pooled ones.
+func groupOf(e Engine) string {
+	if e.SmallBatchGEMM == "" {
+		return "vector"
+	}
+	return e.SmallBatchGEMM
 }
 
 var (
@@ -301,7 +347,8 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 		byFam[r.family] = append(byFam[r.family], r)
 		all = append(all, r)
 	}
-	pooled, fams := fitFamilies(byFam)
+	set := fitFamilies(byFam)
+	pooled, fams := set.pooled, set.fams
 	loso := c.leaveOneSourceOut(all)
 
 	names := make([]string, 0, len(byFam))
@@ -319,16 +366,13 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 			loo := eff
 			if r.m.GPUs <= 1 {
 				rest := append(append([]rowModel(nil), rows[:i]...), rows[i+1:]...)
-				loo = fitFactors(singleGPU(rest), &eff, &pooled)
+				prior := set.groups[r.group]
+				loo = fitFactors(singleGPU(rest), &eff, &prior)
 			}
 			re.PredictedLOO = r.predict(loo)
 			re.ErrLOO = relErr(re.PredictedLOO, r.m.Value())
-			l := loso[r.m.Origin]
-			re.LOSOFamily = fallbackFamily(fam, l.fams)
-			le := l.pooled
-			if re.LOSOFamily != PooledFamily {
-				le = l.fams[re.LOSOFamily]
-			}
+			var le Efficiency
+			le, re.LOSOFamily = loso[r.m.Origin].factorsFor(fam, r.group)
 			re.PredictedLOSO = r.predict(le)
 			re.ErrLOSO = relErr(re.PredictedLOSO, r.m.Value())
 			ff.Rows = append(ff.Rows, re)
@@ -340,18 +384,13 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 	return out, nil
 }
 
-type sourceFit struct {
-	pooled Efficiency
-	fams   map[string]Efficiency
-}
-
-// leaveOneSourceOut fits every family without each origin's rows in turn.
-func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]sourceFit {
+// leaveOneSourceOut fits every level without each origin's rows in turn.
+func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]fitSet {
 	origins := map[string]bool{}
 	for _, r := range all {
 		origins[r.m.Origin] = true
 	}
-	out := map[string]sourceFit{}
+	out := map[string]fitSet{}
 	for o := range origins {
 		byFam := map[string][]rowModel{}
 		for _, r := range all {
@@ -359,8 +398,7 @@ func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]sourceFit {
 				byFam[r.family] = append(byFam[r.family], r)
 			}
 		}
-		p, f := fitFamilies(byFam)
-		out[o] = sourceFit{p, f}
+		out[o] = fitFamilies(byFam)
 	}
 	return out
 }
@@ -377,6 +415,8 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 	eff.OverheadPerSeqUs = roundTo(eff.OverheadPerSeqUs, 2)
 	eff.APILatencyMs = roundTo(eff.APILatencyMs, 2)
 	eff.CachedContextUsPerToken = roundTo(eff.CachedContextUsPerToken, 3)
+	eff.DequantCompute = roundTo(eff.DequantCompute, 4)
+	eff.ExpertCompute = roundTo(eff.ExpertCompute, 4)
 	eff.OverheadMs = 0
 	var sources []string
 	seen := map[string]bool{}

@@ -228,7 +228,13 @@ type StepTerms struct {
 	// AttentionSeconds is the part of ComputeSeconds that is attention (QKᵀ and PV over
 	// the context), which runs at Efficiency.AttentionCompute rather than Compute.
 	AttentionSeconds float64
-	CommSeconds      float64 // tensor-parallel all-reduces
+	// ExpertSeconds is the part of ComputeSeconds that is an MoE model's expert GEMMs,
+	// which run at Efficiency.ExpertCompute of the dense rate.
+	ExpertSeconds float64
+	// Dequantized says the step's weight GEMMs dequantize their weights in the kernel
+	// (Setup.Dequantized), so they run at Efficiency.DequantCompute of the native rate.
+	Dequantized bool
+	CommSeconds float64 // tensor-parallel all-reduces
 	// Layers is the model's layers: each launches its kernels once per step.
 	Layers int
 	// Seqs is the sequences the step computes (decoding ones and prefill chunks).
@@ -304,13 +310,17 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		attn += float64(ch.Tokens) * s.Model.attentionFLOPs(float64(ch.Start)+float64(ch.Tokens)/2)
 		kvBytes += s.KVBytesPerToken() * float64(ch.Start+ch.Tokens)
 	}
-	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*float64(s.gemmRows(tokens))
+	rows := float64(s.gemmRows(tokens))
+	expert := 2 * s.Model.activeExpertParams() * rows
+	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*rows
 	bytes := s.weightBytesRead(tokens) + kvBytes
 	compute := s.GPU.TFLOPSFor(s.Quant.Compute) * 1e12
 	t := StepTerms{
 		MemorySeconds:    bytes / n / (s.GPU.BandwidthGBps * 1e9),
 		ComputeSeconds:   flops / n / compute,
 		AttentionSeconds: attn / n / compute,
+		ExpertSeconds:    expert / n / compute,
+		Dequantized:      s.Dequantized(),
 		Layers:           s.Model.Layers,
 		Seqs:             len(decodeContexts) + len(chunks),
 	}
@@ -318,6 +328,23 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
 	}
 	return t
+}
+
+// Dequantized says the setup's weight GEMMs dequantize their weights in the kernel:
+// a format of fewer than 16 bits that computes in FP16 (GGUF, GPTQ/AWQ, W4A16, W8A16)
+// or whose compute kind the GPU lacks (FP8 on an Ampere card runs as a weight-only
+// Marlin GEMM).
+func (s Setup) Dequantized() bool {
+	return s.Quant.Bits < 16 && (s.Quant.Compute == "fp16" || s.Quant.Compute == "" || !s.GPU.nativeCompute(s.Quant.Compute))
+}
+
+// activeExpertParams is the expert parameters one token multiplies in an MoE model:
+// k of E experts' share of the expert weights.
+func (m Model) activeExpertParams() float64 {
+	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
+		return 0
+	}
+	return m.ExpertParamsB * 1e9 * float64(m.ExpertsPerToken) / float64(m.Experts)
 }
 
 // gemmRows is the rows a step's weight GEMMs compute for tokens tokens: a tensor-core
@@ -390,7 +417,16 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	if ca <= 0 {
 		ca = cp
 	}
-	m, c := t.MemorySeconds/bw, (t.ComputeSeconds-t.AttentionSeconds)/cp+t.AttentionSeconds/ca
+	gemm := cp
+	if t.Dequantized && e.DequantCompute > 0 {
+		gemm *= e.DequantCompute
+	}
+	ex := 1.0
+	if e.ExpertCompute > 0 {
+		ex = e.ExpertCompute
+	}
+	dense := t.ComputeSeconds - t.AttentionSeconds - t.ExpertSeconds
+	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
 		(float64(t.Layers)*e.OverheadPerLayerUs+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
 }
