@@ -41,6 +41,12 @@ type param struct {
 	lo, hi   float64
 	start    float64
 	needKind func(rowModel) bool
+	// needRows, where set, decides from all the fit's rows whether they identify the
+	// factor (needKind asks one row at a time).
+	needRows func([]rowModel) bool
+	// pooledOnly factors are fitted once, to every row of every family together, and
+	// every family takes the pooled value: they describe all engines alike.
+	pooledOnly bool
 }
 
 // stepParams are the factors of a step's time; firstTokenParams those only a warm
@@ -52,22 +58,50 @@ var (
 
 // allParams are every fitted factor, the first-token ones last.
 var allParams = []param{
-	{"bandwidth", func(e *Efficiency) *float64 { return &e.Bandwidth }, 0.2, MaxBandwidthEfficiency, 0.8, nil},
-	{"compute", func(e *Efficiency) *float64 { return &e.Compute }, 0.05, 1, 0.5, nil},
-	{"attention_compute", func(e *Efficiency) *float64 { return &e.AttentionCompute }, 0.02, 1, 0.3,
-		func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
-	{"no_overlap", func(e *Efficiency) *float64 { return &e.NoOverlap }, 0, 1, 0.5, nil},
-	{"overhead_per_layer_us", func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, 0, 1000, 20, nil},
-	{"dequant_compute", func(e *Efficiency) *float64 { return &e.DequantCompute }, 0.1, 2, 1,
-		func(r rowModel) bool { return r.dequantized && computeKind(r.m.Kind) }},
-	{"expert_compute", func(e *Efficiency) *float64 { return &e.ExpertCompute }, 0.05, 1, 0.5,
-		func(r rowModel) bool { return r.moe && computeKind(r.m.Kind) }},
-	{"overhead_per_seq_us", func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, 0, 2000, 10,
-		func(r rowModel) bool { return r.m.concurrency() > 1 }},
-	{"api_latency_ms", func(e *Efficiency) *float64 { return &e.APILatencyMs }, 0, 500, 10,
-		func(r rowModel) bool { return r.m.Kind == "ttft" }},
-	{"cached_context_us_per_token", func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, 0, 200, 5,
-		func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+	{name: "bandwidth", get: func(e *Efficiency) *float64 { return &e.Bandwidth }, lo: 0.2, hi: MaxBandwidthEfficiency, start: 0.8},
+	{name: "compute", get: func(e *Efficiency) *float64 { return &e.Compute }, lo: 0.05, hi: 1, start: 0.5},
+	{name: "attention_compute", get: func(e *Efficiency) *float64 { return &e.AttentionCompute }, lo: 0.02, hi: 1, start: 0.3,
+		needKind: func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
+	{name: "no_overlap", get: func(e *Efficiency) *float64 { return &e.NoOverlap }, lo: 0, hi: 1, start: 0.5},
+	{name: "overhead_per_layer_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, lo: 0, hi: 1000, start: 20},
+	{name: "dequant_compute", get: func(e *Efficiency) *float64 { return &e.DequantCompute }, lo: 0.1, hi: 2, start: 1,
+		needKind: func(r rowModel) bool { return r.dequantized && computeKind(r.m.Kind) }},
+	{name: "expert_compute", get: func(e *Efficiency) *float64 { return &e.ExpertCompute }, lo: 0.05, hi: 1, start: 0.5,
+		needKind: func(r rowModel) bool { return r.moe && computeKind(r.m.Kind) }},
+	{name: "age_slowdown_per_year", get: func(e *Efficiency) *float64 { return &e.AgeSlowdownPerYear }, lo: 0, hi: 3, start: 0.3,
+		needRows: datedSpread, pooledOnly: true},
+	{name: "overhead_per_seq_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, lo: 0, hi: 2000, start: 10,
+		needKind: func(r rowModel) bool { return r.m.concurrency() > 1 }},
+	{name: "api_latency_ms", get: func(e *Efficiency) *float64 { return &e.APILatencyMs }, lo: 0, hi: 500, start: 10,
+		needKind: func(r rowModel) bool { return r.m.Kind == "ttft" }},
+	{name: "cached_context_us_per_token", get: func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, lo: 0, hi: 200, start: 5,
+		needKind: func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+}
+
+// minAgeSpreadYears is the spread of engine dates a fit's rows need before they can
+// tell an older build's slowdown from the other factors.
+const minAgeSpreadYears = 0.25
+
+// datedSpread says the rows' engine dates span at least minAgeSpreadYears.
+func datedSpread(rows []rowModel) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if r.year > 0 {
+			lo, hi = math.Min(lo, r.year), math.Max(hi, r.year)
+		}
+	}
+	return hi-lo >= minAgeSpreadYears
+}
+
+// newestDate is the newest engine date of the rows, "YYYY-MM" ("" when none has one).
+func newestDate(rows []rowModel) string {
+	best, date := 0.0, ""
+	for _, r := range rows {
+		if r.year > best {
+			best, date = r.year, r.m.EngineDate
+		}
+	}
+	return date
 }
 
 // computeKind says a kind of evidence has steps of many tokens, whose GEMMs run at
@@ -91,7 +125,7 @@ const priorWeight = 0.02
 func objective(rows []rowModel, e Efficiency, prior *Efficiency) float64 {
 	var sum float64
 	for _, r := range rows {
-		p := r.predict(e)
+		p := r.predictAged(e)
 		if !(p > 0) || math.IsInf(p, 0) {
 			return math.Inf(1)
 		}
@@ -122,7 +156,8 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 			steps = append(steps, r)
 		}
 	}
-	e := fitStage(steps, start, prior, stepParams)
+	through := newestDate(rows)
+	e := fitStage(steps, start, prior, stepParams, through)
 	if len(firsts) == 0 {
 		// No warm first token of this family was measured: it gets the GPU terms
 		// alone, not another engine's server costs.
@@ -131,7 +166,7 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 		}
 		return e
 	}
-	return fitStage(firsts, &e, prior, firstTokenParams)
+	return fitStage(firsts, &e, prior, firstTokenParams, through)
 }
 
 // fitStage fits the factors of params to rows by coordinate descent within each
@@ -139,14 +174,21 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 // start's values. A factor no row can identify (no concurrent rows for the
 // per-sequence overhead, no long prompt for the attention efficiency, no cached
 // context for its time) keeps the prior's value, or 0.
-func fitStage(rows []rowModel, start, prior *Efficiency, params []param) Efficiency {
+func fitStage(rows []rowModel, start, prior *Efficiency, params []param, through string) Efficiency {
 	var e Efficiency
 	if start != nil {
 		e = *start
 	}
 	var free []param
+	e.EvidenceThrough = through
 	for _, p := range params {
-		identified := p.needKind == nil
+		identified := p.needKind == nil && p.needRows == nil
+		if p.needRows != nil {
+			identified = p.needRows(rows)
+		}
+		if p.pooledOnly && prior != nil {
+			identified = false
+		}
 		for _, r := range rows {
 			if p.needKind != nil && p.needKind(r) {
 				identified = true
@@ -361,7 +403,7 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 		rows, eff := byFam[fam], fams[fam]
 		ff := FamilyFit{Family: fam}
 		for i, r := range rows {
-			re := RowError{Measurement: r.m, Predicted: r.predict(eff)}
+			re := RowError{Measurement: r.m, Predicted: r.predictAged(eff)}
 			re.Err = relErr(re.Predicted, r.m.Value())
 			loo := eff
 			if r.m.GPUs <= 1 {
@@ -369,11 +411,11 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 				prior := set.groups[r.group]
 				loo = fitFactors(singleGPU(rest), &eff, &prior)
 			}
-			re.PredictedLOO = r.predict(loo)
+			re.PredictedLOO = r.predictAged(loo)
 			re.ErrLOO = relErr(re.PredictedLOO, r.m.Value())
 			var le Efficiency
 			le, re.LOSOFamily = loso[r.m.Origin].factorsFor(fam, r.group)
-			re.PredictedLOSO = r.predict(le)
+			re.PredictedLOSO = r.predictAged(le)
 			re.ErrLOSO = relErr(re.PredictedLOSO, r.m.Value())
 			ff.Rows = append(ff.Rows, re)
 		}
@@ -417,6 +459,7 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 	eff.CachedContextUsPerToken = roundTo(eff.CachedContextUsPerToken, 3)
 	eff.DequantCompute = roundTo(eff.DequantCompute, 4)
 	eff.ExpertCompute = roundTo(eff.ExpertCompute, 4)
+	eff.AgeSlowdownPerYear = roundTo(eff.AgeSlowdownPerYear, 4)
 	eff.OverheadMs = 0
 	var sources []string
 	seen := map[string]bool{}

@@ -314,7 +314,7 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 	expert := 2 * s.Model.activeExpertParams() * rows
 	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*rows
 	bytes := s.weightBytesRead(tokens) + kvBytes
-	compute := s.GPU.TFLOPSFor(s.Quant.Compute) * 1e12
+	compute := s.GPU.kernelPeakTFLOPS(s.Quant.Compute, s.Engine.SmallBatchGEMM) * 1e12
 	t := StepTerms{
 		MemorySeconds:    bytes / n / (s.GPU.BandwidthGBps * 1e9),
 		ComputeSeconds:   flops / n / compute,
@@ -429,6 +429,31 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
 		(float64(t.Layers)*e.OverheadPerLayerUs+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
+}
+
+// aged are the factors for an engine build of the given date (years; 0 is none):
+// the engine's own work takes 1 + AgeSlowdownPerYear × age as long, age being the
+// years from the build to EvidenceThrough. A build newer than the evidence gets the
+// factors as they are: the model does not extrapolate speedups.
+func (e Efficiency) aged(year float64) Efficiency {
+	ref, err := monthYear(e.EvidenceThrough)
+	if err != nil || ref == 0 || year == 0 || year >= ref || e.AgeSlowdownPerYear <= 0 {
+		return e
+	}
+	f := 1 + e.AgeSlowdownPerYear*(ref-year)
+	cp := e.Compute
+	if cp <= 0 {
+		cp = 1
+	}
+	if e.AttentionCompute <= 0 {
+		e.AttentionCompute = cp
+	}
+	e.Compute = cp / f
+	e.AttentionCompute /= f
+	e.OverheadMs *= f
+	e.OverheadPerLayerUs *= f
+	e.OverheadPerSeqUs *= f
+	return e
 }
 
 // StepSeconds is the wall time of one engine step.
