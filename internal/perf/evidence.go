@@ -300,14 +300,16 @@ func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 	case "batch":
 		p := DefaultPlan()
 		r.predict = func(e Efficiency) float64 {
-			s.Eff = e
-			return float64(m.concurrency()) / s.SustainedStepSeconds(m.Context, m.concurrency(), p)
+			st := s // a copy: fits run in parallel
+			st.Eff = e
+			return float64(m.concurrency()) / st.SustainedStepSeconds(m.Context, m.concurrency(), p)
 		}
 	case "ttft":
 		p := DefaultPlan()
 		r.predict = func(e Efficiency) float64 {
-			s.Eff = e
-			return 1000 * s.WarmTTFTSeconds(m.Context, m.concurrency(), p.TailTokens)
+			st := s
+			st.Eff = e
+			return 1000 * st.WarmTTFTSeconds(m.Context, m.concurrency(), p.TailTokens)
 		}
 	default:
 		return rowModel{}, fmt.Errorf("measurement kind %q is not one of decode, prefill, request, batch, ttft, throughput", m.Kind)

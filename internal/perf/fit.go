@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -273,8 +274,15 @@ func fitFamilies(byFam map[string][]rowModel) fitSet {
 	var all []rowModel
 	single := map[string][]rowModel{}
 	byGroup := map[string][]rowModel{}
-	for f, rows := range byFam {
-		for _, r := range rows {
+	// In a fixed order, so that the sums of the objective, and so the fit, do not
+	// depend on map iteration.
+	names := make([]string, 0, len(byFam))
+	for f := range byFam {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		for _, r := range byFam[f] {
 			if r.m.GPUs <= 1 {
 				single[f] = append(single[f], r)
 				byGroup[r.group] = append(byGroup[r.group], r)
@@ -422,6 +430,14 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 		ff.Eff = summarize(fam, eff, ff.Rows)
 		out = append(out, ff)
 	}
+	groups := make([]string, 0, len(set.groups))
+	for g := range set.groups {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		out = append(out, FamilyFit{Family: GroupPrefix + g, Eff: summarize(GroupPrefix+g, set.groups[g], nil)})
+	}
 	out = append(out, FamilyFit{Family: PooledFamily, Eff: summarize(PooledFamily, pooled, nil)})
 	return out, nil
 }
@@ -432,16 +448,29 @@ func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]fitSet {
 	for _, r := range all {
 		origins[r.m.Origin] = true
 	}
-	out := map[string]fitSet{}
+	out := make(map[string]fitSet, len(origins))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for o := range origins {
-		byFam := map[string][]rowModel{}
-		for _, r := range all {
-			if r.m.Origin != o {
-				byFam[r.family] = append(byFam[r.family], r)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			byFam := map[string][]rowModel{}
+			for _, r := range all {
+				if r.m.Origin != o {
+					byFam[r.family] = append(byFam[r.family], r)
+				}
 			}
-		}
-		out[o] = fitFamilies(byFam)
+			set := fitFamilies(byFam)
+			mu.Lock()
+			out[o] = set
+			mu.Unlock()
+		}()
 	}
+	wg.Wait()
 	return out
 }
 
@@ -472,10 +501,14 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 		}
 	}
 	if fam == PooledFamily {
-		eff.Method = "least squares on the log error over every row of measurements.json, all families together; the prior of every family's fit and the stand-in where a family has no rows"
+		eff.Method = "least squares on the log error over every row of measurements.json, all families together; the prior of every kernel group's fit"
 		return eff
 	}
-	eff.Method = fmt.Sprintf("least squares on the log error over the %d rows of measurements.json in family %s, pulled towards the pooled factors", len(rows), fam)
+	if strings.HasPrefix(fam, GroupPrefix) {
+		eff.Method = fmt.Sprintf("least squares on the log error over the rows of every family of kernel group %s (engines sharing their GEMM and attention kernels), pulled towards the pooled factors; the prior of each of its families and the stand-in where a family has no rows", strings.TrimPrefix(fam, GroupPrefix))
+		return eff
+	}
+	eff.Method = fmt.Sprintf("least squares on the log error over the %d rows of measurements.json in family %s, pulled towards its kernel group's factors", len(rows), fam)
 	eff.DecodeRows, eff.PrefillRows = counts["decode"], counts["prefill"]
 	eff.DecodeMedianErr = roundTo(MedianAbs(rows, "decode", false), 4)
 	eff.DecodeLOOErr = roundTo(MedianAbs(rows, "decode", true), 4)
