@@ -237,6 +237,9 @@ type StepTerms struct {
 	CommSeconds float64 // tensor-parallel all-reduces
 	// Layers is the model's layers: each launches its kernels once per step.
 	Layers int
+	// ClockScale stretches the per-layer overhead for a GPU clocked below the
+	// reference (its small kernels take cycles, not time); 0 means 1.
+	ClockScale float64
 	// Seqs is the sequences the step computes (decoding ones and prefill chunks).
 	Seqs int
 }
@@ -322,6 +325,7 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		ExpertSeconds:    expert / n / compute,
 		Dequantized:      s.Dequantized(),
 		Layers:           s.Model.Layers,
+		ClockScale:       s.GPU.clockScale(),
 		Seqs:             len(decodeContexts) + len(chunks),
 	}
 	if s.n() > 1 && tokens > 0 {
@@ -428,7 +432,7 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	dense := t.ComputeSeconds - t.AttentionSeconds - t.ExpertSeconds
 	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
-		(float64(t.Layers)*e.OverheadPerLayerUs+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
+		(float64(t.Layers)*e.OverheadPerLayerUs*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
 }
 
 // aged are the factors for an engine build of the given date (years; 0 is none):
@@ -498,4 +502,21 @@ func (s Setup) DecodeStepSeconds(ctx, batch int) float64 {
 		ctxs[i] = ctx
 	}
 	return s.StepSeconds(nil, ctxs)
+}
+
+func orOneF(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	return v
+}
+
+// referenceClockMHz is the clock the per-layer overhead is quoted at.
+const referenceClockMHz = 2000
+
+func (g GPU) clockScale() float64 {
+	if g.BoostClockMHz <= 0 {
+		return 1
+	}
+	return referenceClockMHz / g.BoostClockMHz
 }
