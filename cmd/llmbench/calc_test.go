@@ -333,7 +333,7 @@ func TestCalcGPUFamily(t *testing.T) {
 // TestCalcSMCountCapsLlamaCppOnExplicitGPU: an A100 given by specs with its SMs and
 // clock predicts llama.cpp's prefill as the catalog's A100 does, capped at a
 // GA102-class SM's tensor rate (perf's ggml cap); without them the datasheet's
-// 312 TFLOPS apply and prefill comes out faster. vLLM's prefill is not capped.
+// 312 TFLOPS apply and prefill comes out faster. vLLM's GEMMs are not capped.
 func TestCalcSMCountCapsLlamaCppOnExplicitGPU(t *testing.T) {
 	prefill := func(args ...string) float64 {
 		t.Helper()
@@ -364,7 +364,9 @@ func TestCalcSMCountCapsLlamaCppOnExplicitGPU(t *testing.T) {
 		t.Errorf("without --sm-count the A100's datasheet rate should apply: %.0f prompt tok/s, capped %.0f", uncapped, capped)
 	}
 	vllm := []string{"--quant", "bf16", "--engine", "vllm"}
-	if a, b := prefill(append(append(vllm, a100...), sms...)...), prefill(append(vllm, a100...)...); a != b {
+	// vLLM's GEMMs are not capped; its prefill moves only by the per-layer overhead,
+	// which the clock stretches.
+	if a, b := prefill(append(append(vllm, a100...), sms...)...), prefill(append(vllm, a100...)...); abs(a-b)/b > 0.01 {
 		t.Errorf("vLLM's prefill moved with --sm-count: %.0f against %.0f prompt tok/s", a, b)
 	}
 	for _, bad := range [][]string{
