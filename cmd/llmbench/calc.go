@@ -72,7 +72,7 @@ docs/calc.md for the formulas, the catalogs and the error against published figu
 left out by source.
 
 Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
-kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
+kv-dtypes|engines|interconnects|prices), or give explicit specifications instead.`,
 		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
   llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
       --gpu-memory-utilization 0.94 --max-model-len 65536 --max-num-seqs 53   # the seed's launch
@@ -85,7 +85,8 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
   llmbench calc --bandwidth 1008 --tflops 330 --vram 24 --params 30.5 --active-params 3.3 --experts 128 --experts-per-token 8 \
       --layers 48 --hidden 2048 --heads 32 --kv-heads 4 --head-dim 128 --vocab 151936 --weight-bits 4.82 --engine llama.cpp   # an MoE by specs
   llmbench calc --bandwidth 819 --tflops 32.8 --vram 512 --gpu-family apple --model qwen3-32b --quant q4_k_m --engine llama.cpp
-  llmbench calc --list gpus`,
+  llmbench calc --list gpus
+  llmbench calc --list prices`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list != "" {
@@ -119,7 +120,7 @@ kv-dtypes|engines|interconnects), or give explicit specifications instead.`,
 	fl.Float64Var(&f.duration, "duration", 30, "measurement window in seconds a run would use")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
 	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
-	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines or interconnects")
+	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines, interconnects or prices")
 	fl.StringVar(&f.interconnect, "interconnect", "", "how the GPUs are linked, overriding the catalog's (e.g. pcie-gen3-x16 for a GeForce pair in Gen3 slots; see --list interconnects)")
 	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
 	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
@@ -308,6 +309,9 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if s.GPU.Vendor == "intel" {
 		run.Notes = append(run.Notes, fmt.Sprintf("No published measurement of an Intel GPU is in the evidence: the factors are family %s's, fitted on other vendors' GPUs.", s.Engine.Family(s.GPU.Vendor)))
 	}
+	if err := s.EstimateEnergy(run, p, referencePrice(s)); err != nil {
+		return nil, err
+	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
 }
@@ -457,8 +461,10 @@ func listCatalog(w io.Writer, what string) error {
 		for _, l := range c.Interconnects {
 			fmt.Fprintf(tw, "%s\t%s\t%g\t%g\n", l.ID, l.Name, l.LinkGBps, l.AllReduceLatencyUs)
 		}
+	case "prices", "price":
+		return listPrices(w)
 	default:
-		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines or interconnects", what)
+		return fmt.Errorf("--list %q: choose gpus, models, quants, kv-dtypes, engines, interconnects or prices", what)
 	}
 	return tw.Flush()
 }

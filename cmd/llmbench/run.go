@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -24,6 +26,7 @@ import (
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -56,6 +59,9 @@ type runFlags struct {
 	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
+	telemetry, telemetryToken       string // run_energy.go
+	price                           string
+	rate                            rateFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -72,6 +78,11 @@ output) > KV cache tokens, or context + max output > max_model_len — are marke
 "Over capacity" and never sent. The KV cache size comes from the server (vLLM-style
 /metrics, SGLang, llama.cpp, Ollama...) or from --kv-capacity.
 
+With --rate (or --find-max-rate) it measures request rates instead of the matrix:
+requests arrive on a seeded schedule (--arrival), every latency is timed from the
+request's scheduled send time, and each cell reports TTFT, TPOT, ITL and E2E
+percentiles, the achieved rate, saturation evidence and, with --slo, goodput.
+
 Without --endpoint, llmbench starts its built-in emulated engine and measures it:
 its numbers are emulated, not a GPU's, and every report says so.
 
@@ -87,8 +98,24 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   llmbench run --endpoint http://gpu-box:8080/v1 --contexts 0,8K --concurrency 1,4,16 \
       --prefill 8K --duration 10s --api completions --kv-capacity 120000
 
+  # Power, J/token and $/Mtok: a local server is metered by nvidia-smi (or amd-smi, RAPL);
+  # a server on another machine by the agent running there (llmbench telemetry --listen)
+  llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
+  llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
+
   # Finish an interrupted run
-  llmbench run --resume qwen3-20261130-101500.json`,
+  llmbench run --resume qwen3-20261130-101500.json
+
+  # Open loop: one cell per request rate, latencies timed from the scheduled send,
+  # goodput against an SLO (see docs/run.md, "Request rates")
+  llmbench run --endpoint http://localhost:8000 --rate 1,5,10 --slo ttft=500ms,tpot=50ms \
+      --duration 60s --input-len 1024 --output-len 256
+
+  # The highest rate at which 95% of requests meet the SLO
+  llmbench run --endpoint http://localhost:8000 --find-max-rate --slo ttft=500ms,tpot=50ms
+
+  # The emulator saturating, no GPU needed
+  llmbench run --quick --rate 1,2,4,8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd, f)
@@ -121,11 +148,13 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	addEnergyFlags(fl, f)
+	f.rate.register(cmd)
 	return cmd
 }
 
 // planFlags are the flags that define the plan; they cannot change on --resume.
-var planFlags = []string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity"}
+var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity"}, rateFlagNames...)
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
@@ -155,6 +184,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			f.preset = doc.Engine.Preset
 		}
 	} else {
+		if err := checkRateFlags(cmd, &f.rate); err != nil {
+			return err
+		}
 		if doc, err = newRunDocument(cmd, f); err != nil {
 			return err
 		}
@@ -178,10 +210,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	var preLaunchPIDs []int
 	if f.launch != "" {
 		if emulated {
 			return errors.New("--launch needs --endpoint: the URL the launched server will answer on")
 		}
+		preLaunchPIDs = gpuPIDsBeforeLaunch(ctx, f)
 		fmt.Fprintf(stderr, "Launching: %s\n(waiting up to %s for %s to be healthy)\n", f.launch, f.launchTimeout, base)
 		logf, err := os.CreateTemp("", "llmbench-launch-*.log")
 		if err != nil {
@@ -201,6 +235,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
+	if doc.Config.Rate != nil {
+		// Open loop: as many requests in flight as the schedule and the server make.
+		maxConc = max(1024, doc.Config.Rate.MaxConcurrency)
+	}
+	ensureFileLimit(stderr, maxConc, emulated)
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
 	// Discovery and metrics requests carry the API key too.
@@ -236,7 +275,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			doc.Notes = append(doc.Notes, "The server's KV cache size is unknown (give it with --kv-capacity): every cell was run.")
 			fmt.Fprintln(stderr, "warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
 		}
-		bench.Plan(doc, kv, info.MaxModelLen)
+		if doc.Config.Rate != nil {
+			notePlanLimits(doc, info.MaxModelLen)
+			bench.PlanRates(doc)
+		} else {
+			bench.Plan(doc, kv, info.MaxModelLen)
+		}
 		if err := describeHardware(ctx, doc, f.hardware, base, doc.Status == bench.RunEmulated); err != nil {
 			return err
 		}
@@ -271,6 +315,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer events.Flush()
 	}
 
+	meter, err := setupEnergy(ctx, stderr, f, doc, base, preLaunchPIDs)
+	if err != nil {
+		return err
+	}
+	defer meter.close()
+	if err := bench.WriteFile(f.out, doc); err != nil {
+		return err
+	}
+
 	progress := newProgress(stderr, f.noProgress)
 	defer progress.Close()
 	runner := &bench.Runner{Server: srv, Opts: bench.Options{
@@ -278,6 +331,8 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Events:       events,
 		Progress:     progress,
 		Nonce:        doc.ID + "-" + randomHex(4),
+		Telemetry:    meter.telemetry(),
+		Price:        doc.Energy.PriceOrNil(),
 		Checkpoint: func(r *bench.Run) error {
 			if err := events.Flush(); err != nil {
 				return fmt.Errorf("writing events log: %w", err)
@@ -293,7 +348,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		},
 	}}
 	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", info.Engine, deref(info.Version), f.model, f.out))
-	runErr := runner.Run(ctx, doc)
+	var runErr error
+	if doc.Config.Rate != nil {
+		runErr = (&bench.RateRunner{Server: srv, Opts: runner.Opts}).Run(ctx, doc)
+	} else {
+		runErr = runner.Run(ctx, doc)
+	}
 	if runErr == nil {
 		now := time.Now().UTC()
 		doc.FinishedAt = &now
@@ -319,9 +379,27 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
+// ensureFileLimit raises the soft open-file limit so that every stream of the largest
+// cell has its connection (and the built-in emulator its side of it), and warns when
+// even the hard limit is too low: those cells would fail with "too many open files".
+func ensureFileLimit(stderr io.Writer, streams int, emulated bool) {
+	l, err := sysutil.RaiseFileLimit(sysutil.FilesForStreams(streams, emulated))
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	case !l.Enough():
+		fmt.Fprintf(stderr, "warning: %s\n", l)
+	default:
+		slog.Debug("open files", "limit", l.String())
+	}
+}
+
 // newRunDocument builds a new run document's config from the flags.
 func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 	changed := cmd.Flags().Changed
+	if f.rate.active() {
+		return newRateDocument(cmd, f)
+	}
 	if f.quick {
 		if !changed("contexts") {
 			f.contexts = quickContexts

@@ -51,7 +51,9 @@ func newServeCmd() *cobra.Command {
 
 Runs are stored in SQLite by default (a file in the data directory, or the file --db
 names), or in PostgreSQL with --db postgres://… so that several instances can share one
-database behind a load balancer. The schema is created and migrated on start.
+database behind a load balancer; then the rate limits (--rate, --ip-rate and failed
+logins) are kept in the database and hold across all instances. The schema is created
+and migrated on start, and runs stored before a newer metric registry are re-indexed.
 
 People submit runs with "llmbench submit" and an API token that the operator creates
 with "llmbench serve token create".`,
@@ -118,7 +120,7 @@ with "llmbench serve token create".`,
 	f.StringVar(&addr, "addr", ":8080", "address to listen on")
 	cmd.PersistentFlags().StringVar(&db, "db", defaultDB(), "database: a SQLite file path, or a postgres:// URL")
 	f.Int64Var(&maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
-	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token")
+	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token (with PostgreSQL, across all instances)")
 	f.IntVar(&burst, "burst", 10, "submissions a token may make at once before --rate applies")
 	f.Float64Var(&ipRate, "ip-rate", 0, "requests allowed per minute per client address, pages and API alike (0 = unlimited; set it on a public site not behind a limiting proxy)")
 	f.IntVar(&ipBurst, "ip-burst", 60, "requests a client address may make at once before --ip-rate applies")

@@ -19,6 +19,8 @@ type EventMeta struct {
 	Concurrency int    `json:"concurrency"`
 	Stream      int    `json:"stream"`
 	Index       int    `json:"index"`
+	// Cell numbers the cells of an open-loop run (phase "rate"), from 1.
+	Cell int `json:"cell,omitempty"`
 }
 
 // Event is one line of the NDJSON events log: a request (type "request") with every
@@ -40,6 +42,15 @@ type Event struct {
 	Usage        *openai.Usage `json:"usage,omitempty"`
 	Open         int64         `json:"open_ns,omitempty"`
 	Close        int64         `json:"close_ns,omitempty"`
+
+	// Open-loop requests: the scheduled time latencies are measured from, when a slot
+	// let the request go, and the lengths asked. A "rate_cell" event carries what
+	// scoring the cell needs besides its requests.
+	Scheduled    int64      `json:"scheduled_ns,omitempty"`
+	Slot         int64      `json:"slot_ns,omitempty"`
+	InputTarget  int        `json:"input_target,omitempty"`
+	OutputTarget int        `json:"output_target,omitempty"`
+	RateInput    *RateInput `json:"rate_input,omitempty"`
 }
 
 // EventLog writes events as NDJSON. A nil *EventLog discards everything.

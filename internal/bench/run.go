@@ -66,6 +66,12 @@ type Run struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	Client   *Client   `json:"client,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Energy says what was metered and at what price (energy.go).
+	Energy *RunEnergy `json:"energy,omitempty"`
+	// Rate holds the cells of an open-loop run (--rate), one per request rate, in
+	// the order they ran; MaxRate the outcome of a --find-max-rate search.
+	Rate    []RateCell `json:"rate,omitempty"`
+	MaxRate *MaxRate   `json:"max_rate,omitempty"`
 }
 
 // Tool names the program that produced the document.
@@ -142,6 +148,8 @@ type Config struct {
 	KVCapacity *int64 `json:"kv_capacity_override,omitempty"`
 	Quick      bool   `json:"quick,omitempty"`
 	Endpoint   string `json:"endpoint,omitempty"`
+	// Rate is the plan of an open-loop run; such a run has no decode matrix.
+	Rate *RateConfig `json:"rate,omitempty"`
 }
 
 // Duration is the measurement window of each decode cell.
@@ -164,6 +172,11 @@ type Client struct {
 	GOARCH    string `json:"goarch,omitempty"`
 	CPUs      int    `json:"cpus,omitempty"`
 	GoVersion string `json:"go_version,omitempty"`
+	// CeilingTokS is the client's own ceiling on this machine, as llmbench calibrate
+	// measures it (tokens per client CPU-second × Cores); Cores is the CPUs the client
+	// may use (GOMAXPROCS). Absent when not measured.
+	CeilingTokS *float64 `json:"ceiling_tok_s,omitempty"`
+	Cores       int      `json:"cores,omitempty"`
 }
 
 // PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
@@ -172,6 +185,7 @@ type PrefillRow struct {
 	Status  Status `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	*PrefillFigures
+	*PrefillEnergy
 }
 
 // PrefillFigures are present when the row was measured or predicted.
@@ -194,6 +208,7 @@ type DecodeCell struct {
 	*DecodeFigures
 	*WindowStats
 	*CellDetail
+	*CellEnergy
 }
 
 // DecodeFigures are the headline figures of a cell, measured or predicted.

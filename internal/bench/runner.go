@@ -98,6 +98,10 @@ type Options struct {
 	NewMonitor func() Monitor
 	// Nonce makes this run's contexts unique so they are cold on first use.
 	Nonce string
+	// Telemetry, if set, meters the server's machine during every window; Price, if
+	// set, is what the machine costs (energy_run.go).
+	Telemetry Telemetry
+	Price     *Price
 }
 
 // Runner measures the speed test matrix.
@@ -276,6 +280,7 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		measuring = nil
 		if needPrefill {
 			r.recordPrefill(w.prefill, w.context, warm, err)
+			r.scorePrefillEnergy(ctx, w.prefill, warm)
 			done++
 			if err := checkpoint(); err != nil {
 				return err
@@ -580,6 +585,7 @@ func (r *Runner) runCell(ctx context.Context, cell *DecodeCell, pctx *prompt.Con
 	detail.Server = metrics
 	detail.PromptTokens = pctx.Actual
 	r.scoreCell(cell, results, win, cfg, cpu)
+	r.scoreCellEnergy(ctx, cell, win)
 	// Servers that do not report cached tokens per request (vLLM without
 	// --enable-prompt-tokens-details) still count prefix-cache hits in their metrics.
 	if pc, ok := monitor.(prefixCacheReporter); ok {

@@ -186,6 +186,17 @@ func niceStep(raw float64) float64 {
 // decodeChart draws one line per context of a decode figure against concurrency.
 // Cells without figures (over capacity, failed) break the line rather than bridging it.
 func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeFigures) float64) lineChart {
+	return decodeChartBy(run, v, id, titleKey, yKey, func(c *bench.DecodeCell) (float64, bool) {
+		if c.DecodeFigures == nil {
+			return 0, false
+		}
+		return value(c.DecodeFigures), true
+	}, func(y float64) string { return FormatNumber(v.Lang, y, 1) + " tok/s" })
+}
+
+// decodeChartBy draws any per-cell value against concurrency, one line per context;
+// label writes a point's value for its hover text.
+func decodeChartBy(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeCell) (float64, bool), label func(float64) string) lineChart {
 	lang := v.Lang
 	cells := cellIndex(run)
 	c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_requests"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
@@ -202,12 +213,16 @@ func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(
 				gap = true
 				continue
 			}
-			y := value(cell.DecodeFigures)
+			y, ok := value(cell)
+			if !ok {
+				gap = true
+				continue
+			}
 			if gap && len(s.Points) > 0 {
 				s.Breaks = append(s.Breaks, len(s.Points))
 			}
 			gap = false
-			s.Points = append(s.Points, chartPoint{X: float64(n), Y: y, Title: fmt.Sprintf("%s × %d: %s tok/s", bench.FormatTokens(ctx), n, FormatNumber(lang, y, 1))})
+			s.Points = append(s.Points, chartPoint{X: float64(n), Y: y, Title: fmt.Sprintf("%s × %d: %s", bench.FormatTokens(ctx), n, label(y))})
 		}
 		if len(s.Points) > 0 {
 			c.Series = append(c.Series, s)

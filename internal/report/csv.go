@@ -20,9 +20,14 @@ var csvColumns = []string{
 	"requests", "errors", "ended_early", "queueing", "peak_streaming_requests", "preemptions", "cache_hit_ratio",
 	"client_limited", "server_running_mean", "server_waiting_max", "server_kv_usage_max",
 	"flags", "error_samples",
+	"power_w_mean", "power_w_max", "energy_j", "joules_per_token", "joules_per_prompt_token", "tok_s_per_w", "usd_per_mtok",
+	"gpu_util_mean", "gpu_memory_used_mib", "throttle_reasons", "telemetry_samples", "energy_method", "energy_reason", "cost_reason",
 }
 
 func writeCSV(w io.Writer, run *bench.Run) error {
+	if run.Config.Rate != nil || len(run.Rate) > 0 {
+		return writeRateCSV(w, run)
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
 		return err
@@ -45,6 +50,10 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 			if f.CompletedRequests > 0 {
 				set("completed_requests", strconv.Itoa(f.CompletedRequests))
 			}
+		}
+		if e := p.PrefillEnergy; e != nil {
+			csvPowerStats(set, e.PowerStats)
+			csvPtr(set, "joules_per_prompt_token", e.JoulesPerPromptToken)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -128,7 +137,35 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 		set("flags", strings.Join(d.Flags, ";"))
 		set("error_samples", strings.Join(d.ErrorSamples, " | "))
 	}
+	if e := c.CellEnergy; e != nil {
+		csvPowerStats(set, e.PowerStats)
+		csvPtr(set, "joules_per_token", e.JoulesPerToken)
+		csvPtr(set, "tok_s_per_w", e.TokSPerW)
+		csvPtr(set, "usd_per_mtok", e.USDPerMTok)
+		set("cost_reason", e.CostReason)
+	}
 	return rec
+}
+
+func csvPtr(set func(k, v string), k string, v *float64) {
+	if v != nil {
+		set(k, num(*v))
+	}
+}
+
+// csvPowerStats writes a window's power figures: empty where unknown, the reason beside.
+func csvPowerStats(set func(k, v string), ps bench.PowerStats) {
+	csvPtr(set, "power_w_mean", ps.PowerWMean)
+	csvPtr(set, "power_w_max", ps.PowerWMax)
+	csvPtr(set, "energy_j", ps.EnergyJ)
+	csvPtr(set, "gpu_util_mean", ps.GPUUtilMean)
+	csvPtr(set, "gpu_memory_used_mib", ps.GPUMemUsedMiB)
+	set("throttle_reasons", strings.Join(ps.Throttle, ";"))
+	if ps.Samples > 0 {
+		set("telemetry_samples", strconv.Itoa(ps.Samples))
+	}
+	set("energy_method", ps.Method)
+	set("energy_reason", ps.Reason)
 }
 
 // num writes a float in the shortest form that reads back as the same value.

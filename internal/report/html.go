@@ -62,6 +62,11 @@ type htmlData struct {
 	Charts       []htmlChart
 	Head         []htmlHeadCell
 	Rows         []htmlRow
+
+	// An open-loop run's table and charts.
+	RateHead   []htmlHeadCell
+	RateRows   []htmlRow
+	RateCharts []htmlChart
 }
 
 type htmlChart struct {
@@ -93,7 +98,11 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 	for _, c := range []lineChart{
 		decodeChart(run, v, "lb-chart-total", "chart_total", "axis_total", func(f *bench.DecodeFigures) float64 { return f.TotalTokS }),
 		decodeChart(run, v, "lb-chart-per-request", "chart_per_request", "axis_per_request", func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS }),
+		interactivityChart(run, v),
 	} {
+		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
+	if c, ok := energyChart(run, v); ok {
 		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
 	}
 	head, right := measurementHead(v)
@@ -114,6 +123,9 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 			if i == len(m.Cells) && v.HasCacheHit && m.CacheHit != "" {
 				c.Sort = strings.TrimSuffix(m.CacheHit, "%")
 			}
+			if k := i - len(m.Cells) - boolInt(v.HasCacheHit); v.HasEnergy && k >= 0 && k < len(m.EnergyRaw) && !math.IsNaN(m.EnergyRaw[k]) {
+				c.Sort = strconv.FormatFloat(m.EnergyRaw[k], 'g', -1, 64)
+			}
 			if i == len(d.Head)-1 && m.Footnote > 0 && hasFootnoteColumn(v) {
 				c.Text = "⚠" + strconv.Itoa(m.Footnote) // the matrix's badge, not text's [1]
 				c.Sort = strconv.Itoa(m.Footnote)
@@ -122,7 +134,41 @@ func newHTMLData(run *bench.Run, lang string) *htmlData {
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	addRateHTML(d, run)
 	return d
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addRateHTML fills the open-loop table and charts.
+func addRateHTML(d *htmlData, run *bench.Run) {
+	v := d.view
+	if v.Rate == nil {
+		return
+	}
+	head, right := rateHead(v)
+	for i, h := range head {
+		d.RateHead = append(d.RateHead, htmlHeadCell{Label: h, Numeric: right[i]})
+	}
+	for _, r := range v.Rate.Rows {
+		row := htmlRow{Class: "lb-st-" + string(r.Status)}
+		if r.Warn {
+			row.Class += " lb-warn"
+		}
+		row.Title = strings.Join(append(nonEmpty(r.Reason), r.Details...), "\n")
+		for i, s := range rateCells(v, r, func(n int) string { return "⚠" + strconv.Itoa(n) }) {
+			row.Cells = append(row.Cells, htmlCell{Text: s, Numeric: d.RateHead[i].Numeric})
+		}
+		d.RateRows = append(d.RateRows, row)
+	}
+	for _, c := range rateCharts(run, v) {
+		d.RateCharts = append(d.RateCharts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
 }
 
 func nonEmpty(s string) []string {

@@ -69,6 +69,9 @@ func TestGolden(t *testing.T) {
 		"seed":      readSeed(t),
 		"failures":  readFixture(t, "failures-run.json"),
 		"predicted": readFixture(t, "predicted-run.json"),
+		"energy":    readFixture(t, "energy-run.json"),
+		"rate":      readFixture(t, "rate-run.json"),
+		"search":    readFixture(t, "rate-search-run.json"),
 	}
 	cases := []struct {
 		run  string
@@ -76,6 +79,11 @@ func TestGolden(t *testing.T) {
 		file string
 	}{
 		{"seed", Options{Format: "text"}, "seed.txt.golden"},
+		{"energy", Options{Format: "text"}, "energy.txt.golden"},
+		{"energy", Options{Format: "md"}, "energy.md.golden"},
+		{"energy", Options{Format: "csv"}, "energy.csv.golden"},
+		{"energy", Options{Format: "html"}, "energy.html.golden"},
+		{"energy", Options{Format: "html", Lang: "ja"}, "energy.ja.html.golden"},
 		{"seed", Options{Format: "text", Lang: "ja"}, "seed.ja.txt.golden"},
 		{"seed", Options{Format: "text", Color: true}, "seed.color.txt.golden"},
 		{"seed", Options{Format: "md"}, "seed.md.golden"},
@@ -89,6 +97,13 @@ func TestGolden(t *testing.T) {
 		{"predicted", Options{Format: "text"}, "predicted.txt.golden"},
 		{"predicted", Options{Format: "md"}, "predicted.md.golden"},
 		{"predicted", Options{Format: "html"}, "predicted.html.golden"},
+		{"rate", Options{Format: "text"}, "rate.txt.golden"},
+		{"rate", Options{Format: "text", Lang: "ja"}, "rate.ja.txt.golden"},
+		{"rate", Options{Format: "md"}, "rate.md.golden"},
+		{"rate", Options{Format: "csv"}, "rate.csv.golden"},
+		{"rate", Options{Format: "html"}, "rate.html.golden"},
+		{"search", Options{Format: "text"}, "rate-search.txt.golden"},
+		{"search", Options{Format: "html", Lang: "ja"}, "rate-search.ja.html.golden"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

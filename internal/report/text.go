@@ -124,6 +124,7 @@ func writeText(w io.Writer, v *view, color bool) error {
 			b.WriteString("\n" + T(v.Lang, "note_over_capacity") + "\n")
 		}
 	}
+	writeRateText(&b, v, p, false)
 	writeFootnotes(&b, v, "", func(s string) string { return s })
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -156,6 +157,11 @@ func measurementHead(v *view) (head []string, right []bool) {
 	if v.HasCacheHit {
 		head, right = append(head, T(v.Lang, "cache_hit")), append(right, true)
 	}
+	if v.HasEnergy {
+		for _, k := range energyColumns {
+			head, right = append(head, T(v.Lang, k)), append(right, true)
+		}
+	}
 	if hasFootnoteColumn(v) {
 		head, right = append(head, T(v.Lang, "notes")), append(right, false)
 	}
@@ -166,6 +172,9 @@ func measurementRow(v *view, m measurement) []string {
 	row := append([]string(nil), m.Cells...)
 	if v.HasCacheHit {
 		row = append(row, cmpOr(m.CacheHit, dash))
+	}
+	if v.HasEnergy {
+		row = append(row, m.Energy...)
 	}
 	if hasFootnoteColumn(v) {
 		n := ""
@@ -321,6 +330,7 @@ func writeMarkdown(w io.Writer, v *view) error {
 			b.WriteString("\n" + mdEscape(T(v.Lang, "note_over_capacity")) + "\n")
 		}
 	}
+	writeRateText(&b, v, painter{}, true)
 	writeFootnotes(&b, v, "- ", mdEscape)
 	_, err := io.WriteString(w, b.String())
 	return err

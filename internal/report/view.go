@@ -37,8 +37,12 @@ type view struct {
 
 	Measurements []measurement
 	HasCacheHit  bool
+	HasEnergy    bool // the energy columns (energy.go)
 	Footnotes    []footnote
 	RunNotes     []string
+
+	// Rate is an open-loop run's cells (nil for a matrix run).
+	Rate *rateView
 }
 
 type card struct {
@@ -98,6 +102,9 @@ type measurement struct {
 	Details  []string
 	Reason   string
 	CacheHit string
+	// Energy are the power, J/token and $/Mtok cells, EnergyRaw their sort keys.
+	Energy    []string
+	EnergyRaw []float64
 }
 
 type footnote struct {
@@ -137,7 +144,8 @@ func newView(run *bench.Run, lang string) *view {
 	v.Plan = planLine(run, v.Contexts, v.Concurrency, lang)
 	v.Cards = cards(run, lang)
 	v.LaunchCommand = run.LaunchCommand
-	v.RunNotes = run.Notes
+	v.RunNotes = append(slices.Clone(run.Notes), energyNotes(run, lang)...)
+	v.HasEnergy = hasEnergy(run)
 
 	for _, p := range run.Prefill {
 		r := prefillRow{Context: p.Context, ContextStr: bench.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: p.Reason}
@@ -190,6 +198,12 @@ func newView(run *bench.Run, lang string) *view {
 	}
 
 	v.Measurements = measurements(run, v, cells, lang)
+	if run.Config.Rate != nil || len(run.Rate) > 0 {
+		v.Rate = newRateView(run, v)
+		if v.Plan == "" {
+			v.Plan = v.Rate.Plan
+		}
+	}
 	return v
 }
 
@@ -384,7 +398,8 @@ func cards(run *bench.Run, lang string) []card {
 		}
 	}
 	var out []card
-	for _, cd := range []card{hw, eng, rc} {
+	ec, _ := energyCard(run, lang)
+	for _, cd := range []card{hw, eng, rc, ec} {
 		if len(cd.Fields) > 0 {
 			out = append(out, cd)
 		}
@@ -420,6 +435,7 @@ func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
 		mc.Shade = shade(c.TotalTokS, lo, hi)
 	}
 	warnings, info := cellDetails(lang, c)
+	info = append(info, energyInfo(lang, c.CellEnergy)...)
 	mc.Details = append(warnings, info...)
 	failedStatus := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
 	mc.Warn = len(warnings) > 0 || (failedStatus && c.Reason != "")
@@ -525,6 +541,7 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 				m.Cells[9], m.Raw[9] = FormatInt(lang, f.CompletedRequests), float64(f.CompletedRequests)
 			}
 		}
+		m.Energy, m.EnergyRaw = prefillEnergyCells(lang, p)
 		if p.Reason != "" && (p.Status == bench.StatusFailed || p.Status == bench.StatusInvalid || p.Status == bench.StatusInterrupted) {
 			m.Warn = true
 			m.Details = []string{p.Reason}
@@ -555,6 +572,7 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 				m.Cells[10], m.Raw[10] = FormatInt(lang, w.OutputTokens), float64(w.OutputTokens)
 				m.Cells[11], m.Raw[11] = FormatSeconds(lang, w.MeasuredS), w.MeasuredS
 			}
+			m.Energy, m.EnergyRaw = decodeEnergyCells(lang, c)
 			if c.CellDetail != nil && c.CacheHitRatio != nil {
 				m.CacheHit = FormatPercent(lang, *c.CacheHitRatio)
 				v.HasCacheHit = true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -60,24 +61,24 @@ type authFailure struct {
 func (s *Server) userForToken(r *http.Request, token string) (store.User, *authFailure) {
 	// An address that keeps failing is turned away before its next token is looked up.
 	addr := s.clientAddr(r)
-	if ok, wait := s.authFail.peek(addr); !ok {
+	if ok, wait := s.authFail.peek(r.Context(), addr); !ok {
 		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many failed authentications from this address", wait}
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
-		s.authFail.allow(addr)
+		s.authFail.allow(r.Context(), addr)
 		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)"}
 	}
 	u, err := s.store.UserByToken(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
-		s.authFail.allow(addr)
+		s.authFail.allow(r.Context(), addr)
 		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "unknown API token"}
 	}
 	if err != nil {
 		s.log.Error("checking a token", "err", err)
 		return store.User{}, &authFailure{status: http.StatusInternalServerError, reason: "could not check the token"}
 	}
-	if ok, wait := s.limit.allow(store.HashToken(token)); !ok {
+	if ok, wait := s.limit.allow(r.Context(), store.HashToken(token)); !ok {
 		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many requests with this token", wait}
 	}
 	return u, nil
@@ -110,8 +111,20 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.Use
 	return store.User{}, false
 }
 
-// readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger.
+// readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger
+// (before reading anything, when Content-Length says so), and a 503 when too many
+// bodies are being read at once.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > s.opt.MaxBodyBytes {
+		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
+		return nil, false
+	}
+	if !s.bodies.acquire(r.Context(), bodyWait) {
+		setRetryAfter(w, bodyWait)
+		writeAPIError(w, http.StatusServiceUnavailable, "", "the site is busy reading other submissions; try again shortly")
+		return nil, false
+	}
+	defer s.bodies.release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
@@ -124,6 +137,22 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	}
 	return body, true
 }
+
+// Limits of what a submission may hold beyond a run document's own.
+const (
+	maxTitle      = 200       // characters of a report's title
+	maxReportBody = 256 << 10 // bytes of a report's Markdown
+	// maxFormBytes is the most the report form may send: its fields and their
+	// URL-encoding (at most ×3), well below MaxBodyBytes.
+	maxFormBytes = 3*maxReportBody + 16<<10
+	// bodyWait is how long a request waits for a body slot before it is told to retry.
+	bodyWait = 10 * time.Second
+	// fullRetry is the Retry-After of a 503 for a full database.
+	fullRetry = 5 * time.Minute
+)
+
+// reasonFull is what a submitter reads when the database has no room.
+const reasonFull = "the site's database is out of space (its disk is full), so nothing was stored; the operator has to free space; try again later"
 
 // SubmitResult is what POST /api/v1/runs answers on success.
 type SubmitResult struct {
@@ -147,6 +176,12 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	created, err := s.store.PutRun(r.Context(), rec, body)
 	if errors.Is(err, store.ErrConflict) {
 		writeAPIError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
+		return
+	}
+	if errors.Is(err, store.ErrFull) {
+		s.log.Error("the database is full: a run could not be stored", "id", run.ID, "err", err)
+		setRetryAfter(w, fullRetry)
+		writeAPIError(w, http.StatusServiceUnavailable, "", reasonFull)
 		return
 	}
 	if err != nil {
@@ -201,7 +236,19 @@ func summaryOf(r store.RunRecord) RunSummary {
 func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) {
 	v := r.URL.Query()
 	q := store.Query{Model: v.Get("model"), GPU: v.Get("gpu"), Engine: v.Get("engine"),
-		Quantization: v.Get("quant"), Profile: v.Get("profile"), Org: v.Get("org"), Submitter: v.Get("submitter")}
+		Quantization: v.Get("quant"), Profile: v.Get("profile"), Org: v.Get("org"), Submitter: v.Get("submitter"),
+		Family: v.Get("family"), Author: v.Get("author")}
+	if sz := v.Get("size"); sz != "" {
+		b, ok := store.SizeBucketByName(sz)
+		if !ok {
+			var names []string
+			for _, b := range store.SizeBuckets {
+				names = append(names, b.Name)
+			}
+			return q, &FieldError{Field: "size", Reason: "must be one of " + strings.Join(names, ", ") + " (billions of parameters)"}
+		}
+		q.SizeMin, q.SizeMax = b.Min, b.Max
+	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {
 			switch kind {
@@ -212,7 +259,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			}
 		}
 	}
-	if m := v.Get("sort"); m != "" && m != "newest" {
+	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
 		q.Sort = store.Metric(m)
 		if !q.Sort.Valid() {
 			return q, &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
@@ -349,6 +396,10 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var sub reportSubmission
+	if ferr := checkJSON(body, reflect.TypeOf(sub), maxReportBody); ferr != nil {
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		return
+	}
 	if err := json.Unmarshal(body, &sub); err != nil {
 		ferr := jsonError(err)
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
@@ -356,6 +407,9 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, status, ferr := s.publishReport(r, user, sub)
 	if ferr != nil {
+		if status == http.StatusServiceUnavailable {
+			setRetryAfter(w, fullRetry)
+		}
 		writeAPIError(w, status, ferr.Field, ferr.Reason)
 		return
 	}
@@ -365,17 +419,30 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 // publishReport checks a report and stores it under the user's name: the API and the
 // report form share it. On failure it returns the HTTP status and the field at fault.
 func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmission) (store.Report, int, *FieldError) {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"slug", sub.Slug, 128}, {"title", sub.Title, maxTitle}, {"body_md", sub.BodyMD, 0}} {
+		if ferr := checkText(f.name, f.value, f.max); ferr != nil {
+			return store.Report{}, http.StatusBadRequest, ferr
+		}
+	}
 	switch {
 	case !idPattern.MatchString(sub.Slug):
 		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "slug", Reason: "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"}
-	case strings.TrimSpace(sub.Title) == "" || len(sub.Title) > 200:
-		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "title", Reason: "is required (up to 200 characters)"}
+	case strings.TrimSpace(sub.Title) == "":
+		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "title", Reason: fmt.Sprintf("is required (up to %d characters)", maxTitle)}
 	case strings.TrimSpace(sub.BodyMD) == "":
 		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "body_md", Reason: "is required (Markdown)"}
+	case len(sub.BodyMD) > maxReportBody:
+		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "body_md", Reason: fmt.Sprintf("is %d bytes long; at most %d", len(sub.BodyMD), maxReportBody)}
 	}
 	rep := store.Report{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD, Author: user.Name, Org: user.Org, CreatedAt: time.Now().UTC()}
 	if err := s.store.PutReport(r.Context(), rep); errors.Is(err, store.ErrConflict) {
 		return store.Report{}, http.StatusConflict, &FieldError{Field: "slug", Reason: "a report with this slug exists"}
+	} else if errors.Is(err, store.ErrFull) {
+		s.log.Error("the database is full: a report could not be stored", "err", err)
+		return store.Report{}, http.StatusServiceUnavailable, &FieldError{Reason: reasonFull}
 	} else if err != nil {
 		s.log.Error("storing a report", "err", err)
 		return store.Report{}, http.StatusInternalServerError, &FieldError{Reason: "could not store the report"}

@@ -254,16 +254,16 @@ func TestRateLimiterRefills(t *testing.T) {
 	l := newRateLimiter(2, 2) // 2 per second, burst 2
 	l.now = func() time.Time { return now }
 	for i := range 2 {
-		if ok, _ := l.allow("k"); !ok {
+		if ok, _ := l.allow(context.Background(), "k"); !ok {
 			t.Fatalf("request %d of the burst refused", i)
 		}
 	}
-	ok, wait := l.allow("k")
+	ok, wait := l.allow(context.Background(), "k")
 	if ok || wait <= 0 || wait > time.Second {
 		t.Fatalf("third request: ok=%v wait=%v; want refused with a wait ≤ 1 s", ok, wait)
 	}
 	now = now.Add(wait)
-	if ok, _ := l.allow("k"); !ok {
+	if ok, _ := l.allow(context.Background(), "k"); !ok {
 		t.Errorf("refused after waiting the advertised %v", wait)
 	}
 }

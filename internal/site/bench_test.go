@@ -39,7 +39,9 @@ var (
 // while), or the database LLMBENCH_BENCH_DB names (a path or a postgres:// URL).
 func seededDB(b *testing.B) string {
 	benchOnce.Do(func() {
-		benchPath = filepath.Join(os.TempDir(), fmt.Sprintf("llmbench-site-bench-%d.db", benchRuns))
+		// The name carries the schema's generation: a file seeded before run_metrics
+		// would be re-indexed on open instead (slow, and another worktree's copy).
+		benchPath = filepath.Join(os.TempDir(), fmt.Sprintf("llmbench-site-bench-%d-cells.db", benchRuns))
 		if db := os.Getenv("LLMBENCH_BENCH_DB"); db != "" {
 			benchPath = db
 		}
@@ -74,7 +76,7 @@ func seededDB(b *testing.B) string {
 			}
 			r.ID = fmt.Sprintf("bench-%06d", i)
 			r.Title = ""
-			r.Model.ID = fmt.Sprintf("org%d/model-%d", i%7, i%60)
+			r.Model.ID = benchModel(i)
 			r.Hardware.GPUs[0].Name = gpus[i%len(gpus)]
 			r.Engine.Name = engines[i%len(engines)]
 			r.Engine.Quantization = quants[i%len(quants)]
@@ -127,6 +129,16 @@ func seededDB(b *testing.B) string {
 	return benchPath
 }
 
+// benchModel names run i's model: 60 models, each published by several of 7
+// organisations and stating its size (so families and size filters have work), and
+// one model in 60 the seed's own, which the calculator knows.
+func benchModel(i int) string {
+	if i%60 == 0 {
+		return "RedHatAI/Qwen3.8-27B-INT4"
+	}
+	return fmt.Sprintf("org%d/model-%d-%dB", i%7, i%60, []int{7, 14, 27, 32, 70}[i%5])
+}
+
 func benchSite(b *testing.B) *httptest.Server {
 	path := seededDB(b)
 	st, err := store.Open(context.Background(), path)
@@ -163,20 +175,32 @@ func benchPages(b *testing.B, paths []string) {
 		get(p)
 	}
 	lat := make([]time.Duration, 0, b.N)
+	perPath := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		get(paths[i%len(paths)])
-		lat = append(lat, time.Since(t0))
+		d := time.Since(t0)
+		lat = append(lat, d)
+		perPath[paths[i%len(paths)]] = append(perPath[paths[i%len(paths)]], d)
 	}
 	b.StopTimer()
+	// Each page's median, so that a slow page stands out of the aggregate (-v shows them).
+	for _, p := range paths {
+		ls := perPath[p]
+		slices.Sort(ls)
+		if len(ls) > 0 {
+			b.Logf("p50 %6.1f ms  max %6.1f ms  %s", float64(ls[len(ls)/2].Microseconds())/1000, float64(ls[len(ls)-1].Microseconds())/1000, p)
+		}
+	}
 	slices.Sort(lat)
 	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.95), "p95-ms")
 }
 
-// BenchmarkLeaderboard100k: the leaderboard, ranked by each figure and with filters.
+// BenchmarkLeaderboard100k: the leaderboard, ranked by the first figures, by other
+// cells, and with filters.
 func BenchmarkLeaderboard100k(b *testing.B) {
 	benchPages(b, []string{
 		"/",
@@ -184,7 +208,7 @@ func BenchmarkLeaderboard100k(b *testing.B) {
 		"/?sort=prefill_32k",
 		"/?sort=per_gb",
 		"/?gpu=RTX+4090",
-		"/?model=org3%2Fmodel-10&sort=peak",
+		"/?model=org3%2Fmodel-10-7B&sort=peak",
 		"/?engine=vllm&quant=FP8",
 		"/?profile=speed-test&kind=all",
 		"/?gpu=H100&engine=sglang&sort=per_gb&lang=ja",
@@ -192,17 +216,38 @@ func BenchmarkLeaderboard100k(b *testing.B) {
 	})
 }
 
-// BenchmarkRunPage100k: run pages (the full report body) picked across the table.
+// BenchmarkCellBoard100k: the leaderboard by any cell, with the picker and each
+// run's row, alone, with a family (and its best-GPU chart) and with a size; and the
+// leaderboard API.
+func BenchmarkCellBoard100k(b *testing.B) {
+	benchPages(b, []string{
+		"/?metric=total_tok_s&context=32768&concurrency=1",
+		"/?metric=ttft_ms&context=0&concurrency=8",
+		"/?metric=per_request_tok_s&context=16K&concurrency=2&lang=ja",
+		"/?metric=prompt_tok_s&context=32K",
+		"/?metric=total_tok_s&context=32K&concurrency=1&family=model10-7b",
+		"/?metric=total_tok_s&context=32K&concurrency=1&family=qwen3.8-27b",
+		"/?metric=total_tok_s&context=0&concurrency=4&size=20-40&gpu=H200",
+		"/?metric=total_tok_s&context=32K&concurrency=1&offset=500",
+		"/api/v1/leaderboard?metric=total_tok_s&context=32768&concurrency=1&model=RedHatAI%2FQwen3.8-27B-INT4",
+		"/api/v1/leaderboard?metric=ttft_ms&context=16K&concurrency=1&gpu=RTX+3090&limit=100",
+	})
+}
+
+// BenchmarkRunPage100k: run pages (the full report body and, for measured runs, the
+// calculator's prediction beside it) picked across the table; bench-…060 and every
+// 60th are of the seed's model, which the calculator predicts.
 func BenchmarkRunPage100k(b *testing.B) {
 	var paths []string
 	for i := 0; i < benchRuns; i += benchRuns / 10 {
 		paths = append(paths, fmt.Sprintf("/runs/bench-%06d", i+7))
 	}
+	paths = append(paths, "/runs/bench-000060", "/runs/bench-050040", "/runs/bench-099960")
 	benchPages(b, paths)
 }
 
-// BenchmarkOtherPages100k: the run list, hardware and model pages, compare and the
-// calculator, with 100,000 runs stored.
+// BenchmarkOtherPages100k: the run list, hardware, model and family pages (with their
+// charts), compare, the calculator and the predict API, with 100,000 runs stored.
 func BenchmarkOtherPages100k(b *testing.B) {
 	benchPages(b, []string{
 		"/runs",
@@ -210,9 +255,13 @@ func BenchmarkOtherPages100k(b *testing.B) {
 		"/hardware",
 		"/hardware/RTX%204090",
 		"/models",
-		"/models/org3%2Fmodel-10",
+		"/models/org3%2Fmodel-10-7B",
+		"/families/model10-7b",
+		"/families/qwen3.8-27b?metric=total_tok_s&context=16K&concurrency=2",
+		"/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq",
+		"/api/v1/predict?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=w4a16-g128&kv_dtype=fp8",
 		"/compare?id=bench-000100&id=bench-050100&id=bench-099999",
-		"/calculator?gpu=RTX+3090&model=org1%2Fmodel-1&quant=w4a16-g128",
+		"/calculator?gpu=RTX+3090&model=org1%2Fmodel-1-14B&quant=w4a16-g128",
 		"/benchmarks",
 		"/api/v1/runs?sort=peak&gpu=H100",
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -90,39 +92,77 @@ func text(ctx context.Context, t *testing.T, sel string) string {
 	return s
 }
 
-func TestBrowserLeaderboardFilters(t *testing.T) {
+// TestBrowserRankingPicker: a reader ranks the runs by another cell of the matrix with
+// the picker, then by TTFT with the form, and narrows the board to one model family,
+// which brings in the chart of the best GPU at that cell.
+func TestBrowserRankingPicker(t *testing.T) {
 	ctx := browsertest.Start(t)
 	hs := browserSite(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("table.runs"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("#board"))); err != nil {
 		t.Fatal(err)
 	}
-	board := text(ctx, t, "table.runs tbody")
+	board := text(ctx, t, "#board tbody")
 	if !strings.Contains(board, "RTX 5090") || !strings.Contains(board, "RTX 3090") || strings.Contains(board, "Emulated demo run") {
 		t.Fatalf("leaderboard shows:\n%s\nwant both measured runs and not the emulated one", board)
 	}
 	if i, j := strings.Index(board, "RTX 5090"), strings.Index(board, "RTX 3090"); i > j {
 		t.Errorf("the faster run is not ranked first:\n%s", board)
 	}
-	// Pick a GPU, rank by peak tok/s, apply.
+	// The picker's cell for context 32K × 1 request.
 	err := chromedp.Do(ctx,
-		chromedp.SetValue(chromedp.CSS("#f-gpu"), "RTX 3090"),
-		chromedp.SetValue(chromedp.CSS("#f-sort"), "peak"),
-		chromedp.Click(chromedp.CSS("#f-apply")),
-		// Only the page the form loads has the choice as a selected attribute.
-		chromedp.WaitReady(chromedp.CSS(`#f-gpu option[selected][value="RTX 3090"]`)),
+		chromedp.Click(chromedp.CSS(`#cell-picker a[href*="context=32768"][href*="concurrency=1&"], #cell-picker a[href*="context=32768"][href$="concurrency=1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#cell-picker td.sel a[href*="context=32768"]`)),
 	)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("picking 32K × 1: %v", err)
 	}
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
-	if !strings.Contains(loc, "gpu=RTX+3090") || !strings.Contains(loc, "sort=peak") {
-		t.Errorf("after applying the filters the URL is %s", loc)
+	if !strings.Contains(loc, "metric=total_tok_s") || !strings.Contains(loc, "context=32768") || !strings.Contains(loc, "concurrency=1") {
+		t.Errorf("after picking 32K × 1 the URL is %s", loc)
 	}
-	board = text(ctx, t, "table.runs tbody")
-	if strings.Contains(board, "RTX 5090") || !strings.Contains(board, "329.4") {
-		t.Errorf("filtered to RTX 3090 by peak tok/s, the board shows:\n%s\nwant only the seed run with 329.4", board)
+	if h := text(ctx, t, "#board-cell"); !strings.Contains(h, "32K × 1") {
+		t.Errorf("the board's heading is %q, want the 32K × 1 cell", h)
 	}
-	browsertest.Screenshot(t, ctx, "site-leaderboard-filtered")
+	first := text(ctx, t, "#board tbody tr:first-child")
+	// The seed measured 45.3 tok/s at 32K × 1; the 5090 variant doubles every figure.
+	if !strings.Contains(first, "RTX 5090") || !strings.Contains(first, "90.6") {
+		t.Errorf("at 32K × 1 the first row is %q, want the 5090 run at 90.6", first)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-32k-x1")
+	// Rank by TTFT at 0 × 8 with the form: lowest first.
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#f-metric"), "ttft_ms"),
+		chromedp.SetValue(chromedp.CSS("#f-context"), "0"),
+		chromedp.SetValue(chromedp.CSS("#f-level"), "8"),
+		chromedp.Click(chromedp.CSS("#f-apply")),
+		chromedp.WaitReady(chromedp.CSS(`#f-metric option[selected][value="ttft_ms"]`)),
+	)
+	if err != nil {
+		t.Fatalf("ranking by TTFT: %v", err)
+	}
+	if h := text(ctx, t, "#board-cell"); !strings.Contains(h, "lower is better") {
+		t.Errorf("ranking by TTFT, the heading %q does not say lower is better", h)
+	}
+	// Both runs have the seed's TTFT (496 ms at 0 × 8): a tie, broken by id.
+	if rows := text(ctx, t, "#board tbody"); strings.Count(rows, "496") < 2 {
+		t.Errorf("ranked by TTFT at 0 × 8 the board shows:\n%s\nwant both runs at 496 ms", rows)
+	}
+	// One family, and the chart of its best GPU at the cell.
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/?lang=en&metric=total_tok_s&context=16K&concurrency=2"),
+		chromedp.WaitVisible(chromedp.CSS("#f-family")),
+		chromedp.SetValue(chromedp.CSS("#f-family"), "qwen3.8-27b"),
+		chromedp.Click(chromedp.CSS("#f-apply")),
+		chromedp.WaitVisible(chromedp.CSS("svg.lb-bars")),
+	)
+	if err != nil {
+		t.Fatalf("filtering by family: %v", err)
+	}
+	bars, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.lb-bars rect").length`))
+	if bars != 2 {
+		t.Errorf("the best-GPU chart has %d bars, want 2 (RTX 5090, RTX 3090)", bars)
+	}
+	browsertest.Screenshot(t, ctx, "site-leaderboard-family-chart")
 	// Including emulated runs brings the labelled emulated run in.
 	err = chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?lang=en"), chromedp.WaitVisible(chromedp.CSS("#f-all")),
 		chromedp.Click(chromedp.CSS("#f-all")), chromedp.Click(chromedp.CSS("#f-apply")),
@@ -130,7 +170,6 @@ func TestBrowserLeaderboardFilters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("including emulated runs: %v", err)
 	}
-	browsertest.Screenshot(t, ctx, "site-leaderboard-all-kinds")
 }
 
 func TestBrowserRunPage(t *testing.T) {
@@ -175,39 +214,109 @@ func TestBrowserCompare(t *testing.T) {
 			t.Errorf("the compare page does not show %q", want)
 		}
 	}
-	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.chart polyline").length`))
-	if charts < 4 {
-		t.Errorf("the compare charts have %d lines, want 2 runs × 2 charts", charts)
+	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#compare-charts svg.lb-chart polyline").length`))
+	if charts < 6 {
+		t.Errorf("the compare charts have %d lines, want 2 runs × 3 charts", charts)
 	}
 	browsertest.Screenshot(t, ctx, "site-compare")
 }
 
+// TestBrowserCalculatorForm: a reader asks what an RTX 4090 does with Qwen3-32B AWQ,
+// reads why every cell is over capacity, sets the knobs the page suggests for 16K and
+// gets a predicted 16K × 1 cell, the number GET /api/v1/predict gives for the same knobs.
 func TestBrowserCalculatorForm(t *testing.T) {
 	ctx := browsertest.Start(t)
 	hs := browserSite(t)
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(hs.URL+"/calculator?lang=en"),
 		chromedp.WaitVisible(chromedp.CSS("#calc-form")),
-		chromedp.SetValue(chromedp.CSS("#calc-gpu"), "RTX 3090"),
-		chromedp.SetValue(chromedp.CSS("#calc-model"), "RedHatAI/Qwen3.8-27B-INT4"),
-		chromedp.SetValue(chromedp.CSS("#calc-quant"), "w4a16-g128"),
-		chromedp.SetValue(chromedp.CSS("#calc-kv"), "fp8"),
+		chromedp.SetValue(chromedp.CSS("#calc-gpu"), "RTX 4090"),
+		chromedp.SetValue(chromedp.CSS("#calc-model"), "Qwen/Qwen3-32B"),
+		chromedp.SetValue(chromedp.CSS("#calc-quant"), "awq"),
 		chromedp.Click(chromedp.CSS("#calc-submit")),
-		chromedp.WaitVisible(chromedp.CSS("#calc-measured")),
+		chromedp.WaitVisible(chromedp.CSS("#calc-why")),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
+	why := text(ctx, t, "#calc-why")
+	if !strings.Contains(why, "32 of 32 cells are over capacity") || !strings.Contains(why, "vLLM refuses to start") || !strings.Contains(why, "16K × 1 needs") {
+		t.Errorf("the reasons and suggestions:\n%s", why)
+	}
+	browsertest.Screenshot(t, ctx, "site-calculator-over-capacity")
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#calc-kv"), "fp8"),
+		chromedp.SetValue(chromedp.CSS("#calc-util"), "0.95"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-model-len"), "20K"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-num-seqs"), "16"),
+		chromedp.SetValue(chromedp.CSS("#calc-max-output"), "4096"),
+		chromedp.Click(chromedp.CSS("#calc-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#calc-predicted")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	u, _ := url.Parse(loc)
+	resp, err := hs.Client().Get(hs.URL + "/api/v1/predict?" + u.RawQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bench.Run
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	cell := doc.Cell(16*bench.K, 1)
+	if cell == nil || cell.DecodeFigures == nil {
+		t.Fatalf("the API predicts no 16K × 1 cell for %s", u.RawQuery)
+	}
+	row := text(ctx, t, "#calc-predicted table.matrix tbody tr:nth-child(2)")
+	if want := report.FormatNumber("en", cell.TotalTokS, 1); !strings.Contains(row, want) {
+		t.Errorf("the 16K row reads %q; the API predicts %s tok/s at 16K × 1", row, want)
+	}
+	if p := text(ctx, t, "#calc-prefill"); !strings.Contains(p, "16K") {
+		t.Errorf("no prefill prediction: %s", p)
+	}
 	measured := text(ctx, t, "#calc-measured")
-	if !strings.Contains(measured, "Qwen3.8-27B-INT4 on RTX 3090") || !strings.Contains(measured, "48.2") {
-		t.Errorf("the measured runs beside the prediction:\n%s\nwant the seed run", measured)
+	if !strings.Contains(measured, T0("calc_no_measured")) {
+		t.Errorf("no measured run of an RTX 4090 with Qwen3-32B exists, the page says:\n%s", measured)
 	}
-	predicted, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-predicted")`))
-	unavailable, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#calc-unavailable")`))
-	if predicted == unavailable {
-		t.Errorf("the page must show either a predicted matrix or say the calculator is unavailable (predicted %v, unavailable %v)", predicted, unavailable)
+	browsertest.Screenshot(t, ctx, "site-calculator-16k")
+}
+
+// T0 is the site's English text.
+func T0(key string) string { return site.T("en", key) }
+
+// TestBrowserCharts: a model page draws the trade-off of its runs (one line each) and
+// the best GPU at a chosen cell.
+func TestBrowserCharts(t *testing.T) {
+	ctx := browsertest.Start(t)
+	hs := browserSite(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/models/RedHatAI%2FQwen3.8-27B-INT4?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS("#group-charts svg")),
+		chromedp.SetValue(chromedp.CSS("#cf-context"), "16K"),
+		chromedp.SetValue(chromedp.CSS("#cf-level"), "2"),
+		chromedp.Click(chromedp.CSS("#cf-apply")),
+		chromedp.WaitVisible(chromedp.CSS(`#cf-context[value="16K"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
 	}
-	browsertest.Screenshot(t, ctx, "site-calculator")
+	lines, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#group-charts svg polyline").length`))
+	bars, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#group-bars rect").length`))
+	if lines != 2 || bars != 2 {
+		t.Errorf("the model's charts have %d lines and %d bars, want 2 measured runs and 2 GPUs", lines, bars)
+	}
+	legend := text(ctx, t, "#group-charts figcaption")
+	if !strings.Contains(legend, "RTX 5090") || !strings.Contains(legend, "RTX 3090") {
+		t.Errorf("the trade-off's legend: %s", legend)
+	}
+	// The bars are as long as their values: the 5090's (twice the seed's) twice the 3090's.
+	widths, _ := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("#group-bars rect")].map(r => r.getBBox().width)`))
+	if len(widths) != 2 || widths[0] < 1.9*widths[1] || widths[0] > 2.1*widths[1] {
+		t.Errorf("bar widths %v, want the first twice the second", widths)
+	}
+	browsertest.Screenshot(t, ctx, "site-model-charts")
 }
 
 func TestBrowserLanguageSwitch(t *testing.T) {
@@ -256,6 +365,22 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 		}
 	}
 	browsertest.Screenshot(t, ctx, "site-hardware-ja")
+	// The calculator, in Japanese to the last label.
+	err = chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq"),
+		chromedp.WaitVisible(chromedp.CSS("#calc-why")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, why := text(ctx, t, "#calc-form"), text(ctx, t, "#calc-why")
+	for _, want := range []string{"最大モデル長", "GPU メモリ使用率", "最大シーケンス数", "最大出力トークン数"} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the Japanese calculator form lacks %q", want)
+		}
+	}
+	if !strings.Contains(why, "容量超過です") || !strings.Contains(why, "vLLM はこの設定では起動しません") {
+		t.Errorf("the reasons are not in Japanese:\n%s", why)
+	}
+	browsertest.Screenshot(t, ctx, "site-calculator-ja")
 }
 
 // TestBrowserReportForm: from the report list, a person opens the form, types a report
@@ -267,6 +392,18 @@ func TestBrowserReportForm(t *testing.T) {
 		chromedp.Navigate(hs.URL+"/reports?lang=en"),
 		chromedp.Click(chromedp.CSS("#report-new-link")),
 		chromedp.WaitVisible(chromedp.CSS("#report-form")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The form is styled: each label above its field, a textarea tall enough to write in.
+	height, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelector("#report-body").getBoundingClientRect().height`))
+	stacked, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const l = document.querySelector("#report-title").closest("label"); return getComputedStyle(l).flexDirection === "column"; })()`))
+	if height < 300 || !stacked {
+		t.Errorf("the report form's textarea is %.0f px high (want ≥ 300) and its labels stacked: %v", height, stacked)
+	}
+	browsertest.Screenshot(t, ctx, "site-report-form")
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("#report-token"), tok),
 		chromedp.SendKeys(chromedp.CSS("#report-slug"), "rtx3090-notes"),
 		chromedp.SendKeys(chromedp.CSS("#report-title"), "RTX 3090 notes"),

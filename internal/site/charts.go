@@ -1,88 +1,149 @@
 package site
 
 import (
+	"context"
 	"fmt"
-	"html"
 	"html/template"
-	"math"
-	"strings"
+	"slices"
+	"strconv"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/site/store"
 )
 
-// series is one line of a chart: a name and a value per x label (nil = no point).
-type series struct {
-	Name   string
-	Values []*float64
+// The site's charts are drawn by internal/report (the code of the run report's own
+// charts); this file only picks what to draw. A chart of several runs numbers its
+// lines and the page prints the legend beside it, with links, since run titles are
+// too long for the SVG's legend.
+
+// chartView is a chart and its legend.
+type chartView struct {
+	Title  string
+	SVG    template.HTML
+	Legend []legendItem
 }
 
-// chartColors tell up to four overlaid runs apart (and stay apart in greyscale).
-var chartColors = []string{"#2563eb", "#dc2626", "#16a34a", "#9333ea"}
+type legendItem struct {
+	Mark, Color, Name, URL string
+}
 
-// lineChart draws series over categorical x labels as an inline SVG, without
-// JavaScript. Every text in it is escaped; everything else is numbers.
-func lineChart(lang, title string, xLabels []string, ss []series) template.HTML {
-	const w, h, left, right, top, bottom = 640.0, 300.0, 64.0, 16.0, 36.0, 64.0
-	maxY := 0.0
-	for _, s := range ss {
-		for _, v := range s.Values {
-			if v != nil {
-				maxY = math.Max(maxY, *v)
-			}
-		}
+// tradeoffRuns is how many runs a trade-off chart draws: more lines than colours
+// cannot be told apart.
+const tradeoffRuns = 8
+
+// tradeoffChart draws per-request against total tok/s at atContext for runs, one
+// line per run through its cells in order of concurrency, from the store's values.
+func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []store.RunRecord, atContext int) (*chartView, error) {
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
 	}
-	if maxY == 0 {
-		maxY = 1
+	vals, err := s.store.CellValues(ctx, ids, "total_tok_s", "per_request_tok_s")
+	if err != nil {
+		return nil, err
 	}
-	maxY = niceCeil(maxY)
-	x := func(i int) float64 {
-		if len(xLabels) < 2 {
-			return left + (w-left-right)/2
-		}
-		return left + float64(i)*(w-left-right)/float64(len(xLabels)-1)
-	}
-	y := func(v float64) float64 { return top + (h-top-bottom)*(1-v/maxY) }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, html.EscapeString(title))
-	fmt.Fprintf(&b, `<text x="%.0f" y="20" class="chart-title">%s</text>`, left, html.EscapeString(title))
-	for i := 0; i <= 4; i++ {
-		v := maxY * float64(i) / 4
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, w-right, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="end">%s</text>`, left-6, y(v)+4, report.FormatNumber(lang, v, 0))
-	}
-	for i, l := range xLabels {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="middle">%s</text>`, x(i), h-bottom+18, html.EscapeString(l))
-	}
-	for si, s := range ss {
-		color := chartColors[si%len(chartColors)]
-		var pts []string
-		for i, v := range s.Values {
-			if v == nil || i >= len(xLabels) {
+	cv := &chartView{}
+	var lines []report.Line
+	for _, r := range runs {
+		total, per := map[float64]float64{}, map[float64]float64{}
+		var levels []float64
+		for _, v := range vals[r.ID] {
+			if v.Context != atContext {
 				continue
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(*v)))
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s</title></circle>`, x(i), y(*v), color, html.EscapeString(s.Name), report.FormatNumber(lang, *v, 1))
+			switch v.Metric {
+			case "total_tok_s":
+				total[v.Level] = v.Value
+				levels = append(levels, v.Level)
+			case "per_request_tok_s":
+				per[v.Level] = v.Value
+			}
 		}
-		if len(pts) > 1 {
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, color, strings.Join(pts, " "))
+		slices.Sort(levels)
+		mark := strconv.Itoa(len(lines) + 1)
+		line := report.Line{Name: mark}
+		for _, l := range levels {
+			p, ok := per[l]
+			if !ok {
+				continue
+			}
+			line.Points = append(line.Points, report.XY{X: total[l], Y: p,
+				Title: T(lang, "tradeoff_point", r.Title, formatLevel(l), report.FormatNumber(lang, total[l], 1), report.FormatNumber(lang, p, 1))})
 		}
-		lx := left + float64(si%2)*(w-left-right)/2
-		ly := h - 26 + float64(si/2)*16
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="12" height="4" fill="%s"/><text x="%.1f" y="%.1f" class="legend">%s</text>`,
-			lx, ly-4, color, lx+16, ly+1, html.EscapeString(truncate(s.Name, 48)))
+		if len(line.Points) == 0 {
+			continue
+		}
+		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(len(lines)), Name: r.Title + " · " + gpuLabel(r), URL: "/runs/" + pathEscape(r.ID)})
+		lines = append(lines, line)
 	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) // built above from escaped text and numbers only
+	cv.Title = T(lang, "chart_tradeoff", bench.FormatTokens(atContext))
+	cv.SVG = report.TradeoffChart(lang, id, cv.Title, lines)
+	return cv, nil
 }
 
-func niceCeil(v float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if v <= m*p {
-			return m * p
+// bestChart draws the best value per group (GPU, model) at a cell as bars.
+func bestChart(lang, id, title string, cell cellSel, best []store.GroupBest) template.HTML {
+	var bars []report.Bar
+	for _, b := range best {
+		bars = append(bars, report.Bar{Label: b.Name, Value: b.Value,
+			Title: T(lang, "best_bar", b.Name, report.FormatNumber(lang, b.Value, cell.Metric.Decimals), cell.Metric.Unit, b.RunID, b.Runs)})
+	}
+	return report.BarChart(lang, id, title, cell.label(lang)+" · "+cell.Metric.Unit, bars, cell.Metric.Decimals)
+}
+
+// compareCharts draws the compared runs together: total tok/s against concurrency at
+// context 0, prefill tok/s against context, and the trade-off at context 0.
+func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
+	var levels []float64
+	for _, c := range concurrency {
+		levels = append(levels, float64(c))
+	}
+	var prefillCtx []int
+	for _, rv := range runs {
+		for _, p := range rv.Run.Prefill {
+			if !slices.Contains(prefillCtx, p.Context) {
+				prefillCtx = append(prefillCtx, p.Context)
+			}
 		}
 	}
-	return 10 * p
+	slices.Sort(prefillCtx)
+	var contexts []float64
+	for _, c := range prefillCtx {
+		contexts = append(contexts, float64(c))
+	}
+	var legend []legendItem
+	var decode, prefill, tradeoff []report.Line
+	for i, rv := range runs {
+		mark := strconv.Itoa(i + 1)
+		legend = append(legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: rv.Rec.Title, URL: "/runs/" + pathEscape(rv.Rec.ID)})
+		d, t := report.Line{Name: mark}, report.Line{Name: mark}
+		for _, c := range concurrency {
+			cell := rv.Run.Cell(0, c)
+			if cell == nil || cell.DecodeFigures == nil || (cell.Status != bench.StatusValid && cell.Status != bench.StatusPredicted) {
+				continue
+			}
+			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
+			t.Points = append(t.Points, report.XY{X: cell.TotalTokS, Y: cell.PerRequestTokS,
+				Title: T(lang, "tradeoff_point", rv.Rec.Title, strconv.Itoa(c), report.FormatNumber(lang, cell.TotalTokS, 1), report.FormatNumber(lang, cell.PerRequestTokS, 1))})
+		}
+		p := report.Line{Name: mark}
+		for _, c := range prefillCtx {
+			for _, row := range rv.Run.Prefill {
+				if row.Context == c && row.PrefillFigures != nil && (row.Status == bench.StatusValid || row.Status == bench.StatusPredicted) {
+					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, bench.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
+				}
+			}
+		}
+		decode, prefill, tradeoff = append(decode, d), append(prefill, p), append(tradeoff, t)
+	}
+	concLabel := func(x float64) string { return strconv.Itoa(int(x)) }
+	ctxLabel := func(x float64) string { return bench.FormatTokens(int(x)) }
+	return []chartView{
+		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: legend},
+		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: legend},
+		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: legend},
+	}
 }
 
 func truncate(s string, n int) string {

@@ -47,6 +47,19 @@ var templateFuncs = template.FuncMap{
 			Check  bool
 		}{p, rows, metric, offset, check}
 	},
+	"sizes": func() []store.SizeBucket { return store.SizeBuckets },
+	"vs": func(p *page, v *versusView) any {
+		return struct {
+			P *page
+			V *versusView
+		}{p, v}
+	},
+	"cf": func(p *page, f cellForm) any {
+		return struct {
+			P *page
+			F cellForm
+		}{p, f}
+	},
 	"kn": func(p *page, kind string) any {
 		return struct {
 			P    *page
@@ -106,6 +119,19 @@ func (p *page) NumP(v *float64, decimals int) string {
 // Int formats a count.
 func (p *page) Int(n int) string { return report.FormatInt(p.Lang, n) }
 
+// Int64 formats a large count.
+func (p *page) Int64(n int64) string { return report.FormatNumber(p.Lang, float64(n), 0) }
+
+// SpecLabel is a catalog spec's label in the page's language.
+func (p *page) SpecLabel(s Spec) string {
+	if s.Key != "" {
+		if _, ok := messages["spec_"+s.Key]; ok {
+			return T(p.Lang, "spec_"+s.Key)
+		}
+	}
+	return s.Label
+}
+
 // KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
 func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
 
@@ -132,6 +158,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	p := &page{Lang: lang, Title: title, Nav: nav, SwitchURL: withLang(r.URL, other), OtherLang: other, Data: data}
 	if p.Title == "" {
 		p.Title = T(lang, "nav_"+nav)
+		if _, ok := messages["heading_"+nav]; ok {
+			p.Title = T(lang, "heading_"+nav)
+		}
 	}
 	t, ok := s.pages[name]
 	if !ok {
@@ -191,6 +220,7 @@ func (s *Server) static(name string) http.HandlerFunc {
 type filterSel struct {
 	Metric                             string
 	Model, GPU, Engine, Quant, Profile string
+	Family, Size                       string
 	All                                bool
 }
 
@@ -215,7 +245,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		q = store.Query{}
 	}
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
-		All: r.URL.Query().Get("kind") == "all"}
+		Family: q.Family, Size: r.URL.Query().Get("size"), All: r.URL.Query().Get("kind") == "all"}
 	if ranked {
 		if q.Sort == "" {
 			q.Sort = store.MetricDecode
@@ -260,13 +290,6 @@ func withParam(u *url.URL, k, v string) string {
 	return path + "?" + q.Encode()
 }
 
-func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.listRuns(w, r, true)
-	if ok {
-		s.render(w, r, http.StatusOK, "leaderboard", "leaderboard", "", d)
-	}
-}
-
 func (s *Server) runList(w http.ResponseWriter, r *http.Request) {
 	d, ok := s.listRuns(w, r, false)
 	if ok {
@@ -291,6 +314,7 @@ func (s *Server) loadRun(ctx context.Context, id string) (store.RunRecord, *benc
 type runPageData struct {
 	runView
 	Styles template.CSS
+	Versus *versusView
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
@@ -299,7 +323,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	d := runPageData{runView: newRunView(rec, run, lang)}
+	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang)}
 	if s.opt.Report != nil {
 		var buf bytes.Buffer
 		if err := s.opt.Report.Body(&buf, run, lang); err != nil {
@@ -329,7 +353,7 @@ func cspWithScripts(html string) string {
 
 type compareData struct {
 	Runs    []runView
-	Charts  []template.HTML
+	Charts  []chartView
 	Message string
 }
 
@@ -359,6 +383,13 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		runs = append(runs, run)
 	}
 	contexts, concurrency := axisContexts(runs...), axisConcurrency(runs...)
+	if len(contexts) > maxAxis || len(concurrency) > maxAxis {
+		// Each run's axes are within the limit; together they could make a matrix of
+		// 256 × 256 cells per run.
+		d.Runs, d.Message = nil, T(lang, "compare_too_wide", len(contexts), len(concurrency), maxAxis)
+		s.render(w, r, http.StatusBadRequest, "compare", "runs", T(lang, "compare"), d)
+		return
+	}
 	for i := range d.Runs {
 		d.Runs[i].Matrix = buildMatrix(runs[i], contexts, concurrency, lang)
 		if i > 0 {
@@ -369,181 +400,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 
-func compareCharts(runs []runView, concurrency []int, lang string) []template.HTML {
-	var xs []string
-	for _, c := range concurrency {
-		xs = append(xs, strconv.Itoa(c))
-	}
-	var decode []series
-	var prefillCtx []int
-	for _, rv := range runs {
-		s := series{Name: rv.Rec.Title}
-		for _, c := range concurrency {
-			var v *float64
-			if cell := rv.Run.Cell(0, c); cell != nil && cell.DecodeFigures != nil && (cell.Status == bench.StatusValid || cell.Status == bench.StatusPredicted) {
-				x := cell.TotalTokS
-				v = &x
-			}
-			s.Values = append(s.Values, v)
-		}
-		decode = append(decode, s)
-		for _, p := range rv.Run.Prefill {
-			if !slices.Contains(prefillCtx, p.Context) {
-				prefillCtx = append(prefillCtx, p.Context)
-			}
-		}
-	}
-	slices.Sort(prefillCtx)
-	var pxs []string
-	for _, c := range prefillCtx {
-		pxs = append(pxs, bench.FormatTokens(c))
-	}
-	var prefill []series
-	for _, rv := range runs {
-		s := series{Name: rv.Rec.Title}
-		for _, c := range prefillCtx {
-			var v *float64
-			for _, p := range rv.Run.Prefill {
-				if p.Context == c && p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
-					x := p.PromptTokS
-					v = &x
-				}
-			}
-			s.Values = append(s.Values, v)
-		}
-		prefill = append(prefill, s)
-	}
-	return []template.HTML{lineChart(lang, T(lang, "chart_decode"), xs, decode), lineChart(lang, T(lang, "chart_prefill"), pxs, prefill)}
-}
-
-// ---- hardware and models ----
-
-type groupListData struct {
-	Groups []store.GroupStat
-	Base   string // "/hardware/" or "/models/"
-	GPU    bool
-}
-
-type groupPageData struct {
-	Name    string
-	Specs   []Spec
-	Catalog bool
-	Stat    *store.GroupStat
-	Runs    []store.RunRecord
-	GPU     bool
-}
-
-func (s *Server) hardwareList(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.GPUs(r.Context())
-	if err != nil {
-		s.serverError(w, r, "listing GPUs", err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "groups", "hardware", "", groupListData{Groups: gs, Base: "/hardware/", GPU: true})
-}
-
-func (s *Server) modelList(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Models(r.Context())
-	if err != nil {
-		s.serverError(w, r, "listing models", err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "groups", "models", "", groupListData{Groups: gs, Base: "/models/"})
-}
-
-func (s *Server) hardwarePage(w http.ResponseWriter, r *http.Request) {
-	s.groupPage(w, r, true)
-}
-
-func (s *Server) modelPage(w http.ResponseWriter, r *http.Request) {
-	s.groupPage(w, r, false)
-}
-
-func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, gpu bool) {
-	name := r.PathValue("name")
-	d := groupPageData{Name: name, GPU: gpu}
-	q := store.Query{Limit: 200}
-	var stat store.GroupStat
-	var err error
-	if gpu {
-		d.Specs, d.Catalog = s.gpuSpecs(name)
-		q.GPU = name
-		stat, err = s.store.GPU(r.Context(), name)
-	} else {
-		d.Specs, d.Catalog = s.modelSpecs(name)
-		q.Model = name
-		stat, err = s.store.Model(r.Context(), name)
-	}
-	switch {
-	case err == nil:
-		d.Stat = &stat
-	case !errors.Is(err, store.ErrNotFound):
-		s.serverError(w, r, "reading "+name, err)
-		return
-	}
-	if d.Stat == nil && !d.Catalog {
-		s.notFound(w, r)
-		return
-	}
-	if d.Runs, err = s.store.ListRuns(r.Context(), q); err != nil {
-		s.serverError(w, r, "listing runs", err)
-		return
-	}
-	nav := "models"
-	if gpu {
-		nav = "hardware"
-	}
-	s.render(w, r, http.StatusOK, "group", nav, name, d)
-}
-
 // ---- calculator ----
-
-type calcData struct {
-	Available         bool
-	GPUs, Models      []string
-	GPU, Model, Quant string
-	KV                string
-	Predicted         *runView
-	Measured          []store.RunRecord
-	Error             string
-	Asked             bool
-}
-
-func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
-	v := r.URL.Query()
-	d := calcData{Available: s.opt.Calculator != nil, GPU: v.Get("gpu"), Model: v.Get("model"), Quant: v.Get("quant"), KV: v.Get("kv")}
-	if d.Available {
-		d.GPUs, d.Models = s.opt.Calculator.GPUs(), s.opt.Calculator.Models()
-	} else if f, err := s.cachedFacets(r.Context()); err == nil {
-		for _, x := range f.GPUs {
-			d.GPUs = append(d.GPUs, x.Value)
-		}
-		for _, x := range f.Models {
-			d.Models = append(d.Models, x.Value)
-		}
-	}
-	if d.GPU != "" && d.Model != "" {
-		d.Asked = true
-		if d.Available {
-			run, err := s.opt.Calculator.Predict(r.Context(), CalcInput{GPU: d.GPU, Model: d.Model, Quant: d.Quant, KVDtype: d.KV})
-			if err != nil {
-				d.Error = err.Error()
-			} else {
-				rec := store.RunRecord{Summary: store.Summarize(run)}
-				rv := newRunView(rec, run, lang)
-				d.Predicted = &rv
-			}
-		}
-		measured, err := s.measuredLike(r.Context(), d.GPU, d.Model)
-		if err != nil {
-			s.serverError(w, r, "listing measured runs", err)
-			return
-		}
-		d.Measured = measured
-	}
-	s.render(w, r, http.StatusOK, "calculator", "calculator", "", d)
-}
 
 // nameMatcher is what a Calculator may also do: tell that two names ("RTX 3090",
 // "rtx-3090") are the same GPU or model, so the calculator finds measured runs
@@ -615,6 +472,7 @@ func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
 type orgListData struct {
 	Orgs       []store.Org
 	Submitters []store.Submitter
+	Authors    []store.Facet
 }
 
 func (s *Server) orgList(w http.ResponseWriter, r *http.Request) {
@@ -628,7 +486,12 @@ func (s *Server) orgList(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, "listing submitters", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "orgs", "orgs", "", orgListData{Orgs: orgs, Submitters: subs})
+	authors, err := s.store.Authors(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing authors", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "orgs", "orgs", "", orgListData{Orgs: orgs, Submitters: subs, Authors: authors})
 }
 
 type orgPageData struct {
@@ -682,30 +545,78 @@ func (s *Server) reportForm(w http.ResponseWriter, r *http.Request) {
 // what was typed, except the token.
 func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
-	if err := r.ParseForm(); err != nil {
-		s.render(w, r, http.StatusBadRequest, "report_new", "reports", T(lang, "report_new"),
-			reportFormData{Error: fmt.Sprintf("the form could not be read (at most %d bytes): %v", s.opt.MaxBodyBytes, err)})
+	refuse := func(status int, data reportFormData) {
+		s.render(w, r, status, "report_new", "reports", T(lang, "report_new"), data)
+	}
+	// An address that keeps failing to authenticate is turned away before its body is
+	// read, and so is a body larger than a report can be.
+	if ok, wait := s.authFail.peek(r.Context(), s.clientAddr(r)); !ok {
+		setRetryAfter(w, wait)
+		refuse(http.StatusTooManyRequests, reportFormData{Field: T(lang, "report_token"), Error: T(lang, "err_auth_failures")})
+		return
+	}
+	if r.ContentLength > maxFormBytes {
+		refuse(http.StatusRequestEntityTooLarge, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
+		return
+	}
+	if !s.bodies.acquire(r.Context(), bodyWait) {
+		setRetryAfter(w, bodyWait)
+		refuse(http.StatusServiceUnavailable, reportFormData{Error: T(lang, "err_busy")})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	err := r.ParseForm()
+	s.bodies.release()
+	if err != nil {
+		refuse(http.StatusBadRequest, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
 	sub := reportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
-	data := reportFormData{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD}
+	data := reportFormData{}
+	// What was typed comes back only when it is text the page can show.
+	if checkText("slug", sub.Slug, 128) == nil && checkText("title", sub.Title, 0) == nil && checkText("body_md", sub.BodyMD, 0) == nil {
+		data = reportFormData{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD}
+	}
 	user, fail := s.userForToken(r, r.PostForm.Get("token"))
 	if fail != nil {
 		if fail.status == http.StatusTooManyRequests {
 			setRetryAfter(w, fail.retryAfter)
 		}
-		data.Field, data.Error = T(lang, "report_token"), fail.reason
-		s.render(w, r, fail.status, "report_new", "reports", T(lang, "report_new"), data)
+		data.Field, data.Error = T(lang, "report_token"), formReason(lang, fail.status, "token", fail.reason)
+		refuse(fail.status, data)
 		return
 	}
 	rep, status, ferr := s.publishReport(r, user, sub)
 	if ferr != nil {
-		data.Field, data.Error = ferr.Field, ferr.Reason
-		s.render(w, r, status, "report_new", "reports", T(lang, "report_new"), data)
+		if status == http.StatusServiceUnavailable {
+			setRetryAfter(w, fullRetry)
+		}
+		data.Field, data.Error = formField(lang, ferr.Field), formReason(lang, status, ferr.Field, ferr.Reason)
+		refuse(status, data)
 		return
 	}
 	http.Redirect(w, r, "/reports/"+url.PathEscape(rep.Slug)+"?lang="+lang, http.StatusSeeOther)
+}
+
+// formReason is a refusal of the report form in the page's language: the API's
+// reasons are English, so each (field, status) the form can meet has its text.
+func formReason(lang string, status int, field, reason string) string {
+	key := fmt.Sprintf("form_%s_%d", field, status)
+	if _, ok := messages[key]; ok {
+		return T(lang, key)
+	}
+	if lang == LangEN {
+		return reason
+	}
+	return T(lang, "form_other", reason)
+}
+
+// formField names a form field in the page's language.
+func formField(lang, field string) string {
+	if _, ok := messages["report_"+field]; ok {
+		return T(lang, "report_"+field)
+	}
+	return field
 }
 
 type reportPageData struct {

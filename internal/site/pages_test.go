@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -167,9 +168,26 @@ type fakeCalc struct{ seed []byte }
 
 func (fakeCalc) GPUs() []string   { return []string{"RTX 3090"} }
 func (fakeCalc) Models() []string { return []string{"RedHatAI/Qwen3.8-27B-INT4"} }
-func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*bench.Run, error) {
+func (fakeCalc) Choices() CalcChoices {
+	return CalcChoices{Quants: []string{"bf16"}, KVDtypes: []string{"fp16", "fp8"}, Engines: []string{"vllm"}}
+}
+func (f fakeCalc) Capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
+	p, err := f.Predict(ctx, in)
+	if err != nil {
+		return CalcMemory{}, err
+	}
+	return p.Memory, nil
+}
+func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*Prediction, error) {
+	r, err := f.predictRun(in)
+	if err != nil {
+		return nil, err
+	}
+	return &Prediction{Run: r, Memory: CalcMemory{KVTokens: 100000, MaxModelLen: 65536}}, nil
+}
+func (f fakeCalc) predictRun(in CalcInput) (*bench.Run, error) {
 	if in.GPU != "RTX 3090" {
-		return nil, errors.New("unknown GPU " + in.GPU)
+		return nil, &CalcError{Field: "gpu", Value: in.GPU, Unknown: true}
 	}
 	r, err := bench.Decode(f.seed)
 	if err != nil {
@@ -206,7 +224,7 @@ func TestCalculatorPage(t *testing.T) {
 			}
 		}
 		_, body = ts.get(t, "/calculator?gpu=nope&model=x")
-		if !strings.Contains(body, "unknown GPU nope") {
+		if !strings.Contains(body, html.EscapeString(T("en", "calc_err_unknown", "GPU", "nope"))) {
 			t.Errorf("a calculator error is not shown")
 		}
 	})
@@ -307,7 +325,7 @@ func TestGroupPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body = ts.get(t, "/orgs")
-	if !strings.Contains(body, `href="/runs?submitter=%40solo"`) {
+	if !strings.Contains(body, `href="/submitters/@solo"`) {
 		t.Errorf("the organisations page does not list @solo, a submitter without an organisation")
 	}
 	_, body = ts.get(t, "/runs?submitter=%40alice")
@@ -328,7 +346,7 @@ type fakeCatalog struct{}
 
 func (fakeCatalog) GPUSpecs(name string) ([]Spec, bool) {
 	if name == "RTX 3090" {
-		return []Spec{{"Memory bandwidth", "936 GB/s"}}, true
+		return []Spec{{Key: "bandwidth", Label: "Memory bandwidth", Value: "936 GB/s"}}, true
 	}
 	return nil, false
 }
@@ -404,7 +422,7 @@ func TestReportForm(t *testing.T) {
 		t.Errorf("a wrong token: %d; want 401 with the reason and the typed text back, never the token\n%s", code, body)
 	}
 	missing := url.Values{"token": {ts.token}, "slug": {"no-title"}, "body_md": {"b"}}
-	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, "title: is required") {
+	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, html.EscapeString(T("en", "report_title")+": "+T("en", "form_title_400"))) {
 		t.Errorf("no title: %d, want 400 naming the title field\n%s", code, body)
 	}
 	code, hdr, _ := post(good)
@@ -414,8 +432,18 @@ func TestReportForm(t *testing.T) {
 	if code, body := ts.get(t, "/reports/first-notes"); code != http.StatusOK || !strings.Contains(body, "First &lt;notes&gt;") || !strings.Contains(body, "<strong>3090</strong>") || !strings.Contains(body, "@alice") {
 		t.Errorf("the published report: %d; want its escaped title, rendered Markdown and author\n%s", code, body)
 	}
-	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, "a report with this slug exists") {
+	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, html.EscapeString(T("en", "form_slug_409"))) {
 		t.Errorf("the same slug again: %d, want 409", code)
+	}
+	// A refusal in Japanese is in Japanese, field and reason.
+	resp, err := noRedirect.PostForm(ts.URL+"/reports/new?lang=ja", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := T("ja", "report_slug") + ": " + T("ja", "form_slug_409"); resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), html.EscapeString(want)) {
+		t.Errorf("the same slug again in Japanese: %d, want %q", resp.StatusCode, want)
 	}
 	if list, _ := ts.store.Reports(context.Background()); len(list) != 1 {
 		t.Errorf("%d reports stored, want only the published one", len(list))

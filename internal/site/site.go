@@ -1,12 +1,17 @@
 // Package site is the llmbench web site and its JSON API, served by "llmbench serve":
-// the leaderboard, every run's page, hardware, models, compare, the decode
-// calculator, benchmark profiles, organisations, written reports and the docs, in
-// English and Japanese; and the API that "llmbench submit" posts runs to.
+// the leaderboard (ranked by any cell of the matrix), every run's page (beside what
+// the calculator predicts for it), hardware, models and model families with their
+// trade-off charts, compare, the decode calculator, benchmark profiles, organisations
+// and people, written reports and the docs, in English and Japanese; and the API that
+// "llmbench submit" posts runs to.
 //
-// Everything submitted is untrusted: pages are html/template (escaped by context),
-// Markdown is sanitised, the API checks every document against schema v1, limits the
-// body size and rate-limits each token, and a bad submission changes nothing. All SQL
-// lives in the store subpackage; this package only handles HTTP.
+// Everything submitted is untrusted, and so is every address: pages are html/template
+// (escaped by context), Markdown is sanitised, a request's path and query are checked
+// as text before anything is looked up, the API checks every document against schema
+// v1 (and for what parsers read differently), limits body sizes and rate-limits each
+// token and address (in the database, across instances, on PostgreSQL), and a bad
+// submission changes nothing. All SQL lives in the store subpackage; this package only
+// handles HTTP.
 package site
 
 import (
@@ -30,25 +35,11 @@ import (
 //go:embed templates static
 var assets embed.FS
 
-// Calculator predicts a run from specs; the site's decode calculator uses it when
-// the performance model is wired in (Options.Calculator).
-type Calculator interface {
-	// GPUs and Models name what the catalog knows, for the form's choices.
-	GPUs() []string
-	Models() []string
-	// Predict returns a run document with Status "predicted".
-	Predict(ctx context.Context, in CalcInput) (*bench.Run, error)
-}
-
-// CalcInput is what the calculator form asks. Empty fields take the calculator's
-// defaults.
-type CalcInput struct {
-	GPU, Model, Quant string
-	KVDtype           string // fp16, fp8, …
-}
-
 // Spec is one labelled specification of a GPU or model ("Memory bandwidth", "936 GB/s").
+// Key names the label among the site's texts ("spec_<key>"), so that pages show it in
+// their language; Label is the English, for the API and any key the site lacks.
 type Spec struct {
+	Key   string `json:"key,omitempty"`
 	Label string `json:"label"`
 	Value string `json:"value"`
 }
@@ -88,6 +79,18 @@ type Options struct {
 	TrustProxy bool
 }
 
+// srvLimiter is a limit shared by every instance when the database is PostgreSQL (the
+// one that several instances can share), in memory otherwise.
+func srvLimiter(opt Options, prefix string, perSec float64, burst int) limiter {
+	if opt.Store != nil && opt.Store.Dialect() == store.Postgres {
+		return &sharedLimiter{st: opt.Store, prefix: prefix, perSec: perSec, burst: burst, now: time.Now, log: opt.Logger}
+	}
+	return newRateLimiter(perSec, burst)
+}
+
+// maxBodiesAtOnce bounds the request bodies read at once (see bodySlots).
+const maxBodiesAtOnce = 16
+
 // Failed authentications allowed per client address: a token is 256 random bits, so
 // guessing is hopeless anyway; the limit keeps junk requests from costing a lookup each.
 const (
@@ -105,10 +108,14 @@ type Server struct {
 	store *store.Store
 	log   *slog.Logger
 	pages map[string]*pageTemplate
-	limit *rateLimiter
+	limit limiter
 	// authFail limits failed authentications per client address; perIP (nil when
 	// Options.RatePerIP is 0) every request per client address.
-	authFail, perIP *rateLimiter
+	authFail, perIP limiter
+	bodies          bodySlots // request bodies being read at once
+	mux             *http.ServeMux
+	predictions     *predictionCache
+	best            *bestCache
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -140,10 +147,12 @@ func New(opt Options) (*Server, error) {
 		opt.BurstPerIP = 60
 	}
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
-		limit:    newRateLimiter(opt.RatePerToken/60, opt.RateBurst),
-		authFail: newRateLimiter(authFailuresPerMin/60.0, authFailureBurst)}
+		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
+		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
+		bodies:      make(bodySlots, maxBodiesAtOnce),
+		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL)}
 	if opt.RatePerIP > 0 {
-		srv.perIP = newRateLimiter(opt.RatePerIP/60, opt.BurstPerIP)
+		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
 	}
 	return srv, nil
 }
@@ -172,11 +181,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /reports/new", s.reportForm)
 	mux.HandleFunc("POST /reports/new", s.reportFormSubmit)
 	mux.HandleFunc("GET /reports/{slug}", s.reportPage)
-	static := http.FileServerFS(assets)
-	mux.HandleFunc("GET /static/{file}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		static.ServeHTTP(w, r)
-	})
+	mux.HandleFunc("GET /families", s.familyList)
+	mux.HandleFunc("GET /families/{name...}", s.familyPage)
+	mux.HandleFunc("GET /submitters/{name}", s.submitterPage)
+	mux.HandleFunc("GET /authors/{name}", s.authorPage)
+	mux.HandleFunc("GET /static/{file}", s.staticFile)
+	mux.HandleFunc("GET /favicon.ico", s.favicon)
+	mux.HandleFunc("GET /robots.txt", s.robots)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	// API.
 	mux.HandleFunc("GET /api/openapi.json", s.openAPI)
@@ -187,7 +198,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/v1/models", s.apiModels)
 	mux.HandleFunc("POST /api/v1/reports", s.apiSubmitReport)
 	mux.HandleFunc("GET /api/v1/reports", s.apiListReports)
-	mux.HandleFunc("/", s.notFound)
+	mux.HandleFunc("GET /api/v1/leaderboard", s.apiLeaderboard)
+	mux.HandleFunc("GET /api/v1/predict", s.apiPredict)
+	mux.HandleFunc("GET /api/v1/families", s.apiFamilies)
+	mux.HandleFunc("/", s.noRoute)
+	s.mux = mux
 	return s.middleware(mux)
 }
 
@@ -201,10 +216,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		if s.perIP != nil && r.URL.Path != "/healthz" {
-			if ok, wait := s.perIP.allow(s.clientAddr(r)); !ok {
+			if ok, wait := s.perIP.allow(r.Context(), s.clientAddr(r)); !ok {
 				tooMany(rec, wait, "too many requests from this address")
 				return
 			}
+		}
+		if ferr := checkRequest(r); ferr != nil {
+			s.badRequest(rec, r, ferr)
+			return
 		}
 		defer func() {
 			if p := recover(); p != nil {
@@ -290,4 +309,5 @@ func (s *Server) invalidateFacets() {
 	s.facetsMu.Lock()
 	s.facetsAt = time.Time{}
 	s.facetsMu.Unlock()
+	s.best.forget()
 }

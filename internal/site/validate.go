@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
 )
 
 // FieldError says which field of a submitted document is wrong and why. It is the
@@ -32,11 +35,26 @@ func (e *FieldError) Error() string {
 // idPattern keeps run ids safe in URLs and file names.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// Limits on what one document may hold; far beyond any real plan.
+// Limits on what one document may hold; far beyond any real plan or machine, so that
+// only a made-up figure is refused.
 const (
 	maxAxis   = 64      // contexts, concurrency levels, prefill contexts
 	maxTokens = 1 << 24 // 16M-token contexts
 	maxConc   = 1 << 20
+
+	maxName      = 256      // characters of a name the site lists, filters and titles by
+	maxString    = 32 << 10 // bytes of any other string (a launch command, a note)
+	maxReason    = 1024     // characters of a cell's reason, shown on hover in every matrix
+	maxNotes     = 64
+	maxGPUs      = 4096           // accelerators of one kind in a run
+	maxVRAMBytes = 16 << 40       // 16 TiB per accelerator
+	maxRAMBytes  = 1 << 50        // 1 PiB
+	maxTokS      = 1e7            // tok/s of one server, all requests together
+	maxMs        = 1e9            // 11 days
+	maxSeconds   = 1e7            // 115 days
+	maxCount     = 1 << 40        // requests, tokens
+	maxWatts     = 1e5            // one accelerator's power limit
+	maxKVTokens  = int64(1) << 40 // tokens of KV cache
 )
 
 // ValidateRun checks a submitted run document against schema v1 and returns it
@@ -45,6 +63,9 @@ const (
 // present, statuses known, numbers finite and non-negative, and every cell on the
 // plan's axes.
 func ValidateRun(doc []byte) (*bench.Run, *FieldError) {
+	if ferr := checkJSON(doc, reflect.TypeOf(bench.Run{}), maxString); ferr != nil {
+		return nil, ferr
+	}
 	var r bench.Run
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	if err := dec.Decode(&r); err != nil {
@@ -112,21 +133,31 @@ func (v *validator) fail(field, format string, args ...any) {
 	}
 }
 
-func (v *validator) number(field string, x float64) {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+// number checks a figure: finite, ≥ 0 and at most hi, the most any real server or
+// machine could give.
+func (v *validator) number(field string, x, hi float64) {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
 		v.fail(field, "must be a finite number ≥ 0, got %v", x)
+	case x > hi:
+		v.fail(field, "%v is not plausible (at most %v)", x, hi)
 	}
 }
 
-func (v *validator) optNumber(field string, x *float64) {
+func (v *validator) optNumber(field string, x *float64, hi float64) {
 	if x != nil {
-		v.number(field, *x)
+		v.number(field, *x, hi)
 	}
 }
 
-func (v *validator) count(field string, n int) {
-	if n < 0 {
+func (v *validator) count(field string, n int) { v.count64(field, int64(n), maxCount) }
+
+func (v *validator) count64(field string, n, hi int64) {
+	switch {
+	case n < 0:
 		v.fail(field, "must be ≥ 0, got %d", n)
+	case n > hi:
+		v.fail(field, "%d is not plausible (at most %d)", n, hi)
 	}
 }
 
@@ -136,15 +167,24 @@ func (v *validator) optCount(field string, n *int) {
 	}
 }
 
-func (v *validator) optCount64(field string, n *int64) {
-	if n != nil && *n < 0 {
-		v.fail(field, "must be ≥ 0, got %d", *n)
+func (v *validator) optCount64(field string, n *int64, hi int64) {
+	if n != nil {
+		v.count64(field, *n, hi)
 	}
 }
 
 func (v *validator) required(field, s string) {
 	if strings.TrimSpace(s) == "" {
 		v.fail(field, "is required")
+	}
+}
+
+// name checks a string the site lists, filters or titles by.
+func (v *validator) name(field, s string) { v.text(field, s, maxName) }
+
+func (v *validator) text(field, s string, max int) {
+	if n := utf8.RuneCountInString(s); n > max {
+		v.fail(field, "is %d characters long; at most %d", n, max)
 	}
 }
 
@@ -168,34 +208,51 @@ func (v *validator) run(r *bench.Run) {
 	}
 	if r.CreatedAt.IsZero() {
 		v.fail("created_at", "is required")
+	} else if y := r.CreatedAt.Year(); y < 2000 || y > 2100 {
+		v.fail("created_at", "year %d is not plausible", y)
 	}
 	v.required("tool.name", r.Tool.Name)
 	v.required("engine.name", r.Engine.Name)
 	if strings.TrimSpace(r.Model.ServedName) == "" && strings.TrimSpace(r.Model.ID) == "" {
 		v.fail("model.served_name", "is required (or model.id)")
 	}
+	for _, n := range [][2]string{{"title", r.Title}, {"submitter", r.Submitter}, {"tool.name", r.Tool.Name},
+		{"tool.version", r.Tool.Version}, {"engine.name", r.Engine.Name}, {"engine.version", r.Engine.Version},
+		{"engine.quantization", r.Engine.Quantization}, {"engine.kv_cache_dtype", r.Engine.KVCacheDtype}, {"engine.preset", r.Engine.Preset},
+		{"model.served_name", r.Model.ServedName}, {"model.id", r.Model.ID}, {"model.revision", r.Model.Revision},
+		{"hardware.cpu.model", cpuModel(r.Hardware)}} {
+		v.name(n[0], n[1])
+	}
+	if len(r.Hardware.GPUs) > maxAxis {
+		v.fail("hardware.gpus", "has %d kinds of GPU; at most %d", len(r.Hardware.GPUs), maxAxis)
+	}
 	for i, g := range r.Hardware.GPUs {
 		f := fmt.Sprintf("hardware.gpus[%d]", i)
 		v.required(f+".name", g.Name)
-		if g.VRAMBytes < 0 {
-			v.fail(f+".vram_bytes", "must be ≥ 0")
-		}
-		v.count(f+".count", g.Count)
-		v.number(f+".power_limit_w", g.PowerLimitW)
+		v.name(f+".name", g.Name)
+		v.count64(f+".vram_bytes", g.VRAMBytes, maxVRAMBytes)
+		v.count64(f+".count", int64(g.Count), maxGPUs)
+		v.number(f+".power_limit_w", g.PowerLimitW, maxWatts)
 	}
-	if r.Hardware.RAMBytes < 0 {
-		v.fail("hardware.ram_bytes", "must be ≥ 0")
+	if _, ok := store.TotalVRAMBytes(r.Hardware); !ok {
+		v.fail("hardware.gpus", "the GPUs' memory does not add up to a number (it overflows)")
 	}
-	v.optCount64("engine.kv_cache_tokens", r.Engine.KVCacheTokens)
-	v.optCount64("engine.max_model_len", r.Engine.MaxModelLen)
-	v.optCount64("engine.max_num_seqs", r.Engine.MaxNumSeqs)
+	v.count64("hardware.ram_bytes", r.Hardware.RAMBytes, maxRAMBytes)
+	v.optCount64("engine.kv_cache_tokens", r.Engine.KVCacheTokens, maxKVTokens)
+	v.optCount64("engine.max_model_len", r.Engine.MaxModelLen, maxTokens)
+	v.optCount64("engine.max_num_seqs", r.Engine.MaxNumSeqs, maxConc)
+	if len(r.Notes) > maxNotes {
+		v.fail("notes", "has %d notes; at most %d", len(r.Notes), maxNotes)
+	}
 
 	c := r.Config
-	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, true)
-	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, true)
+	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
+	openLoop := c.Rate != nil || len(r.Rate) > 0
+	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, !openLoop)
+	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, !openLoop)
 	prefill := v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
-	v.number("config.duration_s", c.DurationS)
-	v.count("config.max_output_tokens", c.MaxOutputTokens)
+	v.number("config.duration_s", c.DurationS, maxSeconds)
+	v.count64("config.max_output_tokens", int64(c.MaxOutputTokens), maxTokens)
 	if v.err != nil {
 		return
 	}
@@ -212,15 +269,17 @@ func (v *validator) run(r *bench.Run) {
 		}
 		prefillSeen[p.Context] = true
 		v.status(f+".status", p.Status, predicted)
+		v.text(f+".reason", p.Reason, maxReason)
 		if p.PrefillFigures != nil {
-			v.number(f+".prompt_tok_s", p.PromptTokS)
-			v.number(f+".ttft_ms", p.TTFTMs)
+			v.number(f+".prompt_tok_s", p.PromptTokS, maxTokS*100)
+			v.number(f+".ttft_ms", p.TTFTMs, maxMs)
 			v.count(f+".completed_requests", p.CompletedRequests)
 			v.count(f+".prompt_tokens", p.PromptTokens)
 			v.optCount(f+".cached_tokens", p.CachedTokens)
 		} else if p.Status == bench.StatusValid || p.Status == bench.StatusPredicted {
 			v.fail(f+".prompt_tok_s", "is required for a %s row", p.Status)
 		}
+		v.prefillEnergy(f, p.PrefillEnergy)
 	}
 	seen := map[[2]int]bool{}
 	for i, d := range r.Decode {
@@ -237,33 +296,37 @@ func (v *validator) run(r *bench.Run) {
 		}
 		seen[key] = true
 		v.status(f+".status", d.Status, predicted)
+		v.text(f+".reason", d.Reason, maxReason)
 		if d.DecodeFigures != nil {
-			v.number(f+".total_tok_s", d.TotalTokS)
-			v.number(f+".per_request_tok_s", d.PerRequestTokS)
-			v.number(f+".ttft_ms", d.TTFTMs)
-			v.number(f+".tbt_ms", d.TBTMs)
+			v.number(f+".total_tok_s", d.TotalTokS, maxTokS)
+			v.number(f+".per_request_tok_s", d.PerRequestTokS, maxTokS)
+			v.number(f+".ttft_ms", d.TTFTMs, maxMs)
+			v.number(f+".tbt_ms", d.TBTMs, maxMs)
 		} else if d.Status == bench.StatusValid || d.Status == bench.StatusPredicted {
 			v.fail(f+".total_tok_s", "is required for a %s cell", d.Status)
 		}
 		if w := d.WindowStats; w != nil {
-			v.number(f+".avg_active_requests", w.AvgActiveRequests)
+			v.number(f+".avg_active_requests", w.AvgActiveRequests, maxConc)
 			v.count(f+".completed_requests", w.CompletedRequests)
 			v.count(f+".output_tokens", w.OutputTokens)
-			v.number(f+".measured_s", w.MeasuredS)
+			v.number(f+".measured_s", w.MeasuredS, maxSeconds)
 		}
 		if cd := d.CellDetail; cd != nil {
-			v.optNumber(f+".ttft_p90_ms", cd.TTFTP90Ms)
-			v.optNumber(f+".ttft_p99_ms", cd.TTFTP99Ms)
-			v.optNumber(f+".tbt_p90_ms", cd.TBTP90Ms)
-			v.optNumber(f+".tbt_p99_ms", cd.TBTP99Ms)
-			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio)
+			v.optNumber(f+".ttft_p90_ms", cd.TTFTP90Ms, maxMs)
+			v.optNumber(f+".ttft_p99_ms", cd.TTFTP99Ms, maxMs)
+			v.optNumber(f+".tbt_p90_ms", cd.TBTP90Ms, maxMs)
+			v.optNumber(f+".tbt_p99_ms", cd.TBTP99Ms, maxMs)
+			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio, 1)
 			for name, n := range map[string]int{"requests": cd.Requests, "errors": cd.Errors, "ended_early": cd.EndedEarly,
 				"prompt_tokens": cd.PromptTokens, "ttft_samples": cd.TTFTSamples, "tbt_samples": cd.TBTSamples,
 				"peak_streaming_requests": cd.PeakStreaming} {
 				v.count(f+"."+name, n)
 			}
 		}
+		v.cellEnergy(f, d.CellEnergy)
 	}
+	v.runEnergy(r.Energy)
+	v.rates(r, predicted)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.
@@ -304,4 +367,11 @@ func (v *validator) status(field string, s bench.Status, predictedRun bool) {
 	default:
 		v.fail(field, "unknown status %q (valid, over_capacity, failed, interrupted, invalid, predicted)", s)
 	}
+}
+
+func cpuModel(h bench.Hardware) string {
+	if h.CPU == nil {
+		return ""
+	}
+	return h.CPU.Model
 }

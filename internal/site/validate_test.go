@@ -2,6 +2,7 @@ package site
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -31,4 +32,26 @@ func FuzzValidateRun(f *testing.F) {
 			t.Fatalf("a valid run re-encoded is refused: %v", ferr)
 		}
 	})
+}
+
+// TestValidateEnergy: the energy fields are checked like the other figures.
+func TestValidateEnergy(t *testing.T) {
+	base := `{"schema_version":1,"id":"a","created_at":"2026-01-01T00:00:00Z","tool":{"name":"t"},"engine":{"name":"e"},"model":{"id":"m"},"config":{"contexts":[0],"concurrency":[1]},"prefill":[],%s"decode":[{"context":0,"concurrency":1,"status":"valid","total_tok_s":1,"per_request_tok_s":1,"ttft_ms":1,"tbt_ms":1%s}]}`
+	for _, tc := range []struct {
+		run, cell, field string
+	}{
+		{"", `,"power_w_mean":300,"energy_j":9000,"joules_per_token":2,"usd_per_mtok":6.7`, ""},
+		{"", `,"energy_j":-1`, "decode[0].energy_j"},
+		{"", `,"joules_per_token":-0.5`, "decode[0].joules_per_token"},
+		{`"energy":{"telemetry":"nvidia-smi","price":{"usd_per_hour":0,"source":"x"}},`, "", "energy.price.usd_per_hour"},
+		{`"energy":{"telemetry":"nvidia-smi","price":{"usd_per_hour":2.5,"source":"x"}},`, `,"usd_per_mtok":1`, ""},
+	} {
+		_, ferr := ValidateRun([]byte(fmt.Sprintf(base, tc.run, tc.cell)))
+		switch {
+		case tc.field == "" && ferr != nil:
+			t.Errorf("%s%s: refused: %v", tc.run, tc.cell, ferr)
+		case tc.field != "" && (ferr == nil || ferr.Field != tc.field):
+			t.Errorf("%s%s: %v, want a refusal of %s", tc.run, tc.cell, ferr, tc.field)
+		}
+	}
 }

@@ -83,6 +83,12 @@ func openPage(t *testing.T, run *bench.Run, lang string) (*page, func(string) st
 // openPageWith loads the page, with the page's own scripts switched off when noScript.
 func openPageWith(t *testing.T, run *bench.Run, lang string, noScript bool) (*page, func(string) string) {
 	t.Helper()
+	return openPageUntil(t, run, lang, noScript, ".lb-matrix")
+}
+
+// openPageUntil loads the page and waits until the element matching visible shows.
+func openPageUntil(t *testing.T, run *bench.Run, lang string, noScript bool, visible string) (*page, func(string) string) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := report.Write(&buf, run, report.Options{Format: "html", Lang: lang}); err != nil {
 		t.Fatal(err)
@@ -109,7 +115,7 @@ func openPageWith(t *testing.T, run *bench.Run, lang string, noScript bool) (*pa
 			t.Fatalf("switching scripts off: %v", err)
 		}
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(".lb-matrix"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(visible))); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
 	eval := func(js string) string {
@@ -385,8 +391,37 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 	if diff := cmp.Diff(seed.All, tableRows(eval, ".lb-sortable")); diff != "" {
 		t.Errorf("All measurements without script (-seed +page):\n%s", diff)
 	}
-	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "20" {
-		t.Errorf("chart points without script = %s, want 20 (8 + 8 + 4)", got)
+	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "28" {
+		t.Errorf("chart points without script = %s, want 28 (8 + 8 + 4, and 8 on the throughput / interactivity chart)", got)
 	}
 	browsertest.Screenshot(t, p.ctx, "report-seed-en-noscript")
+}
+
+// An open-loop run's page: the rate table as the document has it (a null percentile
+// shows as —), the saturated cell marked, and its four charts drawn without script.
+func TestBrowserRatePage(t *testing.T) {
+	run := readRun(t, "../testdata/rate-run.json")
+	p, eval := openPageUntil(t, run, "en", true, ".lb-rate-table")
+	rows := tableRows(eval, ".lb-rate-table")
+	if len(rows) != len(run.Rate) {
+		t.Fatalf("%d rate rows on the page, %d cells in the run", len(rows), len(run.Rate))
+	}
+	for i, c := range run.Rate {
+		if got, want := rows[i][3], strconv.Itoa(c.CompletedRequests)+" / "+strconv.Itoa(c.Requests); got != want {
+			t.Errorf("row %d completed/sent %q, want %q", i, got, want)
+		}
+		if c.TTFTMs.P90 == nil && !strings.Contains(rows[i][4], "—") {
+			t.Errorf("row %d TTFT %q: a null p90 must show as —", i, rows[i][4])
+		}
+		if c.Saturated() != strings.Contains(rows[i][1], "saturated") {
+			t.Errorf("row %d status %q, saturated %v", i, rows[i][1], c.Saturated())
+		}
+	}
+	if got := eval(`String(document.querySelectorAll(".lb-rate-charts svg.lb-chart").length)`); got != "4" {
+		t.Errorf("%s rate charts, want 4", got)
+	}
+	if got := eval(`String(document.querySelectorAll(".lb-rate-charts svg.lb-chart circle").length > 0)`); got != "true" {
+		t.Error("the rate charts have no points")
+	}
+	browsertest.Screenshot(t, p.ctx, "report-rate-en")
 }

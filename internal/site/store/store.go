@@ -1,6 +1,7 @@
 // Package store owns the site's data: runs (each run document stored verbatim, with
-// summary columns to rank and filter by), users and their hashed API tokens,
-// organisations and written reports. It is the only place with SQL, and it speaks both
+// summary columns to filter by and every value of every registered metric to rank
+// by), users and their hashed API tokens, organisations, written reports, and the rate
+// limits' buckets that instances share. It is the only place with SQL, and it speaks both
 // SQLite (modernc.org/sqlite, no cgo) and PostgreSQL (pgx) with the same behaviour;
 // the schema comes from goose migrations embedded per dialect.
 package store
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,7 +77,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		}
 		// WAL lets page reads go on while a run is being stored; busy_timeout makes a
 		// second writer wait rather than fail.
-		q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		// A larger page cache and memory-mapped reads: ranking pages walk an index
+		// and look runs up at random, and a read through mmap costs no system call.
+		q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=mmap_size(1073741824)&_txlock=immediate"
 		s.db, err = sql.Open("sqlite", "file:"+path+q)
 		if err != nil {
 			return nil, fmt.Errorf("opening SQLite %s: %w", path, err)
@@ -87,6 +91,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if _, err := s.Reindex(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
@@ -187,7 +195,7 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	digest := hex.EncodeToString(sum[:])
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	defer tx.Rollback() // no-op after Commit
 	var existing string
@@ -199,15 +207,15 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 		}
 		return false, ErrConflict
 	case !errors.Is(err, sql.ErrNoRows):
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, vram_gb,
 		engine, engine_version, quantization, profile, decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb,
-		created_at, submitted_at, submitter, org)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, submitted_at, submitter, org, family, params_b, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.ID, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
 		rec.Engine, rec.EngineVersion, rec.Quantization, rec.Profile, rec.DecodeTokS, rec.PeakTokS, rec.Prefill32KTokS, rec.TokSPerGB,
-		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org)
+		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org, rec.Family, rec.ParamsB, rec.Author)
 	if err != nil {
 		// Two submissions of one id racing: the loser sees the winner's row.
 		if again, gerr := s.runDigest(ctx, rec.ID); gerr == nil {
@@ -216,16 +224,19 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 			}
 			return false, ErrConflict
 		}
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if _, err := s.exec(ctx, tx, `INSERT INTO run_docs (id, doc_sha256, doc) VALUES (?, ?, ?)`, rec.ID, digest, string(doc)); err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if err := s.countGroups(ctx, tx, rec); err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
+	}
+	if err := s.putCells(ctx, tx, rec.ID, rec.Cells); err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, err)
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	return true, nil
 }
@@ -249,6 +260,7 @@ func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) erro
 		{"engine", rec.Engine, nil, nil, nil},
 		{"quantization", rec.Quantization, nil, nil, nil},
 		{"profile", rec.Profile, nil, nil, nil},
+		{"family", rec.Family, decode, peak, nil},
 	} {
 		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
 			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
@@ -275,7 +287,7 @@ func (s *Store) runDigest(ctx context.Context, id string) (string, error) {
 }
 
 const runColumns = `id, kind, title, model, gpu, gpu_count, vram_gb, engine, engine_version, quantization, profile,
-	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org`
+	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org, family, params_b, author`
 
 // prefixed qualifies each column of a comma-separated list with a table alias.
 func prefixed(alias, cols string) string {
@@ -292,7 +304,7 @@ func scanRun(sc scanner, extra ...any) (RunRecord, error) {
 	var r RunRecord
 	dest := []any{&r.ID, &r.Kind, &r.Title, &r.Model, &r.GPU, &r.GPUCount, &r.VRAMGB, &r.Engine, &r.EngineVersion,
 		&r.Quantization, &r.Profile, &r.DecodeTokS, &r.PeakTokS, &r.Prefill32KTokS, &r.TokSPerGB,
-		&r.CreatedAt, &r.SubmittedAt, &r.Submitter, &r.Org}
+		&r.CreatedAt, &r.SubmittedAt, &r.Submitter, &r.Org, &r.Family, &r.ParamsB, &r.Author}
 	err := sc.Scan(append(dest, extra...)...)
 	r.CreatedAt, r.SubmittedAt = r.CreatedAt.UTC(), r.SubmittedAt.UTC()
 	return r, err
@@ -314,6 +326,11 @@ func (s *Store) Run(ctx context.Context, id string) (RunRecord, []byte, error) {
 // Query selects runs. Empty fields do not filter.
 type Query struct {
 	Model, GPU, Engine, Quantization, Profile, Org, Submitter string
+	// Family keeps the runs of one model family; Author the runs whose document names
+	// this author; SizeMin and SizeMax (billions of parameters, 0 = no bound; Max
+	// exclusive) the models of a size.
+	Family, Author   string
+	SizeMin, SizeMax float64
 	// Kinds keeps only runs of these kinds (measured, emulated, predicted); empty = all.
 	Kinds []string
 	// Sort ranks by a metric (runs without that figure are left out); empty = newest first.
@@ -330,7 +347,8 @@ func (q Query) filters() []filter {
 	var fs []filter
 	for _, f := range []filter{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
 		{"quantization", "quantization", q.Quantization}, {"profile", "profile", q.Profile},
-		{"org", "", q.Org}, {"submitter", "", q.Submitter}} {
+		{"family", "family", q.Family},
+		{"org", "", q.Org}, {"submitter", "", q.Submitter}, {"author", "", q.Author}} {
 		if f.value = normalize(f.value); f.value != "" {
 			fs = append(fs, f)
 		}
@@ -367,6 +385,15 @@ func (s *Store) noIndexOrder(col string) string {
 // database should start from ("" = none: walk the ranking index; anyIndex: let the
 // planner choose); every other filter column is wrapped by noIndex.
 func (s *Store) where(q Query, lead string) (string, []any) {
+	conds, args := s.conditions(q, lead)
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// conditions are where's conditions, to be joined with others.
+func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 	var conds []string
 	var args []any
 	col := func(c string) string {
@@ -385,13 +412,18 @@ func (s *Store) where(q Query, lead string) (string, []any) {
 			args = append(args, k)
 		}
 	}
+	if q.SizeMin > 0 {
+		conds = append(conds, "params_b >= ?")
+		args = append(args, q.SizeMin)
+	}
+	if q.SizeMax > 0 {
+		conds = append(conds, "params_b > 0 AND params_b < ?")
+		args = append(args, q.SizeMax)
+	}
 	if q.Sort != "" {
 		conds = append(conds, q.Sort.column()+" IS NOT NULL")
 	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return conds, args
 }
 
 // leadFilter picks how the database should find a page of q: walk the ranking index and
@@ -404,6 +436,14 @@ func (s *Store) where(q Query, lead string) (string, []any) {
 // value, and both take filters as independent, so a walk for two filters that never
 // occur together reads every run.
 func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty bool, err error) {
+	return s.leadFilterFor(ctx, q, false)
+}
+
+// leadFilterFor is leadFilter for a runs query (cells false) or for one joined to a
+// cell's values (cells true). Joined, starting from a filter costs a lookup into
+// run_metrics per run on either database, as a walk costs one into runs: PostgreSQL's
+// bitmap scan no longer saves the narrow way anything, so its factor is SQLite's.
+func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead string, empty bool, err error) {
 	fs := q.filters()
 	if len(fs) == 0 {
 		return "", false, nil
@@ -436,8 +476,31 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 	// A row read walking an index costs PostgreSQL a random heap fetch; the lead
 	// filter's rows come in a bitmap scan, in heap order. Hence its larger factor.
 	factor := 4.0
-	if s.dialect == Postgres {
+	if s.dialect == Postgres && !cells {
 		factor = 16
+	}
+	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
+		// Filters together may match far fewer runs than their counts suggest (a GPU
+		// and a model size that never occur together): a walk would then read every
+		// run. Walking beats starting from the narrowest filter only if the filters
+		// match at least need runs; count them from that filter's index, stopping at
+		// need, which costs at most what starting there would.
+		need := int(math.Ceil(2*float64(q.Offset+q.Limit)*float64(total)/float64(max(bestCount, 1)))) + 1
+		conds, args := s.conditions(q, best)
+		var n int
+		err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE `+strings.Join(conds, " AND ")+` LIMIT ?) AS matched`),
+			append(args, need)...).Scan(&n)
+		if err != nil {
+			return "", false, fmt.Errorf("counting the runs the filters match: %w", err)
+		}
+		switch {
+		case n == 0:
+			return "", true, nil
+		case n < need:
+			return best, false, nil
+		default:
+			return "", false, nil
+		}
 	}
 	walk := float64(total)
 	if share > 0 {
@@ -516,7 +579,7 @@ type Facet struct {
 
 // Facets are the values each leaderboard filter can take.
 type Facets struct {
-	Models, GPUs, Engines, Quantizations, Profiles []Facet
+	Models, GPUs, Engines, Quantizations, Profiles, Families []Facet
 }
 
 // Facets lists the distinct models, GPUs, engines, quantizations and profiles.
@@ -547,6 +610,8 @@ func (s *Store) Facets(ctx context.Context) (Facets, error) {
 			f.Quantizations = append(f.Quantizations, v)
 		case "profile":
 			f.Profiles = append(f.Profiles, v)
+		case "family":
+			f.Families = append(f.Families, v)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -673,10 +738,10 @@ func (s *Store) CreateToken(ctx context.Context, user, org string) (string, erro
 		}
 	}
 	if _, err := s.exec(ctx, tx, `INSERT INTO tokens (user_id, hash, created_at) VALUES (?, ?, ?)`, userID, HashToken(token), now); err != nil {
-		return "", fmt.Errorf("storing the token: %w", err)
+		return "", fmt.Errorf("storing the token: %w", s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return "", fmt.Errorf("creating a token: %w", err)
+		return "", fmt.Errorf("creating a token: %w", s.classify(err))
 	}
 	return token, nil
 }
@@ -936,7 +1001,7 @@ func (s *Store) PutReport(ctx context.Context, r Report) error {
 		if _, gerr := s.Report(ctx, r.Slug); gerr == nil {
 			return ErrConflict
 		}
-		return fmt.Errorf("storing report %s: %w", r.Slug, err)
+		return fmt.Errorf("storing report %s: %w", r.Slug, s.classify(err))
 	}
 	return nil
 }

@@ -25,6 +25,15 @@ type Summary struct {
 	PeakTokS       *float64 // the highest total tok/s of any valid cell
 	Prefill32KTokS *float64 // prefill tok/s at a 32K context
 	TokSPerGB      *float64 // PeakTokS per GB of VRAM
+	// Family is the base model (Family of Model) and ParamsB the size its name states
+	// (0 when it states none).
+	Family  string
+	ParamsB float64
+	// Author is who the document says made the run (its own "submitter" field): text
+	// the submitter typed, never checked; the site shows it apart from Submitter.
+	Author string
+	// Cells holds every registered metric's values (CellMetrics), for run_metrics.
+	Cells []CellValue
 }
 
 // Metric names a figure runs can be ranked by.
@@ -83,15 +92,16 @@ func GPUName(h bench.Hardware) (name string, count int) {
 
 // Summarize takes the ranking figures out of a run document.
 func Summarize(r *bench.Run) Summary {
-	s := Summary{
-		Kind:          r.Kind(),
-		Title:         strings.TrimSpace(r.Title),
-		Model:         strings.TrimSpace(ModelName(r.Model)),
-		Engine:        strings.TrimSpace(r.Engine.Name),
-		EngineVersion: strings.TrimSpace(r.Engine.Version),
-		Quantization:  strings.TrimSpace(r.Engine.Quantization),
-		Profile:       ProfileOf(r.Config),
-	}
+	s := summarizeFigures(r)
+	s.Kind = r.Kind()
+	s.Title = strings.TrimSpace(r.Title)
+	s.Model = strings.TrimSpace(ModelName(r.Model))
+	s.Engine = strings.TrimSpace(r.Engine.Name)
+	s.EngineVersion = strings.TrimSpace(r.Engine.Version)
+	s.Quantization = strings.TrimSpace(r.Engine.Quantization)
+	s.Profile = ProfileOf(r.Config)
+	s.Author = strings.TrimSpace(r.Submitter)
+	s.Family, s.ParamsB = Family(s.Model)
 	s.GPU, s.GPUCount = GPUName(r.Hardware)
 	s.GPU = strings.TrimSpace(s.GPU)
 	if len(r.Hardware.GPUs) == 0 && r.Hardware.CPU == nil && (r.Hardware.Type == "emulated" || s.Kind == "emulated") {
@@ -101,15 +111,19 @@ func Summarize(r *bench.Run) Summary {
 			s.GPU += " (" + r.Engine.Preset + ")"
 		}
 	}
-	var vram int64
-	for _, g := range r.Hardware.GPUs {
-		vram += g.VRAMBytes * int64(max(g.Count, 1))
-	}
-	if vram > 0 {
-		s.VRAMGB = ptr(float64(vram) / (1 << 30))
-	}
 	if s.Title == "" {
 		s.Title = s.Model + " on " + s.GPU
+	}
+	s.Cells = cellValues(r)
+	return s
+}
+
+// summarizeFigures is the summary's figures: the ranking columns and the VRAM they
+// are divided by.
+func summarizeFigures(r *bench.Run) Summary {
+	var s Summary
+	if vram, ok := TotalVRAMBytes(r.Hardware); ok && vram > 0 {
+		s.VRAMGB = ptr(float64(vram) / (1 << 30))
 	}
 	for _, c := range r.Decode {
 		if !hasFigures(c) {
@@ -131,6 +145,23 @@ func Summarize(r *bench.Run) Summary {
 		s.TokSPerGB = ptr(*s.PeakTokS / *s.VRAMGB)
 	}
 	return s
+}
+
+// TotalVRAMBytes adds up the memory of every GPU; ok is false when the sum does not
+// fit an int64 (the validator refuses such documents; this keeps a stored one from
+// wrapping around to a tiny total that would rank first per GB).
+func TotalVRAMBytes(h bench.Hardware) (total int64, ok bool) {
+	for _, g := range h.GPUs {
+		n := int64(max(g.Count, 1))
+		if g.VRAMBytes < 0 || (g.VRAMBytes > 0 && n > math.MaxInt64/g.VRAMBytes) {
+			return 0, false
+		}
+		if total > math.MaxInt64-g.VRAMBytes*n {
+			return 0, false
+		}
+		total += g.VRAMBytes * n
+	}
+	return total, true
 }
 
 func hasFigures(c bench.DecodeCell) bool {

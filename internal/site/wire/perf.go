@@ -3,6 +3,7 @@ package wire
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -23,6 +24,9 @@ type Perf struct {
 	// about every GPU and model name runs use.
 	ids    sync.Map
 	cached atomic.Int64 // entries in ids, bounded so that typed names cannot grow it forever
+	// specs caches GPUSpecs and ModelSpecs by name, bounded alike.
+	specs     sync.Map
+	specCount atomic.Int64
 }
 
 // NewPerf loads the embedded performance catalog.
@@ -89,95 +93,209 @@ func (p *Perf) SameModel(a, b string) bool {
 	return ia != "" && ia == p.id("model", b)
 }
 
-// Predict runs the calculator the way "llmbench calc" does by default: one GPU, vLLM,
-// 90% memory utilisation, the seed's plan; the weight format defaults to bf16 and the
-// KV cache to fp16.
-func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*bench.Run, error) {
+// Choices names the catalog's weight formats, KV cache dtypes and engines.
+func (p *Perf) Choices() site.CalcChoices {
+	var c site.CalcChoices
+	for _, q := range p.c.Quants {
+		c.Quants = append(c.Quants, q.ID)
+	}
+	for _, k := range p.c.KVDtypes {
+		c.KVDtypes = append(c.KVDtypes, k.ID)
+	}
+	for _, e := range p.c.Engines {
+		c.Engines = append(c.Engines, e.ID)
+	}
+	return c
+}
+
+// setup resolves an input into the model's Setup and plan, as "llmbench calc" does
+// with the same flags: one GPU, vLLM, 90% memory utilisation, bf16 weights and an
+// fp16 KV cache unless asked otherwise.
+func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 	var s perf.Setup
 	var err error
+	fail := func(field, value string, err error) (perf.Setup, perf.Plan, error) {
+		var nf *perf.NotFoundError
+		if errors.As(err, &nf) {
+			return s, perf.Plan{}, &site.CalcError{Field: field, Value: value, Unknown: true, Closest: nf.Closest}
+		}
+		return s, perf.Plan{}, &site.CalcError{Field: field, Value: value, Reason: err.Error()}
+	}
 	if s.GPU, err = p.c.GPU(in.GPU); err != nil {
-		return nil, err
+		return fail("gpu", in.GPU, err)
 	}
 	if s.Model, err = p.c.Model(in.Model); err != nil {
-		return nil, err
+		return fail("model", in.Model, err)
 	}
-	quant, kv := cmp.Or(in.Quant, "bf16"), cmp.Or(in.KVDtype, "fp16")
+	quant, kv, engine := cmp.Or(in.Quant, "bf16"), cmp.Or(in.KVDtype, "fp16"), cmp.Or(in.Engine, "vllm")
 	if s.Quant, err = p.c.Quant(quant); err != nil {
-		return nil, err
+		return fail("quant", quant, err)
 	}
 	if s.KV, err = p.c.KVDtype(kv); err != nil {
-		return nil, err
+		return fail("kv_dtype", kv, err)
 	}
-	if s.Engine, err = p.c.Engine("vllm"); err != nil {
-		return nil, err
+	if s.Engine, err = p.c.Engine(engine); err != nil {
+		return fail("engine", engine, err)
 	}
 	if s.Eff, err = p.c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
-		return nil, err
+		return fail("engine", engine, err)
 	}
-	s.GPUs, s.MemoryUtilization = 1, 0.9
-	run, err := s.PredictRun(perf.DefaultPlan(), time.Now())
+	s.GPUs, s.MemoryUtilization = max(in.GPUs, 1), cmp.Or(in.MemoryUtilization, 0.9)
+	s.MaxNumSeqs, s.NoPrefixCaching = in.MaxNumSeqs, in.NoPrefixCaching
+	plan := perf.DefaultPlan()
+	if len(in.Contexts) > 0 {
+		plan.Contexts = in.Contexts
+	}
+	if len(in.Concurrency) > 0 {
+		plan.Concurrency = in.Concurrency
+	}
+	if in.PrefillContexts != nil {
+		plan.PrefillContexts = in.PrefillContexts
+	}
+	if in.MaxOutputTokens > 0 {
+		plan.MaxOutputTokens = in.MaxOutputTokens
+	}
+	if in.DurationS > 0 {
+		plan.DurationS = in.DurationS
+	}
+	plan.MaxModelLen = in.MaxModelLen
+	s.MaxModelLen = in.MaxModelLen
+	return s, plan, nil
+}
+
+// Predict predicts the matrix of an input (see setup), as "llmbench calc" would.
+func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction, error) {
+	s, plan, err := p.setup(in)
 	if err != nil {
 		return nil, err
 	}
+	mem, err := p.memory(s, in)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.PredictRun(plan, time.Now())
+	if err != nil {
+		return nil, &site.CalcError{Reason: err.Error()}
+	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: "site"}
-	return run, nil
+	return &site.Prediction{Run: run, Memory: mem}, nil
+}
+
+// Capacity is the memory split of an input, without predicting the matrix.
+func (p *Perf) Capacity(ctx context.Context, in site.CalcInput) (site.CalcMemory, error) {
+	s, _, err := p.setup(in)
+	if err != nil {
+		return site.CalcMemory{}, err
+	}
+	return p.memory(s, in)
+}
+
+func (p *Perf) memory(s perf.Setup, in site.CalcInput) (site.CalcMemory, error) {
+	const gib = 1 << 30
+	mb, err := s.Memory()
+	m := site.CalcMemory{GPUGiB: float64(s.GPU.CUDATotalBytes()) / gib, Utilization: s.MemoryUtilization,
+		BudgetGiB: mb.BudgetBytes / gib, WeightsGiB: mb.WeightBytes / gib, ReserveGiB: mb.ReserveBytes / gib,
+		KVGiB: mb.KVBytes / gib, KVTokens: mb.KVTokens, MaxModelLen: in.MaxModelLen}
+	if m.MaxModelLen == 0 {
+		m.MaxModelLen = int64(s.Model.Context)
+	}
+	if s.Engine.ID == "vllm" {
+		m.MaxNumSeqs = s.MaxSeqsFor()
+	}
+	if errors.Is(err, perf.ErrNoRoom) {
+		m.NoRoom, m.KVGiB, m.KVTokens = true, 0, 0
+		return m, &site.CalcError{NoRoom: true, Memory: m, Reason: err.Error()}
+	}
+	if err != nil {
+		return m, &site.CalcError{Reason: err.Error()}
+	}
+	return m, nil
 }
 
 func num(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + unit
 }
 
+// specs caches name → specs: a name not in the catalog costs an edit-distance search
+// for suggestions, and hardware and model pages ask on every view.
+type specEntry struct {
+	specs []site.Spec
+	ok    bool
+}
+
+func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]site.Spec, bool)) ([]site.Spec, bool) {
+	key := kind + "\x00" + name
+	if v, ok := p.specs.Load(key); ok {
+		e := v.(specEntry)
+		return e.specs, e.ok
+	}
+	specs, ok := look(name)
+	if p.specCount.Load() < 10000 {
+		p.specs.Store(key, specEntry{specs, ok})
+		p.specCount.Add(1)
+	}
+	return specs, ok
+}
+
 // GPUSpecs lists a catalog GPU's published figures.
 func (p *Perf) GPUSpecs(name string) ([]site.Spec, bool) {
-	g, err := p.c.GPU(name)
-	if err != nil {
-		return nil, false
-	}
-	specs := []site.Spec{{Label: "Catalog name", Value: g.Name}, {Label: "Vendor", Value: g.Vendor},
-		{Label: "VRAM", Value: num(g.VRAMGiB, " GB")}, {Label: "Memory bandwidth", Value: num(g.BandwidthGBps, " GB/s")},
-		{Label: "FP16 tensor", Value: num(g.FP16TFLOPS, " TFLOPS")}}
-	if g.FP8TFLOPS > 0 {
-		specs = append(specs, site.Spec{Label: "FP8 tensor", Value: num(g.FP8TFLOPS, " TFLOPS")})
-	}
-	if g.INT8TOPS > 0 {
-		specs = append(specs, site.Spec{Label: "INT8 tensor", Value: num(g.INT8TOPS, " TOPS")})
-	}
-	if g.LinkGBps > 0 {
-		specs = append(specs, site.Spec{Label: "GPU link", Value: num(g.LinkGBps, " GB/s")})
-	}
-	if g.Source != "" {
-		specs = append(specs, site.Spec{Label: "Source", Value: g.Source})
-	}
-	return specs, true
+	return p.cachedSpecs("gpu", name, p.gpuSpecs)
 }
 
 // ModelSpecs lists a catalog model's architecture.
 func (p *Perf) ModelSpecs(name string) ([]site.Spec, bool) {
+	return p.cachedSpecs("model", name, p.modelSpecs)
+}
+
+func (p *Perf) gpuSpecs(name string) ([]site.Spec, bool) {
+	g, err := p.c.GPU(name)
+	if err != nil {
+		return nil, false
+	}
+	specs := []site.Spec{{Key: "catalog_name", Label: "Catalog name", Value: g.Name}, {Key: "vendor", Label: "Vendor", Value: g.Vendor},
+		{Key: "vram", Label: "VRAM", Value: num(g.VRAMGiB, " GB")}, {Key: "bandwidth", Label: "Memory bandwidth", Value: num(g.BandwidthGBps, " GB/s")},
+		{Key: "fp16", Label: "FP16 tensor", Value: num(g.FP16TFLOPS, " TFLOPS")}}
+	if g.FP8TFLOPS > 0 {
+		specs = append(specs, site.Spec{Key: "fp8", Label: "FP8 tensor", Value: num(g.FP8TFLOPS, " TFLOPS")})
+	}
+	if g.INT8TOPS > 0 {
+		specs = append(specs, site.Spec{Key: "int8", Label: "INT8 tensor", Value: num(g.INT8TOPS, " TOPS")})
+	}
+	if g.LinkGBps > 0 {
+		specs = append(specs, site.Spec{Key: "link", Label: "GPU link", Value: num(g.LinkGBps, " GB/s")})
+	}
+	if g.Source != "" {
+		specs = append(specs, site.Spec{Key: "source", Label: "Source", Value: g.Source})
+	}
+	return specs, true
+}
+
+func (p *Perf) modelSpecs(name string) ([]site.Spec, bool) {
 	m, err := p.c.Model(name)
 	if err != nil {
 		return nil, false
 	}
-	specs := []site.Spec{{Label: "Catalog name", Value: m.Name}}
+	specs := []site.Spec{{Key: "catalog_name", Label: "Catalog name", Value: m.Name}}
 	if m.HFID != "" {
-		specs = append(specs, site.Spec{Label: "Hugging Face", Value: m.HFID})
+		specs = append(specs, site.Spec{Key: "hf", Label: "Hugging Face", Value: m.HFID})
 	}
-	specs = append(specs, site.Spec{Label: "Parameters", Value: num(m.ParamsB, "B")})
+	specs = append(specs, site.Spec{Key: "params", Label: "Parameters", Value: num(m.ParamsB, "B")})
 	if m.ActiveParamsB > 0 {
-		specs = append(specs, site.Spec{Label: "Active parameters", Value: num(m.ActiveParamsB, "B")})
+		specs = append(specs, site.Spec{Key: "active_params", Label: "Active parameters", Value: num(m.ActiveParamsB, "B")})
 	}
 	specs = append(specs,
-		site.Spec{Label: "Layers", Value: strconv.Itoa(m.Layers)},
-		site.Spec{Label: "Hidden size", Value: strconv.Itoa(m.Hidden)},
-		site.Spec{Label: "Attention heads / KV heads", Value: strconv.Itoa(m.Heads) + " / " + strconv.Itoa(m.KVHeads)},
-		site.Spec{Label: "Attention", Value: m.Attention})
+		site.Spec{Key: "layers", Label: "Layers", Value: strconv.Itoa(m.Layers)},
+		site.Spec{Key: "hidden", Label: "Hidden size", Value: strconv.Itoa(m.Hidden)},
+		site.Spec{Key: "heads", Label: "Attention heads / KV heads", Value: strconv.Itoa(m.Heads) + " / " + strconv.Itoa(m.KVHeads)},
+		site.Spec{Key: "attention", Label: "Attention", Value: m.Attention})
 	if m.Context > 0 {
-		specs = append(specs, site.Spec{Label: "Context length", Value: bench.FormatTokens(m.Context)})
+		specs = append(specs, site.Spec{Key: "context", Label: "Context length", Value: bench.FormatTokens(m.Context)})
 	}
 	if m.Experts > 0 {
-		specs = append(specs, site.Spec{Label: "Experts (per token)", Value: strconv.Itoa(m.Experts) + " (" + strconv.Itoa(m.ExpertsPerToken) + ")"})
+		specs = append(specs, site.Spec{Key: "experts", Label: "Experts (per token)", Value: strconv.Itoa(m.Experts) + " (" + strconv.Itoa(m.ExpertsPerToken) + ")"})
 	}
 	if m.Source != "" {
-		specs = append(specs, site.Spec{Label: "Source", Value: m.Source})
+		specs = append(specs, site.Spec{Key: "source", Label: "Source", Value: m.Source})
 	}
 	return specs, true
 }

@@ -17,10 +17,11 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The seed's own names, as a reader picks them from the site's runs.
-	run, err := p.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
+	pred, err := p.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
 	if err != nil {
 		t.Fatalf("Predict: %v", err)
 	}
+	run := pred.Run
 	if run.Kind() != bench.RunPredicted {
 		t.Errorf("a prediction has kind %q, want predicted", run.Kind())
 	}

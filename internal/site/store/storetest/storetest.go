@@ -31,17 +31,44 @@ func Each(t *testing.T, f func(t *testing.T, s *store.Store)) {
 // SQLite opens a fresh SQLite store in t.TempDir().
 func SQLite(t testing.TB) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "site.db"))
-	if err != nil {
-		t.Fatalf("opening SQLite store: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return open(t, filepath.Join(t.TempDir(), "site.db"))
 }
 
 // Postgres opens a fresh store in a new schema on the test PostgreSQL server, dropped
 // when the test ends.
 func Postgres(t testing.TB) *store.Store {
+	t.Helper()
+	return open(t, PostgresURL(t))
+}
+
+// Pair runs f once per database with two stores open on one fresh database, as two
+// site instances would be: writes through either are seen by both.
+func Pair(t *testing.T, f func(t *testing.T, a, b *store.Store)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "site.db")
+		f(t, open(t, path), open(t, path))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		u := PostgresURL(t)
+		f(t, open(t, u), open(t, u))
+	})
+}
+
+func open(t testing.TB, dsn string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("opening the store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// PostgresURL creates a new schema on the test PostgreSQL server, dropped when the
+// test ends, and returns the URL of a connection that uses it. Without
+// LLMBENCH_TEST_POSTGRES_URL the test is skipped, except under CI (CI=true).
+func PostgresURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
@@ -72,10 +99,5 @@ func Postgres(t testing.TB) *store.Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	s, err := store.Open(context.Background(), u.String())
-	if err != nil {
-		t.Fatalf("opening PostgreSQL store: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return u.String()
 }

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/hw"
+	"github.com/llmbench/llmbench/internal/perf"
+)
+
+// run's energy and cost: which telemetry source meters the server's machine, and
+// what the machine costs.
+
+func addEnergyFlags(fl *pflag.FlagSet, f *runFlags) {
+	fl.StringVar(&f.telemetry, "telemetry", "auto", "meter the server's power: auto (nvidia-smi, amd-smi, powermetrics or RAPL when the server is on this machine), nvidia-smi, amd-smi, rapl, powermetrics, none, or http://HOST:PORT (llmbench telemetry --listen on the server's machine)")
+	fl.StringVar(&f.telemetryToken, "telemetry-token", "", "token of the remote telemetry agent (default: $LLMBENCH_TELEMETRY_TOKEN)")
+	fl.StringVar(&f.price, "price-per-hour", "auto", "what the server's machine costs, for $/Mtok: USD per hour (e.g. 2.49), a price id from llmbench calc --list prices, auto (the catalog's price for the detected GPU), or none")
+}
+
+// energySetup holds the run's meter, if any.
+type energySetup struct {
+	meter  *hw.Meter
+	remote *hw.Remote
+}
+
+func (e *energySetup) telemetry() bench.Telemetry {
+	switch {
+	case e == nil:
+		return nil
+	case e.meter != nil:
+		return e.meter
+	case e.remote != nil:
+		return e.remote
+	}
+	return nil
+}
+
+func (e *energySetup) close() {
+	if e != nil && e.meter != nil {
+		e.meter.Close()
+	}
+}
+
+// gpuPIDsBeforeLaunch lists the GPUs' compute processes before --launch starts the
+// server: whatever runs there then is not the server.
+func gpuPIDsBeforeLaunch(ctx context.Context, f *runFlags) []int {
+	if f.telemetry != "auto" && f.telemetry != hw.SourceNvidia {
+		return nil
+	}
+	return hw.NvidiaComputePIDs(ctx)
+}
+
+// setupEnergy starts the telemetry the flags ask for and fills the run document's
+// energy block (telemetry and price).
+func setupEnergy(ctx context.Context, stderr io.Writer, f *runFlags, doc *bench.Run, base string, preLaunch []int) (*energySetup, error) {
+	e, info, err := startTelemetry(ctx, f, doc, base, preLaunch)
+	if err != nil {
+		return nil, err
+	}
+	if info.Reason != "" && f.telemetry == "auto" && doc.Kind() == bench.RunMeasured {
+		fmt.Fprintf(stderr, "note: no power telemetry (%s)\n", info.Reason)
+	}
+	var old *bench.Price
+	if doc.Energy != nil {
+		old = doc.Energy.Price
+		if doc.Energy.Telemetry != info.Telemetry {
+			info.Notes = append(info.Notes, fmt.Sprintf("Resumed with telemetry %s; the cells measured before were metered by %s.", info.Telemetry, doc.Energy.Telemetry))
+		}
+	}
+	price, note, err := resolvePrice(f.price, doc, len(info.Devices), old)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	info.Price = price
+	if note != "" {
+		info.Notes = append(info.Notes, note)
+	}
+	if info.Telemetry == hw.SourceNone && price == nil && doc.Kind() == bench.RunEmulated {
+		doc.Energy = nil // nothing to say about an emulator's energy
+		return e, nil
+	}
+	doc.Energy = &info
+	return e, nil
+}
+
+func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base string, preLaunch []int) (*energySetup, bench.RunEnergy, error) {
+	none := func(reason string) (*energySetup, bench.RunEnergy, error) {
+		return &energySetup{}, bench.RunEnergy{Telemetry: hw.SourceNone, Reason: reason}, nil
+	}
+	src := strings.TrimSpace(f.telemetry)
+	switch {
+	case src == hw.SourceNone:
+		return none("--telemetry none")
+	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
+		token := f.telemetryToken
+		if token == "" {
+			token = os.Getenv("LLMBENCH_TELEMETRY_TOKEN")
+		}
+		if token == "" {
+			return nil, bench.RunEnergy{}, hw.ErrRemoteToken
+		}
+		r, err := hw.DialRemote(ctx, src, token)
+		if err != nil {
+			return nil, bench.RunEnergy{}, err
+		}
+		return &energySetup{remote: r}, r.Info(), nil
+	case src == "auto" || src == "":
+		if doc.Kind() == bench.RunEmulated {
+			return none("the built-in emulator's numbers are not a GPU's: nothing to meter")
+		}
+		if !isLocal(base) && f.launch == "" {
+			return none("the server is remote; run `llmbench telemetry --listen :9109` on its machine and pass --telemetry http://HOST:9109")
+		}
+		m, err := hw.StartTelemetry(ctx, "auto", hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
+		if err != nil {
+			return none(err.Error())
+		}
+		return &energySetup{meter: m}, m.Info(), nil
+	}
+	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
+	if err != nil {
+		return nil, bench.RunEnergy{}, fmt.Errorf("--telemetry %s: %w", src, err)
+	}
+	return &energySetup{meter: m}, m.Info(), nil
+}
+
+// isLocal says whether the server answers on this machine's loopback.
+func isLocal(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// serverPort is the port of a local server's endpoint (0 when it is not local).
+func serverPort(base string) int {
+	u, err := url.Parse(base)
+	if err != nil || !isLocal(base) {
+		return 0
+	}
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
+
+// resolvePrice reads --price-per-hour: a number, a catalog id, none, or auto (the
+// catalog's reference price for the run's GPU, times the GPUs metered or detected).
+// On --resume, auto keeps the price the run began with.
+func resolvePrice(flag string, doc *bench.Run, metered int, old *bench.Price) (*bench.Price, string, error) {
+	flag = strings.TrimSpace(flag)
+	switch flag {
+	case "none", "":
+		return nil, "", nil
+	case "auto":
+		if old != nil {
+			return old, "", nil
+		}
+		if doc.Kind() != bench.RunMeasured || len(doc.Hardware.GPUs) == 0 {
+			return nil, "", nil
+		}
+		g := doc.Hardware.GPUs[0]
+		c, err := perf.Load()
+		if err != nil {
+			return nil, "", err
+		}
+		ec, err := perf.LoadEnergy()
+		if err != nil {
+			return nil, "", err
+		}
+		cg, err := c.GPU(g.Name)
+		if err != nil {
+			return nil, fmt.Sprintf("No catalog price for %s: give the machine's price with --price-per-hour for $/Mtok.", g.Name), nil
+		}
+		p, ok := ec.ReferencePrice(cg.ID)
+		if !ok {
+			return nil, fmt.Sprintf("No catalog price for %s: give the machine's price with --price-per-hour for $/Mtok.", g.Name), nil
+		}
+		n := metered
+		if n == 0 {
+			n = max(g.Count, 1)
+		}
+		return p.RunPrice(n), fmt.Sprintf("$/Mtok is at the catalog's public price for %d× %s (%s), not this machine's cost; give yours with --price-per-hour.", n, cg.Name, p.ID), nil
+	}
+	if v, err := strconv.ParseFloat(flag, 64); err == nil {
+		if !(v > 0) || v > 1e6 {
+			return nil, "", fmt.Errorf("--price-per-hour %s: a positive amount of US dollars per hour", flag)
+		}
+		return &bench.Price{USDPerHour: v, Source: "--price-per-hour", Date: time.Now().UTC().Format("2006-01-02")}, "", nil
+	}
+	ec, err := perf.LoadEnergy()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := ec.Price(flag)
+	if err != nil {
+		return nil, "", fmt.Errorf("--price-per-hour: %w", err)
+	}
+	n := metered
+	if n == 0 && len(doc.Hardware.GPUs) > 0 {
+		n = doc.Hardware.GPUs[0].Count
+	}
+	return p.RunPrice(n), "", nil
+}

@@ -1,0 +1,444 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// This file scores energy and cost: the power a telemetry source saw during a window,
+// turned into watts, joules, joules per token, tokens per second per watt and dollars
+// per million tokens. Everything here is a pure function of the trace, the window and
+// the cell's counts, so a re-scored run gives the same numbers as the live one.
+
+// Telemetry is the power meter of the server's machine. Summary is called once per
+// measurement window, after it closed: it returns every sample from just before start
+// to just after end (waiting a little for the samples after end to arrive), for every
+// device counted, and says why the trace cannot be trusted when it cannot.
+type Telemetry interface {
+	Summary(ctx context.Context, start, end time.Time) PowerTrace
+}
+
+// PowerSample is one reading of one device. Pointer fields are nil where the source
+// does not report that quantity.
+type PowerSample struct {
+	At     time.Time `json:"at"`
+	Device int       `json:"device"`
+	// PowerW is the device's power draw in watts.
+	PowerW *float64 `json:"power_w,omitempty"`
+	// EnergyJ is a cumulative energy counter in joules (NVIDIA's
+	// total_energy_consumption, RAPL's energy_uj, amd-smi's accumulator), already
+	// unwrapped by the source so that it only grows.
+	EnergyJ    *float64 `json:"energy_j,omitempty"`
+	UtilPct    *float64 `json:"util_pct,omitempty"`
+	MemUsedMiB *float64 `json:"mem_used_mib,omitempty"`
+	// Throttle names the clock event reasons active at the sample (NVML's names:
+	// sw_power_cap, hw_thermal_slowdown, …).
+	Throttle []string `json:"throttle,omitempty"`
+}
+
+// PowerTrace is what a telemetry source saw around one window.
+type PowerTrace struct {
+	Source string `json:"source"`
+	// Devices are the devices counted: every one of them must be covered by samples.
+	Devices []int `json:"devices"`
+	// Interval is how often the source samples.
+	Interval time.Duration `json:"interval_ns"`
+	Samples  []PowerSample `json:"samples"`
+	// Problem, when set, says why no figure may come from this trace (the sampler
+	// died, the source could not be read).
+	Problem string `json:"problem,omitempty"`
+	// Foreign lists compute processes on the counted devices that are not the
+	// server's: their power would be billed to the server's tokens.
+	Foreign []string `json:"foreign,omitempty"`
+}
+
+// PowerStats are the power figures of one window, summed over every device counted.
+// The figures are nil, with Reason saying why, when the trace cannot give them.
+type PowerStats struct {
+	PowerWMean *float64 `json:"power_w_mean"`
+	PowerWMax  *float64 `json:"power_w_max"`
+	EnergyJ    *float64 `json:"energy_j"`
+	// GPUUtilMean is the mean utilization over the window and the devices, in percent.
+	GPUUtilMean *float64 `json:"gpu_util_mean,omitempty"`
+	// GPUMemUsedMiB is the most memory the devices held together in the window.
+	GPUMemUsedMiB *float64 `json:"gpu_memory_used_mib,omitempty"`
+	Throttle      []string `json:"throttle_reasons,omitempty"`
+	// Samples counts the samples inside the window, over all devices; Devices how many
+	// devices were summed.
+	Samples int    `json:"telemetry_samples,omitempty"`
+	Devices int    `json:"telemetry_devices,omitempty"`
+	Method  string `json:"energy_method,omitempty"` // energy_counter | power_samples | estimate
+	Reason  string `json:"energy_reason,omitempty"`
+}
+
+// CellEnergy is a decode cell's energy and cost (extensions).
+type CellEnergy struct {
+	PowerStats
+	// JoulesPerToken is the window's energy over the output tokens that arrived in it.
+	JoulesPerToken *float64 `json:"joules_per_token"`
+	TokSPerW       *float64 `json:"tok_s_per_w"`
+	// USDPerMTok is the machine's price per second over total tok/s, × 10⁶.
+	USDPerMTok *float64 `json:"usd_per_mtok"`
+	CostReason string   `json:"cost_reason,omitempty"`
+}
+
+// PrefillEnergy is a prefill row's energy: the cold request's time to first token.
+type PrefillEnergy struct {
+	PowerStats
+	JoulesPerPromptToken *float64 `json:"joules_per_prompt_token"`
+}
+
+// Energy methods.
+const (
+	MethodCounter  = "energy_counter"
+	MethodSamples  = "power_samples"
+	MethodEstimate = "estimate"
+)
+
+// RunEnergy says, for the whole run, what was metered and at what price.
+type RunEnergy struct {
+	// Telemetry names the source (nvidia-smi, amd-smi, amd-sysfs, rapl, powermetrics,
+	// http://HOST:PORT) or "none".
+	Telemetry string `json:"telemetry"`
+	// Reason says why there is no telemetry, when there is none.
+	Reason string `json:"telemetry_reason,omitempty"`
+	// Counted says what the watts cover ("board power of GPU 0, 1 (NVIDIA H200)").
+	Counted    string            `json:"counted,omitempty"`
+	Devices    []TelemetryDevice `json:"devices,omitempty"`
+	IntervalMs float64           `json:"interval_ms,omitempty"`
+	// Processes are the compute processes on the counted devices when the run began:
+	// the server's, as far as llmbench can tell (see Counted).
+	Processes []string `json:"gpu_processes,omitempty"`
+	Price     *Price   `json:"price,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// TelemetryDevice is one metered device.
+type TelemetryDevice struct {
+	Index       int     `json:"index"`
+	Name        string  `json:"name,omitempty"`
+	PowerLimitW float64 `json:"power_limit_w,omitempty"`
+}
+
+// Price is what the machine costs per hour, and where that figure comes from.
+type Price struct {
+	USDPerHour float64 `json:"usd_per_hour"`
+	// Source is "--price-per-hour" or the catalog entry's provider and address.
+	Source string `json:"source"`
+	// Date is when the price was published or read (YYYY-MM-DD).
+	Date      string `json:"date,omitempty"`
+	CatalogID string `json:"catalog_id,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// The least a window must carry before a figure comes from it. A power trace is
+// integrated between samples, so a window shorter than a few sampling intervals says
+// more about where the samples fell than about the server; an energy counter is read
+// at the window's edges by interpolation, so two samples inside suffice.
+const (
+	minPowerSamples   = 5
+	minCounterSamples = 2
+)
+
+// ScorePower computes a window's power figures from a trace: energy from the counter
+// when every sample carries one (interpolated at the window's edges), else by
+// integrating the power samples (trapezoids, interpolated at the edges); mean power is
+// energy over the window's length; the maximum is that of the devices' summed power.
+func ScorePower(tr PowerTrace, start, end time.Time) PowerStats {
+	st := PowerStats{Devices: len(tr.Devices)}
+	fail := func(format string, args ...any) PowerStats {
+		st.Reason = fmt.Sprintf(format, args...)
+		return st
+	}
+	length := end.Sub(start).Seconds()
+	switch {
+	case tr.Problem != "":
+		return fail("%s", tr.Problem)
+	case len(tr.Foreign) > 0:
+		return fail("other compute processes used the GPU during this window (%s): their power would be counted as the server's", strings.Join(tr.Foreign, ", "))
+	case len(tr.Devices) == 0:
+		return fail("the telemetry source reported no device")
+	case !(length > 0):
+		return fail("the window has no length")
+	}
+	byDevice := map[int][]PowerSample{}
+	for _, s := range tr.Samples {
+		byDevice[s.Device] = append(byDevice[s.Device], s)
+	}
+	counter := true
+	var total float64
+	var utilSum float64
+	utilN := 0
+	throttle := map[string]bool{}
+	for _, dev := range tr.Devices {
+		ss := byDevice[dev]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At.Before(ss[j].At) })
+		byDevice[dev] = ss
+		inside := 0
+		for _, s := range ss {
+			if s.At.After(start) && !s.At.After(end) {
+				inside++
+				if s.UtilPct != nil {
+					utilSum += *s.UtilPct
+					utilN++
+				}
+				for _, r := range s.Throttle {
+					throttle[r] = true
+				}
+			}
+			if s.EnergyJ == nil {
+				counter = false
+			}
+		}
+		st.Samples += inside
+		if len(ss) == 0 || ss[0].At.After(start) {
+			return fail("device %d: no sample at or before the window's start", dev)
+		}
+		if ss[len(ss)-1].At.Before(end) {
+			return fail("device %d: no sample at or after the window's end (the sampler stopped or lags)", dev)
+		}
+		if gap := largestGap(ss, start, end); gap > maxGap(tr.Interval) {
+			return fail("device %d: %.1f s between two samples in the window (sampling every %s)", dev, gap.Seconds(), tr.Interval)
+		}
+	}
+	need := minPowerSamples
+	if counter {
+		need = minCounterSamples
+	}
+	for _, dev := range tr.Devices {
+		if n := countInside(byDevice[dev], start, end); n < need {
+			return fail("too few samples: %d from device %d in a %.2f s window (sampling every %s; at least %d needed)", n, dev, length, tr.Interval, need)
+		}
+	}
+	for _, dev := range tr.Devices {
+		ss := byDevice[dev]
+		var e float64
+		var ok bool
+		if counter {
+			e, ok = counterEnergy(ss, start, end)
+		} else {
+			e, ok = integratePower(ss, start, end)
+		}
+		if !ok {
+			return fail("device %d: no power reading in the window", dev)
+		}
+		total += e
+	}
+	st.Method = MethodSamples
+	if counter {
+		st.Method = MethodCounter
+	}
+	st.EnergyJ = ptr(round(total, 2))
+	st.PowerWMean = ptr(round(total/length, 1))
+	if peak, ok := peakSummedPower(byDevice, tr.Devices, start, end); ok {
+		st.PowerWMax = ptr(round(peak, 1))
+	}
+	if utilN > 0 {
+		st.GPUUtilMean = ptr(round(utilSum/float64(utilN), 1))
+	}
+	if mem, ok := peakSummedMemory(byDevice, tr.Devices, start, end); ok {
+		st.GPUMemUsedMiB = ptr(mem)
+	}
+	for r := range throttle {
+		st.Throttle = append(st.Throttle, r)
+	}
+	slices.Sort(st.Throttle)
+	return st
+}
+
+// maxGap is the longest silence between two samples a window may contain: a few missed
+// readings are tolerated, a stalled sampler is not.
+func maxGap(interval time.Duration) time.Duration {
+	if interval <= 0 {
+		interval = 200 * time.Millisecond
+	}
+	return max(4*interval, time.Second)
+}
+
+func countInside(ss []PowerSample, start, end time.Time) int {
+	n := 0
+	for _, s := range ss {
+		if s.At.After(start) && !s.At.After(end) {
+			n++
+		}
+	}
+	return n
+}
+
+// largestGap is the longest time between consecutive samples that overlaps the window.
+func largestGap(ss []PowerSample, start, end time.Time) time.Duration {
+	var gap time.Duration
+	for i := 1; i < len(ss); i++ {
+		if ss[i].At.Before(start) || ss[i-1].At.After(end) {
+			continue
+		}
+		gap = max(gap, ss[i].At.Sub(ss[i-1].At))
+	}
+	return gap
+}
+
+// valueAt interpolates a quantity linearly at t between the two samples that carry it
+// on either side of t.
+func valueAt(ss []PowerSample, t time.Time, get func(PowerSample) *float64) (float64, bool) {
+	var prev *float64
+	var prevAt time.Time
+	for _, s := range ss {
+		v := get(s)
+		if v == nil {
+			continue
+		}
+		if s.At.Equal(t) {
+			return *v, true
+		}
+		if s.At.After(t) {
+			if prev == nil {
+				return 0, false
+			}
+			f := t.Sub(prevAt).Seconds() / s.At.Sub(prevAt).Seconds()
+			return *prev + (*v-*prev)*f, true
+		}
+		prev, prevAt = v, s.At
+	}
+	return 0, false
+}
+
+func powerOf(s PowerSample) *float64  { return s.PowerW }
+func energyOf(s PowerSample) *float64 { return s.EnergyJ }
+
+// counterEnergy is the counter's increase over the window.
+func counterEnergy(ss []PowerSample, start, end time.Time) (float64, bool) {
+	a, ok1 := valueAt(ss, start, energyOf)
+	b, ok2 := valueAt(ss, end, energyOf)
+	if !ok1 || !ok2 || b < a {
+		return 0, false
+	}
+	return b - a, true
+}
+
+// integratePower integrates power over the window by trapezoids between the samples,
+// with the power at the window's edges interpolated.
+func integratePower(ss []PowerSample, start, end time.Time) (float64, bool) {
+	p0, ok := valueAt(ss, start, powerOf)
+	if !ok {
+		return 0, false
+	}
+	pEnd, ok := valueAt(ss, end, powerOf)
+	if !ok {
+		return 0, false
+	}
+	var e float64
+	t, p := start, p0
+	for _, s := range ss {
+		if s.PowerW == nil || !s.At.After(start) || !s.At.Before(end) {
+			continue
+		}
+		e += (p + *s.PowerW) / 2 * s.At.Sub(t).Seconds()
+		t, p = s.At, *s.PowerW
+	}
+	e += (p + pEnd) / 2 * end.Sub(t).Seconds()
+	return e, true
+}
+
+// peakSummedPower is the largest sum of every device's power at one instant, taken at
+// each sample time inside the window with the other devices interpolated.
+func peakSummedPower(byDevice map[int][]PowerSample, devices []int, start, end time.Time) (float64, bool) {
+	peak, found := 0.0, false
+	for _, d := range devices {
+		for _, s := range byDevice[d] {
+			if s.PowerW == nil || !s.At.After(start) || s.At.After(end) {
+				continue
+			}
+			sum, ok := 0.0, true
+			for _, o := range devices {
+				v, has := valueAt(byDevice[o], s.At, powerOf)
+				if !has {
+					ok = false
+					break
+				}
+				sum += v
+			}
+			if ok {
+				peak, found = max(peak, sum), true
+			}
+		}
+	}
+	return peak, found
+}
+
+// peakSummedMemory is the most memory the devices held together: each device's most
+// inside the window, summed (memory changes slowly during a cell).
+func peakSummedMemory(byDevice map[int][]PowerSample, devices []int, start, end time.Time) (float64, bool) {
+	total, found := 0.0, false
+	for _, d := range devices {
+		best, has := 0.0, false
+		for _, s := range byDevice[d] {
+			if s.MemUsedMiB != nil && s.At.After(start) && !s.At.After(end) {
+				best, has = max(best, *s.MemUsedMiB), true
+			}
+		}
+		if has {
+			total += best
+			found = true
+		}
+	}
+	return total, found
+}
+
+// DecodeEnergy turns a decode window's power figures into the cell's energy and cost:
+// J/token = energy / output tokens in the window, tok/s/W = output tokens / energy,
+// $/Mtok = price per second / total tok/s × 10⁶ (which needs no telemetry at all).
+func DecodeEnergy(ps PowerStats, outputTokens int, totalTokS float64, price *Price) *CellEnergy {
+	ce := &CellEnergy{PowerStats: ps}
+	if ps.EnergyJ != nil {
+		switch {
+		case outputTokens <= 0:
+			ce.Reason = "no output token arrived in the window"
+		case *ps.EnergyJ <= 0:
+			ce.Reason = "the telemetry source reported no energy for the window"
+		default:
+			ce.JoulesPerToken = ptr(round(*ps.EnergyJ/float64(outputTokens), 4))
+			ce.TokSPerW = ptr(round(float64(outputTokens) / *ps.EnergyJ, 4))
+		}
+	}
+	ce.USDPerMTok, ce.CostReason = CostPerMTok(price, totalTokS)
+	return ce
+}
+
+// PrefillEnergyFor turns a prefill row's power figures (over the cold request's time to
+// first token) into joules per prompt token.
+func PrefillEnergyFor(ps PowerStats, promptTokens int) *PrefillEnergy {
+	pe := &PrefillEnergy{PowerStats: ps}
+	if ps.EnergyJ != nil && promptTokens > 0 && *ps.EnergyJ > 0 {
+		pe.JoulesPerPromptToken = ptr(round(*ps.EnergyJ/float64(promptTokens), 6))
+	}
+	return pe
+}
+
+// CostPerMTok is what a million output tokens cost at the machine's price and the
+// cell's throughput, or nil with the reason.
+func CostPerMTok(price *Price, totalTokS float64) (*float64, string) {
+	switch {
+	case price == nil:
+		return nil, "no price: give --price-per-hour"
+	case !(totalTokS > 0):
+		return nil, "no throughput to divide the price by"
+	case !(price.USDPerHour > 0) || math.IsInf(price.USDPerHour, 0):
+		return nil, "the price is not a positive amount"
+	}
+	return ptr(round(price.USDPerHour/3600/totalTokS*1e6, 4)), ""
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// PriceOrNil is the run's price, or nil when it has none.
+func (e *RunEnergy) PriceOrNil() *Price {
+	if e == nil {
+		return nil
+	}
+	return e.Price
+}

@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// sendFunc sends one request and returns what the client saw. It is the one seam
+// between the open-loop executor and the wire: a richer request executor (outcomes,
+// retries) replaces it without touching the schedule or the scoring.
+type sendFunc func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult
+
+// RateRequest is one request of a rate cell as the executor saw it. Scheduled is the
+// time every latency is measured from: its place on the schedule, or, at rate inf
+// (no schedule), when its slot let it go.
+type RateRequest struct {
+	Index        int
+	Scheduled    time.Time
+	Slot         time.Time // when it could be sent: Scheduled, or later when it waited for a slot
+	InputTarget  int       // prompt tokens asked
+	OutputTarget int       // output tokens asked
+	Result       *openai.StreamResult
+}
+
+// rateExecutor runs one cell's schedule open loop: each request is sent at its
+// scheduled time whatever happened to the others (no request waits for another
+// unless maxConcurrency caps those in flight), then the cell waits up to drain for
+// the requests still in flight and cancels the rest.
+type rateExecutor struct {
+	send           sendFunc
+	maxConcurrency int
+	drain          time.Duration
+	obs            openai.Observer
+	// startDelay leaves time between planning and the first send, so the first
+	// request is not late against its own schedule.
+	startDelay time.Duration
+	// arrivalsDone, if set, is called when the last request has been dispatched.
+	arrivalsDone func()
+}
+
+// run executes plan with the given prompts and returns every request (in schedule
+// order) and the cell's start. Requests never sent (the run was stopped) have a
+// cancelled result and no send time.
+func (e *rateExecutor) run(ctx context.Context, plan *RatePlan, payloads []prompt.Payload) ([]RateRequest, time.Time) {
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var slots *slotQueue
+	if e.maxConcurrency > 0 {
+		slots = newSlotQueue(e.maxConcurrency)
+	}
+	reqs := make([]RateRequest, len(plan.Offsets))
+	done := make(chan int, len(reqs))
+	start := time.Now().Add(e.startDelay)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	sent := 0
+dispatch:
+	for i, off := range plan.Offsets {
+		at := start.Add(off)
+		if wait := time.Until(at); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				break dispatch
+			}
+		}
+		reqs[i] = RateRequest{Index: i, Scheduled: at, InputTarget: plan.Input[i], OutputTarget: plan.Output[i]}
+		sent++
+		// The dispatcher takes requests' places in the slot queue itself, in schedule
+		// order: a request whose goroutine starts late still gets the next slot.
+		var slot <-chan time.Time
+		if slots != nil {
+			slot = slots.enqueue()
+		}
+		go func(r *RateRequest, p prompt.Payload) {
+			defer func() { done <- r.Index }()
+			// Slot is when the request could go: its scheduled time when a slot was
+			// free, else when one was released. So Slot − Scheduled is the wait for a
+			// slot, and Sent − Slot the client's own lateness (timer, goroutine start,
+			// hand-over, encoding).
+			r.Slot = r.Scheduled
+			if slot != nil {
+				var freed time.Time
+				select {
+				case freed = <-slot:
+				case <-reqCtx.Done():
+					r.Slot = time.Time{}
+					r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
+					return
+				}
+				if freed.After(r.Slot) {
+					r.Slot = freed
+				}
+				defer func() {
+					released := time.Now()
+					if r.Result != nil && !r.Result.End.IsZero() {
+						released = r.Result.End
+					}
+					slots.release(released)
+				}()
+			}
+			if plan.Rate.IsInf() {
+				r.Scheduled = r.Slot
+			}
+			r.Result = e.send(reqCtx, p, r.OutputTarget, e.obs)
+		}(&reqs[i], payloads[i])
+	}
+	if e.arrivalsDone != nil {
+		e.arrivalsDone()
+	}
+	// Requests the stopped run never sent are recorded as such.
+	for i := sent; i < len(reqs); i++ {
+		reqs[i] = RateRequest{Index: i, Scheduled: start.Add(plan.Offsets[i]), InputTarget: plan.Input[i], OutputTarget: plan.Output[i],
+			Result: &openai.StreamResult{Cancelled: true}}
+	}
+	drain := time.NewTimer(e.drain)
+	defer drain.Stop()
+	stopped := ctx.Done()
+	for left := sent; left > 0; {
+		select {
+		case <-done:
+			left--
+		case <-drain.C:
+			cancel() // the requests still in flight end as cancelled: unfinished
+		case <-stopped:
+			stopped = nil
+			cancel()
+		}
+	}
+	return reqs, start
+}
+
+// tokenObserver feeds a live display with tokens as they stream in.
+type tokenObserver struct{ progress Progress }
+
+func (o tokenObserver) FirstToken(time.Time) {}
+
+func (o tokenObserver) Tokens(_ time.Time, n int) {
+	if o.progress != nil {
+		o.progress.Tokens(n)
+	}
+}
+
+// slotQueue hands the client's concurrency slots to requests first come, first
+// served in schedule order, each with the time the slot was released (a request that
+// waited could go from that instant, so the client's delay in handing it over is its
+// send lag, not part of the wait).
+type slotQueue struct {
+	mu      sync.Mutex
+	free    []time.Time
+	waiting []chan time.Time
+}
+
+func newSlotQueue(n int) *slotQueue {
+	return &slotQueue{free: make([]time.Time, n)}
+}
+
+// enqueue takes the next place in line; the channel delivers the slot.
+func (q *slotQueue) enqueue() <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.free); n > 0 {
+		ch <- q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		q.waiting = append(q.waiting, ch)
+	}
+	return ch
+}
+
+// release gives a slot back, to the first in line if anyone waits. A waiter that
+// gave up (the cell was stopped) keeps its slot: nothing is dispatched after that.
+func (q *slotQueue) release(at time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.waiting) > 0 {
+		q.waiting[0] <- at
+		q.waiting = q.waiting[1:]
+		return
+	}
+	q.free = append(q.free, at)
+}

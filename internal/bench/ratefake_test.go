@@ -1,0 +1,239 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// queueServer is an OpenAI-compatible server with exactly known timing, for open-loop
+// tests. It runs at most slots requests at once (0: any number), first come first
+// served; a request holds its slot for ttft(n) + (max_tokens − 1) × interval, and its
+// tokens go out on an absolute clock from the moment it got the slot — so its timing
+// depends only on when requests arrived, never on how fast this process runs, and a
+// test can compute every latency by hand. It logs when it received each request, when
+// its slot began, and when it flushed each token: the exact timing the client's
+// measurements are checked against.
+type queueServer struct {
+	slots    int
+	ttft     func(n int) time.Duration // by arrival order, from 1
+	interval time.Duration
+	// blockCache, when set, makes a prefix cache of 16-word blocks (as vLLM caches
+	// 16-token blocks) and reports cached_tokens from it.
+	blockCache bool
+	// lieCached adds this many cached tokens to every report (a server whose counts
+	// say prompts shared what they did not).
+	lieCached int
+	// waiting, when set, serves a vLLM-style /metrics page with the number of
+	// requests waiting for a slot.
+	metrics bool
+
+	mu       sync.Mutex
+	n        int
+	free     []time.Time // when each slot is next free
+	log      []*served
+	blocks   map[uint64]bool
+	waitingN int
+}
+
+type served struct {
+	key          string // the prompt's first words: which client request this was
+	n            int
+	received     time.Time
+	start        time.Time // the slot's start: received, or when a slot freed
+	promptTokens int
+	emits        []time.Time
+}
+
+const queueChatOverhead = 3
+
+func (q *queueServer) start(t testing.TB) *httptest.Server {
+	q.blocks = map[uint64]bool{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var req openai.TokenizeRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		n := len(strings.Fields(req.Prompt))
+		if req.Messages != nil {
+			n = len(strings.Fields(req.Messages[0].Content)) + queueChatOverhead
+		}
+		json.NewEncoder(w).Encode(openai.TokenizeResponse{Count: n})
+	})
+	mux.HandleFunc("POST /v1/chat/completions", q.complete)
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		q.mu.Lock()
+		waiting := q.waitingN
+		q.mu.Unlock()
+		fmt.Fprintf(w, "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting %d\n", waiting)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// admit takes the slot that frees first and returns when the request starts.
+func (q *queueServer) admit(s *served, hold func(start time.Time) time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.n++
+	s.n = q.n
+	s.start = s.received
+	if q.slots > 0 {
+		if q.free == nil {
+			q.free = make([]time.Time, q.slots)
+		}
+		k := 0
+		for i := range q.free {
+			if q.free[i].Before(q.free[k]) {
+				k = i
+			}
+		}
+		if q.free[k].After(s.start) {
+			s.start = q.free[k]
+		}
+		q.free[k] = s.start.Add(hold(s.start))
+	}
+	q.log = append(q.log, s)
+}
+
+func (q *queueServer) cachedTokens(words []string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	cached, hit := 0, true
+	var parent uint64
+	for i := 0; i+16 <= len(words); i += 16 {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d|%s", parent, strings.Join(words[i:i+16], " "))
+		parent = h.Sum64()
+		if hit && q.blocks[parent] {
+			cached += 16
+		} else {
+			hit = false
+		}
+		q.blocks[parent] = true
+	}
+	return cached
+}
+
+func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages  []openai.Message `json:"messages"`
+		MaxTokens int              `json:"max_tokens"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	s := &served{received: time.Now()}
+	words := strings.Fields(req.Messages[0].Content)
+	s.key = promptKey(req.Messages[0].Content)
+	s.promptTokens = len(words) + queueChatOverhead
+	var ttft time.Duration
+	q.admit(s, func(time.Time) time.Duration {
+		ttft = q.ttft(q.n)
+		return ttft + time.Duration(req.MaxTokens-1)*q.interval
+	})
+	if q.slots == 0 {
+		ttft = q.ttft(s.n)
+	}
+	cached := q.lieCached
+	if q.blockCache {
+		cached += q.cachedTokens(words)
+	}
+	if wait := time.Until(s.start); wait > 0 {
+		q.mu.Lock()
+		q.waitingN++
+		q.mu.Unlock()
+		time.Sleep(wait)
+		q.mu.Lock()
+		q.waitingN--
+		q.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	send := func(payload string) {
+		fmt.Fprintf(w, "data: %s\n\n", payload)
+		fl.Flush()
+	}
+	send(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
+	t0 := s.start.Add(ttft)
+	for k := 0; k < req.MaxTokens; k++ {
+		select {
+		case <-time.After(time.Until(t0.Add(time.Duration(k) * q.interval))):
+		case <-r.Context().Done():
+			return
+		}
+		finish := "null"
+		if k == req.MaxTokens-1 {
+			finish = `"length"`
+		}
+		send(fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":"tok "},"finish_reason":%s}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+			finish, s.promptTokens, k+1, s.promptTokens+k+1))
+		q.mu.Lock()
+		s.emits = append(s.emits, time.Now())
+		q.mu.Unlock()
+	}
+	send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
+		s.promptTokens, req.MaxTokens, s.promptTokens+req.MaxTokens, cached))
+	send("[DONE]")
+}
+
+// promptKey names a request by its prompt's first words (prompts are unique).
+func promptKey(content string) string {
+	w := strings.Fields(content)
+	return strings.Join(w[:min(len(w), 12)], " ")
+}
+
+// firstFlush returns when the server flushed each request's first token, by key.
+func (q *queueServer) firstFlush() map[string]time.Time {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := map[string]time.Time{}
+	for _, s := range q.log {
+		if len(s.emits) > 0 {
+			out[s.key] = s.emits[0]
+		}
+	}
+	return out
+}
+
+// byArrival returns the server's log in arrival order.
+func (q *queueServer) byArrival() []*served {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]*served(nil), q.log...)
+}
+
+func newQueueTestServer(srv *httptest.Server) *Server {
+	client := openai.NewClient(srv.URL+"/v1", "", 256)
+	return &Server{
+		Client: client, Model: "fake", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
+		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
+	}
+}
+
+func newRateRun(cfg RateConfig, duration time.Duration) *Run {
+	seed := int64(1)
+	if cfg.Arrival == "" {
+		cfg.Arrival = "constant"
+	}
+	if cfg.LenDist == "" {
+		cfg.LenDist = "fixed"
+	}
+	if cfg.DrainTimeoutS == 0 {
+		cfg.DrainTimeoutS = 30
+	}
+	doc := &Run{SchemaVersion: SchemaVersion, ID: "rate-test",
+		Config: Config{DurationS: duration.Seconds(), API: "chat", Seed: &seed, Rate: &cfg, DecodeTest: "request-rate"}}
+	PlanRates(doc)
+	return doc
+}

@@ -1,0 +1,268 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// PlanRates fills a new open-loop document's cells: one pending cell per rate, in the
+// order given. A --find-max-rate search plans nothing: it adds each cell as it
+// decides the next rate.
+func PlanRates(doc *Run) {
+	cfg := doc.Config.Rate
+	doc.Rate = doc.Rate[:0]
+	if cfg == nil || cfg.Search != nil {
+		return
+	}
+	for _, r := range cfg.Rates {
+		doc.Rate = append(doc.Rate, RateCell{RateRPS: r, Arrival: cfg.Arrival, Status: StatusPending})
+	}
+}
+
+// InfRequests is how many requests a rate-inf cell sends: --requests, or as many as
+// the busiest finite rate schedules in the duration; 0 when neither says.
+func InfRequests(cfg *RateConfig, duration time.Duration) int {
+	if cfg.Requests > 0 {
+		return cfg.Requests
+	}
+	busiest := 0.0
+	for _, r := range cfg.Rates {
+		if !r.IsInf() {
+			busiest = max(busiest, float64(r))
+		}
+	}
+	return int(math.Ceil(busiest * duration.Seconds()))
+}
+
+// RateRunner measures an open-loop run: a cell per rate of the document's plan, or a
+// --find-max-rate search, each cell planned (schedule, lengths, prompts), executed
+// open loop and scored by ScoreRate.
+type RateRunner struct {
+	Server *Server
+	Opts   Options
+	// Send, if set, replaces the executor's send (tests; a richer request executor).
+	Send sendFunc
+}
+
+// Run measures every pending cell of doc, checkpointing after each. On cancellation
+// the cell in progress is marked interrupted and ErrInterrupted returned.
+func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
+	cfg := doc.Config.Rate
+	if cfg == nil {
+		return fmt.Errorf("the run document has no rate plan")
+	}
+	builder := &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer}
+	if doc.Config.Seed != nil {
+		builder.Seed = *doc.Config.Seed
+	}
+	checkpoint := func() error {
+		if r.Opts.Checkpoint == nil {
+			return nil
+		}
+		return r.Opts.Checkpoint(doc)
+	}
+	measure := func(i int) error {
+		cell := &doc.Rate[i]
+		if r.Opts.Progress != nil {
+			total := len(doc.Rate)
+			if cfg.Search != nil {
+				total = max(total, cfg.Search.MaxSteps)
+			}
+			r.Opts.Progress.Step(fmt.Sprintf("rate %s req/s", cell.RateRPS), i, total, doc.Config.Duration())
+		}
+		r.measure(ctx, i+1, cell, doc, builder)
+		if ctx.Err() != nil {
+			cell.Status, cell.Reason, cell.RateFigures = StatusInterrupted, "the run was stopped during this cell", nil
+			if err := checkpoint(); err != nil {
+				return err
+			}
+			return ErrInterrupted
+		}
+		if r.Opts.Progress != nil {
+			r.Opts.Progress.Log(rateLine(cell))
+		}
+		return checkpoint()
+	}
+	if cfg.Search != nil {
+		for {
+			var tried []RateCell
+			for _, c := range doc.Rate {
+				if c.Status.done() {
+					tried = append(tried, c)
+				}
+			}
+			// A cell interrupted mid-search is measured again.
+			doc.Rate = slices.DeleteFunc(doc.Rate, func(c RateCell) bool { return !c.Status.done() })
+			next, done, out := NextSearchRate(*cfg.Search, tried)
+			doc.MaxRate = &out
+			if done {
+				break
+			}
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			doc.Rate = append(doc.Rate, RateCell{RateRPS: next, Arrival: cfg.Arrival, Status: StatusPending, SearchStep: len(tried) + 1})
+			if err := measure(len(doc.Rate) - 1); err != nil {
+				return err
+			}
+		}
+	} else {
+		for i := range doc.Rate {
+			if doc.Rate[i].Status.done() {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			if err := measure(i); err != nil {
+				return err
+			}
+		}
+	}
+	if r.Opts.Progress != nil {
+		r.Opts.Progress.Step("done", len(doc.Rate), len(doc.Rate), 0)
+	}
+	return checkpoint()
+}
+
+func rateLine(c *RateCell) string {
+	label := fmt.Sprintf("rate %6s req/s", c.RateRPS)
+	if c.RateRPS.IsInf() {
+		label = "rate    inf      "
+	}
+	f := c.RateFigures
+	if f == nil {
+		return fmt.Sprintf("%s  %s: %s", label, c.Status, c.Reason)
+	}
+	s := fmt.Sprintf("%s  achieved %s  TTFT p50 %s  TPOT p50 %s  %8.1f tok/s  %s", label,
+		fmtOpt(f.AchievedRPS, "%.2f/s"), fmtOpt(f.TTFTMs.P50, "%.0f ms"), fmtOpt(f.TPOTMs.P50, "%.1f ms"), f.TotalTokS, c.Status)
+	if f.SLOMetRatio != nil {
+		s += fmt.Sprintf("  SLO met %.1f%%", *f.SLOMetRatio*100)
+	}
+	if c.Saturated() {
+		s += "  SATURATED"
+	}
+	if c.Reason != "" {
+		s += ": " + c.Reason
+	}
+	return s
+}
+
+func fmtOpt(v *float64, format string) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// measure plans, executes and scores one cell in place.
+func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, doc *Run, builder *prompt.Builder) {
+	cfg := doc.Config.Rate
+	runSeed := int64(1)
+	if doc.Config.Seed != nil {
+		runSeed = *doc.Config.Seed
+	}
+	step := cell.SearchStep
+	fail := func(reason string) {
+		*cell = RateCell{RateRPS: cell.RateRPS, Arrival: cfg.Arrival, Status: StatusFailed, Reason: reason, SearchStep: step}
+	}
+	arr, err := ParseArrival(cfg.Arrival)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	dist, err := ParseLenDist(cfg.LenDist)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	seed := CellSeed(runSeed, cell.RateRPS)
+	requests := cfg.Requests
+	if cell.RateRPS.IsInf() {
+		requests = InfRequests(cfg, doc.Config.Duration())
+	}
+	plan, err := PlanRate(cell.RateRPS, arr, dist, cfg.InputLen, cfg.OutputLen, doc.Config.Duration(), requests, seed)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	prefix := int(math.Round(cfg.PrefixShare * float64(cfg.InputLen)))
+	set, err := builder.Unique(ctx, plan.Input, prefix, seed, r.Server.Exact)
+	if err != nil {
+		fail("building prompts: " + err.Error())
+		return
+	}
+	if set.Exact {
+		copy(plan.Input, set.Lengths) // what was built and counted is what is checked
+	}
+	send := r.Send
+	if send == nil {
+		send = r.Server.stream
+	}
+	if set.PrefixPayload != nil {
+		// The shared prefix is warmed by one untimed request, so every request of
+		// the cell finds it cached (as the matrix warms its rows' contexts).
+		res := send(ctx, *set.PrefixPayload, 1, nil)
+		r.Opts.Events.Request(EventMeta{Phase: "warmup", Cell: cellNo}, res)
+		if res.Err != nil {
+			fail("warming the shared prefix: " + res.Err.Error())
+			return
+		}
+	}
+	var monitor Monitor
+	if r.Opts.NewMonitor != nil {
+		monitor = r.Opts.NewMonitor()
+	}
+	drain := time.Duration(cfg.DrainTimeoutS * float64(time.Second))
+	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: tokenObserver{r.Opts.Progress}, startDelay: 10 * time.Millisecond}
+	interval := min(500*time.Millisecond, max(100*time.Millisecond, doc.Config.Duration()/8))
+	var metrics *ServerMetrics
+	stopMonitor := func() {
+		if monitor == nil {
+			return
+		}
+		metrics = monitor.Stop()
+		if pc, ok := monitor.(prefixCacheReporter); ok && metrics != nil {
+			if q, h, ok := pc.PrefixCache(); ok {
+				metrics.PrefixCacheQueries, metrics.PrefixCacheHits = &q, &h
+			}
+		}
+		monitor = nil
+	}
+	// The server's gauges are read while requests arrive; the drain after the last
+	// arrival is not load the schedule applied. A rate-inf burst arrives at once: its
+	// gauges are read for the whole cell.
+	if !cell.RateRPS.IsInf() {
+		exec.arrivalsDone = stopMonitor
+	}
+	if monitor != nil {
+		monitor.Start(ctx, interval)
+	}
+	cpuStart, wallStart := cpuTime(), time.Now()
+	reqs, _ := exec.run(ctx, plan, set.Payloads)
+	cpu, wall := cpuTime()-cpuStart, time.Since(wallStart)
+	stopMonitor()
+	if ctx.Err() != nil {
+		return // the caller marks the cell interrupted
+	}
+	in := RateInput{
+		Rate: cell.RateRPS, Arrival: arr.String(), Seed: seed, MaxConcurrency: cfg.MaxConcurrency,
+		DrainNs: int64(drain), PrefixTokens: set.Prefix, Overhead: set.Overhead, SLO: cfg.SLO,
+		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics,
+	}
+	if wall > 0 && cpu > 0 {
+		in.ClientCPU = round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
+	}
+	for i := range reqs {
+		r.Opts.Events.RateRequest(cellNo, &reqs[i])
+	}
+	r.Opts.Events.RateCell(cellNo, in)
+	*cell = ScoreRate(reqs, in)
+	cell.SearchStep = step
+}

@@ -1,0 +1,594 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
+)
+
+// RateInput is what scoring a rate cell needs besides its requests: the plan, the
+// targets and what the server and the client said during the cell. It is recorded in
+// the events log, so a re-score sees exactly what the live run saw.
+type RateInput struct {
+	Rate           Rate   `json:"rate_rps"`
+	Arrival        string `json:"arrival"`
+	Seed           uint64 `json:"seed"`
+	MaxConcurrency int    `json:"max_concurrency,omitempty"`
+	// DrainNs is how long the cell waited after its last arrival.
+	DrainNs int64 `json:"drain_ns"`
+	// PrefixTokens is the shared prefix every prompt starts with (0: unique prompts);
+	// Overhead what the server adds to any prompt (a chat template), which a prefix
+	// cache may hold even of a unique prompt.
+	PrefixTokens int  `json:"prefix_tokens"`
+	Overhead     int  `json:"overhead_tokens"`
+	SLO          *SLO `json:"slo,omitempty"`
+	// IgnoreEOSKnown: the server honours ignore_eos, so an early end is a fault.
+	IgnoreEOSKnown bool           `json:"ignore_eos_known,omitempty"`
+	Server         *ServerMetrics `json:"server_metrics,omitempty"`
+	// ClientCPU is the share of all CPUs the client process used during the cell.
+	ClientCPU float64 `json:"client_cpu,omitempty"`
+}
+
+// Thresholds of the rate checks, each a judgement stated once.
+const (
+	// uniqueCacheTolerance: cached tokens a unique prompt may show beyond the template
+	// (a cache block that the template and a first word filled).
+	uniqueCacheTolerance = 64
+	// prefixBlockSlack: a block-granular cache holds the shared prefix rounded down
+	// to whole blocks (vLLM: 16 tokens; allow two).
+	prefixBlockSlack = 32
+	// lateSend is how late the client may send a request (against its schedule or its
+	// slot) before the request counts as late; more than lateShare of them, or a
+	// median over lateMedian, and the latencies are partly the client's.
+	lateSend   = 50 * time.Millisecond
+	lateShare  = 0.01
+	lateMedian = 5 * time.Millisecond
+	// ttftRise: TTFT whose median over the last third of the schedule is more than
+	// this many times the first third's, and more than ttftRiseMin above it, grew
+	// with a queue.
+	ttftRise    = 2.0
+	ttftRiseMin = 50.0 // ms
+	// achievedShare: completions slower than this share of the schedule's pace
+	// fell behind it.
+	achievedShare = 0.9
+)
+
+// latencySample is one request's value of a latency. A censored sample is only known
+// to be at least V (the request was still waiting when the cell stopped).
+type latencySample struct {
+	V        float64
+	Censored bool
+}
+
+// requestTimes are one request's latencies, from its scheduled time.
+type requestTimes struct {
+	ttft, e2e, tpot    latencySample
+	hasTTFT, hasE2E    bool
+	hasTPOT            bool
+	finished, failed   bool
+	unfinished         bool
+	slotWait, sendLag  float64
+	hasSend            bool
+	gaps               []float64
+	tokens, serverToks int
+}
+
+func timesOf(r *RateRequest) requestTimes {
+	var t requestTimes
+	res := r.Result
+	if res == nil {
+		res = &openai.StreamResult{Cancelled: true}
+	}
+	base := r.Scheduled
+	t.tokens = res.Tokens
+	t.failed = res.Err != nil
+	t.finished = res.Finished()
+	t.unfinished = !t.failed && !t.finished
+	if !r.Slot.IsZero() {
+		t.slotWait = ms(r.Slot.Sub(r.Scheduled))
+		if !res.Sent.IsZero() {
+			t.sendLag, t.hasSend = ms(res.Sent.Sub(r.Slot)), true
+		}
+	}
+	if !res.FirstToken.IsZero() {
+		t.ttft, t.hasTTFT = latencySample{V: ms(res.FirstToken.Sub(base))}, true
+	} else if t.unfinished && !res.End.IsZero() {
+		t.ttft, t.hasTTFT = latencySample{V: ms(res.End.Sub(base)), Censored: true}, true
+	}
+	switch {
+	case t.finished:
+		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base))}, true
+		if res.Tokens >= 2 && t.hasTTFT {
+			t.tpot, t.hasTPOT = latencySample{V: (t.e2e.V - t.ttft.V) / float64(res.Tokens-1)}, true
+		}
+	case t.unfinished && !res.End.IsZero():
+		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base)), Censored: true}, true
+	}
+	for i := 1; i < len(res.Chunks); i++ {
+		c := res.Chunks[i]
+		g := ms(c.At.Sub(res.Chunks[i-1].At)) / float64(c.N)
+		for k := 0; k < c.N; k++ {
+			t.gaps = append(t.gaps, g)
+		}
+	}
+	return t
+}
+
+// ScoreRate computes a rate cell from what every request saw, as methodology.md
+// defines it. It is the one place those numbers come from: the live run and a
+// re-score of its events log both call it.
+func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
+	cell := RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: StatusValid}
+	f := &RateFigures{Requests: len(reqs), MaxConcurrency: in.MaxConcurrency, LatencyFrom: "scheduled", Server: in.Server}
+	if in.Rate.IsInf() {
+		f.LatencyFrom = "slot"
+	}
+	cell.RateFigures = f
+	s := gatherRate(reqs, f)
+	rateFigures(f, s, in)
+	f.PeakInFlight = peakInFlight(reqs)
+	scoreSLO(f, s.times, in.SLO)
+	verifyTokens(&cell, reqs, s.times, in)
+	clientChecks(&cell, s, in)
+	f.Saturation = saturationEvidence(reqs, s.times, f, in)
+	if len(f.Saturation) > 0 {
+		f.Flags = append(f.Flags, "saturated")
+	}
+	if f.FailedRequests > 0 {
+		f.Flags = append(f.Flags, "errors")
+		f.ErrorSamples = rateErrorSamples(reqs)
+	}
+	if f.UnfinishedRequests > 0 {
+		f.Flags = append(f.Flags, "unfinished")
+	}
+	if f.CompletedRequests == 0 {
+		cell.Status, cell.Reason = StatusFailed, "no request completed"
+		if len(f.ErrorSamples) > 0 {
+			cell.Reason += ": " + f.ErrorSamples[0]
+		}
+	}
+	return cell
+}
+
+// rateSamples are a cell's per-request values, gathered once.
+type rateSamples struct {
+	times                       []requestTimes
+	ttft, e2e, tpot, itl        []latencySample
+	slotWait, sendLag           []latencySample
+	late                        int // requests sent over lateSend late
+	firstSched, lastSched, last time.Time
+	coalesced                   bool
+}
+
+// gatherRate reads every request's times and counts outcomes and tokens into f.
+func gatherRate(reqs []RateRequest, f *RateFigures) *rateSamples {
+	s := &rateSamples{times: make([]requestTimes, len(reqs)), coalesced: coalesced(reqs)}
+	for i := range reqs {
+		r := &reqs[i]
+		t := timesOf(r)
+		s.times[i] = t
+		if s.firstSched.IsZero() || r.Scheduled.Before(s.firstSched) {
+			s.firstSched = r.Scheduled
+		}
+		if r.Scheduled.After(s.lastSched) {
+			s.lastSched = r.Scheduled
+		}
+		if res := r.Result; res != nil && res.End.After(s.last) {
+			s.last = res.End
+		}
+		f.OutputTokens += t.tokens
+		switch {
+		case t.finished:
+			f.CompletedRequests++
+		case t.failed:
+			f.FailedRequests++
+		default:
+			f.UnfinishedRequests++
+		}
+		if t.hasTTFT {
+			s.ttft = append(s.ttft, t.ttft)
+		}
+		if t.hasE2E {
+			s.e2e = append(s.e2e, t.e2e)
+		}
+		if t.hasTPOT {
+			s.tpot = append(s.tpot, t.tpot)
+		}
+		for _, g := range t.gaps {
+			s.itl = append(s.itl, latencySample{V: g})
+		}
+		if !r.Slot.IsZero() {
+			s.slotWait = append(s.slotWait, latencySample{V: t.slotWait})
+		}
+		if t.hasSend {
+			s.sendLag = append(s.sendLag, latencySample{V: t.sendLag})
+			if t.sendLag > ms(lateSend) {
+				s.late++
+			}
+		}
+	}
+	return s
+}
+
+// rateFigures computes the cell's rates and latency summaries from its samples.
+func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
+	if !s.firstSched.IsZero() && s.last.After(s.firstSched) {
+		span := s.last.Sub(s.firstSched).Seconds()
+		f.DurationS = round(span, 3)
+		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
+		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/span, 3)
+	}
+	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched.After(s.firstSched) {
+		f.OfferedRPS = ptrRound(float64(n-1)/s.lastSched.Sub(s.firstSched).Seconds(), 3)
+	}
+	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(s.ttft), latencyStats(s.e2e), latencyStats(s.tpot), latencyStats(s.itl)
+	f.ClientSendLagMs = latencyStats(s.sendLag)
+	if in.MaxConcurrency > 0 {
+		st := latencyStats(s.slotWait)
+		f.SlotWaitMs = &st
+	}
+	if p := f.TPOTMs.P50; p != nil && *p > 0 {
+		f.PerRequestTokS = ptrRound(1000 / *p, 2)
+	}
+	if s.coalesced {
+		// Tokens came in few chunks: TPOT is still what a user saw (they got the
+		// tokens together), but ITL has few gaps to say how the server decoded.
+		f.Flags = append(f.Flags, "tokens_coalesced")
+	}
+}
+
+// clientChecks flags what the client did to the latencies: waits for its own slots
+// (part of the latency, and said), and lateness that makes them partly its own.
+func clientChecks(cell *RateCell, s *rateSamples, in RateInput) {
+	f := cell.RateFigures
+	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
+		f.Flags = append(f.Flags, "slot_wait")
+	}
+	if n := len(s.sendLag); n > 0 {
+		med := quantileOf(s.sendLag, 0.5)
+		if float64(s.late) > lateShare*float64(n) || med > ms(lateMedian) {
+			f.Flags = append(f.Flags, "client_lagged")
+			cell.invalidate(fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, lateSend, med))
+		}
+	}
+	if in.ClientCPU > 0.9 {
+		f.Flags = append(f.Flags, "client_cpu_saturated")
+		cell.invalidate("the measuring client used nearly all CPUs: the figures may be the client's limit")
+	}
+}
+
+func (c *RateCell) invalidate(reason string) {
+	if c.Status == StatusValid {
+		c.Status, c.Reason = StatusInvalid, reason
+	}
+}
+
+// scoreSLO counts the requests that met every target. A request that failed or did
+// not finish met none; one with a single output token has no TPOT to miss.
+func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
+	if slo == nil || len(times) == 0 {
+		return
+	}
+	met := 0
+	for _, t := range times {
+		if !t.finished {
+			continue
+		}
+		ok := (slo.TTFTMs == nil || t.ttft.V <= *slo.TTFTMs) &&
+			(slo.E2EMs == nil || t.e2e.V <= *slo.E2EMs) &&
+			(slo.TPOTMs == nil || !t.hasTPOT || t.tpot.V <= *slo.TPOTMs)
+		if ok {
+			met++
+		}
+	}
+	ratio := round(float64(met)/float64(len(times)), 4)
+	f.SLOMetRatio = &ratio
+	if f.DurationS > 0 {
+		f.GoodputRPS = ptrRound(float64(met)/f.DurationS, 3)
+	}
+	meets := ratio >= slo.Target
+	f.MeetsSLO = &meets
+}
+
+// verifyTokens checks the counts against the server's: output tokens, prompt lengths,
+// and the prefix cache (unique prompts must not hit it beyond the template; shared
+// prefixes must).
+func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in RateInput) {
+	f := cell.RateFigures
+	var client, server, withUsage, prompted, asked, promptReqs, cached, cachedReqs int
+	for i := range reqs {
+		res := reqs[i].Result
+		if res == nil {
+			continue
+		}
+		if times[i].finished && (res.FinishReason != "length" || res.Tokens < reqs[i].OutputTarget) {
+			f.EndedEarly++
+		}
+		if res.Usage == nil {
+			continue
+		}
+		if times[i].finished {
+			client += res.Tokens
+			server += res.Usage.CompletionTokens
+			withUsage++
+		}
+		if res.Usage.PromptTokens > 0 {
+			prompted += res.Usage.PromptTokens
+			asked += reqs[i].InputTarget
+			promptReqs++
+			if d := res.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+				cached += *d.CachedTokens
+				cachedReqs++
+			}
+		}
+	}
+	switch {
+	case withUsage == 0 && f.CompletedRequests > 0:
+		f.Flags = append(f.Flags, "token_counts_unverified")
+		cell.invalidate("the server reported no usage: nothing verifies the client's token counts")
+	case withUsage > 0:
+		f.ServerOutputTokens = openai.Ptr(server)
+		if relDiff(client, server) > 0.01 {
+			cell.invalidate(fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
+		}
+	}
+	if f.EndedEarly > 0 {
+		f.Flags = append(f.Flags, "ended_early")
+		if in.IgnoreEOSKnown {
+			cell.invalidate(fmt.Sprintf("%d requests ended before their output length despite ignore_eos", f.EndedEarly))
+		}
+	}
+	if promptReqs > 0 {
+		f.PromptTokensMean = round(float64(prompted)/float64(promptReqs), 1)
+		f.PromptTokensTarget = round(float64(asked)/float64(promptReqs), 1)
+		if relDiff(prompted, asked) > 0.01 {
+			cell.invalidate(fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
+		}
+	}
+	// The prefix cache: per-request cached tokens where the server reports them, its
+	// hit counters over the cell where it does not.
+	perRequest, have := 0.0, false
+	meanPrompt := f.PromptTokensMean
+	if cachedReqs > 0 {
+		f.CachedTokens = openai.Ptr(cached)
+		perRequest, have = float64(cached)/float64(cachedReqs), true
+		if prompted > 0 {
+			f.CacheHitRatio = ptrRound(float64(cached)/float64(prompted), 4)
+		}
+	} else if s := in.Server; s != nil && s.PrefixCacheQueries != nil && s.PrefixCacheHits != nil && *s.PrefixCacheQueries > 0 {
+		ratio := *s.PrefixCacheHits / *s.PrefixCacheQueries
+		f.CacheHitRatio = ptrRound(ratio, 4)
+		if meanPrompt == 0 {
+			meanPrompt = float64(in.Overhead + in.PrefixTokens)
+		}
+		perRequest, have = ratio*meanPrompt, meanPrompt > 0
+	}
+	if !have {
+		if in.PrefixTokens > 0 {
+			f.Flags = append(f.Flags, "prefix_unverified")
+		} else {
+			f.Flags = append(f.Flags, "uniqueness_unverified")
+		}
+		return
+	}
+	hi := float64(in.PrefixTokens + in.Overhead + uniqueCacheTolerance)
+	if perRequest > hi {
+		f.Flags = append(f.Flags, "prompts_shared")
+		if in.PrefixTokens == 0 {
+			cell.invalidate(fmt.Sprintf("the server found %.0f cached tokens per request: the prompts were not unique to it", perRequest))
+		} else {
+			cell.invalidate(fmt.Sprintf("the server found %.0f cached tokens per request, more than the %d-token shared prefix", perRequest, in.PrefixTokens))
+		}
+	}
+	if in.PrefixTokens > 0 && perRequest < float64(in.PrefixTokens-prefixBlockSlack)*0.9 {
+		// The server did not keep the shared prefix (evicted under load, or no prefix
+		// cache): the measurement is the server's, but not of the share asked.
+		f.Flags = append(f.Flags, "prefix_not_cached")
+	}
+}
+
+// saturationEvidence says why the cell's queue grew, if it did: TTFT rising through
+// the schedule, the server's waiting gauge, completions slower than arrivals, or
+// requests still unfinished at the drain timeout.
+func saturationEvidence(reqs []RateRequest, times []requestTimes, f *RateFigures, in RateInput) []string {
+	if in.Rate.IsInf() {
+		// A burst is beyond every rate by design: it measures the most the server
+		// completes, and its queue says nothing about a rate it could sustain.
+		return nil
+	}
+	var ev []string
+	// TTFT by scheduled order; a request still waiting for its first token counts
+	// with the time it had waited, a lower bound (so the rise is if anything larger).
+	var ordered []float64
+	idx := make([]int, len(reqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return reqs[a].Scheduled.Compare(reqs[b].Scheduled) })
+	for _, i := range idx {
+		if times[i].hasTTFT {
+			ordered = append(ordered, times[i].ttft.V)
+		}
+	}
+	if n := len(ordered); n >= 9 {
+		head := slices.Clone(ordered[:n/3])
+		tail := slices.Clone(ordered[n-n/3:])
+		slices.Sort(head)
+		slices.Sort(tail)
+		a, b := quantile(head, 0.5), quantile(tail, 0.5)
+		if b > ttftRise*a && b-a > ttftRiseMin {
+			ev = append(ev, fmt.Sprintf("TTFT rose through the schedule: median %.0f ms over the first third of requests, %.0f ms over the last", a, b))
+		}
+	}
+	if s := in.Server; s != nil && s.Waiting != nil && s.Waiting.Mean >= 1 {
+		ev = append(ev, fmt.Sprintf("the server's waiting gauge averaged %.1f requests (max %.0f)", s.Waiting.Mean, s.Waiting.Max))
+	}
+	if pace, ok := schedulePace(reqs, times); ok && f.AchievedRPS != nil && f.CompletedRequests >= 10 && *f.AchievedRPS < achievedShare*pace {
+		ev = append(ev, fmt.Sprintf("requests completed at %.2f/s, below the schedule's %.2f/s (its arrivals plus an early request's latency)", *f.AchievedRPS, pace))
+	}
+	if f.UnfinishedRequests > 0 && in.DrainNs > 0 {
+		ev = append(ev, fmt.Sprintf("%d requests had not finished %s after the last arrival", f.UnfinishedRequests, time.Duration(in.DrainNs).Round(time.Millisecond)))
+	}
+	return ev
+}
+
+// schedulePace is the completion rate a server that kept up would show: every
+// request done by the last arrival plus the latency the first third of requests had
+// (when the queue, if any, was short). achieved_rps is measured over the whole cell,
+// drain included, so the allowance keeps a slow but steady server from looking
+// saturated; one whose backlog grew finishes far later than that.
+func schedulePace(reqs []RateRequest, times []requestTimes) (float64, bool) {
+	if len(reqs) < 9 {
+		return 0, false
+	}
+	first, last := reqs[0].Scheduled, reqs[0].Scheduled
+	for i := range reqs {
+		first = minTime(first, reqs[i].Scheduled)
+		if reqs[i].Scheduled.After(last) {
+			last = reqs[i].Scheduled
+		}
+	}
+	var early []float64
+	for i := range reqs {
+		if reqs[i].Scheduled.Sub(first) <= last.Sub(first)/3 && times[i].hasE2E && !times[i].e2e.Censored {
+			early = append(early, times[i].e2e.V)
+		}
+	}
+	if len(early) == 0 {
+		return 0, false
+	}
+	slices.Sort(early)
+	span := last.Sub(first).Seconds() + quantile(early, 0.5)/1000
+	return float64(len(reqs)) / span, span > 0
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// latencyStats summarises samples. A quantile is reported only with enough samples
+// (p90: 64, p99: 662) and only when the censored samples cannot move it: it is the
+// same whether they are taken at their bound or as infinitely large. The mean and
+// stdev need every sample exact.
+func latencyStats(s []latencySample) LatencyStats {
+	st := LatencyStats{Samples: len(s)}
+	if len(s) == 0 {
+		return st
+	}
+	lo := make([]float64, len(s))
+	hi := make([]float64, len(s))
+	sum := 0.0
+	for i, x := range s {
+		lo[i], hi[i] = x.V, x.V
+		if x.Censored {
+			hi[i] = math.Inf(1)
+			st.Censored++
+		}
+		sum += x.V
+	}
+	slices.Sort(lo)
+	slices.Sort(hi)
+	q := func(p float64, floor int) *float64 {
+		if len(s) < floor {
+			return nil
+		}
+		a, b := quantile(lo, p), quantile(hi, p)
+		if a != b || math.IsInf(b, 0) || math.IsNaN(b) {
+			return nil
+		}
+		return ptrRound(a, 2)
+	}
+	st.P50 = q(0.5, 1)
+	st.P90 = q(0.9, minSamplesP90)
+	st.P99 = q(0.99, minSamplesP99)
+	if st.Censored == 0 {
+		mean := sum / float64(len(s))
+		st.Mean = ptrRound(mean, 2)
+		if len(s) >= 2 {
+			ss := 0.0
+			for _, x := range s {
+				ss += (x.V - mean) * (x.V - mean)
+			}
+			st.Stdev = ptrRound(math.Sqrt(ss/float64(len(s)-1)), 2)
+		}
+	}
+	return st
+}
+
+func quantileOf(s []latencySample, p float64) float64 {
+	v := make([]float64, len(s))
+	for i, x := range s {
+		v[i] = x.V
+	}
+	slices.Sort(v)
+	return quantile(v, p)
+}
+
+// coalesced reports whether the cell's requests brought fewer than half as many
+// chunks as tokens: a server (or a proxy) that batches its stream.
+func coalesced(reqs []RateRequest) bool {
+	chunks, tokens := 0, 0
+	for i := range reqs {
+		if res := reqs[i].Result; res != nil {
+			chunks += len(res.Chunks)
+			tokens += res.Tokens
+		}
+	}
+	return tokens > 0 && 2*chunks < tokens
+}
+
+// peakInFlight is the most requests between send and end at one instant.
+func peakInFlight(reqs []RateRequest) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for i := range reqs {
+		res := reqs[i].Result
+		if res == nil || res.Sent.IsZero() || res.End.IsZero() {
+			continue
+		}
+		edges = append(edges, edge{res.Sent, +1}, edge{res.End, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	peak, now := 0, 0
+	for _, e := range edges {
+		now += e.delta
+		peak = max(peak, now)
+	}
+	return peak
+}
+
+func rateErrorSamples(reqs []RateRequest) []string {
+	var out []string
+	for i := range reqs {
+		res := reqs[i].Result
+		if res == nil || res.Err == nil {
+			continue
+		}
+		if e := res.Err.Error(); !slices.Contains(out, e) {
+			out = append(out, e)
+			if len(out) == 3 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func ptrRound(v float64, decimals int) *float64 {
+	r := round(v, decimals)
+	return &r
+}

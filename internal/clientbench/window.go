@@ -1,0 +1,152 @@
+package clientbench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/zerostream"
+)
+
+// counters are what a client under test exposes to the window: tokens read and
+// requests that failed so far.
+type counters struct {
+	tokens func() int64
+	errors func() int64
+}
+
+// measureWindow waits until the server has every stream in flight, lets the client
+// settle, then samples the process's CPU time, the client's token count and the
+// allocator around the window. Everything else it does (polling the server) happens
+// outside the window.
+func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, error) {
+	res := Result{Kind: o.Kind, Streams: o.Streams, Procs: runtime.GOMAXPROCS(0)}
+	if err := waitActive(ctx, o.BaseURL, o.Streams, 10*time.Minute); err != nil {
+		return res, err
+	}
+	if err := sleep(ctx, o.Settle); err != nil {
+		return res, err
+	}
+	s0, err := serverStats(ctx, o.BaseURL)
+	if err != nil {
+		return res, err
+	}
+	if o.MemProfile != "" {
+		if err := writeHeap(o.MemProfile + ".base"); err != nil {
+			return res, err
+		}
+	}
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return res, fmt.Errorf("creating the CPU profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return res, fmt.Errorf("starting the CPU profile: %w", err)
+		}
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0, tok0, err0, wall0 := processCPU(), c.tokens(), c.errors(), time.Now()
+	werr := sleep(ctx, o.Window)
+	cpu1, tok1, err1, wall1 := processCPU(), c.tokens(), c.errors(), time.Now()
+	runtime.ReadMemStats(&m1)
+	if o.CPUProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if werr != nil {
+		return res, werr
+	}
+	if o.MemProfile != "" {
+		if err := writeHeap(o.MemProfile); err != nil {
+			return res, err
+		}
+	}
+	s1, err := serverStats(ctx, o.BaseURL)
+	if err != nil {
+		return res, err
+	}
+	res.WindowS = wall1.Sub(wall0).Seconds()
+	res.CPUS = (cpu1 - cpu0).Seconds()
+	res.Tokens = tok1 - tok0
+	res.Errors = err1 - err0
+	res.ServerToks = s1.Tokens - s0.Tokens
+	if res.Tokens > 0 {
+		res.AllocsPerToken = float64(m1.Mallocs-m0.Mallocs) / float64(res.Tokens)
+		res.BytesPerToken = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(res.Tokens)
+	}
+	res.GCs = m1.NumGC - m0.NumGC
+	return res, nil
+}
+
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the allocation profile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("writing the allocation profile: %w", err)
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// statsClient is apart from the clients under test, so that its connection is not
+// one of theirs. Its timeout is long: in a client with thousands of busy goroutines
+// on one CPU, this one waits its turn behind all of them (tens of seconds on a loaded
+// machine at 4,096 streams).
+var statsClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Minute}
+
+func serverStats(ctx context.Context, base string) (zerostream.Stats, error) {
+	var st zerostream.Stats
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/stats", nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := statsClient.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("asking the server for its counters: %w", err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return st, fmt.Errorf("reading the server's counters: %w", err)
+	}
+	return st, nil
+}
+
+// waitActive waits until the server writes n streams at once.
+func waitActive(ctx context.Context, base string, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		st, err := serverStats(ctx, base)
+		if err != nil {
+			return err
+		}
+		if st.Active >= int64(n) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d streams in flight after %s", st.Active, n, timeout)
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}

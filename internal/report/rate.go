@@ -1,0 +1,458 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// rateView is an open-loop run's part of the view: the plan in words, the search's
+// outcome, and one row per rate cell, every figure already formatted.
+type rateView struct {
+	Plan    string // "Poisson arrivals · 1,024 → 256 tokens (fixed) · 30 s a rate"
+	SLO     string // "SLO: TTFT ≤ 500 ms, TPOT ≤ 50 ms for 95% of requests"
+	MaxRate string // the --find-max-rate outcome, or ""
+	Rows    []rateRow
+	HasSLO  bool
+}
+
+type rateRow struct {
+	Cell       *bench.RateCell
+	Rate       string // "10 req/s", "inf"
+	Status     bench.Status
+	StatusStr  string
+	Reason     string
+	HasFigures bool
+	Achieved   string // "9.81 req/s"
+	Done       string // "598 / 600"
+	TTFT       string // "241 · 410 · — ms"
+	TPOT       string
+	ITL        string
+	E2E        string
+	TotalTokS  string
+	PerRequest string
+	SLOMet     string // "97%"
+	Goodput    string // "9.52 req/s"
+	Saturated  bool
+	Details    []string
+	Warn       bool
+	Footnote   int
+}
+
+// rateColumns are the label keys of the rate table, in order.
+var rateColumns = []string{"rate", "status", "achieved", "done", "ttft_pct", "tpot_pct", "itl_pct", "e2e_pct", "total_toks", "per_request_toks", "slo_met", "goodput"}
+
+func newRateView(run *bench.Run, v *view) *rateView {
+	lang := v.Lang
+	rv := &rateView{}
+	if c := run.Config.Rate; c != nil {
+		rv.Plan = ratePlanLine(lang, c, run.Config.DurationS)
+		if c.SLO != nil {
+			rv.SLO = sloLine(lang, c.SLO)
+			rv.HasSLO = true
+		}
+	}
+	if m := run.MaxRate; m != nil {
+		rv.MaxRate = maxRateLine(lang, m)
+	}
+	for i := range run.Rate {
+		c := &run.Rate[i]
+		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: c.Reason}
+		if f := c.RateFigures; f != nil {
+			row.HasFigures = true
+			row.Achieved = optNum(lang, f.AchievedRPS, 2)
+			row.Done = FormatInt(lang, f.CompletedRequests) + " / " + FormatInt(lang, f.Requests)
+			row.TTFT = pctTriple(lang, f.TTFTMs, 0)
+			row.TPOT = pctTriple(lang, f.TPOTMs, 1)
+			row.ITL = pctTriple(lang, f.ITLMs, 1)
+			row.E2E = pctTriple(lang, f.E2EMs, 0)
+			row.TotalTokS = FormatNumber(lang, f.TotalTokS, 1)
+			row.PerRequest = optNum(lang, f.PerRequestTokS, 1)
+			if f.SLOMetRatio != nil {
+				row.SLOMet = FormatPercent(lang, *f.SLOMetRatio)
+			}
+			row.Goodput = optNum(lang, f.GoodputRPS, 2)
+			row.Saturated = c.Saturated()
+		}
+		warnings, info := rateDetails(lang, c)
+		row.Details = append(warnings, info...)
+		failed := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
+		row.Warn = len(warnings) > 0 || (failed && c.Reason != "")
+		if row.Warn {
+			row.Footnote = len(v.Footnotes) + 1
+			text := row.Details
+			if c.Reason != "" {
+				text = append([]string{c.Reason}, text...)
+			}
+			v.Footnotes = append(v.Footnotes, footnote{N: row.Footnote, Where: row.Rate, Text: strings.Join(text, "; ")})
+		}
+		rv.Rows = append(rv.Rows, row)
+	}
+	return rv
+}
+
+func rateLabel(lang string, r bench.Rate) string {
+	if r.IsInf() {
+		return T(lang, "rate_inf")
+	}
+	return T(lang, "n_rps", strconv.FormatFloat(float64(r), 'f', -1, 64))
+}
+
+func optNum(lang string, v *float64, decimals int) string {
+	if v == nil {
+		return dash
+	}
+	return FormatNumber(lang, *v, decimals)
+}
+
+// pctTriple writes p50 · p90 · p99 of a latency in ms, "—" where too few samples (or
+// unfinished requests) leave one undetermined.
+func pctTriple(lang string, s bench.LatencyStats, decimals int) string {
+	return T(lang, "ms", optNum(lang, s.P50, decimals)+" · "+optNum(lang, s.P90, decimals)+" · "+optNum(lang, s.P99, decimals))
+}
+
+func ratePlanLine(lang string, c *bench.RateConfig, durationS float64) string {
+	arr := labelOr(lang, "arr_"+c.Arrival, c.Arrival)
+	if strings.HasPrefix(c.Arrival, "gamma:") {
+		arr = T(lang, "arr_gamma", strings.TrimPrefix(c.Arrival, "gamma:"))
+	}
+	parts := []string{arr, T(lang, "rate_lengths", FormatInt(lang, c.InputLen), FormatInt(lang, c.OutputLen), c.LenDist)}
+	if c.Requests > 0 {
+		parts = append(parts, T(lang, "rate_requests", FormatInt(lang, c.Requests)))
+	} else if durationS > 0 {
+		parts = append(parts, T(lang, "rate_duration", strconv.FormatFloat(durationS, 'f', -1, 64)))
+	}
+	if c.MaxConcurrency > 0 {
+		parts = append(parts, T(lang, "rate_max_conc", FormatInt(lang, c.MaxConcurrency)))
+	}
+	if c.PrefixShare > 0 {
+		parts = append(parts, T(lang, "rate_prefix", FormatPercent(lang, c.PrefixShare)))
+	} else {
+		parts = append(parts, T(lang, "rate_unique"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func sloLine(lang string, s *bench.SLO) string {
+	var targets []string
+	add := func(name string, v *float64) {
+		if v != nil {
+			targets = append(targets, name+" ≤ "+FormatMs(lang, *v, 0))
+		}
+	}
+	add("TTFT", s.TTFTMs)
+	add("TPOT", s.TPOTMs)
+	add("E2E", s.E2EMs)
+	return T(lang, "slo_line", strings.Join(targets, ", "), FormatPercent(lang, s.Target))
+}
+
+func maxRateLine(lang string, m *bench.MaxRate) string {
+	if m.MaxRateRPS == nil {
+		return T(lang, "max_rate_none", FormatInt(lang, m.Steps))
+	}
+	s := T(lang, "max_rate", FormatNumber(lang, *m.MaxRateRPS, 2))
+	if m.FailedRPS != nil {
+		s += " " + T(lang, "max_rate_failed", FormatNumber(lang, *m.FailedRPS, 2))
+	}
+	if m.GoodputRPS != nil {
+		s += " · " + T(lang, "goodput") + " " + FormatNumber(lang, *m.GoodputRPS, 2)
+	}
+	return s + " · " + T(lang, "max_rate_steps", FormatInt(lang, m.Steps), labelOr(lang, "stop_"+m.Stop, m.Stop))
+}
+
+// rateDetails lists what a rate cell says beyond its row: warnings a reader must not
+// miss (saturation and its evidence, requests that failed or never finished, the
+// client's own limits and slot waits, flags) and context (server gauges, cache).
+func rateDetails(lang string, c *bench.RateCell) (warnings, info []string) {
+	f := c.RateFigures
+	if f == nil {
+		return nil, nil
+	}
+	if len(f.Saturation) > 0 {
+		warnings = append(warnings, T(lang, "r_saturated", strings.Join(f.Saturation, "; ")))
+	}
+	if f.FailedRequests > 0 {
+		w := T(lang, "n_errors", FormatInt(lang, f.FailedRequests), FormatInt(lang, f.Requests))
+		if len(f.ErrorSamples) > 0 {
+			w += ": " + f.ErrorSamples[0]
+		}
+		warnings = append(warnings, w)
+	}
+	if f.UnfinishedRequests > 0 {
+		warnings = append(warnings, T(lang, "r_unfinished", FormatInt(lang, f.UnfinishedRequests)))
+	}
+	if slices.Contains(f.Flags, "slot_wait") && f.SlotWaitMs != nil && f.SlotWaitMs.P50 != nil {
+		warnings = append(warnings, T(lang, "r_slot_wait", FormatInt(lang, f.MaxConcurrency), FormatMs(lang, *f.SlotWaitMs.P50, 0)))
+	}
+	if f.EndedEarly > 0 {
+		warnings = append(warnings, T(lang, "n_ended_early", FormatInt(lang, f.EndedEarly)))
+	}
+	for _, fl := range f.Flags {
+		switch fl {
+		case "saturated", "errors", "unfinished", "slot_wait", "ended_early":
+			continue // said above
+		}
+		warnings = append(warnings, T(lang, "n_flag", fl))
+	}
+	if f.CacheHitRatio != nil {
+		info = append(info, T(lang, "n_cache_hit", FormatPercent(lang, *f.CacheHitRatio)))
+	}
+	if p := f.ClientSendLagMs.P50; p != nil {
+		info = append(info, T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
+	}
+	if s := f.Server; s != nil {
+		var g []string
+		if s.Running != nil {
+			g = append(g, T(lang, "n_running", T(lang, "n_mean_max", FormatNumber(lang, s.Running.Mean, 1), FormatNumber(lang, s.Running.Max, 0))))
+		}
+		if s.Waiting != nil {
+			g = append(g, T(lang, "n_waiting", T(lang, "n_mean_max", FormatNumber(lang, s.Waiting.Mean, 1), FormatNumber(lang, s.Waiting.Max, 0))))
+		}
+		if len(g) > 0 {
+			info = append(info, T(lang, "n_server", strings.Join(g, ", ")))
+		}
+	}
+	return warnings, info
+}
+
+// rateHead is the rate table's header, with Notes when a row has a footnote.
+func rateHead(v *view) (head []string, right []bool) {
+	for i, k := range rateColumns {
+		if (k == "slo_met" || k == "goodput") && !v.Rate.HasSLO {
+			continue
+		}
+		head = append(head, T(v.Lang, k))
+		right = append(right, i >= 2)
+	}
+	if rateHasFootnotes(v) {
+		head, right = append(head, T(v.Lang, "notes")), append(right, false)
+	}
+	return head, right
+}
+
+func rateHasFootnotes(v *view) bool {
+	for _, r := range v.Rate.Rows {
+		if r.Footnote > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func rateCells(v *view, r rateRow, mark func(int) string) []string {
+	var cells []string
+	if r.HasFigures {
+		cells = []string{r.Rate, r.StatusStr, r.Achieved, r.Done, r.TTFT, r.TPOT, r.ITL, r.E2E, r.TotalTokS, r.PerRequest}
+		if r.Saturated {
+			cells[1] += " · " + T(v.Lang, "saturated")
+		}
+	} else {
+		cells = []string{r.Rate, r.StatusStr, dash, dash, dash, dash, dash, dash, dash, dash}
+	}
+	if v.Rate.HasSLO {
+		cells = append(cells, cmpOr(r.SLOMet, dash), cmpOr(r.Goodput, dash))
+	}
+	if rateHasFootnotes(v) {
+		n := ""
+		if r.Footnote > 0 {
+			n = mark(r.Footnote)
+		}
+		cells = append(cells, n)
+	}
+	return cells
+}
+
+// writeRateText writes the open-loop section of the text and markdown reports.
+func writeRateText(b *strings.Builder, v *view, p painter, md bool) {
+	rv := v.Rate
+	if rv == nil || len(rv.Rows) == 0 {
+		return
+	}
+	title, sub := T(v.Lang, "rates"), T(v.Lang, "rates_sub")
+	if md {
+		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", title, mdEscape(sub))
+		for _, line := range []string{rv.Plan, rv.SLO, rv.MaxRate} {
+			if line != "" {
+				b.WriteString(mdEscape(line) + "  \n")
+			}
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("\n" + p.paint(ansiBold, title) + " — " + sub + "\n")
+		for _, line := range []string{rv.Plan, rv.SLO, rv.MaxRate} {
+			if line != "" {
+				b.WriteString(line + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	head, right := rateHead(v)
+	var rows, styles [][]string
+	for _, r := range rv.Rows {
+		rows = append(rows, rateCells(v, r, func(n int) string { return "[" + strconv.Itoa(n) + "]" }))
+		st := make([]string, len(head))
+		st[1] = statusStyle(r.Status)
+		if r.Warn && st[1] == "" {
+			st[1] = ansiYellow
+		}
+		styles = append(styles, st)
+	}
+	if md {
+		mdTable(b, head, right, rows)
+		b.WriteString("\n" + mdEscape(T(v.Lang, "note_rates")) + "\n")
+	} else {
+		writeTable(b, p, head, right, rows, styles)
+		b.WriteString("\n" + T(v.Lang, "note_rates") + "\n")
+	}
+}
+
+// rateCharts are the open-loop run's charts: TTFT against the throughput achieved
+// (the latency–throughput curve), TPOT and E2E percentiles by rate, and per-request
+// against total tok/s.
+func rateCharts(run *bench.Run, v *view) []lineChart {
+	lang := v.Lang
+	var valid []*bench.RateCell
+	for i := range run.Rate {
+		c := &run.Rate[i]
+		if c.RateFigures != nil && hasFigures(c.Status) {
+			valid = append(valid, c)
+		}
+	}
+	pcts := []struct {
+		name string
+		pick func(bench.LatencyStats) *float64
+	}{{"p50", func(s bench.LatencyStats) *float64 { return s.P50 }}, {"p90", func(s bench.LatencyStats) *float64 { return s.P90 }}, {"p99", func(s bench.LatencyStats) *float64 { return s.P99 }}}
+
+	// TTFT vs achieved req/s, in the order the rates rise: a saturated server's
+	// curve turns up (latency grows, throughput does not).
+	tput := lineChart{ID: "lb-chart-rate-ttft", Title: T(lang, "chart_rate_ttft"), XLabel: T(lang, "axis_achieved"), YLabel: T(lang, "axis_ttft_ms"), Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "percentile")}
+	maxX := 0.0
+	for i, p := range pcts {
+		s := chartSeries{Name: p.name, Color: palette[i]}
+		for _, c := range sortedByRate(valid) {
+			y := p.pick(c.TTFTMs)
+			if y == nil || c.AchievedRPS == nil {
+				continue
+			}
+			maxX = math.Max(maxX, *c.AchievedRPS)
+			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
+		}
+		if len(s.Points) > 0 {
+			tput.Series = append(tput.Series, s)
+		}
+	}
+	tput.XTicks, tput.XTickLabel = linearTicks(maxX, lang)
+	charts := []lineChart{tput}
+
+	// Percentiles by rate (categorical x: the rates as asked, inf last).
+	byRate := func(id, titleKey, yKey string, stat func(*bench.RateFigures) bench.LatencyStats, decimals int) lineChart {
+		c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_rate"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "percentile")}
+		rates := sortedByRate(valid)
+		for i := range rates {
+			c.XTicks = append(c.XTicks, float64(i))
+		}
+		c.XTickLabel = func(x float64) string {
+			if i := int(x); i >= 0 && i < len(rates) {
+				return rates[i].RateRPS.String()
+			}
+			return ""
+		}
+		for k, p := range pcts {
+			s := chartSeries{Name: p.name, Color: palette[k]}
+			for i, cell := range rates {
+				y := p.pick(stat(cell.RateFigures))
+				if y == nil {
+					if len(s.Points) > 0 {
+						s.Breaks = append(s.Breaks, len(s.Points))
+					}
+					continue
+				}
+				s.Points = append(s.Points, chartPoint{X: float64(i), Y: *y, Title: fmt.Sprintf("%s: %s %s", rateLabel(lang, cell.RateRPS), p.name, FormatMs(lang, *y, decimals))})
+			}
+			if len(s.Points) > 0 {
+				c.Series = append(c.Series, s)
+			}
+		}
+		return c
+	}
+	charts = append(charts,
+		byRate("lb-chart-rate-tpot", "chart_rate_tpot", "axis_tpot_ms", func(f *bench.RateFigures) bench.LatencyStats { return f.TPOTMs }, 1),
+		byRate("lb-chart-rate-e2e", "chart_rate_e2e", "axis_e2e_ms", func(f *bench.RateFigures) bench.LatencyStats { return f.E2EMs }, 0))
+
+	// The throughput / interactivity trade-off.
+	ia := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
+	s := chartSeries{Name: T(lang, "rate"), Color: palette[0]}
+	maxX = 0
+	for _, c := range sortedByRate(valid) {
+		if c.PerRequestTokS == nil {
+			continue
+		}
+		maxX = math.Max(maxX, c.TotalTokS)
+		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), T(lang, "per_request"))})
+	}
+	if len(s.Points) > 0 {
+		ia.Series = append(ia.Series, s)
+	}
+	ia.XTicks, ia.XTickLabel = linearTicks(maxX, lang)
+	return append(charts, ia)
+}
+
+// interactivityChart is the matrix's throughput / interactivity trade-off: for each
+// context, per-request tok/s against total tok/s as concurrency rises.
+func interactivityChart(run *bench.Run, v *view) lineChart {
+	lang := v.Lang
+	cells := cellIndex(run)
+	c := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
+	maxX := 0.0
+	for i, ctx := range v.Contexts {
+		s := chartSeries{Name: bench.FormatTokens(ctx), Color: palette[i%len(palette)]}
+		for _, n := range v.Concurrency {
+			cell := cells[cellKey{ctx, n}]
+			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) {
+				continue
+			}
+			maxX = math.Max(maxX, cell.TotalTokS)
+			s.Points = append(s.Points, chartPoint{X: cell.TotalTokS, Y: cell.PerRequestTokS, Title: fmt.Sprintf("%s × %d: %s tok/s, %s tok/s %s", bench.FormatTokens(ctx), n, FormatNumber(lang, cell.TotalTokS, 1), FormatNumber(lang, cell.PerRequestTokS, 1), T(lang, "per_request"))})
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	c.XTicks, c.XTickLabel = linearTicks(maxX, lang)
+	return c
+}
+
+// linearTicks are round x positions from 0 past max, for a linear axis.
+func linearTicks(maxX float64, lang string) ([]float64, func(float64) string) {
+	if !(maxX > 0) {
+		return nil, func(float64) string { return "" }
+	}
+	step := niceStep(maxX / 4)
+	var ticks []float64
+	for x := 0.0; x < maxX+step/2 && len(ticks) < 12; x += step {
+		ticks = append(ticks, x)
+	}
+	if ticks[len(ticks)-1] < maxX {
+		ticks = append(ticks, ticks[len(ticks)-1]+step)
+	}
+	decimals := 0
+	if step < 1 {
+		decimals = int(math.Ceil(-math.Log10(step)))
+	}
+	return ticks, func(x float64) string { return FormatNumber(lang, x, decimals) }
+}
+
+// sortedByRate orders cells by rate (a search runs them out of order), inf last.
+func sortedByRate(cells []*bench.RateCell) []*bench.RateCell {
+	out := append([]*bench.RateCell(nil), cells...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].RateRPS < out[j-1].RateRPS; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

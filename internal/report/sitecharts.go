@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"strings"
+)
+
+// Charts for pages that show several runs at once (the site's model, hardware and
+// compare pages), drawn by the same SVG code as the report's own charts, so that the
+// two look and read alike. Every text is escaped; the rest is numbers.
+
+// XY is one point of a chart; Title is shown on hover.
+type XY struct {
+	X, Y  float64
+	Title string
+}
+
+// Line is one series: its points in drawing order. Name goes in the chart's legend
+// (keep it short; a page can print a longer legend beside the chart using ChartColor).
+type Line struct {
+	Name   string
+	Points []XY
+}
+
+// ChartColor is the colour of the i-th line of a chart.
+func ChartColor(i int) string { return palette[i%len(palette)] }
+
+// TradeoffChart draws per-request tok/s (y) against total tok/s (x), one point per
+// decode cell and one line per run through its cells in order: how much each user's
+// speed drops as the server's total rises.
+func TradeoffChart(lang, id, title string, lines []Line) template.HTML {
+	maxX := 0.0
+	for _, l := range lines {
+		for _, p := range l.Points {
+			if p.X >= 0 && !math.IsInf(p.X, 0) {
+				maxX = math.Max(maxX, p.X)
+			}
+		}
+	}
+	c := lineChart{ID: id, Title: title, XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
+	step := niceStep(maxX / 4)
+	for x := 0.0; x <= maxX*1.0001 || len(c.XTicks) < 2; x += step {
+		c.XTicks = append(c.XTicks, x)
+		if len(c.XTicks) > 20 {
+			break
+		}
+	}
+	decimals := 0
+	if step < 1 {
+		decimals = int(math.Ceil(-math.Log10(step)))
+	}
+	c.XTickLabel = func(x float64) string { return FormatNumber(lang, x, decimals) }
+	for i, l := range lines {
+		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
+		for _, p := range l.Points {
+			s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	return c.SVG()
+}
+
+// CategoryChart draws lines over labelled x positions evenly spaced (concurrency
+// levels, contexts), as the report's decode and prefill charts do.
+func CategoryChart(lang, id, title, xLabel, yLabel string, xs []float64, xLabelOf func(float64) string, lines []Line) template.HTML {
+	c := lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: yLabel, XTicks: xs, XTickLabel: xLabelOf, Categorical: true, Lang: lang, Empty: T(lang, "no_data")}
+	for i, l := range lines {
+		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
+		for k, p := range l.Points {
+			s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+			// A missing x between two points breaks the line rather than bridging it.
+			if k > 0 && nextIndex(xs, l.Points[k-1].X) != indexOf(xs, p.X) {
+				s.Breaks = append(s.Breaks, k)
+			}
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	return c.SVG()
+}
+
+func indexOf(xs []float64, x float64) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func nextIndex(xs []float64, x float64) int {
+	if i := indexOf(xs, x); i >= 0 {
+		return i + 1
+	}
+	return -1
+}
+
+// Bar is one bar of a bar chart; Title is shown on hover.
+type Bar struct {
+	Label string
+	Value float64
+	Title string
+}
+
+// BarChart draws horizontal bars, one per label, longest for the largest value, with
+// the value printed at each bar's end (decimals digits).
+func BarChart(lang, id, title, valueLabel string, bars []Bar, decimals int) template.HTML {
+	const rowH, labelW, valueW = 26, 190, 70
+	h := padTop + 24 + rowH*max(len(bars), 1) + 28
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="lb-chart lb-bars" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-t">`, chartW, h, id)
+	fmt.Fprintf(&b, `<title id="%s-t">%s</title>`, id, html.EscapeString(title))
+	maxV := 0.0
+	for _, bar := range bars {
+		if bar.Value > 0 && !math.IsInf(bar.Value, 0) {
+			maxV = math.Max(maxV, bar.Value)
+		}
+	}
+	if len(bars) == 0 || maxV == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, h/2, html.EscapeString(T(lang, "no_data")))
+		return template.HTML(b.String())
+	}
+	plotW := float64(chartW - labelW - valueW)
+	top := float64(padTop + 24)
+	fmt.Fprintf(&b, `<text class="lb-axis-label" x="%d" y="%d">%s</text>`, labelW, padTop+8, html.EscapeString(valueLabel))
+	for i, bar := range bars {
+		y := top + float64(i*rowH)
+		w := 0.0
+		if bar.Value > 0 && !math.IsInf(bar.Value, 0) {
+			w = plotW * bar.Value / maxV
+		}
+		label := []rune(bar.Label)
+		if len(label) > 28 {
+			label = append(label[:27], '…')
+		}
+		fmt.Fprintf(&b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, labelW-8, y+rowH/2-2, html.EscapeString(string(label)))
+		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`, labelW, y+3, w, rowH-10, ChartColor(0), html.EscapeString(bar.Title))
+		fmt.Fprintf(&b, `<text class="lb-tick" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, float64(labelW)+w+6, y+rowH/2-2, FormatNumber(lang, bar.Value, decimals))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}

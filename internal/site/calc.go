@@ -1,0 +1,291 @@
+package site
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// Calculator predicts a run from specs; the site's decode calculator uses it when
+// the performance model is wired in (Options.Calculator).
+type Calculator interface {
+	// GPUs and Models name what the catalog knows, for the form's choices; Choices the
+	// weight formats, KV cache dtypes and engines it knows.
+	GPUs() []string
+	Models() []string
+	Choices() CalcChoices
+	// Predict returns a run document with Status "predicted", and the memory split
+	// behind its KV cache. An input it cannot use is a *CalcError.
+	Predict(ctx context.Context, in CalcInput) (*Prediction, error)
+	// Capacity is the memory split alone (no matrix): cheap enough to try several
+	// settings when looking for one that fits.
+	Capacity(ctx context.Context, in CalcInput) (CalcMemory, error)
+}
+
+// CalcChoices are the names the calculator offers besides GPUs and models.
+type CalcChoices struct {
+	Quants, KVDtypes, Engines []string
+}
+
+// CalcInput is what the calculator is asked: the knobs of "llmbench calc". Zero
+// values take the calculator's defaults (one GPU, vLLM, bf16 weights, fp16 KV cache,
+// 90% of memory, the model's context as max model length, vLLM's max_num_seqs, the
+// seed's plan).
+type CalcInput struct {
+	GPU, Model, Quant string
+	KVDtype           string // fp16, fp8, …
+	Engine            string
+	GPUs              int
+	MaxModelLen       int64
+	MemoryUtilization float64
+	MaxNumSeqs        int
+	NoPrefixCaching   bool
+	// The plan: empty takes the seed's (contexts 0–56K × 1–128, prefill 8K–56K,
+	// 8,192 output tokens, 30 s).
+	Contexts, Concurrency, PrefillContexts []int
+	MaxOutputTokens                        int
+	DurationS                              float64
+}
+
+// key identifies an input for the prediction cache.
+func (in CalcInput) key() string {
+	b, _ := json.Marshal(in)
+	return string(b)
+}
+
+// Prediction is a predicted run and what it stands on.
+type Prediction struct {
+	Run    *bench.Run
+	Memory CalcMemory
+}
+
+// CalcMemory is the memory split of one GPU: what the engine may use (utilization ×
+// what the GPU reports), less the weights and the runtime reserve, is the KV cache.
+type CalcMemory struct {
+	GPUGiB      float64 // the memory the GPU reports
+	Utilization float64
+	BudgetGiB   float64
+	WeightsGiB  float64
+	ReserveGiB  float64
+	KVGiB       float64
+	KVTokens    int64
+	MaxModelLen int64 // the max model length in force (the model's context when not set)
+	MaxNumSeqs  int   // the engine's max_num_seqs, when it has one
+	NoRoom      bool  // the weights and reserve leave nothing for a KV cache
+}
+
+// CalcError is an input the calculator cannot use: the field ("gpu", "model", "quant",
+// "kv_dtype", "engine"; empty for the setup as a whole), the value, and for a name
+// it does not know, the closest names it does.
+type CalcError struct {
+	Field, Value string
+	Unknown      bool
+	Closest      []string
+	Reason       string // the calculator's own words (English), when not an unknown name
+	NoRoom       bool   // the model does not fit the GPUs' memory at all
+	Memory       CalcMemory
+}
+
+func (e *CalcError) Error() string {
+	if e.Unknown {
+		msg := fmt.Sprintf("%s: unknown %q", e.Field, e.Value)
+		if len(e.Closest) > 0 {
+			msg += " (did you mean " + strings.Join(e.Closest, ", ") + "?)"
+		}
+		return msg
+	}
+	if e.Field != "" {
+		return e.Field + ": " + e.Reason
+	}
+	return e.Reason
+}
+
+// message is the error in the page's language.
+func (e *CalcError) message(lang string) string {
+	switch {
+	case e.Unknown && len(e.Closest) > 0:
+		return T(lang, "calc_err_unknown_closest", T(lang, "calc_field_"+e.Field), e.Value, strings.Join(e.Closest, ", "))
+	case e.Unknown:
+		return T(lang, "calc_err_unknown", T(lang, "calc_field_"+e.Field), e.Value)
+	case e.NoRoom:
+		m := e.Memory
+		return T(lang, "calc_err_no_room", num(lang, m.WeightsGiB, 1), num(lang, m.ReserveGiB, 1), num(lang, m.Utilization*100, 0), num(lang, m.GPUGiB, 1), num(lang, m.BudgetGiB, 1))
+	case e.Field != "":
+		return T(lang, "calc_err_field", T(lang, "calc_field_"+e.Field), e.Reason)
+	}
+	return T(lang, "calc_err_other", e.Reason)
+}
+
+// calcFromQuery reads the calculator's knobs from a query (the page's form and GET
+// /api/v1/predict take the same names as llmbench calc's flags, with underscores).
+func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
+	in := CalcInput{GPU: strings.TrimSpace(v.Get("gpu")), Model: strings.TrimSpace(v.Get("model")), Quant: strings.TrimSpace(v.Get("quant")),
+		KVDtype: strings.TrimSpace(first(v, "kv_dtype", "kv")), Engine: strings.TrimSpace(v.Get("engine"))}
+	var err *FieldError
+	intParam := func(name string, lo, hi int) int {
+		s := strings.TrimSpace(v.Get(name))
+		if s == "" || err != nil {
+			return 0
+		}
+		n, e := strconv.Atoi(s)
+		if e != nil || n < lo || n > hi {
+			err = &FieldError{Field: name, Reason: fmt.Sprintf("must be a whole number from %d to %d", lo, hi)}
+		}
+		return n
+	}
+	tokenParam := func(name string) int {
+		s := strings.TrimSpace(v.Get(name))
+		if s == "" || err != nil {
+			return 0
+		}
+		n, e := bench.ParseTokens(s)
+		if e != nil || n < 1 || n > maxTokens {
+			err = &FieldError{Field: name, Reason: fmt.Sprintf("must be a token count from 1 to %d, like 16384 or 16K", maxTokens)}
+		}
+		return n
+	}
+	in.GPUs = intParam("gpus", 1, 64)
+	in.MaxNumSeqs = intParam("max_num_seqs", 1, maxConc)
+	in.MaxModelLen = int64(tokenParam("max_model_len"))
+	in.MaxOutputTokens = tokenParam("max_output")
+	if s := strings.TrimSpace(first(v, "gpu_memory_utilization", "util")); s != "" && err == nil {
+		u, e := strconv.ParseFloat(s, 64)
+		if e != nil || !(u > 0 && u <= 1) {
+			err = &FieldError{Field: "gpu_memory_utilization", Reason: "must be a share of the GPU's memory, above 0 and at most 1 (like 0.9)"}
+		}
+		in.MemoryUtilization = u
+	}
+	switch strings.ToLower(strings.TrimSpace(v.Get("prefix_caching"))) {
+	case "", "on", "true", "1":
+	case "off", "false", "0":
+		in.NoPrefixCaching = true
+	default:
+		if err == nil {
+			err = &FieldError{Field: "prefix_caching", Reason: "must be on or off"}
+		}
+	}
+	if err == nil && (in.GPU == "") != (in.Model == "") {
+		field := "gpu"
+		if in.Model == "" {
+			field = "model"
+		}
+		err = &FieldError{Field: field, Reason: "is required (a GPU and a model)"}
+	}
+	return in, err
+}
+
+func first(v url.Values, names ...string) string {
+	for _, n := range names {
+		if s := v.Get(n); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// query writes the input back as the calculator's URL parameters (zero values left out).
+func (in CalcInput) query() url.Values {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	set("gpu", in.GPU)
+	set("model", in.Model)
+	set("quant", in.Quant)
+	set("kv_dtype", in.KVDtype)
+	set("engine", in.Engine)
+	if in.GPUs > 0 {
+		v.Set("gpus", strconv.Itoa(in.GPUs))
+	}
+	if in.MaxModelLen > 0 {
+		v.Set("max_model_len", strconv.FormatInt(in.MaxModelLen, 10))
+	}
+	if in.MemoryUtilization > 0 {
+		v.Set("gpu_memory_utilization", strconv.FormatFloat(in.MemoryUtilization, 'f', -1, 64))
+	}
+	if in.MaxNumSeqs > 0 {
+		v.Set("max_num_seqs", strconv.Itoa(in.MaxNumSeqs))
+	}
+	if in.MaxOutputTokens > 0 {
+		v.Set("max_output", strconv.Itoa(in.MaxOutputTokens))
+	}
+	if in.NoPrefixCaching {
+		v.Set("prefix_caching", "off")
+	}
+	return v
+}
+
+// predictionCache keeps recent predictions (and refusals) by input: the calculator
+// is pure, and run pages ask for the same setups again and again.
+type predictionCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]cachedPrediction
+}
+
+type cachedPrediction struct {
+	p   *Prediction
+	mem CalcMemory
+	err error
+}
+
+func newPredictionCache(n int) *predictionCache {
+	return &predictionCache{max: n, m: map[string]cachedPrediction{}}
+}
+
+func (c *predictionCache) get(key string, compute func() cachedPrediction) cachedPrediction {
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if len(c.m) >= c.max {
+		for k := range c.m { // forget an arbitrary half: a bound, not an LRU
+			delete(c.m, k)
+			if len(c.m) < c.max/2 {
+				break
+			}
+		}
+	}
+	c.m[key] = v
+	c.mu.Unlock()
+	return v
+}
+
+// predict asks the calculator, through the cache. The run is shared: do not change it.
+func (s *Server) predict(ctx context.Context, in CalcInput) (*Prediction, error) {
+	v := s.predictions.get("p"+in.key(), func() cachedPrediction {
+		p, err := s.opt.Calculator.Predict(ctx, in)
+		return cachedPrediction{p: p, err: err}
+	})
+	return v.p, v.err
+}
+
+func (s *Server) capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
+	v := s.predictions.get("c"+in.key(), func() cachedPrediction {
+		m, err := s.opt.Calculator.Capacity(ctx, in)
+		return cachedPrediction{mem: m, err: err}
+	})
+	return v.mem, v.err
+}
+
+// calcError is err as a *CalcError (a plain error becomes one without a field).
+func calcError(err error) *CalcError {
+	var ce *CalcError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return &CalcError{Reason: err.Error()}
+}

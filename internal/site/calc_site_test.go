@@ -1,0 +1,238 @@
+package site_test
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
+)
+
+// wiredSite is the site as "llmbench serve" runs it (the real calculator and catalog),
+// with the seed run submitted.
+func wiredSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	st := storetest.SQLite(t)
+	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	tok, err := st.CreateToken(context.Background(), "@newcomer", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := readSeed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, seed); err != nil {
+		t.Fatal(err)
+	}
+	return hs
+}
+
+func readSeed() ([]byte, error) { return osReadFile(seedcopy.RunPath()) }
+
+func fetch(t *testing.T, hs *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := hs.Client().Get(hs.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func predictDoc(t *testing.T, hs *httptest.Server, query string) *bench.Run {
+	t.Helper()
+	code, body := fetch(t, hs, "/api/v1/predict?"+query)
+	if code != http.StatusOK {
+		t.Fatalf("GET /api/v1/predict?%s: %d %s", query, code, body)
+	}
+	if _, ferr := site.ValidateRun([]byte(body)); ferr != nil {
+		t.Errorf("the predicted document is not a valid submission: %v", ferr)
+	}
+	r, err := bench.Decode([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var adviceLink = regexp.MustCompile(`(\d+K?) × 1 needs [^<]*?; it fits.*?<a href="(/calculator\?[^"]+)">predict with these settings</a>`)
+
+// TestCalculatorSaysWhyAndWhatFits: RTX 4090 + Qwen3-32B AWQ as the calculator's
+// defaults leave every cell over capacity; the page says why with the calculator's
+// own numbers, and each suggestion it makes, followed, predicts that context's cell.
+func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
+	hs := wiredSite(t)
+	p, err := wire.NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := site.CalcInput{GPU: "RTX 4090", Model: "Qwen/Qwen3-32B", Quant: "awq"}
+	mem, err := p.Capacity(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := fetch(t, hs, "/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq&lang=en")
+	if code != http.StatusOK {
+		t.Fatalf("the calculator: %d", code)
+	}
+	kv := report.FormatNumber("en", float64(mem.KVTokens), 0)
+	for _, want := range []string{`id="calc-kv-tokens">` + kv, `id="calc-why"`,
+		html.EscapeString(site.T("en", "why_max_model_len", kv, report.FormatNumber("en", float64(mem.MaxModelLen), 0))), `id="calc-prefill"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the calculator page lacks %q", want)
+		}
+	}
+	doc := predictDoc(t, hs, "gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq")
+	if doc.Engine.KVCacheTokens == nil || *doc.Engine.KVCacheTokens != mem.KVTokens {
+		t.Errorf("the API's document says %v KV tokens, the page %d", doc.Engine.KVCacheTokens, mem.KVTokens)
+	}
+	advice := adviceLink.FindAllStringSubmatch(body, -1)
+	if len(advice) == 0 {
+		t.Fatalf("no suggestion of what would fit")
+	}
+	saw16K := false
+	for _, a := range advice {
+		ctx, err := bench.ParseTokens(a[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(html.UnescapeString(a[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := predictDoc(t, hs, u.RawQuery)
+		if c := r.Cell(ctx, 1); c == nil || c.Status != bench.StatusPredicted || c.TotalTokS <= 0 {
+			t.Errorf("the suggestion for %s × 1 (%s) still leaves that cell %v", a[1], u.RawQuery, c)
+		}
+		if ctx == 16*bench.K {
+			saw16K = true
+			_, page := fetch(t, hs, u.String()+"&lang=ja")
+			want := report.FormatNumber("ja", r.Cell(ctx, 1).TotalTokS, 1)
+			if !strings.Contains(page, `id="calc-predicted"`) || !strings.Contains(page, want) {
+				t.Errorf("following the 16K suggestion, the page does not show the predicted %s tok/s", want)
+			}
+		}
+	}
+	if !saw16K {
+		t.Errorf("no suggestion for 16K × 1")
+	}
+}
+
+func TestPredictAPIRefusesWhatItCannotUse(t *testing.T) {
+	hs := wiredSite(t)
+	for _, tt := range []struct{ query, field string }{
+		{"gpu=RTX+4099&model=Qwen%2FQwen3-32B", "gpu"},
+		{"gpu=RTX+4090&model=NoSuchModel-900B", "model"},
+		{"gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=int3", "quant"},
+		{"gpu=RTX+4090&model=Qwen%2FQwen3-32B&kv_dtype=fp5", "kv_dtype"},
+		{"gpu=RTX+4090&model=Qwen%2FQwen3-32B&gpu_memory_utilization=1.5", "gpu_memory_utilization"},
+		{"gpu=RTX+4090&model=Qwen%2FQwen3-32B&gpus=0", "gpus"},
+		{"gpu=RTX+4090&model=Qwen%2FQwen3-32B&max_model_len=lots", "max_model_len"},
+		{"gpu=RTX+4090", "model"},
+		{"model=Qwen%2FQwen3-32B", "gpu"},
+	} {
+		code, body := fetch(t, hs, "/api/v1/predict?"+tt.query)
+		var e struct{ Field, Reason string }
+		if json.Unmarshal([]byte(body), &e); code != http.StatusBadRequest || e.Field != tt.field || e.Reason == "" {
+			t.Errorf("?%s: %d %s, want 400 naming %s", tt.query, code, body, tt.field)
+		}
+	}
+	// A 70B model in bf16 does not fit one 24 GB GPU at all: the reason says so.
+	code, body := fetch(t, hs, "/api/v1/predict?gpu=RTX+4090&model=llama-3.1-70b")
+	if code != http.StatusBadRequest || !strings.Contains(body, "no room for a KV cache") {
+		t.Errorf("a model that does not fit: %d %s", code, body)
+	}
+}
+
+// TestRunPageComparesWithPrediction: the seed's page sets each measured cell beside
+// what the calculator predicts for the seed's own setup, read from its document.
+func TestRunPageComparesWithPrediction(t *testing.T) {
+	hs := wiredSite(t)
+	_, body := fetch(t, hs, "/runs/"+browserSeedID+"?lang=en")
+	if !strings.Contains(body, `id="vs-predicted"`) {
+		t.Fatal("the run page has no measured-against-predicted section")
+	}
+	m := regexp.MustCompile(`<a href="/calculator\?([^"]+)">Open in the calculator`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no link to the calculator with the run's setup")
+	}
+	q := html.UnescapeString(m[1])
+	// The seed's launch: 1 × RTX 3090, INT4 W4A16 g128, fp8 KV, --max-model-len 65536,
+	// --max-num-seqs 53, --gpu-memory-utilization 0.94.
+	for _, want := range []string{"gpu=RTX+3090", "kv_dtype=fp8", "max_model_len=65536", "max_num_seqs=53", "gpu_memory_utilization=0.94", "quant=INT4+W4A16+g128"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("the calculator link %q lacks %s", q, want)
+		}
+	}
+	doc := predictDoc(t, hs, q)
+	for _, cell := range []struct{ ctx, conc int }{{0, 1}, {0, 8}, {16 * bench.K, 2}} {
+		p := doc.Cell(cell.ctx, cell.conc)
+		if p == nil || p.DecodeFigures == nil {
+			t.Fatalf("the prediction has no %d × %d cell", cell.ctx, cell.conc)
+		}
+		want := "predicted " + report.FormatNumber("en", p.TotalTokS, 1)
+		if !strings.Contains(body, want) {
+			t.Errorf("the run page does not show %q for %s × %d", want, bench.FormatTokens(cell.ctx), cell.conc)
+		}
+	}
+}
+
+// TestJapanesePagesHaveNoEnglishLabels looks for every English text of the site's
+// table (where its Japanese differs) and every English spec label on the Japanese
+// pages; the menu entries the seed site keeps in English are the exception.
+func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
+	hs := wiredSite(t)
+	labels := site.EnglishLabels()
+	p, _ := wire.NewPerf()
+	specs, _ := p.GPUSpecs("RTX 3090")
+	mspecs, _ := p.ModelSpecs("RedHatAI/Qwen3.8-27B-INT4")
+	for _, s := range append(specs, mspecs...) {
+		labels["spec:"+s.Label] = s.Label
+	}
+	// The menu is the seed site's, whose Japanese keeps four entries in English; code,
+	// and what is marked lang="en" (the calculator's own notes, the OpenAPI summaries),
+	// are not labels.
+	strip := regexp.MustCompile(`(?s)<nav class="menu".*?</nav>|<(script|style|pre|code)[^>]*>.*?</(script|style|pre|code)>|<[^>]*lang="en"[^>]*>.*?</(ul|td)>|<[^>]+>`)
+	for _, path := range []string{"/", "/?metric=ttft_ms&context=16K&concurrency=2", "/calculator", "/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq",
+		"/models", "/models/RedHatAI%2FQwen3.8-27B-INT4", "/families", "/families/qwen3.8-27b", "/hardware", "/hardware/RTX%203090",
+		"/runs", "/runs/" + browserSeedID, "/orgs", "/submitters/@newcomer", "/authors/@Sandberg", "/reports", "/reports/new",
+		"/api", "/docs", "/benchmarks", "/getting-started", "/compare", "/nowhere", "/?gpu=%00"} {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		_, body := fetch(t, hs, path+sep+"lang=ja")
+		text := html.UnescapeString(strip.ReplaceAllString(body, "\n"))
+		for key, en := range labels {
+			if len(en) < 4 || !strings.ContainsAny(en, " abcdefghijklmnopqrstuvwxyz") || strings.HasPrefix(key, "nav_") || strings.Contains(en, "%") {
+				continue
+			}
+			if strings.Contains(text, en) {
+				t.Errorf("GET %s (ja) shows the English %q (%s)", path, en, key)
+			}
+		}
+	}
+}
+
+var osReadFile = os.ReadFile

@@ -1,0 +1,184 @@
+package site
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// A group page gathers the runs of one GPU, one model or one model family: specs from
+// the catalog, the trade-off of its best runs, the best of each GPU (or model) at a
+// chosen cell, and every run.
+
+// groupKind says which column a group page filters by and what its bar chart compares.
+type groupKind struct {
+	Nav   string // menu entry and URL base: hardware, models, families
+	Dim   string // the runs column: gpu, model, family
+	BarBy string // what the bars are: gpu or model
+}
+
+var (
+	gpuGroup    = groupKind{Nav: "hardware", Dim: "gpu", BarBy: "model"}
+	modelGroup  = groupKind{Nav: "models", Dim: "model", BarBy: "gpu"}
+	familyGroup = groupKind{Nav: "families", Dim: "family", BarBy: "gpu"}
+)
+
+type groupListData struct {
+	Groups []store.GroupStat
+	Base   string // "/hardware/", "/models/" or "/families/"
+	Kind   string // hardware, models, families
+}
+
+type groupPageData struct {
+	Name     string
+	Kind     string // hardware, models, families
+	Specs    []Spec
+	Catalog  bool
+	Stat     *store.GroupStat
+	Runs     []store.RunRecord
+	Models   []store.Facet // a family's model names
+	Cell     cellSel
+	CellForm cellForm
+	Tradeoff *chartView
+	Bars     template.HTML
+	BarTitle string
+	Dim      string // the query parameter that selects this group's runs: gpu, model, family
+}
+
+// cellForm fills the small form that picks a cell on group pages.
+type cellForm struct {
+	Metrics   []metricOption
+	Context   string
+	Level     string
+	LevelName string
+}
+
+func newCellForm(lang string, cell cellSel) cellForm {
+	f := cellForm{Context: bench.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
+	for _, m := range store.CellMetrics {
+		f.Metrics = append(f.Metrics, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == cell.Metric.Name})
+	}
+	return f
+}
+
+func (s *Server) hardwareList(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.GPUs(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing GPUs", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "groups", "hardware", "", groupListData{Groups: gs, Base: "/hardware/", Kind: "hardware"})
+}
+
+func (s *Server) modelList(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.Models(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing models", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "groups", "models", "", groupListData{Groups: gs, Base: "/models/", Kind: "models"})
+}
+
+func (s *Server) familyList(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.Families(r.Context())
+	if err != nil {
+		s.serverError(w, r, "listing model families", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "groups", "families", "", groupListData{Groups: gs, Base: "/families/", Kind: "families"})
+}
+
+func (s *Server) apiFamilies(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.store.Families(r.Context())
+	s.writeGroups(w, gs, err, "/families/", s.modelSpecs)
+}
+
+func (s *Server) hardwarePage(w http.ResponseWriter, r *http.Request) { s.groupPage(w, r, gpuGroup) }
+func (s *Server) modelPage(w http.ResponseWriter, r *http.Request)    { s.groupPage(w, r, modelGroup) }
+func (s *Server) familyPage(w http.ResponseWriter, r *http.Request)   { s.groupPage(w, r, familyGroup) }
+
+func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKind) {
+	ctx, lang := r.Context(), requestLang(r)
+	name := r.PathValue("name")
+	d := groupPageData{Name: name, Kind: kind.Nav, Dim: kind.Dim}
+	var stat store.GroupStat
+	var err error
+	q := store.Query{}
+	switch kind.Dim {
+	case "gpu":
+		d.Specs, d.Catalog = s.gpuSpecs(name)
+		q.GPU = name
+		stat, err = s.store.GPU(ctx, name)
+	case "model":
+		d.Specs, d.Catalog = s.modelSpecs(name)
+		q.Model = name
+		stat, err = s.store.Model(ctx, name)
+	default:
+		d.Specs, d.Catalog = s.modelSpecs(name)
+		q.Family = name
+		stat, err = s.store.FamilyStat(ctx, name)
+	}
+	switch {
+	case err == nil:
+		d.Stat = &stat
+	case !errors.Is(err, store.ErrNotFound):
+		s.serverError(w, r, "reading "+name, err)
+		return
+	}
+	if d.Stat == nil && !d.Catalog {
+		s.notFound(w, r)
+		return
+	}
+	cell, ferr := cellFromRequest(r.URL.Query())
+	if ferr != nil {
+		cell = defaultCell()
+	}
+	d.Cell, d.CellForm = cell, newCellForm(lang, cell)
+	if d.Stat != nil {
+		all := q
+		all.Limit = 200
+		if d.Runs, err = s.store.ListRuns(ctx, all); err != nil {
+			s.serverError(w, r, "listing runs", err)
+			return
+		}
+		if kind.Dim == "family" {
+			if d.Models, err = s.store.FamilyModels(ctx, name); err != nil {
+				s.serverError(w, r, "listing the family's models", err)
+				return
+			}
+		}
+		measured := q
+		measured.Kinds = []string{bench.RunMeasured}
+		// The trade-off of the best measured runs (by peak total tok/s), at the cell's context.
+		peak, _ := store.MetricByName("peak_tok_s")
+		measured.Limit = tradeoffRuns
+		top, err := s.store.RankByCell(ctx, cellSel{Metric: peak}.store(measured))
+		if err != nil {
+			s.serverError(w, r, "ranking runs", err)
+			return
+		}
+		var recs []store.RunRecord
+		for _, t := range top {
+			recs = append(recs, t.RunRecord)
+		}
+		if d.Tradeoff, err = s.tradeoffChart(ctx, lang, "tradeoff-"+kind.Dim, recs, cell.Context); err != nil {
+			s.serverError(w, r, "reading cells", err)
+			return
+		}
+		best, err := s.bestByGroup(ctx, cell.store(measured), kind.BarBy, 16)
+		if err != nil {
+			s.serverError(w, r, "best per group", err)
+			return
+		}
+		key := "chart_best_gpu"
+		if kind.BarBy == "model" {
+			key = "chart_best_model"
+		}
+		d.BarTitle = T(lang, key, cell.label(lang))
+		d.Bars = bestChart(lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+	}
+	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
+}

@@ -1,0 +1,482 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// cellSel is the cell the leaderboard ranks by: a registered metric, a context and a
+// level on the metric's second axis (the concurrency of a decode cell).
+type cellSel struct {
+	Metric  store.CellMetric
+	Context int
+	Level   float64
+}
+
+// legacySorts maps the leaderboard's first rankings (sort=…) to the cells they are.
+var legacySorts = map[string]cellSel{
+	"decode":      {Context: 0, Level: 1},
+	"peak":        {},
+	"prefill_32k": {Context: 32 * bench.K},
+	"per_gb":      {},
+}
+
+var legacyMetric = map[string]string{"decode": "total_tok_s", "peak": "peak_tok_s", "prefill_32k": "prompt_tok_s", "per_gb": "peak_tok_s_per_gb"}
+
+// defaultCell is what the leaderboard ranks by when asked nothing: single-stream
+// decode at context 0, the seed site's first ranking.
+func defaultCell() cellSel {
+	m, _ := store.MetricByName("total_tok_s")
+	return cellSel{Metric: m, Context: 0, Level: 1}
+}
+
+// levelParam is the query parameter naming a metric's second axis.
+func levelParam(a store.Axis) string {
+	switch a {
+	case store.AxisRate:
+		return "rate"
+	case store.AxisConcurrency:
+		return "concurrency"
+	}
+	return ""
+}
+
+// cellFromRequest reads metric, context and concurrency (or rate) from the query:
+// context in tokens or with K (32768, 32K), the level a number. Missing parts take the
+// defaults (context 0, level 1); sort= of the first leaderboard still works.
+func cellFromRequest(v url.Values) (cellSel, *FieldError) {
+	name := v.Get("metric")
+	if name == "" {
+		if legacy := v.Get("sort"); legacy != "" && legacy != "newest" {
+			sel, ok := legacySorts[legacy]
+			if !ok {
+				return defaultCell(), &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+			}
+			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
+			return sel, nil
+		}
+		name = "total_tok_s"
+	}
+	m, ok := store.MetricByName(name)
+	if !ok {
+		return defaultCell(), &FieldError{Field: "metric", Reason: "must be one of " + strings.Join(store.MetricNames(), ", ")}
+	}
+	sel := cellSel{Metric: m}
+	if m.Axis == store.AxisRun {
+		return sel, nil
+	}
+	if c := v.Get("context"); c != "" {
+		n, err := bench.ParseTokens(c)
+		if err != nil || n < 0 || n > maxTokens {
+			return defaultCell(), &FieldError{Field: "context", Reason: "must be a context length in tokens, like 32768 or 32K"}
+		}
+		sel.Context = n
+	}
+	if p := levelParam(m.Axis); p != "" {
+		sel.Level = 1
+		if l := v.Get(p); l != "" {
+			x, err := strconv.ParseFloat(l, 64)
+			if err != nil || !(x > 0) || x > maxConc {
+				return defaultCell(), &FieldError{Field: p, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+			}
+			sel.Level = x
+		}
+	}
+	return sel, nil
+}
+
+// label is how pages name the cell: "Total tok/s at 32K × 1".
+func (c cellSel) label(lang string) string {
+	name := T(lang, "metric_"+c.Metric.Name)
+	switch c.Metric.Axis {
+	case store.AxisRun:
+		return name
+	case store.AxisPrefill:
+		return T(lang, "cell_prefill", name, bench.FormatTokens(c.Context))
+	case store.AxisRate:
+		return T(lang, "cell_rate", name, bench.FormatTokens(c.Context), formatLevel(c.Level))
+	}
+	return T(lang, "cell_decode", name, bench.FormatTokens(c.Context), formatLevel(c.Level))
+}
+
+func formatLevel(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
+
+// query sets the cell's URL parameters on v.
+func (c cellSel) query(v url.Values) url.Values {
+	v.Del("sort")
+	v.Del("offset")
+	v.Set("metric", c.Metric.Name)
+	v.Del("context")
+	v.Del("concurrency")
+	v.Del("rate")
+	if c.Metric.Axis != store.AxisRun {
+		v.Set("context", strconv.Itoa(c.Context))
+	}
+	if p := levelParam(c.Metric.Axis); p != "" {
+		v.Set(p, formatLevel(c.Level))
+	}
+	return v
+}
+
+func (c cellSel) store(q store.Query) store.CellQuery {
+	return store.CellQuery{Query: q, Metric: c.Metric.Name, Context: c.Context, Level: c.Level}
+}
+
+// boardEntry is one ranked run with its row of the matrix at a glance.
+type boardEntry struct {
+	Rank  int
+	Rec   store.RunRecord
+	Value string
+	Row   []string // the metric at each of the board's RowHeads, "—" where the run has none
+}
+
+type metricOption struct {
+	Name, Label string
+	Selected    bool
+}
+
+// pickerView is the matrix picker: the cells some run has, by context (rows) and
+// level (columns), each a link to rank by it.
+type pickerView struct {
+	Levels []string
+	Rows   []pickerRow
+}
+
+type pickerRow struct {
+	Context string
+	Cells   []pickerCell
+}
+
+type pickerCell struct {
+	URL      string
+	Runs     int
+	Selected bool
+}
+
+type boardData struct {
+	listData
+	Cell      cellSel
+	CellLabel string
+	Metrics   []metricOption
+	Picker    *pickerView
+	Context   string // the form's values
+	Level     string
+	LevelName string // "concurrency", "rate" or "" (no second axis)
+	RowHeads  []string
+	Entries   []boardEntry
+	Sizes     []store.SizeBucket
+	Chart     template.HTML // best per GPU at the cell, when a model or family is chosen
+}
+
+// Picker and row limits: a plan may have up to 64 values per axis; the picker shows the
+// ones most runs have.
+const (
+	pickerContexts = 8
+	pickerLevels   = 10
+)
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(r)
+	v := r.URL.Query()
+	d := &boardData{Sizes: store.SizeBuckets}
+	q, ferr := queryFromRequest(r, 200)
+	cell, cerr := cellFromRequest(v)
+	if ferr == nil {
+		ferr = cerr
+	}
+	if ferr != nil {
+		d.Error = ferr.Error()
+		q, cell = store.Query{}, defaultCell()
+	}
+	q.Sort = ""
+	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
+		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name}
+	if len(q.Kinds) == 0 && !d.Sel.All {
+		q.Kinds = []string{bench.RunMeasured} // emulated and predicted runs stay off the main board
+	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
+	d.Context, d.Level = bench.FormatTokens(cell.Context), formatLevel(cell.Level)
+	for _, m := range store.CellMetrics {
+		d.Metrics = append(d.Metrics, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == cell.Metric.Name})
+	}
+	ctx := r.Context()
+	entries, next, err := s.rankPage(ctx, cell, q)
+	if err != nil {
+		s.serverError(w, r, "ranking runs", err)
+		return
+	}
+	if next >= 0 {
+		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
+	}
+	if q.Offset > 0 {
+		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
+	}
+	d.Offset = q.Offset
+	cells, err := s.store.MetricCells(ctx, cell.Metric.Name)
+	if err != nil {
+		s.serverError(w, r, "listing cells", err)
+		return
+	}
+	if cell.Metric.Axis != store.AxisRun {
+		d.Picker = buildPicker(r.URL, cell, cells)
+	}
+	if d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, q.Offset, lang); err != nil {
+		s.serverError(w, r, "reading the runs' rows", err)
+		return
+	}
+	if d.Facets, err = s.cachedFacets(ctx); err != nil {
+		s.serverError(w, r, "listing filter values", err)
+		return
+	}
+	if q.Model != "" || q.Family != "" {
+		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
+		if err != nil {
+			s.serverError(w, r, "best GPUs", err)
+			return
+		}
+		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+	}
+	s.render(w, r, http.StatusOK, "leaderboard", "leaderboard", "", d)
+}
+
+// rankPage ranks one page of runs by the cell and returns the offset of the next page
+// (-1 on the last).
+func (s *Server) rankPage(ctx context.Context, cell cellSel, q store.Query) ([]store.RankedRun, int, error) {
+	want := q.Limit
+	q.Limit++
+	rows, err := s.store.RankByCell(ctx, cell.store(q))
+	if err != nil {
+		return nil, -1, err
+	}
+	if len(rows) > want {
+		return rows[:want], q.Offset + want, nil
+	}
+	return rows, -1, nil
+}
+
+// buildPicker lays the cells out as a small matrix: the contexts and levels most runs
+// have, always including the chosen one.
+func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView {
+	ctxRuns, lvlRuns := map[int]int{}, map[float64]int{}
+	byCell := map[[2]float64]int{}
+	for _, c := range cells {
+		ctxRuns[c.Context] += c.Runs
+		lvlRuns[c.Level] += c.Runs
+		byCell[[2]float64{float64(c.Context), c.Level}] = c.Runs
+	}
+	contexts := topKeys(ctxRuns, pickerContexts, sel.Context)
+	levels := topKeys(lvlRuns, pickerLevels, sel.Level)
+	p := &pickerView{}
+	if sel.Metric.Axis != store.AxisPrefill {
+		for _, l := range levels {
+			p.Levels = append(p.Levels, formatLevel(l))
+		}
+	} else {
+		levels = []float64{0}
+	}
+	for _, c := range contexts {
+		row := pickerRow{Context: bench.FormatTokens(c)}
+		for _, l := range levels {
+			at := cellSel{Metric: sel.Metric, Context: c, Level: l}
+			pc := pickerCell{Runs: byCell[[2]float64{float64(c), l}], Selected: c == sel.Context && l == sel.Level}
+			pc.URL = u.EscapedPath() + "?" + at.query(u.Query()).Encode()
+			row.Cells = append(row.Cells, pc)
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	return p
+}
+
+// topKeys returns the n keys with the most runs, in ascending order, with must among them.
+func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
+	keys := make([]K, 0, len(runs))
+	for k := range runs {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b K) int {
+		if runs[a] != runs[b] {
+			return runs[b] - runs[a]
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	keys = keys[:min(n, len(keys))]
+	if !slices.Contains(keys, must) {
+		keys = append(keys, must)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// boardRows formats the ranked runs with each one's row at a glance: the metric at
+// the chosen context across the picker's levels (a prefill metric across contexts; a
+// run-level one shows total tok/s at context 0).
+func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.MetricCell, ranked []store.RankedRun, offset int, lang string) ([]string, []boardEntry, error) {
+	rowMetric, rowContext := cell.Metric, cell.Context
+	if cell.Metric.Axis == store.AxisRun {
+		rowMetric, _ = store.MetricByName("total_tok_s")
+		rowContext = 0
+		var err error
+		if cells, err = s.store.MetricCells(ctx, rowMetric.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	type key struct {
+		context int
+		level   float64
+	}
+	var cols []key
+	var heads []string
+	switch rowMetric.Axis {
+	case store.AxisPrefill:
+		runs := map[int]int{}
+		for _, c := range cells {
+			runs[c.Context] += c.Runs
+		}
+		for _, c := range topKeys(runs, pickerLevels, rowContext) {
+			cols = append(cols, key{c, 0})
+			heads = append(heads, bench.FormatTokens(c))
+		}
+	default:
+		runs := map[float64]int{}
+		for _, c := range cells {
+			if c.Context == rowContext {
+				runs[c.Level] += c.Runs
+			}
+		}
+		for _, l := range topKeys(runs, pickerLevels, cell.Level) {
+			if cell.Metric.Axis == store.AxisRun && runs[l] == 0 {
+				continue
+			}
+			cols = append(cols, key{rowContext, l})
+			heads = append(heads, formatLevel(l))
+		}
+	}
+	var ids []string
+	for _, r := range ranked {
+		ids = append(ids, r.ID)
+	}
+	values, err := s.store.CellValues(ctx, ids, rowMetric.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []boardEntry
+	for i, r := range ranked {
+		e := boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)}
+		have := map[key]float64{}
+		for _, v := range values[r.ID] {
+			have[key{v.Context, v.Level}] = v.Value
+		}
+		for _, c := range cols {
+			if x, ok := have[c]; ok {
+				e.Row = append(e.Row, report.FormatNumber(lang, x, rowMetric.Decimals))
+			} else {
+				e.Row = append(e.Row, "—")
+			}
+		}
+		out = append(out, e)
+	}
+	return heads, out, nil
+}
+
+// boardJSON is GET /api/v1/leaderboard's answer.
+type boardJSON struct {
+	Metric        string       `json:"metric"`
+	Context       *int         `json:"context,omitempty"`
+	Concurrency   *float64     `json:"concurrency,omitempty"`
+	Rate          *float64     `json:"rate,omitempty"`
+	LowerIsBetter bool         `json:"lower_is_better"`
+	Unit          string       `json:"unit"`
+	Entries       []entryJSON  `json:"entries"`
+	NextOffset    *int         `json:"next_offset,omitempty"`
+	Metrics       []metricJSON `json:"metrics"`
+}
+
+type entryJSON struct {
+	Rank          int     `json:"rank"`
+	RunID         string  `json:"run_id"`
+	URL           string  `json:"url"`
+	Value         float64 `json:"value"`
+	Title         string  `json:"title"`
+	Kind          string  `json:"kind"`
+	Model         string  `json:"model"`
+	Family        string  `json:"family"`
+	GPU           string  `json:"gpu"`
+	GPUCount      int     `json:"gpu_count"`
+	Engine        string  `json:"engine"`
+	EngineVersion string  `json:"engine_version,omitempty"`
+	Quantization  string  `json:"quantization,omitempty"`
+	Profile       string  `json:"profile"`
+	Submitter     string  `json:"submitter"`
+}
+
+// metricJSON describes a registered metric, so that a client learns what it may ask.
+type metricJSON struct {
+	Name          string `json:"name"`
+	Axis          string `json:"axis"`
+	LowerIsBetter bool   `json:"lower_is_better"`
+	Unit          string `json:"unit"`
+}
+
+func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
+	q, ferr := queryFromRequest(r, 100)
+	cell, cerr := cellFromRequest(r.URL.Query())
+	if ferr == nil {
+		ferr = cerr
+	}
+	if ferr != nil {
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		return
+	}
+	q.Sort = ""
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	if len(q.Kinds) == 0 && r.URL.Query().Get("kind") != "all" {
+		q.Kinds = []string{bench.RunMeasured} // as on the page: emulated and predicted runs only when asked for
+	}
+	ranked, next, err := s.rankPage(r.Context(), cell, q)
+	if err != nil {
+		s.log.Error("ranking runs", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not rank runs")
+		return
+	}
+	out := boardJSON{Metric: cell.Metric.Name, LowerIsBetter: cell.Metric.LowerIsBetter, Unit: cell.Metric.Unit, Entries: []entryJSON{}}
+	if cell.Metric.Axis != store.AxisRun {
+		c := cell.Context
+		out.Context = &c
+	}
+	switch cell.Metric.Axis {
+	case store.AxisConcurrency:
+		out.Concurrency = &cell.Level
+	case store.AxisRate:
+		out.Rate = &cell.Level
+	}
+	for i, rr := range ranked {
+		out.Entries = append(out.Entries, entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
+			Title: rr.Title, Kind: rr.Kind, Model: rr.Model, Family: rr.Family, GPU: rr.GPU, GPUCount: rr.GPUCount, Engine: rr.Engine,
+			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Submitter: rr.Submitter})
+	}
+	if next >= 0 {
+		out.NextOffset = &next
+	}
+	for _, m := range store.CellMetrics {
+		out.Metrics = append(out.Metrics, metricJSON{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

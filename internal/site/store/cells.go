@@ -1,0 +1,339 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// putCells writes a run's metric values and counts them per cell, in the transaction
+// that stores the run.
+func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) error {
+	type key struct {
+		metric  string
+		context int
+		level   float64
+	}
+	seen := map[key]bool{}
+	var rows []CellValue
+	for _, c := range cells {
+		k := key{c.Metric, c.Context, c.Level}
+		if m, ok := MetricByName(c.Metric); ok && !seen[k] {
+			seen[k] = true
+			c.Value = m.canonical(c.Value)
+			rows = append(rows, c)
+		}
+	}
+	// Many rows per statement: a run has a hundred values, and PostgreSQL pays a round
+	// trip per statement.
+	const perStatement = 200
+	for start := 0; start < len(rows); start += perStatement {
+		batch := rows[start:min(start+perStatement, len(rows))]
+		var vals, counts []string
+		var args, countArgs []any
+		for _, c := range batch {
+			m, _ := MetricByName(c.Metric)
+			vals = append(vals, "(?, ?, ?, ?, ?, ?)")
+			args = append(args, runID, c.Metric, c.Context, c.Level, c.Value, m.rankKey(c.Value))
+			counts = append(counts, "(?, ?, ?, 1)")
+			countArgs = append(countArgs, c.Metric, c.Context, c.Level)
+		}
+		if _, err := s.exec(ctx, tx, `INSERT INTO run_metrics (run_id, metric, context, level, value, rank_key) VALUES `+strings.Join(vals, ", "), args...); err != nil {
+			return fmt.Errorf("storing the run's cells: %w", err)
+		}
+		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, context, level, runs) VALUES `+strings.Join(counts, ", ")+
+			` ON CONFLICT (metric, context, level) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
+			return fmt.Errorf("counting the run's cells: %w", err)
+		}
+	}
+	return nil
+}
+
+// canonical stores -0 as 0, so that a value and its rank key compare alike in both
+// databases.
+func (m CellMetric) canonical(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}
+
+// CellQuery ranks runs by one cell of one metric, with Query's filters and paging
+// (its Sort is ignored).
+type CellQuery struct {
+	Query
+	Metric  string
+	Context int
+	Level   float64
+}
+
+// RankedRun is a run with the value it is ranked by.
+type RankedRun struct {
+	RunRecord
+	Value float64
+}
+
+// RankByCell lists the runs that have the query's cell, best value first (ties by id).
+func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error) {
+	if _, ok := MetricByName(q.Metric); !ok {
+		return nil, fmt.Errorf("ranking runs: unknown metric %q", q.Metric)
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	q.Limit = min(q.Limit, 500)
+	q.Offset = max(q.Offset, 0)
+	q.Sort = ""
+	lead, empty, err := s.leadFilterFor(ctx, q.Query, true)
+	if err != nil {
+		return nil, fmt.Errorf("ranking runs: %w", err)
+	}
+	if empty {
+		return nil, nil
+	}
+	from, where, args := s.cellJoin(q, lead)
+	order := " ORDER BY m.rank_key, m.run_id"
+	if lead != "" {
+		order = " ORDER BY " + s.noIndexOrder("m.rank_key") + ", m.run_id"
+	}
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+prefixed("r.", runColumns)+`, m.value`+from+where+order+` LIMIT ? OFFSET ?`),
+		append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("ranking runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RankedRun
+	for rows.Next() {
+		var rr RankedRun
+		if rr.RunRecord, err = scanRun(rows, &rr.Value); err != nil {
+			return nil, fmt.Errorf("ranking runs: %w", err)
+		}
+		out = append(out, rr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ranking runs: %w", err)
+	}
+	return out, nil
+}
+
+// cellJoin is the FROM and WHERE of a query over the runs q selects joined to their
+// value of q's cell. With no lead it walks the cell's stretch of run_metrics_rank in
+// order and looks each run up; with a lead (a narrow filter) it starts from that
+// filter's runs and looks up each one's value. SQLite keeps the left table of a CROSS
+// JOIN outermost, so the order is written out; PostgreSQL's planner, which has
+// per-value statistics, is left to choose.
+func (s *Store) cellJoin(q CellQuery, lead string) (from, where string, args []any) {
+	hint := lead
+	if lead == "" && s.dialect == Postgres {
+		hint = anyIndex
+	}
+	conds, fargs := s.conditions(q.Query, hint)
+	cell := "m.metric = ? AND m.context = ? AND m.level = ?"
+	cellArgs := []any{q.Metric, q.Context, q.Level}
+	join := "JOIN"
+	if s.dialect == SQLite {
+		join = "CROSS JOIN"
+	}
+	if lead == "" {
+		from = " FROM run_metrics m " + join + " runs r ON r.id = m.run_id"
+		conds = append([]string{cell}, conds...)
+	} else {
+		from = " FROM runs r " + join + " run_metrics m ON m.run_id = r.id AND " + cell
+	}
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	return from, where, append(cellArgs, fargs...)
+}
+
+// MetricCell is a cell of a metric with the number of runs that have it.
+type MetricCell struct {
+	Context int     `json:"context"`
+	Level   float64 `json:"level"`
+	Runs    int     `json:"runs"`
+}
+
+// MetricCells lists the cells some run has a value of metric for, by context and level.
+func (s *Store) MetricCells(ctx context.Context, metric string) ([]MetricCell, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT context, level, runs FROM metric_cells WHERE metric = ? AND runs > 0 ORDER BY context, level`), metric)
+	if err != nil {
+		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
+	}
+	defer rows.Close()
+	var out []MetricCell
+	for rows.Next() {
+		var c MetricCell
+		if err := rows.Scan(&c.Context, &c.Level, &c.Runs); err != nil {
+			return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CellValues returns the values of the given metrics of each run (every context and
+// level), keyed by run id: the leaderboard's rows at a glance, the trade-off charts.
+func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...string) (map[string][]CellValue, error) {
+	out := map[string][]CellValue{}
+	if len(runIDs) == 0 || len(metrics) == 0 {
+		return out, nil
+	}
+	var args []any
+	for _, id := range runIDs {
+		args = append(args, id)
+	}
+	for _, m := range metrics {
+		args = append(args, m)
+	}
+	q := `SELECT run_id, metric, context, level, value FROM run_metrics WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) +
+		`) AND metric IN (?` + strings.Repeat(", ?", len(metrics)-1) + `) ORDER BY run_id, metric, context, level`
+	rows, err := s.db.QueryContext(ctx, s.rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading cell values: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var c CellValue
+		if err := rows.Scan(&id, &c.Metric, &c.Context, &c.Level, &c.Value); err != nil {
+			return nil, fmt.Errorf("reading cell values: %w", err)
+		}
+		out[id] = append(out[id], c)
+	}
+	return out, rows.Err()
+}
+
+// GroupBest is the best value of a cell among the runs of one group (a GPU, a model).
+type GroupBest struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	RunID string  `json:"run_id"`
+	Runs  int     `json:"runs"` // how many of the group's runs have the cell
+}
+
+// BestByGroup returns, for each value of by ("gpu", "model" or "family") among the
+// runs q selects, the best value of q's cell and the run that has it, best first; at
+// most limit groups.
+func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit int) ([]GroupBest, error) {
+	switch by {
+	case "gpu", "model", "family":
+	default:
+		return nil, fmt.Errorf("best by %q: not a column runs are grouped by", by)
+	}
+	if _, ok := MetricByName(q.Metric); !ok {
+		return nil, fmt.Errorf("best by %s: unknown metric %q", by, q.Metric)
+	}
+	q.Sort = ""
+	// Every run with the cell is read, so a narrow filter's index is the way in
+	// whenever there is one (a limit this large makes any walk as long as the table).
+	all := q.Query
+	all.Offset, all.Limit = 0, 1<<30
+	lead, empty, err := s.leadFilterFor(ctx, all, true)
+	if err != nil {
+		return nil, fmt.Errorf("best by %s: %w", by, err)
+	}
+	if empty {
+		return nil, nil
+	}
+	from, where, args := s.cellJoin(q, lead)
+	query := `SELECT name, value, run_id, n FROM (
+		SELECT r.` + by + ` AS name, m.value, m.run_id, m.rank_key,
+			ROW_NUMBER() OVER (PARTITION BY r.` + by + ` ORDER BY m.rank_key, m.run_id) AS rn,
+			COUNT(*) OVER (PARTITION BY r.` + by + `) AS n` + from + where + `
+	) t WHERE rn = 1 ORDER BY rank_key, name LIMIT ?`
+	rows, err := s.db.QueryContext(ctx, s.rebind(query), append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("best by %s: %w", by, err)
+	}
+	defer rows.Close()
+	var out []GroupBest
+	for rows.Next() {
+		var g GroupBest
+		if err := rows.Scan(&g.Name, &g.Value, &g.RunID, &g.Runs); err != nil {
+			return nil, fmt.Errorf("best by %s: %w", by, err)
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// Families lists every model family with its run count and best measured figures.
+func (s *Store) Families(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "family") }
+
+// FamilyStat returns the summary of one family's runs; ErrNotFound when it has none.
+func (s *Store) FamilyStat(ctx context.Context, name string) (GroupStat, error) {
+	return s.group(ctx, "family", name)
+}
+
+// FamilyModels lists the model names stored under a family, with their run counts.
+func (s *Store) FamilyModels(ctx context.Context, family string) ([]Facet, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT model, COUNT(*) FROM runs WHERE family = ? GROUP BY model ORDER BY model`), family)
+	if err != nil {
+		return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
+	}
+	defer rows.Close()
+	var out []Facet
+	for rows.Next() {
+		var f Facet
+		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
+			return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// Authors lists the names documents give as their author, with their run counts.
+func (s *Store) Authors(ctx context.Context) ([]Facet, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT author, COUNT(*) FROM runs WHERE author <> '' GROUP BY author ORDER BY author LIMIT 500`)
+	if err != nil {
+		return nil, fmt.Errorf("listing authors: %w", err)
+	}
+	defer rows.Close()
+	var out []Facet
+	for rows.Next() {
+		var f Facet
+		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
+			return nil, fmt.Errorf("listing authors: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// UserByName finds a site user (a submitter) by name; ErrNotFound when there is none.
+func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
+	var u User
+	var org sql.NullString
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT u.id, u.name, o.name FROM users u LEFT JOIN orgs o ON o.id = u.org_id WHERE u.name = ?`), name).
+		Scan(&u.ID, &u.Name, &org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("reading user %s: %w", name, err)
+	}
+	u.Org = org.String
+	return u, nil
+}
+
+// ReportsBy lists the reports a user published, newest first (without their bodies).
+func (s *Store) ReportsBy(ctx context.Context, author string) ([]Report, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT slug, title, author, org, created_at FROM reports WHERE author = ? ORDER BY created_at DESC, slug`), author)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s's reports: %w", author, err)
+	}
+	defer rows.Close()
+	var out []Report
+	for rows.Next() {
+		var r Report
+		if err := rows.Scan(&r.Slug, &r.Title, &r.Author, &r.Org, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("listing %s's reports: %w", author, err)
+		}
+		r.CreatedAt = r.CreatedAt.UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

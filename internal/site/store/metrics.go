@@ -1,0 +1,207 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// The leaderboard ranks runs by one cell of their matrix: a metric (total tok/s, TTFT,
+// prompt tok/s …) at a context and, for most metrics, a second axis value (the
+// concurrency of a decode cell). Every metric is one entry of CellMetrics: its name,
+// which axis its cells lie on, which way is better, and a function that reads its value
+// from each cell of a run document. When a run is stored, every value of every metric
+// is written to run_metrics, so that any cell ranks from an index.
+//
+// Adding a metric is one entry below (and its label, "metric_<name>", in the site's
+// texts): runs stored before it get its values when the site next starts, because the
+// store re-reads every document when the registry's signature changes (Reindex).
+
+// Axis is what a metric's values are keyed by besides the context.
+type Axis string
+
+const (
+	// AxisConcurrency: decode cells, context × concurrency.
+	AxisConcurrency Axis = "concurrency"
+	// AxisPrefill: prefill rows, keyed by context alone (level 0).
+	AxisPrefill Axis = "prefill"
+	// AxisRun: one value per run, not per cell (context 0, level 0).
+	AxisRun Axis = "run"
+	// AxisRate: open-loop cells, context × request rate (requests/s), for metrics
+	// that issue 16's rate cells carry.
+	AxisRate Axis = "rate"
+)
+
+// CellValue is one metric value of one cell: Level is the second axis (concurrency,
+// or a request rate), 0 for prefill rows and run-level metrics.
+type CellValue struct {
+	Metric  string
+	Context int
+	Level   float64
+	Value   float64
+}
+
+// CellMetric is a rankable figure.
+type CellMetric struct {
+	Name string // the API's and the URL's name: total_tok_s
+	Axis Axis
+	// LowerIsBetter ranks ascending (latencies); otherwise the highest value ranks first.
+	LowerIsBetter bool
+	Unit          string // "tok/s", "ms", as pages print after the value
+	Decimals      int    // how many decimals pages show
+	// Rev is bumped when Values changes meaning for documents already stored, so that
+	// the store re-reads them (a new metric needs no bump: its name changes the signature).
+	Rev int
+	// Values reads every value the metric has in a run. Cells without figures, and
+	// figures that are not finite, have none.
+	Values func(r *bench.Run) []CellValue
+}
+
+// CellMetrics is the registry, in the order the leaderboard offers the metrics.
+var CellMetrics = []CellMetric{
+	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
+		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TotalTokS })},
+	// per_request_tok_s is total tok/s ÷ the average number of active requests.
+	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
+		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS })},
+	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0,
+		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TTFTMs })},
+	{Name: "prompt_tok_s", Axis: AxisPrefill, Unit: "tok/s", Decimals: 0,
+		Values: prefillValues(func(f *bench.PrefillFigures) float64 { return f.PromptTokS })},
+	// Energy and cost per cell (issue 18's CellEnergy): only what was metered ranks;
+	// an estimate (energy_method "estimate") is shown on the run's page, not ranked.
+	{Name: "tok_s_per_w", Axis: AxisConcurrency, Unit: "tok/s/W", Decimals: 2,
+		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
+			if e := c.CellEnergy; e != nil && e.TokSPerW != nil && e.Method != bench.MethodEstimate {
+				return *e.TokSPerW, true
+			}
+			return 0, false
+		})},
+	{Name: "usd_per_mtok", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "USD/Mtok", Decimals: 3,
+		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
+			if e := c.CellEnergy; e != nil && e.USDPerMTok != nil {
+				return *e.USDPerMTok, true
+			}
+			return 0, false
+		})},
+	{Name: "peak_tok_s", Axis: AxisRun, Unit: "tok/s", Decimals: 1,
+		Values: runValue(func(s Summary) *float64 { return s.PeakTokS })},
+	{Name: "peak_tok_s_per_gb", Axis: AxisRun, Unit: "tok/s/GB", Decimals: 2,
+		Values: runValue(func(s Summary) *float64 { return s.TokSPerGB })},
+}
+
+// decodeValues reads one figure of every decode cell that has figures.
+func decodeValues(figure func(*bench.DecodeFigures) float64) func(*bench.Run) []CellValue {
+	return func(r *bench.Run) []CellValue {
+		var out []CellValue
+		for _, c := range r.Decode {
+			if hasFigures(c) {
+				out = append(out, CellValue{Context: c.Context, Level: float64(c.Concurrency), Value: figure(c.DecodeFigures)})
+			}
+		}
+		return out
+	}
+}
+
+// decodeCells reads any value of every valid (or predicted) decode cell: value says
+// whether the cell has one. For figures outside DecodeFigures (energy, cost).
+func decodeCells(value func(bench.DecodeCell) (float64, bool)) func(*bench.Run) []CellValue {
+	return func(r *bench.Run) []CellValue {
+		var out []CellValue
+		for _, c := range r.Decode {
+			if c.Status != bench.StatusValid && c.Status != bench.StatusPredicted {
+				continue
+			}
+			if v, ok := value(c); ok {
+				out = append(out, CellValue{Context: c.Context, Level: float64(c.Concurrency), Value: v})
+			}
+		}
+		return out
+	}
+}
+
+// prefillValues reads one figure of every prefill row that has figures.
+func prefillValues(figure func(*bench.PrefillFigures) float64) func(*bench.Run) []CellValue {
+	return func(r *bench.Run) []CellValue {
+		var out []CellValue
+		for _, p := range r.Prefill {
+			if p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
+				out = append(out, CellValue{Context: p.Context, Value: figure(p.PrefillFigures)})
+			}
+		}
+		return out
+	}
+}
+
+// runValue is a run-level figure of the summary.
+func runValue(figure func(Summary) *float64) func(*bench.Run) []CellValue {
+	return func(r *bench.Run) []CellValue {
+		if v := figure(summarizeFigures(r)); v != nil {
+			return []CellValue{{Value: *v}}
+		}
+		return nil
+	}
+}
+
+// MetricByName finds a registered metric.
+func MetricByName(name string) (CellMetric, bool) {
+	i := slices.IndexFunc(CellMetrics, func(m CellMetric) bool { return m.Name == name })
+	if i < 0 {
+		return CellMetric{}, false
+	}
+	return CellMetrics[i], true
+}
+
+// MetricNames lists the registered metrics' names.
+func MetricNames() []string {
+	var out []string
+	for _, m := range CellMetrics {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// rankKey orders a metric's values so that the best comes first in ascending order,
+// whichever way the metric is better: one index then serves every metric.
+func (m CellMetric) rankKey(v float64) float64 {
+	if m.LowerIsBetter {
+		return v
+	}
+	return -v
+}
+
+// cellValues reads every registered metric's values of a run, finite ones only.
+func cellValues(r *bench.Run) []CellValue {
+	var out []CellValue
+	for _, m := range CellMetrics {
+		for _, v := range m.Values(r) {
+			if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) || math.IsNaN(v.Level) || math.IsInf(v.Level, 0) {
+				continue
+			}
+			v.Metric = m.Name
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// summaryRev is bumped when Summarize derives a column differently (family, size,
+// author), so that stored runs are summarised again.
+const summaryRev = 1
+
+// registrySignature names the registry and the summary rules; a store whose runs were
+// indexed under another signature re-reads them (Reindex).
+func registrySignature() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "summary:%d", summaryRev)
+	for _, m := range CellMetrics {
+		fmt.Fprintf(&b, "|%s:%s:%t:%d", m.Name, m.Axis, m.LowerIsBetter, m.Rev)
+	}
+	h := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// registryKey is the site_meta entry holding the signature of the metric registry and
+// summary rules the stored runs were indexed under.
+const registryKey = "registry"
+
+// Reindex brings every stored run up to the current metric registry and summary rules
+// (CellMetrics, Summarize): when the signature the runs were indexed under differs, it
+// re-reads each document, rewrites its summary columns and metric values, and recounts
+// run_groups and metric_cells. Open calls it, so that a metric added to the registry
+// ranks the runs stored before it. It returns how many runs it re-read (0 when the
+// index was current). Documents are re-read in batches, each in its own transaction;
+// running it twice, or from two instances at once, gives the same result.
+func (s *Store) Reindex(ctx context.Context) (int, error) {
+	want := registrySignature()
+	var have string
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT value FROM site_meta WHERE key = ?`), registryKey).Scan(&have)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("reading the index signature: %w", err)
+	}
+	if have == want {
+		return 0, nil
+	}
+	n, after := 0, ""
+	for {
+		batch, err := s.reindexBatch(ctx, after, 500)
+		if err != nil {
+			return n, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		n += len(batch)
+		after = batch[len(batch)-1]
+	}
+	if err := s.recount(ctx); err != nil {
+		return n, err
+	}
+	_, err = s.exec(ctx, s.db, `INSERT INTO site_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, registryKey, want)
+	if err != nil {
+		return n, fmt.Errorf("recording the index signature: %w", err)
+	}
+	return n, nil
+}
+
+// reindexBatch re-summarises up to limit runs whose ids sort after after and returns
+// their ids.
+func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT id, doc FROM run_docs WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reindexing runs: %w", err)
+	}
+	type doc struct {
+		id  string
+		run *bench.Run
+	}
+	var docs []doc
+	var ids []string
+	for rows.Next() {
+		var id, text string
+		if err := rows.Scan(&id, &text); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reindexing runs: %w", err)
+		}
+		ids = append(ids, id)
+		var r bench.Run
+		if err := json.Unmarshal([]byte(text), &r); err != nil {
+			continue // stored before it could be checked as it is now: keep its old row
+		}
+		docs = append(docs, doc{id, &r})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reindexing runs: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reindexing runs: %w", err)
+	}
+	defer tx.Rollback()
+	for _, d := range docs {
+		sum := Summarize(d.run)
+		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
+			family = ?, params_b = ?, author = ? WHERE id = ?`,
+			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, d.id)
+		if err != nil {
+			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
+		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM run_metrics WHERE run_id = ?`, d.id); err != nil {
+			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
+		}
+		if err := s.putCells(ctx, tx, d.id, sum.Cells); err != nil {
+			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("reindexing runs: %w", s.classify(err))
+	}
+	return ids, nil
+}
+
+// recount rebuilds run_groups and metric_cells from runs and run_metrics, in one
+// transaction.
+func (s *Store) recount(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("recounting runs: %w", err)
+	}
+	defer tx.Rollback()
+	stmts := []string{`DELETE FROM metric_cells`,
+		`INSERT INTO metric_cells (metric, context, level, runs) SELECT metric, context, level, COUNT(*) FROM run_metrics GROUP BY metric, context, level`,
+		`DELETE FROM run_groups`}
+	measured := func(col string) string { return "MAX(CASE WHEN kind = 'measured' THEN " + col + " END)" }
+	for _, g := range []struct {
+		dim, col string
+		best     bool
+		vram     bool
+	}{{"model", "model", true, false}, {"gpu", "gpu", true, true}, {"engine", "engine", false, false},
+		{"quantization", "quantization", false, false}, {"profile", "profile", false, false}, {"family", "family", true, false}} {
+		decode, peak, vram := "NULL", "NULL", "NULL"
+		if g.best {
+			decode, peak = measured("decode_tok_s"), measured("peak_tok_s")
+		}
+		if g.vram {
+			vram = "MAX(CASE WHEN gpu_count > 0 THEN vram_gb / gpu_count END)"
+		}
+		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.col+
+			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.col)
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("recounting runs: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("recounting runs: %w", err)
+	}
+	return nil
+}

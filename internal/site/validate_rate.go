@@ -1,0 +1,106 @@
+package site
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// maxRateCells bounds rate[]: far beyond any plan or search; maxRPS a request rate.
+const (
+	maxRateCells = 256
+	maxRPS       = 1e7
+)
+
+// rates checks an open-loop run's plan and cells: every rate positive (or inf),
+// statuses known, counts and figures finite and non-negative, ratios within [0, 1],
+// and no cell claiming more completed requests than it sent.
+func (v *validator) rates(r *bench.Run, predicted bool) {
+	if c := r.Config.Rate; c != nil {
+		if len(c.Rates) > maxAxis {
+			v.fail("config.rate.rates", "has %d values; at most %d", len(c.Rates), maxAxis)
+		}
+		for i, x := range c.Rates {
+			v.rate(fmt.Sprintf("config.rate.rates[%d]", i), x)
+		}
+		v.count("config.rate.input_len", c.InputLen)
+		v.count("config.rate.output_len", c.OutputLen)
+		v.count("config.rate.max_concurrency", c.MaxConcurrency)
+		v.count("config.rate.requests", c.Requests)
+		v.number("config.rate.drain_timeout_s", c.DrainTimeoutS, maxSeconds)
+		if !(c.PrefixShare >= 0 && c.PrefixShare < 1) {
+			v.fail("config.rate.prefix_share", "must be in [0, 1), got %v", c.PrefixShare)
+		}
+		if s := c.SLO; s != nil {
+			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs, maxMs)
+			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs, maxMs)
+			v.optNumber("config.rate.slo.e2e_ms", s.E2EMs, maxMs)
+			v.ratio("config.rate.slo.target", &s.Target)
+		}
+	}
+	if len(r.Rate) > maxRateCells {
+		v.fail("rate", "has %d cells; at most %d", len(r.Rate), maxRateCells)
+	}
+	for i := range r.Rate {
+		c := &r.Rate[i]
+		f := fmt.Sprintf("rate[%d]", i)
+		v.rate(f+".rate_rps", c.RateRPS)
+		v.status(f+".status", c.Status, predicted)
+		v.count(f+".search_step", c.SearchStep)
+		fig := c.RateFigures
+		if fig == nil {
+			if c.Status == bench.StatusValid {
+				v.fail(f+".requests", "is required for a valid cell")
+			}
+			continue
+		}
+		for name, n := range map[string]int{"requests": fig.Requests, "completed_requests": fig.CompletedRequests,
+			"failed_requests": fig.FailedRequests, "unfinished_requests": fig.UnfinishedRequests, "output_tokens": fig.OutputTokens,
+			"max_concurrency": fig.MaxConcurrency, "peak_in_flight": fig.PeakInFlight, "ended_early": fig.EndedEarly} {
+			v.count(f+"."+name, n)
+		}
+		if fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests > fig.Requests {
+			v.fail(f+".completed_requests", "completed, failed and unfinished requests (%d) exceed the requests sent (%d)",
+				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
+		}
+		v.optNumber(f+".offered_rps", fig.OfferedRPS, maxRPS)
+		v.optNumber(f+".achieved_rps", fig.AchievedRPS, maxRPS)
+		v.number(f+".duration_s", fig.DurationS, maxSeconds)
+		v.number(f+".total_tok_s", fig.TotalTokS, maxTokS)
+		v.optNumber(f+".per_request_tok_s", fig.PerRequestTokS, maxTokS)
+		v.optNumber(f+".goodput_rps", fig.GoodputRPS, maxRPS)
+		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
+		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
+		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, maxTokens)
+		for name, s := range map[string]*bench.LatencyStats{"ttft_ms": &fig.TTFTMs, "tpot_ms": &fig.TPOTMs, "itl_ms": &fig.ITLMs,
+			"e2e_ms": &fig.E2EMs, "client_send_lag_ms": &fig.ClientSendLagMs, "slot_wait_ms": fig.SlotWaitMs} {
+			v.latency(f+"."+name, s)
+		}
+	}
+}
+
+func (v *validator) rate(field string, x bench.Rate) {
+	if !x.IsInf() && (math.IsNaN(float64(x)) || !(x > 0)) {
+		v.fail(field, "must be a positive number of requests per second or \"inf\", got %v", float64(x))
+	}
+}
+
+func (v *validator) ratio(field string, x *float64) {
+	if x != nil && !(*x >= 0 && *x <= 1) {
+		v.fail(field, "must be within [0, 1], got %v", *x)
+	}
+}
+
+func (v *validator) latency(field string, s *bench.LatencyStats) {
+	if s == nil {
+		return
+	}
+	v.optNumber(field+".p50", s.P50, maxMs)
+	v.optNumber(field+".p90", s.P90, maxMs)
+	v.optNumber(field+".p99", s.P99, maxMs)
+	v.optNumber(field+".mean", s.Mean, maxMs)
+	v.optNumber(field+".stdev", s.Stdev, maxMs)
+	v.count(field+".samples", s.Samples)
+	v.count(field+".censored", s.Censored)
+}
