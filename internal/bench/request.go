@@ -48,6 +48,7 @@ type Server struct {
 // text (for TextTokenizer). It never retries: RetryPolicy says when to try again.
 func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool) *openai.StreamResult {
 	so := &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
+	cfg := openai.StreamConfig{KeepText: keepText, ExpectTokens: maxTokens}
 	var ignore *bool
 	var minTokens *int
 	if s.IgnoreEOS && maxTokens > 1 {
@@ -58,15 +59,15 @@ func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 		if p.IDs != nil {
 			pr = p.IDs
 		}
-		return s.Client.Stream(ctx, "/completions", &openai.CompletionRequest{
+		return s.Client.StreamWith(ctx, "/completions", &openai.CompletionRequest{
 			Model: s.Model, Prompt: pr, MaxTokens: openai.Ptr(maxTokens), Stream: true,
 			StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken,
-		}, obs, keepText)
+		}, obs, cfg)
 	}
-	return s.Client.Stream(ctx, "/chat/completions", &openai.ChatRequest{
+	return s.Client.StreamWith(ctx, "/chat/completions", &openai.ChatRequest{
 		Model: s.Model, Messages: p.Messages, MaxTokens: openai.Ptr(maxTokens), Stream: true,
 		StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken,
-	}, obs, keepText)
+	}, obs, cfg)
 }
 
 // keepsText says whether requests keep their text to be counted afterwards: where

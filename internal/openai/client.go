@@ -21,16 +21,43 @@ type Client struct {
 	BaseURL string
 	APIKey  string
 	HTTP    *http.Client
+	// SSEBuffer is the size of each stream's event reader buffer (0: 32 KB). Lines
+	// longer than it are still read whole.
+	SSEBuffer int
+}
+
+// Buffers is how much memory each connection's buffers take: the transport's read
+// and write buffers and the stream's event reader.
+type Buffers struct {
+	Read, Write, SSE int
+}
+
+// BuffersFor sizes the buffers to a plan's largest number of concurrent streams. Up
+// to 256 streams every connection gets 128 KB (a 64 KB write buffer sends a 56K-token
+// prompt in a few writes; 32 KB reads take a burst of events in one read); above, the
+// buffers shrink so that thousands of streams fit in memory — 4,096 streams at 24 KB
+// a connection take 96 MB where they would take 512 MB — and a read still takes
+// dozens of events.
+func BuffersFor(maxStreams int) Buffers {
+	switch {
+	case maxStreams <= 256:
+		return Buffers{Read: 32 << 10, Write: 64 << 10, SSE: 32 << 10}
+	case maxStreams <= 1024:
+		return Buffers{Read: 16 << 10, Write: 16 << 10, SSE: 16 << 10}
+	}
+	return Buffers{Read: 8 << 10, Write: 8 << 10, SSE: 8 << 10}
 }
 
 // NewTransport returns a transport tuned for benchmark load: enough idle connections
 // for every stream (so none waits for a dial mid-window), no compression (a gzip
 // reader would hold bytes back and blur arrival times), HTTP/1.1 (one stream per
-// connection, as engines expect), and no proxy from the environment.
+// connection, as engines expect), no proxy from the environment, and buffers sized to
+// the number of streams (BuffersFor).
 func NewTransport(maxStreams int) *http.Transport {
 	if maxStreams < 16 {
 		maxStreams = 16
 	}
+	b := BuffersFor(maxStreams)
 	return &http.Transport{
 		Proxy: nil,
 		DialContext: (&net.Dialer{
@@ -43,19 +70,21 @@ func NewTransport(maxStreams int) *http.Transport {
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     false,
 		ExpectContinueTimeout: 0,
-		WriteBufferSize:       64 << 10,
-		ReadBufferSize:        32 << 10,
+		WriteBufferSize:       b.Write,
+		ReadBufferSize:        b.Read,
 	}
 }
 
-// NewClient returns a client for base (the /v1 base URL) with a tuned transport.
+// NewClient returns a client for base (the /v1 base URL) with a transport and event
+// reader sized for maxStreams concurrent streams.
 func NewClient(base, apiKey string, maxStreams int) *Client {
 	return &Client{
 		BaseURL: strings.TrimRight(base, "/"),
 		APIKey:  apiKey,
 		// No client timeout: a 56K-token prefill on a small GPU takes minutes, and every
 		// call carries a context that the caller cancels.
-		HTTP: &http.Client{Transport: NewTransport(maxStreams)},
+		HTTP:      &http.Client{Transport: NewTransport(maxStreams)},
+		SSEBuffer: BuffersFor(maxStreams).SSE,
 	}
 }
 
@@ -292,6 +321,16 @@ type StreamResult struct {
 	// Text is the generated text, kept when asked (to count it with the server's
 	// tokenize route).
 	Text []byte
+
+	// view is the chunk being read, reused from event to event; usage (and details,
+	// cached) is where Usage points once a chunk carried one.
+	view    chunkView
+	head    headMemo
+	usage   Usage
+	details PromptTokensDetails
+	cached  int
+	// jsonOnly reads every chunk with encoding/json (tests compare the two decoders).
+	jsonOnly bool
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
@@ -319,7 +358,30 @@ var ErrNotStreamed = errors.New("the server answered stream:true with one JSON b
 // Stream posts payload (which must ask to stream) to path under the base and reads
 // the event stream. keepText keeps the generated text in the result.
 func (c *Client) Stream(ctx context.Context, path string, payload any, obs Observer, keepText bool) *StreamResult {
+	return c.StreamWith(ctx, path, payload, obs, StreamConfig{KeepText: keepText})
+}
+
+// StreamConfig is how a stream is read.
+type StreamConfig struct {
+	// KeepText keeps the generated text in the result.
+	KeepText bool
+	// ExpectTokens, when above 0, is how many tokens the request asked for: the
+	// result's arrivals are sized for them (up to maxPresize) rather than grown.
+	ExpectTokens int
+}
+
+// maxPresize bounds the arrivals made room for up front: a request asking for 8,192
+// tokens that a window cuts after 300 should not hold room for the rest, thousands of
+// times over.
+const maxPresize = 1024
+
+// StreamWith is Stream, configured.
+func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs Observer, cfg StreamConfig) *StreamResult {
 	res := &StreamResult{}
+	if cfg.ExpectTokens > 0 {
+		res.Chunks = make([]TokenChunk, 0, min(cfg.ExpectTokens, maxPresize))
+	}
+	keepText := cfg.KeepText
 	body, err := json.Marshal(payload)
 	if err != nil {
 		res.fail(OutcomeFailed, fmt.Errorf("encoding request: %w", err))
@@ -359,7 +421,11 @@ func (c *Client) Stream(ctx context.Context, path string, payload any, obs Obser
 		res.End = time.Now()
 		return res
 	}
-	res.readStream(ctx, NewSSEReader(resp.Body), obs, keepText)
+	size := c.SSEBuffer
+	if size <= 0 {
+		size = defaultSSEBuffer
+	}
+	res.readStream(ctx, newSSEReader(resp.Body, time.Now, size), obs, keepText)
 	return res
 }
 
@@ -393,6 +459,7 @@ func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Obser
 	defer func() {
 		r.Reads = sse.Reads()
 		r.Skipped += sse.Empty
+		r.view, r.head = chunkView{}, headMemo{} // the view points into the reader's buffer
 	}()
 	for {
 		ev, err := sse.Next()
@@ -491,20 +558,26 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 		r.skip(string(data))
 		return nil
 	}
-	var ch Chunk
-	if err := json.Unmarshal(data, &ch); err != nil {
-		r.skip(string(data))
-		return nil
+	v := &r.view
+	if r.jsonOnly || !decodeChunkAfter(data, v, &r.head) {
+		// What the fast decoder does not read exactly as encoding/json does, encoding/json
+		// reads: an error form, an odd key, a type the field does not take.
+		var ch Chunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			r.skip(string(data))
+			return nil
+		}
+		if msg, ok := ch.ErrorMessage(); ok {
+			return &ServerError{Message: truncate(msg, 300)}
+		}
+		viewOf(&ch, v)
 	}
-	if msg, ok := ch.ErrorMessage(); ok {
-		return &ServerError{Message: truncate(msg, 300)}
-	}
-	n, finished := r.tokensIn(&ch, keepText)
+	n, finished := r.tokensIn(v, keepText)
 	if n == 0 && finished && r.FirstToken.IsZero() {
 		// A request that finishes before any chunk showed a token generated one whose
 		// text is nothing (a byte-fallback piece, a special token, a token a reasoning
 		// parser holds back): the chunk with the finish_reason is its arrival.
-		n = max(1, r.usageRise(&ch))
+		n = max(1, r.usageRise(v))
 	}
 	if n > 0 {
 		r.arrive(ev.At, n, obs)
@@ -515,42 +588,46 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 // tokensIn counts the tokens a chunk shows and records what else it says. A chunk
 // shows a generated token by its text, its reasoning text, its log probabilities, or
 // a rise in the server's per-chunk count; a role alone is no token.
-func (r *StreamResult) tokensIn(ch *Chunk, keepText bool) (n int, finished bool) {
-	for i := range ch.Choices {
-		c := &ch.Choices[i]
-		if c.Index != 0 {
+func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished bool) {
+	for i := range v.choices {
+		c := &v.choices[i]
+		if c.index != 0 {
 			continue // one choice is asked for; ignore any other
 		}
-		text := c.Text
-		if c.Delta != nil {
-			text = c.Delta.Content
-			if reasoning := c.Delta.ReasoningContent + c.Delta.Reasoning; reasoning != "" {
+		text, reasoning := c.text, false
+		if c.hasDelta {
+			text = c.content
+			if !c.reasoningContent.empty() || !c.reasoning.empty() {
 				r.Reasoning++
-				if text == "" {
-					text = reasoning
-				}
+				reasoning = text.empty()
 			}
 		}
-		if text != "" {
+		switch {
+		case reasoning:
 			n = 1
 			if keepText {
-				r.Text = append(r.Text, text...)
+				r.Text = c.reasoning.appendTo(c.reasoningContent.appendTo(r.Text))
+			}
+		case !text.empty():
+			n = 1
+			if keepText {
+				r.Text = text.appendTo(r.Text)
 			}
 		}
-		if lp := c.Logprobs.Count(); lp > 0 {
-			n = lp
+		if c.logprobs > 0 {
+			n = c.logprobs
 		}
-		if c.FinishReason != nil && *c.FinishReason != "" {
-			r.FinishReason = *c.FinishReason
+		if c.hasFinish && c.finish != "" {
+			r.FinishReason = c.finish
 			finished = true
 		}
 	}
-	if t := ch.ParsedTimings(); t != nil {
+	if t := parseTimings(v.timings); t != nil {
 		r.Timings = t
 		if t.DraftN > 0 {
 			r.Speculative = true
 		}
-		if len(ch.Choices) > 0 && t.PredictedN > 0 {
+		if len(v.choices) > 0 && t.PredictedN > 0 {
 			// llama.cpp's timings_per_token: predicted_n is the count so far.
 			r.ChunkUsage = true
 			if rise := t.PredictedN - r.Tokens; rise > 0 || n > 0 {
@@ -558,22 +635,32 @@ func (r *StreamResult) tokensIn(ch *Chunk, keepText bool) (n int, finished bool)
 			}
 		}
 	}
-	if ch.Usage != nil {
-		if len(ch.Choices) > 0 && ch.Usage.CompletionTokens > 0 {
+	if v.hasUsage {
+		if len(v.choices) > 0 && v.usage.CompletionTokens > 0 {
 			// Continuous usage stats: every chunk carries the running completion count,
 			// which says exactly how many tokens this chunk brought.
 			r.ChunkUsage = true
-			n = max(ch.Usage.CompletionTokens-r.Tokens, 0)
+			n = max(v.usage.CompletionTokens-r.Tokens, 0)
 		}
-		r.Usage = ch.Usage
+		// One Usage per request, overwritten by every chunk that carries one.
+		r.usage = v.usage
+		if det := v.details; det.present {
+			r.details = PromptTokensDetails{}
+			if det.hasCached {
+				r.cached = det.cached
+				r.details.CachedTokens = &r.cached
+			}
+			r.usage.PromptTokensDetails = &r.details
+		}
+		r.Usage = &r.usage
 	}
 	return n, finished
 }
 
 // usageRise is how many tokens the chunk's running count adds, 0 without one.
-func (r *StreamResult) usageRise(ch *Chunk) int {
-	if ch.Usage != nil && len(ch.Choices) > 0 {
-		return max(ch.Usage.CompletionTokens-r.Tokens, 0)
+func (r *StreamResult) usageRise(v *chunkView) int {
+	if v.hasUsage && len(v.choices) > 0 {
+		return max(v.usage.CompletionTokens-r.Tokens, 0)
 	}
 	return 0
 }

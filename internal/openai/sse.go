@@ -63,14 +63,17 @@ type SSEReader struct {
 	Stray []byte
 }
 
+// defaultSSEBuffer is the event reader's buffer where the client does not size it.
+const defaultSSEBuffer = 32 << 10
+
 // NewSSEReader reads events from r, stamping them with the wall clock.
 func NewSSEReader(r io.Reader) *SSEReader {
-	return newSSEReader(r, time.Now)
+	return newSSEReader(r, time.Now, defaultSSEBuffer)
 }
 
-func newSSEReader(r io.Reader, now func() time.Time) *SSEReader {
+func newSSEReader(r io.Reader, now func() time.Time, size int) *SSEReader {
 	tr := &timedReader{r: r, now: now}
-	return &SSEReader{tr: tr, br: bufio.NewReaderSize(tr, 32<<10)}
+	return &SSEReader{tr: tr, br: bufio.NewReaderSize(tr, size)}
 }
 
 // Reads is how many reads of the body brought bytes so far.

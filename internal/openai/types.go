@@ -133,12 +133,14 @@ type Chunk struct {
 
 // ParsedTimings decodes the chunk's llama.cpp timings, nil when it has none or they do
 // not decode.
-func (c *Chunk) ParsedTimings() *Timings {
-	if len(c.Timings) == 0 || string(c.Timings) == "null" {
+func (c *Chunk) ParsedTimings() *Timings { return parseTimings(c.Timings) }
+
+func parseTimings(raw []byte) *Timings {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var t Timings
-	if json.Unmarshal(c.Timings, &t) != nil {
+	if json.Unmarshal(raw, &t) != nil {
 		return nil
 	}
 	return &t
