@@ -1,6 +1,7 @@
 package clientbench
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
@@ -39,8 +40,12 @@ func RunClient(ctx context.Context, o ClientOptions) (Result, error) {
 		err error
 	}
 	m := make(chan measured, 1)
+	var ctl windowControl = &selfTimed{o: o}
+	if o.Control != nil {
+		ctl = &parentTimed{r: bufio.NewReader(o.Control)}
+	}
 	go func() {
-		res, err := measureWindow(ctx, o, c)
+		res, err := measureWindow(ctx, o, c, ctl)
 		m <- measured{res, err}
 	}()
 	select {

@@ -9,6 +9,7 @@ package clientbench
 
 import (
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -75,4 +76,8 @@ type ClientOptions struct {
 	Window    time.Duration
 	// CPUProfile and MemProfile, if set, are written for the window alone.
 	CPUProfile, MemProfile string
+	// Control, if set, opens and closes the window: the lines "open" and "close"
+	// (the table's parent process writes them to the client's stdin). Without it the
+	// client waits for its streams, settles and times the window itself.
+	Control io.Reader
 }

@@ -3,6 +3,7 @@ package clientbench
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,52 @@ func TestRunClient(t *testing.T) {
 	}
 	if _, err := RunClient(context.Background(), ClientOptions{Kind: "nope", BaseURL: srv.URL(), Streams: 1}); err == nil {
 		t.Error("an unknown client kind ran")
+	}
+}
+
+// The table's way: the parent waits for the streams, then opens and closes the
+// client's window through its control input, and counts what the server wrote.
+func TestParentTimedWindow(t *testing.T) {
+	srv, err := zerostream.Listen("127.0.0.1:0", zerostream.Config{Step: time.Millisecond, ContinuousUsage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, k := range []Kind{Floor, LLMBench} {
+		pr, pw := io.Pipe()
+		o := TableOptions{Settle: 50 * time.Millisecond, Window: 300 * time.Millisecond}
+		exited := make(chan struct{})
+		type out struct {
+			res Result
+			err error
+		}
+		got := make(chan out, 1)
+		go func() {
+			res, err := RunClient(context.Background(), ClientOptions{Kind: k, BaseURL: srv.URL(), Streams: 4, MaxTokens: 100, Control: pr})
+			close(exited)
+			got <- out{res, err}
+		}()
+		server, err := driveWindow(context.Background(), o, srv.URL(), 4, pw, exited)
+		if err != nil {
+			t.Fatalf("%s: driving the window: %v", k, err)
+		}
+		r := <-got
+		if r.err != nil {
+			t.Fatalf("%s: %v", k, r.err)
+		}
+		if r.res.Tokens <= 0 || r.res.CPUS <= 0 || r.res.WindowS < 0.29 || server <= 0 {
+			t.Errorf("%s: %+v, server wrote %d", k, r.res, server)
+		}
+		if d := r.res.Tokens - server; d > 200 || d < -200 {
+			t.Errorf("%s read %d tokens, the server wrote %d", k, r.res.Tokens, server)
+		}
+	}
+	// A client that stops before its window closes is reported, not waited for.
+	exited := make(chan struct{})
+	close(exited)
+	_, pw := io.Pipe()
+	if _, err := driveWindow(context.Background(), TableOptions{Window: time.Minute}, srv.URL(), 1_000_000, pw, exited); err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("a client gone before its window: %v", err)
 	}
 }
 

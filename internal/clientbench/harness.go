@@ -170,15 +170,21 @@ func runClientProcess(ctx context.Context, o TableOptions, k Kind, base string, 
 	var cmd *exec.Cmd
 	common := []string{"--url", base, "--streams", strconv.Itoa(n), "--max-tokens", strconv.Itoa(o.MaxTokens),
 		"--settle", strconv.FormatFloat(o.Settle.Seconds(), 'f', -1, 64), "--window", strconv.FormatFloat(o.Window.Seconds(), 'f', -1, 64)}
+	var control io.WriteCloser
 	if k == VLLM {
+		// vLLM's driver times its own window (it asks the server from inside its loop).
 		cmd = exec.CommandContext(ctx, o.Python, append([]string{driver, "--request-func", o.VLLMRequestFunc}, common...)...)
 	} else {
-		args := append([]string{"-role", "client", "-kind", string(k)}, common...)
+		args := append([]string{"-role", "client", "-kind", string(k), "-control", "stdin"}, common...)
 		if o.ProfileDir != "" && k == LLMBench {
 			stem := filepath.Join(o.ProfileDir, fmt.Sprintf("llmbench-%d-%d", n, rep))
 			args = append(args, "-cpuprofile", stem+".cpu.pprof", "-memprofile", stem+".allocs.pprof")
 		}
 		cmd = exec.CommandContext(ctx, o.Self, args...)
+		var err error
+		if control, err = cmd.StdinPipe(); err != nil {
+			return Result{}, err
+		}
 	}
 	cmd.Stderr = o.Log
 	var stdout strings.Builder
@@ -186,7 +192,20 @@ func runClientProcess(ctx context.Context, o TableOptions, k Kind, base string, 
 	if err := startPinned(cmd, o.ClientCPUs); err != nil {
 		return Result{}, err
 	}
-	if err := cmd.Wait(); err != nil {
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	var server int64
+	if control != nil {
+		var err error
+		if server, err = driveWindow(ctx, o, base, n, control, exited); err != nil {
+			cmd.Process.Kill()
+			<-exited
+			return Result{}, err
+		}
+	}
+	<-exited
+	if err := waitErr; err != nil {
 		return Result{}, fmt.Errorf("the client process failed: %w", err)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
@@ -194,10 +213,65 @@ func runClientProcess(ctx context.Context, o TableOptions, k Kind, base string, 
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
 		return Result{}, fmt.Errorf("reading the client's result %q: %w", lines[len(lines)-1], err)
 	}
+	if control != nil {
+		res.ServerToks = server
+	}
 	if res.Tokens == 0 || res.CPUS <= 0 {
 		return res, errors.New("the client read nothing in its window")
 	}
 	return res, nil
+}
+
+// driveWindow opens and closes a client process's window from here: it waits until
+// the server has all n streams in flight, lets the client settle, and writes "open",
+// then "close" a window later, counting what the server wrote in between. The client
+// under test answers no question, so a client saturated by thousands of streams is
+// still measured. It returns early with an error if the client exits first.
+func driveWindow(ctx context.Context, o TableOptions, base string, n int, control io.WriteCloser, exited <-chan struct{}) (int64, error) {
+	defer control.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	early := make(chan error, 1)
+	go func() {
+		select {
+		case <-exited:
+			early <- errors.New("the client process stopped before its window closed")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	fail := func(err error) (int64, error) {
+		select {
+		case e := <-early:
+			return 0, e
+		default:
+			return 0, err
+		}
+	}
+	if err := waitActive(ctx, base, n, 10*time.Minute); err != nil {
+		return fail(err)
+	}
+	if err := sleep(ctx, o.Settle); err != nil {
+		return fail(err)
+	}
+	s0, err := serverStats(ctx, base)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := io.WriteString(control, "open\n"); err != nil {
+		return fail(fmt.Errorf("opening the window: %w", err))
+	}
+	if err := sleep(ctx, o.Window); err != nil {
+		return fail(err)
+	}
+	s1, err := serverStats(ctx, base)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := io.WriteString(control, "close\n"); err != nil {
+		return fail(fmt.Errorf("closing the window: %w", err))
+	}
+	return s1.Tokens - s0.Tokens, nil
 }
 
 // waitActiveBelow waits until the previous client's streams are gone from the server.

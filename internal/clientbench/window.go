@@ -1,6 +1,7 @@
 package clientbench
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/zerostream"
@@ -20,20 +22,83 @@ type counters struct {
 	errors func() int64
 }
 
-// measureWindow waits until the server has every stream in flight, lets the client
-// settle, then samples the process's CPU time, the client's token count and the
-// allocator around the window. Everything else it does (polling the server) happens
-// outside the window.
-func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, error) {
+// windowControl says when a client's window opens and closes.
+type windowControl interface {
+	// open returns when the window opens; shut when it closes.
+	open(ctx context.Context) error
+	shut(ctx context.Context) error
+	// serverTokens is what the server wrote over the window, where the control
+	// knows (0 when the parent process counts it).
+	serverTokens(ctx context.Context) (int64, error)
+}
+
+// selfTimed is the window a client times itself: it waits until the server has
+// every stream in flight, lets the client settle, and asks the server's counters
+// around the window. Each question is an HTTP request from inside the client under
+// test, which waits its turn behind the client's own goroutines: at thousands of
+// streams on one CPU, tens of seconds (the table's processes use parentTimed).
+type selfTimed struct {
+	o      ClientOptions
+	tokens int64
+}
+
+func (w *selfTimed) open(ctx context.Context) error {
+	if err := waitActive(ctx, w.o.BaseURL, w.o.Streams, 10*time.Minute); err != nil {
+		return err
+	}
+	if err := sleep(ctx, w.o.Settle); err != nil {
+		return err
+	}
+	s0, err := serverStats(ctx, w.o.BaseURL)
+	w.tokens = s0.Tokens
+	return err
+}
+
+func (w *selfTimed) shut(ctx context.Context) error { return sleep(ctx, w.o.Window) }
+
+func (w *selfTimed) serverTokens(ctx context.Context) (int64, error) {
+	s1, err := serverStats(ctx, w.o.BaseURL)
+	return s1.Tokens - w.tokens, err
+}
+
+// parentTimed is the window the parent process opens and closes: it writes "open"
+// and then "close", a line each, to the client's stdin. The parent watches the
+// server; the client only reads the line (one wake-up of one goroutine) and samples
+// its own counters, so a saturated client still measures, and its window is the
+// time between its own samples.
+type parentTimed struct{ r *bufio.Reader }
+
+func (w *parentTimed) open(ctx context.Context) error { return w.expect(ctx, "open") }
+func (w *parentTimed) shut(ctx context.Context) error { return w.expect(ctx, "close") }
+
+func (w *parentTimed) serverTokens(context.Context) (int64, error) { return 0, nil }
+
+func (w *parentTimed) expect(ctx context.Context, want string) error {
+	got := make(chan error, 1)
+	go func() {
+		line, err := w.r.ReadString('\n')
+		if err == nil && strings.TrimSpace(line) != want {
+			err = fmt.Errorf("the window control said %q, %q expected", strings.TrimSpace(line), want)
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			return fmt.Errorf("reading the window control: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// measureWindow samples the process's CPU time, the client's token count and the
+// allocator around the window ctl gives. Everything else (waiting for the streams,
+// asking the server) happens outside the window.
+func measureWindow(ctx context.Context, o ClientOptions, c counters, ctl windowControl) (Result, error) {
 	res := Result{Kind: o.Kind, Streams: o.Streams, Procs: runtime.GOMAXPROCS(0)}
-	if err := waitActive(ctx, o.BaseURL, o.Streams, 10*time.Minute); err != nil {
-		return res, err
-	}
-	if err := sleep(ctx, o.Settle); err != nil {
-		return res, err
-	}
-	s0, err := serverStats(ctx, o.BaseURL)
-	if err != nil {
+	if err := ctl.open(ctx); err != nil {
 		return res, err
 	}
 	if o.MemProfile != "" {
@@ -54,7 +119,7 @@ func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, er
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0, tok0, err0, wall0 := processCPU(), c.tokens(), c.errors(), time.Now()
-	werr := sleep(ctx, o.Window)
+	werr := ctl.shut(ctx)
 	cpu1, tok1, err1, wall1 := processCPU(), c.tokens(), c.errors(), time.Now()
 	runtime.ReadMemStats(&m1)
 	if o.CPUProfile != "" {
@@ -68,7 +133,7 @@ func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, er
 			return res, err
 		}
 	}
-	s1, err := serverStats(ctx, o.BaseURL)
+	server, err := ctl.serverTokens(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -76,7 +141,7 @@ func measureWindow(ctx context.Context, o ClientOptions, c counters) (Result, er
 	res.CPUS = (cpu1 - cpu0).Seconds()
 	res.Tokens = tok1 - tok0
 	res.Errors = err1 - err0
-	res.ServerToks = s1.Tokens - s0.Tokens
+	res.ServerToks = server
 	if res.Tokens > 0 {
 		res.AllocsPerToken = float64(m1.Mallocs-m0.Mallocs) / float64(res.Tokens)
 		res.BytesPerToken = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(res.Tokens)
@@ -111,7 +176,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // statsClient is apart from the clients under test, so that its connection is not
 // one of theirs. Its timeout is long: in a client with thousands of busy goroutines
 // on one CPU, this one waits its turn behind all of them (tens of seconds on a loaded
-// machine at 4,096 streams).
+// machine at 4,096 streams) — which is why the table's parent asks instead.
 var statsClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Minute}
 
 func serverStats(ctx context.Context, base string) (zerostream.Stats, error) {

@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string) error {
 	window := fs.Float64("window", 10, "seconds of the measurement window")
 	cpuProfile := fs.String("cpuprofile", "", "client: CPU profile of the window")
 	memProfile := fs.String("memprofile", "", "client: allocation profile at the window's end (and .base at its start)")
+	control := fs.String("control", "", `client: "stdin" to have the window opened and closed by the lines "open" and "close" on stdin (the table does); default: the client times it`)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,10 +78,18 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("-streams: a client runs one count: %w", err)
 		}
-		res, err := clientbench.RunClient(ctx, clientbench.ClientOptions{
+		co := clientbench.ClientOptions{
 			Kind: clientbench.Kind(*kind), BaseURL: *url, Streams: count, MaxTokens: *maxTokens,
 			Settle: seconds(*settle), Window: seconds(*window), CPUProfile: *cpuProfile, MemProfile: *memProfile,
-		})
+		}
+		switch *control {
+		case "stdin":
+			co.Control = os.Stdin
+		case "":
+		default:
+			return fmt.Errorf("-control %q: stdin or nothing", *control)
+		}
+		res, err := clientbench.RunClient(ctx, co)
 		if err != nil {
 			return err
 		}
