@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/calibrate"
+	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
 func init() { commands = append(commands, newCalibrateCmd) }
@@ -34,7 +38,13 @@ prints:
 
 A cell whose tok/s comes near this figure measures the client rather than the server.
 The figure is an upper bound for a server on another machine; a server on this machine
-shares the cores, and the client then has less.`,
+shares the cores, and the client then has less.
+
+"llmbench run" measures the same figure before its first cell (--no-calibrate skips it,
+--resume keeps the one measured first), records it in the run document
+(client.ceiling_tok_s, client.cores), flags every cell faster than half of it
+client_near_ceiling, and every report shows the run's client headroom: the ceiling over
+its fastest cell.`,
 		Example: `  llmbench calibrate
   llmbench calibrate --streams 1024 --duration 5s
   llmbench calibrate --format json`,
@@ -46,7 +56,7 @@ shares the cores, and the client then has less.`,
 			if streams < 1 {
 				return fmt.Errorf("--streams must be at least 1")
 			}
-			ensureFileLimit(cmd.ErrOrStderr(), streams, true)
+			ensureFileLimit(cmd.ErrOrStderr(), sysutil.FilesForStreams(streams, true))
 			c, err := calibrate.Measure(cmd.Context(), calibrate.Options{Streams: streams, Duration: duration})
 			if err != nil {
 				return fmt.Errorf("calibrating the client: %w", err)
@@ -72,4 +82,37 @@ func writeCeiling(w io.Writer, c calibrate.Ceiling, format string) error {
 	fmt.Fprintf(w, "measured        %d tokens in %.1f s over %d streams (%.0f tok/s read): client CPU %.2f s, in-process server %.2f s\n",
 		c.Tokens, c.WindowS, c.Streams, c.ReadTokS, c.ClientCPUS, c.ServerCPUS)
 	return nil
+}
+
+// recordCeiling measures the client's ceiling before the first cell and writes it into
+// the run document's client block, unless the document has one (a resumed run keeps
+// the figure measured when it started) or skip says not to. It reports whether it
+// changed the document. A measurement that fails leaves a note, not a failed run.
+func recordCeiling(ctx context.Context, doc *bench.Run, skip bool, log func(string)) bool {
+	if doc.Client == nil {
+		doc.Client = &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	}
+	cl := doc.Client
+	switch {
+	case cl.CeilingTokS != nil:
+		log(fmt.Sprintf("client ceiling %.0f tok/s on %d cores, measured when the run started", *cl.CeilingTokS, cl.Cores))
+		return false
+	case skip:
+		log("client ceiling not measured (--no-calibrate): no cell is checked against it")
+		return false
+	}
+	log("measuring the client's own ceiling for a few seconds (--no-calibrate skips it)")
+	c, err := calibrate.Measure(ctx, calibrate.Options{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false // interrupted: the runner says so
+		}
+		doc.Notes = append(doc.Notes, "The client's ceiling could not be measured ("+err.Error()+"): no cell was checked against it.")
+		log("warning: the client's ceiling could not be measured: " + err.Error())
+		return true
+	}
+	c.Record(cl)
+	log(fmt.Sprintf("client ceiling %.0f tok/s on %d cores (%.0f tokens per CPU-second): a cell above %.0f tok/s is flagged client_near_ceiling",
+		c.TokS, c.Cores, c.TokPerCPUSecond, c.TokS*bench.NearCeiling))
+	return true
 }

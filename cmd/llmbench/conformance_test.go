@@ -63,7 +63,7 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 	}
 	dir := t.TempDir()
 	out, ev := filepath.Join(dir, "run.json"), filepath.Join(dir, "events.ndjson")
-	all := append([]string{"run", "--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms"}, args...)
+	all := append([]string{"run", "--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms", "--no-calibrate"}, args...)
 	cr := &conformanceRun{windows: map[[2]int][2]time.Time{}}
 	cr.output, cr.err = runCmd(t, all...)
 	cr.doc, _ = bench.ReadFile(out)

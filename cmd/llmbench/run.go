@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/calibrate"
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
 	"github.com/llmbench/llmbench/internal/openai"
@@ -59,6 +60,7 @@ type runFlags struct {
 	noProgress                      bool
 	fit                             bool
 	settle, drainTimeout            time.Duration
+	noCalibrate                     bool   // calibrate.go
 	telemetry, telemetryToken       string // run_energy.go
 	price                           string
 	rate                            rateFlags
@@ -85,6 +87,11 @@ percentiles, the achieved rate, saturation evidence and, with --slo, goodput.
 
 Without --endpoint, llmbench starts its built-in emulated engine and measures it:
 its numbers are emulated, not a GPU's, and every report says so.
+
+Before the first cell it measures the client's own ceiling for a few seconds against
+a zero-compute stream inside the process (as "llmbench calibrate" does; --no-calibrate
+skips it, --resume keeps the first figure): a cell faster than half of it is flagged
+client_near_ceiling, and every report shows the client headroom.
 
 The run document (JSON) is written after every cell, so nothing is lost: Ctrl-C
 stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
@@ -155,6 +162,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
 	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
+	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
 	addEnergyFlags(fl, f)
 	f.rate.register(cmd)
 	return cmd
@@ -246,7 +254,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		// Open loop: as many requests in flight as the schedule and the server make.
 		maxConc = max(1024, doc.Config.Rate.MaxConcurrency)
 	}
-	ensureFileLimit(stderr, maxConc, emulated)
+	need := sysutil.FilesForStreams(maxConc, emulated)
+	if !f.noCalibrate {
+		need = max(need, sysutil.FilesForStreams(calibrate.DefaultStreams, true))
+	}
+	ensureFileLimit(stderr, need)
 	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
 
 	// Discovery and metrics requests carry the API key too.
@@ -365,6 +377,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		DrainTimeout: f.drainTimeout,
 	}}
 	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", info.Engine, deref(info.Version), f.model, f.out))
+	if recordCeiling(ctx, doc, f.noCalibrate, progress.Log) {
+		if err := bench.WriteFile(f.out, doc); err != nil {
+			return err
+		}
+	}
 	var runErr error
 	if doc.Config.Rate != nil {
 		runErr = (&bench.RateRunner{Server: srv, Opts: runner.Opts}).Run(ctx, doc)
@@ -399,11 +416,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// ensureFileLimit raises the soft open-file limit so that every stream of the largest
-// cell has its connection (and the built-in emulator its side of it), and warns when
-// even the hard limit is too low: those cells would fail with "too many open files".
-func ensureFileLimit(stderr io.Writer, streams int, emulated bool) {
-	l, err := sysutil.RaiseFileLimit(sysutil.FilesForStreams(streams, emulated))
+// ensureFileLimit raises the soft open-file limit to need (sysutil.FilesForStreams:
+// every stream of the largest cell its connection, and a server in this process its
+// side of it), and warns when even the hard limit is too low: those cells would fail
+// with "too many open files".
+func ensureFileLimit(stderr io.Writer, need uint64) {
+	l, err := sysutil.RaiseFileLimit(need)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "warning: %v\n", err)

@@ -133,7 +133,7 @@ func TestRunEnergyWithFakeNvidiaSMI(t *testing.T) {
 	base := startSim(t)
 	// The endpoint is llmbench's emulator, so --telemetry must be asked for: auto
 	// meters only a server that is not the emulator.
-	doc, got := runMetered(t, "run", "--endpoint", base, "--telemetry", "nvidia-smi", "--price-per-hour", "3.6",
+	doc, got := runMetered(t, "run", "--no-calibrate", "--endpoint", base, "--telemetry", "nvidia-smi", "--price-per-hour", "3.6",
 		"--contexts", "0", "--concurrency", "1,2", "--prefill", "256", "--duration", "3s", "--max-output", "128",
 		"--no-progress", "--format", "md")
 	checkEnergyArithmetic(t, doc, 3.6)
@@ -201,7 +201,7 @@ func TestRunEnergyThroughTheAgent(t *testing.T) {
 		t.Errorf("agent output lacks its token:\n%s", agentOut.String())
 	}
 	base := startSim(t)
-	args := []string{"run", "--endpoint", base, "--telemetry", url, "--price-per-hour", "7.2",
+	args := []string{"run", "--no-calibrate", "--endpoint", base, "--telemetry", url, "--price-per-hour", "7.2",
 		"--contexts", "0", "--concurrency", "2", "--prefill", "256", "--duration", "3s", "--max-output", "128", "--no-progress", "--format", "none"}
 	t.Setenv("LLMBENCH_TELEMETRY_TOKEN", "")
 	if got, err := runCmd(t, append(args, "--out", filepath.Join(t.TempDir(), "x.json"))...); err == nil || !strings.Contains(err.Error(), "token") {

@@ -99,6 +99,22 @@ func TestRunEmbeddedEmulator(t *testing.T) {
 	if !strings.Contains(got, "Emulated") && !strings.Contains(got, "EMULATED") {
 		t.Errorf("the final report does not say Emulated:\n%s", got)
 	}
+	// The client's ceiling was measured before the first cell, every measured cell
+	// checked against it and its CPU time recorded, and the report shows the headroom.
+	if cl := doc.Client; cl == nil || cl.Ceiling() <= 0 || cl.Cores < 1 {
+		t.Fatalf("client block %+v, want a measured ceiling", cl)
+	}
+	for _, c := range []*bench.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
+		if c.CellDetail == nil || c.ClientCPUS == nil || *c.ClientCPUS <= 0 {
+			t.Errorf("cell %d × %d records no client_cpu_s", c.Context, c.Concurrency)
+		}
+		if nearCeiling := c.TotalTokS > bench.NearCeiling*doc.Client.Ceiling(); slices.Contains(c.Flags, "client_near_ceiling") != nearCeiling {
+			t.Errorf("cell %d × %d at %.0f tok/s, ceiling %.0f: flags %v", c.Context, c.Concurrency, c.TotalTokS, doc.Client.Ceiling(), c.Flags)
+		}
+	}
+	if !strings.Contains(got, "client ceiling") || !strings.Contains(got, "Client headroom") {
+		t.Errorf("neither the ceiling nor the headroom was shown:\n%s", got)
+	}
 }
 
 func TestRunBadInput(t *testing.T) {
@@ -168,6 +184,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 		t.Fatalf("statuses after Ctrl-C = %v, want [valid interrupted pending]", statuses)
 	}
 	first := *doc.Decode[0].DecodeFigures
+	ceiling := doc.Client.Ceiling()
 
 	res := exec.Command(bin, "run", "--resume", out, "--no-progress")
 	if b, err := res.CombinedOutput(); err != nil {
@@ -188,6 +205,10 @@ func TestRunInterruptAndResume(t *testing.T) {
 	if doc.FinishedAt == nil {
 		t.Error("the resumed run has no finished_at")
 	}
+	// The ceiling measured when the run started is kept, not measured again.
+	if doc.Client.Ceiling() != ceiling || ceiling <= 0 {
+		t.Errorf("ceiling %.0f after resume, %.0f before", doc.Client.Ceiling(), ceiling)
+	}
 }
 
 // TestRunCompletionsTokenIDs: on an engine that takes token-id prompts, the completions
@@ -195,7 +216,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 func TestRunCompletionsTokenIDs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run.json")
 	events := filepath.Join(t.TempDir(), "events.ndjson")
-	got, err := runCmd(t, "run", "--preset", "tiny", "--api", "completions", "--contexts", "300", "--concurrency", "1",
+	got, err := runCmd(t, "run", "--no-calibrate", "--preset", "tiny", "--api", "completions", "--contexts", "300", "--concurrency", "1",
 		"--prefill", "200,300", "--duration", "1s", "--max-output", "64", "--out", out, "--events", events, "--no-progress", "--format", "none")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
@@ -235,7 +256,7 @@ func TestRunForcedPastCapacity(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run.json")
 	// tiny: 1,024 KV tokens, 4 sequences at once. 4 running share the 256-token context
 	// and grow to 240 tokens each: 1,216 tokens, past the cache.
-	got, err := runCmd(t, "run", "--preset", "tiny", "--kv-capacity", "1M", "--contexts", "256", "--concurrency", "8",
+	got, err := runCmd(t, "run", "--no-calibrate", "--preset", "tiny", "--kv-capacity", "1M", "--contexts", "256", "--concurrency", "8",
 		"--prefill", "", "--duration", "2s", "--max-output", "240", "--out", out, "--no-progress", "--format", "none")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)

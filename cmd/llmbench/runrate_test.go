@@ -14,7 +14,7 @@ import (
 // printed at the end shows the rate table.
 func TestRunRateOnEmulator(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rate.json")
-	got, err := runCmd(t, "run", "--preset", "tiny", "--rate", "4,120", "--arrival", "constant", "--duration", "1s",
+	got, err := runCmd(t, "run", "--no-calibrate", "--preset", "tiny", "--rate", "4,120", "--arrival", "constant", "--duration", "1s",
 		"--input-len", "16", "--output-len", "40", "--slo", "ttft=100ms,tpot=20ms", "--out", out, "--no-progress")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
@@ -50,7 +50,7 @@ func TestRunRateOnEmulator(t *testing.T) {
 
 func TestRunFindMaxRateOnEmulator(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "search.json")
-	got, err := runCmd(t, "run", "--preset", "tiny", "--find-max-rate", "--rate", "10", "--arrival", "constant", "--duration", "1s",
+	got, err := runCmd(t, "run", "--no-calibrate", "--preset", "tiny", "--find-max-rate", "--rate", "10", "--arrival", "constant", "--duration", "1s",
 		"--input-len", "16", "--output-len", "40", "--slo", "ttft=150ms", "--max-rate-steps", "5", "--rate-precision", "0.25",
 		"--out", out, "--no-progress", "--format", "none")
 	if err != nil {
@@ -88,7 +88,7 @@ func TestRunRateFlagErrors(t *testing.T) {
 		{[]string{"--rate", "1", "--slo", "ttft=fast"}, "not a duration"},
 		{[]string{"--rate", "1", "--prefix-share", "1"}, "prefix-share"},
 	} {
-		got, err := runCmd(t, append([]string{"run", "--preset", "tiny", "--no-progress"}, tc.args...)...)
+		got, err := runCmd(t, append([]string{"run", "--no-calibrate", "--preset", "tiny", "--no-progress"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v (%s), want one saying %q", tc.args, err, got, tc.want)
 		}

@@ -21,6 +21,9 @@ type cellSpec struct {
 	pctx                 *prompt.Context
 	// reqIndex numbers the row's requests, so that every one has a unique tail.
 	reqIndex *atomic.Int64
+	// ceiling is the client's measured ceiling (0: none), which the cell's scoring
+	// compares its rate with.
+	ceiling float64
 }
 
 // cellObserver opens the window when every stream has its first token and feeds the
@@ -60,7 +63,7 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 	run := &CellRun{
 		Context: spec.context, Concurrency: spec.concurrency, DurationS: spec.duration.Seconds(),
 		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
-		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(),
+		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
 	}
 	startTimeout := r.Opts.StartTimeout
 	if startTimeout == 0 {

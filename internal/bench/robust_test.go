@@ -88,6 +88,8 @@ func TestRescoreAgrees(t *testing.T) {
 		_, srv := startReplay(t, replay.Config{})
 		doc := newTestRun([]int{0, 512}, []int{1, 3}, []int{512}, time.Second, 4096)
 		Plan(doc, nil, nil)
+		// A ceiling far below the cells' rates: every cell is flagged, live and re-scored.
+		doc.Client = &Client{CeilingTokS: openai.Ptr(2.0), Cores: 1}
 		var events bytes.Buffer
 		r := &Runner{Server: srv, Opts: Options{Nonce: "e", Events: NewEventLog(&events)}}
 		if err := r.Run(context.Background(), doc); err != nil {
@@ -97,6 +99,9 @@ func TestRescoreAgrees(t *testing.T) {
 		for _, c := range doc.Decode {
 			if c.Status != StatusValid || c.TokenCountSource != CountServerPerChunk {
 				t.Errorf("%d×%d: %s %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason, c.TokenCountSource)
+			}
+			if !contains(c.Flags, "client_near_ceiling") || c.ClientCPUS == nil {
+				t.Errorf("%d×%d at %.1f tok/s, ceiling 2: flags %v, client_cpu_s %v", c.Context, c.Concurrency, c.TotalTokS, c.Flags, c.ClientCPUS)
 			}
 		}
 		rescoreMatches(t, events.Bytes(), doc)

@@ -23,6 +23,10 @@ const (
 	clientSaturated = 0.9
 	// machineSaturated: the machine busier than this.
 	machineSaturated = 0.95
+	// NearCeiling: a cell faster than this share of the client's own ceiling
+	// (llmbench calibrate) is flagged client_near_ceiling: past half its ceiling the
+	// client spends half of its cores on reading, and a local server shares them.
+	NearCeiling = 0.5
 )
 
 // scoring is one cell's figures under evaluation by the validity rules.

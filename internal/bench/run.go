@@ -196,9 +196,18 @@ type Client struct {
 	GoVersion string `json:"go_version,omitempty"`
 	// CeilingTokS is the client's own ceiling on this machine, as llmbench calibrate
 	// measures it (tokens per client CPU-second × Cores); Cores is the CPUs the client
-	// may use (GOMAXPROCS). Absent when not measured.
+	// may use (GOMAXPROCS). llmbench run measures it before the first cell (absent
+	// with --no-calibrate, and in documents from before).
 	CeilingTokS *float64 `json:"ceiling_tok_s,omitempty"`
 	Cores       int      `json:"cores,omitempty"`
+}
+
+// Ceiling is the client's measured ceiling in tok/s, 0 when none was measured.
+func (c *Client) Ceiling() float64 {
+	if c == nil || c.CeilingTokS == nil {
+		return 0
+	}
+	return *c.CeilingTokS
 }
 
 // PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
@@ -297,9 +306,11 @@ type CellDetail struct {
 	// SkippedEvents counts stream events that were not chunks (keep-alives, other
 	// event types, data that is not JSON).
 	SkippedEvents int `json:"skipped_events,omitempty"`
-	// ClientCPU is the share of all CPUs the measuring process used in the window;
-	// MachineCPU the share the whole machine used (when the server is local).
+	// ClientCPU is the share of all CPUs the measuring process used in the window,
+	// ClientCPUS its CPU time there in seconds; MachineCPU the share the whole
+	// machine used (when the server is local).
 	ClientCPU  *float64 `json:"client_cpu_util,omitempty"`
+	ClientCPUS *float64 `json:"client_cpu_s,omitempty"`
 	MachineCPU *float64 `json:"machine_cpu_util,omitempty"`
 	// Outcomes counts the cell's requests by outcome (finished, cancelled,
 	// retryable, failed, incomplete).

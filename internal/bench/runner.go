@@ -292,7 +292,7 @@ func (o *orchestration) cell(ctx context.Context, cell *DecodeCell, pctx *prompt
 	settle := r.settleAfterCell(ctx)
 	o.step(fmt.Sprintf("decode %s × %d", FormatTokens(cell.Context), cell.Concurrency), cfg.Duration())
 	run := r.executeCell(ctx, cellSpec{context: cell.Context, concurrency: cell.Concurrency, duration: cfg.Duration(),
-		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex})
+		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex, ceiling: o.doc.Client.Ceiling()})
 	r.dirty = true
 	if run == nil || ctx.Err() != nil {
 		cell.Status, cell.Reason = StatusInterrupted, "the run was stopped during this cell"

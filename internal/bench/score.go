@@ -28,8 +28,11 @@ type CellRun struct {
 	// ClientCPUNs is the measuring process's CPU time inside the window, on CPUs
 	// cores; MachineCPU the share of the whole machine's CPU time that was busy then
 	// (measured when the server is on this machine).
-	ClientCPUNs int64          `json:"client_cpu_ns,omitempty"`
-	CPUs        int            `json:"cpus,omitempty"`
+	ClientCPUNs int64 `json:"client_cpu_ns,omitempty"`
+	CPUs        int   `json:"cpus,omitempty"`
+	// CeilingTokS is the client's own ceiling on this machine (Client.CeilingTokS),
+	// when the run measured it: a cell faster than half of it is flagged.
+	CeilingTokS float64        `json:"client_ceiling_tok_s,omitempty"`
 	MachineCPU  *float64       `json:"machine_cpu,omitempty"`
 	Server      *ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
@@ -154,11 +157,18 @@ func (s *scoring) describe(c counting) {
 		d.addFlag("sse_events_skipped")
 	}
 
-	// The client's and the machine's CPU inside the window.
+	// The client's and the machine's CPU inside the window, and how near the client's
+	// own ceiling the cell's rate came.
+	if run.ClientCPUNs > 0 {
+		d.ClientCPUS = openai.Ptr(round(float64(run.ClientCPUNs)/1e9, 3))
+	}
 	if wall := run.Close - run.Open; wall > 0 && run.ClientCPUNs > 0 && run.CPUs > 0 {
 		s.clientCPU = float64(run.ClientCPUNs) / float64(wall) / float64(run.CPUs)
 		d.ClientCPU = openai.Ptr(round(s.clientCPU, 3))
 		d.ClientLimited = s.clientCPU > clientSaturated
+	}
+	if c := run.CeilingTokS; c > 0 && s.w.fig.TotalTokS > NearCeiling*c {
+		d.addFlag("client_near_ceiling")
 	}
 	if m := run.MachineCPU; m != nil {
 		d.MachineCPU = openai.Ptr(round(*m, 3))

@@ -140,6 +140,27 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// TestClientNearCeiling: a cell faster than half the client's measured ceiling is
+// flagged, and stays valid; without a ceiling, or under half of it, it is not; the
+// client's CPU time over the window is recorded either way.
+func TestClientNearCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		ceiling float64
+		flagged bool
+	}{{0, false}, {1000, false}, {400, false}, {399, true}, {100, true}} {
+		run := synthCell(4) // 200 tok/s
+		run.ClientCPUNs = 123456789
+		run.CeilingTokS = tc.ceiling
+		cell := ScoreCell(run)
+		if got := contains(cell.Flags, "client_near_ceiling"); got != tc.flagged || cell.Status != StatusValid {
+			t.Errorf("ceiling %.0f, %.1f tok/s: flagged %v, status %s; want flagged %v, valid", tc.ceiling, cell.TotalTokS, got, cell.Status, tc.flagged)
+		}
+		if cell.ClientCPUS == nil || *cell.ClientCPUS != 0.123 {
+			t.Errorf("client_cpu_s %v, want 0.123", cell.ClientCPUS)
+		}
+	}
+}
+
 // TestScoreBaselineFigures: the synthetic cell's figures are what it was built with.
 func TestScoreBaselineFigures(t *testing.T) {
 	cell := ScoreCell(synthCell(4))

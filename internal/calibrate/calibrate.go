@@ -19,9 +19,12 @@ import (
 	"github.com/llmbench/llmbench/internal/zerostream"
 )
 
+// DefaultStreams is how many streams a measurement runs unless told otherwise.
+const DefaultStreams = 256
+
 // Options configure a measurement; zero values take the defaults.
 type Options struct {
-	Streams   int           // concurrent streams; default 256
+	Streams   int           // concurrent streams; default DefaultStreams
 	Duration  time.Duration // the measurement window; default 3 s
 	Settle    time.Duration // wait after every stream is in flight; default 500 ms
 	MaxTokens int           // output tokens per request; default 4096
@@ -53,7 +56,7 @@ func (c Ceiling) String() string {
 
 func (o *Options) defaults() {
 	if o.Streams <= 0 {
-		o.Streams = 256
+		o.Streams = DefaultStreams
 	}
 	if o.Duration <= 0 {
 		o.Duration = 3 * time.Second

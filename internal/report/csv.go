@@ -22,6 +22,7 @@ var csvColumns = []string{
 	"flags", "error_samples",
 	"power_w_mean", "power_w_max", "energy_j", "joules_per_token", "joules_per_prompt_token", "tok_s_per_w", "usd_per_mtok",
 	"gpu_util_mean", "gpu_memory_used_mib", "throttle_reasons", "telemetry_samples", "energy_method", "energy_reason", "cost_reason",
+	"client_cpu_s", "client_headroom",
 }
 
 func writeCSV(w io.Writer, run *bench.Run) error {
@@ -67,7 +68,11 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 			if c == nil {
 				continue
 			}
-			if err := cw.Write(csvDecodeRecord(c, col)); err != nil {
+			rec := csvDecodeRecord(c, col)
+			if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity && c.Status != bench.StatusPredicted {
+				rec[col["client_headroom"]] = cellHeadroom(run, c.TotalTokS)
+			}
+			if err := cw.Write(rec); err != nil {
 				return err
 			}
 		}
@@ -123,6 +128,7 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 		}
 		setPtr("cache_hit_ratio", d.CacheHitRatio)
 		set("client_limited", strconv.FormatBool(d.ClientLimited))
+		setPtr("client_cpu_s", d.ClientCPUS)
 		if s := d.Server; s != nil {
 			if s.Running != nil {
 				set("server_running_mean", num(s.Running.Mean))

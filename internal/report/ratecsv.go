@@ -23,7 +23,7 @@ var rateCSVColumns = func() []string {
 	}
 	return append(cols, "latency_from", "max_concurrency", "slot_wait_p50_ms", "client_send_lag_p50_ms", "peak_in_flight",
 		"slo_met_ratio", "goodput_rps", "meets_slo", "saturated", "saturation", "prompt_tokens_mean", "cache_hit_ratio",
-		"server_waiting_mean", "server_waiting_max", "flags", "error_samples")
+		"server_waiting_mean", "server_waiting_max", "flags", "error_samples", "client_headroom")
 }()
 
 func writeRateCSV(w io.Writer, run *bench.Run) error {
@@ -36,7 +36,11 @@ func writeRateCSV(w io.Writer, run *bench.Run) error {
 		col[c] = i
 	}
 	for i := range run.Rate {
-		if err := cw.Write(rateRecord(&run.Rate[i], col)); err != nil {
+		rec := rateRecord(&run.Rate[i], col)
+		if f := run.Rate[i].RateFigures; f != nil {
+			rec[col["client_headroom"]] = cellHeadroom(run, f.TotalTokS)
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,9 @@ func writeText(w io.Writer, v *view, color bool) error {
 		}
 	}
 	b.WriteString(joinNonEmpty(" · ", v.Submitter, v.Tool, kind) + "\n")
+	if v.Headroom != "" {
+		b.WriteString(T(v.Lang, "headroom_line", v.Headroom) + "\n")
+	}
 	if v.Warning != "" {
 		b.WriteString("\n" + p.paint(ansiLoud, "!! "+strings.ToUpper(v.KindLabel)+": "+v.Warning+" !!") + "\n")
 	}

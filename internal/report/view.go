@@ -27,6 +27,9 @@ type view struct {
 
 	Cards         []card
 	LaunchCommand string
+	// Headroom is the measuring client's headroom (headroom.go), "" where no client
+	// measured the document.
+	Headroom string
 
 	Prefill []prefillRow
 
@@ -143,6 +146,7 @@ func newView(run *bench.Run, lang string) *view {
 	v.Contexts, v.Concurrency = axes(run)
 	v.Plan = planLine(run, v.Contexts, v.Concurrency, lang)
 	v.Cards = cards(run, lang)
+	v.Headroom = clientHeadroom(run, lang)
 	v.LaunchCommand = run.LaunchCommand
 	v.RunNotes = append(slices.Clone(run.Notes), energyNotes(run, lang)...)
 	v.HasEnergy = hasEnergy(run)
@@ -397,6 +401,7 @@ func cards(run *bench.Run, lang string) []card {
 			add("kv_capacity", T(lang, "kv_unknown"))
 		}
 	}
+	add("client_headroom", clientHeadroom(run, lang))
 	var out []card
 	ec, _ := energyCard(run, lang)
 	for _, cd := range []card{hw, eng, rc, ec} {

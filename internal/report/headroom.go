@@ -1,0 +1,77 @@
+package report
+
+import (
+	"math"
+
+	"github.com/llmbench/llmbench/internal/bench"
+)
+
+// headroomLabels are the client headroom's texts, added to labels at init.
+var headroomLabels = map[string][2]string{ // [en, ja]
+	"client_headroom": {"Client headroom", "クライアントの余裕"},
+	"headroom_line":   {"Client headroom: %s", "クライアントの余裕：%s"},
+	"headroom": {"%s× the fastest cell's %s tok/s (client ceiling %s tok/s on %d cores)",
+		"最速セル %s tok/s の %s 倍（クライアント上限 %s tok/s・%d コア）"},
+	"headroom_no_cell":    {"client ceiling %s tok/s on %d cores", "クライアント上限 %s tok/s・%d コア"},
+	"headroom_unmeasured": {"not measured (the client's ceiling was not calibrated)", "未測定（クライアント上限を計測していません）"},
+}
+
+func init() {
+	for k, v := range headroomLabels {
+		labels[k] = v
+	}
+}
+
+// clientHeadroom is what the run card says of the measuring client's own ceiling
+// (llmbench calibrate, measured before the first cell): how many times the run's
+// fastest rate it could have taken in, with the ceiling and the rate; "not measured"
+// for a run whose client did not calibrate; "" for a document no client measured
+// (the seed's, a prediction).
+func clientHeadroom(run *bench.Run, lang string) string {
+	cl := run.Client
+	if cl == nil || run.Kind() == bench.RunPredicted {
+		return ""
+	}
+	ceiling := cl.Ceiling()
+	if ceiling <= 0 {
+		return T(lang, "headroom_unmeasured")
+	}
+	ceilingStr := FormatNumber(lang, ceiling, 0)
+	fastest := fastestRate(run)
+	if fastest <= 0 {
+		return T(lang, "headroom_no_cell", ceilingStr, cl.Cores)
+	}
+	times, rate := FormatNumber(lang, ceiling/fastest, 1), FormatNumber(lang, fastest, 1)
+	if normLang(lang) == "ja" {
+		return T(lang, "headroom", rate, times, ceilingStr, cl.Cores)
+	}
+	return T(lang, "headroom", times, rate, ceilingStr, cl.Cores)
+}
+
+// fastestRate is the highest output rate the run measured: a decode cell's total
+// tok/s or a rate cell's.
+func fastestRate(run *bench.Run) float64 {
+	best := 0.0
+	for i := range run.Decode {
+		c := &run.Decode[i]
+		if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity && c.Status != bench.StatusPredicted {
+			best = max(best, c.TotalTokS)
+		}
+	}
+	for i := range run.Rate {
+		if f := run.Rate[i].RateFigures; f != nil {
+			best = max(best, f.TotalTokS)
+		}
+	}
+	return best
+}
+
+// cellHeadroom is the client's ceiling over one cell's rate, for the CSV ("" when
+// either is unknown).
+func cellHeadroom(run *bench.Run, tokS float64) string {
+	c := run.Client.Ceiling()
+	if c <= 0 || tokS <= 0 {
+		return ""
+	}
+	return num(math.Round(c/tokS*100) / 100)
+}
