@@ -41,8 +41,10 @@ type Result struct {
 	AllocsPerToken float64 `json:"allocs_per_token,omitempty"`
 	BytesPerToken  float64 `json:"bytes_per_token,omitempty"`
 	GCs            uint32  `json:"gcs,omitempty"`
-	Note           string  `json:"note,omitempty"`
-	Rep            int     `json:"rep"` // which repetition: the floor run of the same Rep ran beside it
+	// MaxRSSMiB is the client process's peak resident memory (getrusage), where known.
+	MaxRSSMiB float64 `json:"max_rss_mib,omitempty"`
+	Note      string  `json:"note,omitempty"`
+	Rep       int     `json:"rep"` // which repetition: the floor run of the same Rep ran beside it
 }
 
 // TokensPerCPUSecond is the figure the benchmark compares.
@@ -62,8 +64,8 @@ func (r Result) TokensPerSecond() float64 {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-8s streams=%-5d window=%.1fs cpu=%.2fs tokens=%d (server wrote %d) tok/s=%.0f tok/cpu-s=%.0f procs=%d allocs/tok=%.1f B/tok=%.0f gcs=%d errors=%d %s",
-		r.Kind, r.Streams, r.WindowS, r.CPUS, r.Tokens, r.ServerToks, r.TokensPerSecond(), r.TokensPerCPUSecond(), r.Procs, r.AllocsPerToken, r.BytesPerToken, r.GCs, r.Errors, r.Note)
+	return fmt.Sprintf("%-8s streams=%-5d window=%.1fs cpu=%.2fs tokens=%d (server wrote %d) tok/s=%.0f tok/cpu-s=%.0f procs=%d allocs/tok=%.1f B/tok=%.0f gcs=%d rss=%.0fMiB errors=%d %s",
+		r.Kind, r.Streams, r.WindowS, r.CPUS, r.Tokens, r.ServerToks, r.TokensPerSecond(), r.TokensPerCPUSecond(), r.Procs, r.AllocsPerToken, r.BytesPerToken, r.GCs, r.MaxRSSMiB, r.Errors, r.Note)
 }
 
 // ClientOptions configure one client process's run.

@@ -3,6 +3,7 @@
 package clientbench
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,17 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSSMiB is this process's peak resident memory so far (Linux counts ru_maxrss in
+// KiB, macOS in bytes).
+func maxRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return float64(ru.Maxrss) / (1 << 20)
+	}
+	return float64(ru.Maxrss) / 1024
 }

@@ -19,7 +19,7 @@ func (t *Table) Write(w io.Writer) {
 	for _, k := range kinds[1:] {
 		head = append(head, kindTitle(k), kindTitle(k)+" ÷ floor")
 	}
-	head = append(head, "tok/s offered", "tok/s read (floor · llmbench)", "llmbench CPU busy")
+	head = append(head, "tok/s offered", "tok/s read (floor · llmbench)", "llmbench CPU busy", "peak RSS MiB (floor · llmbench)")
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	for _, n := range t.Options.Streams {
 		runs := t.Runs[n]
@@ -34,7 +34,8 @@ func (t *Table) Write(w io.Writer) {
 		if t.Options.Step > 0 {
 			offered = fmt.Sprintf("%.0f", float64(n)/t.Options.Step.Seconds())
 		}
-		row = append(row, offered, spread(perSecond(runs[Floor]), "%.0f")+" · "+spread(perSecond(runs[LLMBench]), "%.0f"), spread(busy(runs[LLMBench]), "%.0f%%"))
+		row = append(row, offered, spread(perSecond(runs[Floor]), "%.0f")+" · "+spread(perSecond(runs[LLMBench]), "%.0f"), spread(busy(runs[LLMBench]), "%.0f%%"),
+			spread(rss(runs[Floor]), "%.0f")+" · "+spread(rss(runs[LLMBench]), "%.0f"))
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintf(w, "\nTokens per CPU-second of the client process, median of %d runs (min–max). Server step %s, %d tokens a request, %s window after %s settling; %s.\n",
@@ -70,6 +71,16 @@ func busy(rs []Result) []float64 {
 	for i, r := range rs {
 		if r.WindowS > 0 && r.Procs > 0 {
 			out[i] = 100 * r.CPUS / r.WindowS / float64(r.Procs)
+		}
+	}
+	return out
+}
+
+func rss(rs []Result) []float64 {
+	var out []float64
+	for _, r := range rs {
+		if r.MaxRSSMiB > 0 {
+			out = append(out, r.MaxRSSMiB)
 		}
 	}
 	return out

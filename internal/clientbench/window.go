@@ -147,6 +147,7 @@ func measureWindow(ctx context.Context, o ClientOptions, c counters, ctl windowC
 		res.BytesPerToken = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(res.Tokens)
 	}
 	res.GCs = m1.NumGC - m0.NumGC
+	res.MaxRSSMiB = maxRSSMiB()
 	return res, nil
 }
 
