@@ -24,13 +24,23 @@ type Client struct {
 	// SSEBuffer is the size of each stream's event reader buffer (0: 32 KB). Lines
 	// longer than it are still read whole.
 	SSEBuffer int
+	// Arrivals is how many token arrivals a request makes room for up front, at most
+	// (0: 1,024).
+	Arrivals int
 }
 
 // Buffers is how much memory each connection's buffers take: the transport's read
-// and write buffers and the stream's event reader.
+// and write buffers and the stream's event reader; and how many token arrivals a
+// request makes room for before its first (a request that asks for fewer gets room
+// for those).
 type Buffers struct {
 	Read, Write, SSE int
+	Arrivals         int
 }
+
+// arrivalBudget is the room for arrivals all streams make up front together: 2M
+// arrivals, 80 MB (each 40 bytes).
+const arrivalBudget = 2 << 20
 
 // BuffersFor sizes the buffers to a plan's largest number of concurrent streams. Up
 // to 256 streams every connection gets 128 KB (a 64 KB write buffer sends a 56K-token
@@ -39,13 +49,19 @@ type Buffers struct {
 // a connection take 96 MB where they would take 512 MB — and a read still takes
 // dozens of events.
 func BuffersFor(maxStreams int) Buffers {
+	var b Buffers
 	switch {
 	case maxStreams <= 256:
-		return Buffers{Read: 32 << 10, Write: 64 << 10, SSE: 32 << 10}
+		b = Buffers{Read: 32 << 10, Write: 64 << 10, SSE: 32 << 10}
 	case maxStreams <= 1024:
-		return Buffers{Read: 16 << 10, Write: 16 << 10, SSE: 16 << 10}
+		b = Buffers{Read: 16 << 10, Write: 16 << 10, SSE: 16 << 10}
+	default:
+		b = Buffers{Read: 8 << 10, Write: 8 << 10, SSE: 8 << 10}
 	}
-	return Buffers{Read: 8 << 10, Write: 8 << 10, SSE: 8 << 10}
+	// A request that asks for 8,192 tokens gets room for them up to 256 streams; at
+	// 4,096 streams, for 512 (more grow as they come).
+	b.Arrivals = min(max(arrivalBudget/max(maxStreams, 1), 256), 8192)
+	return b
 }
 
 // NewTransport returns a transport tuned for benchmark load: enough idle connections
@@ -85,6 +101,7 @@ func NewClient(base, apiKey string, maxStreams int) *Client {
 		// call carries a context that the caller cancels.
 		HTTP:      &http.Client{Transport: NewTransport(maxStreams)},
 		SSEBuffer: BuffersFor(maxStreams).SSE,
+		Arrivals:  BuffersFor(maxStreams).Arrivals,
 	}
 }
 
@@ -366,21 +383,29 @@ type StreamConfig struct {
 	// KeepText keeps the generated text in the result.
 	KeepText bool
 	// ExpectTokens, when above 0, is how many tokens the request asked for: the
-	// result's arrivals are sized for them (up to maxPresize) rather than grown.
+	// result's arrivals are sized for them (up to the client's Arrivals) rather than
+	// grown.
 	ExpectTokens int
 }
 
-// maxPresize bounds the arrivals made room for up front: a request asking for 8,192
-// tokens that a window cuts after 300 should not hold room for the rest, thousands of
-// times over.
-const maxPresize = 1024
+// presize is how many arrivals a request makes room for up front (at most): the
+// client's Buffers.Arrivals, or 1,024.
+func (c *Client) presize() int {
+	if c.Arrivals > 0 {
+		return c.Arrivals
+	}
+	return 1024
+}
 
 // StreamWith is Stream, configured.
 func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs Observer, cfg StreamConfig) *StreamResult {
 	res := &StreamResult{}
 	if cfg.ExpectTokens > 0 {
-		res.Chunks = make([]TokenChunk, 0, min(cfg.ExpectTokens, maxPresize))
+		res.Chunks = make([]TokenChunk, 0, min(cfg.ExpectTokens, c.presize()))
 	}
+	// The request's own context: the drain after [DONE] may cut it short.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	keepText := cfg.KeepText
 	body, err := json.Marshal(payload)
 	if err != nil {
@@ -425,8 +450,29 @@ func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs O
 	if size <= 0 {
 		size = defaultSSEBuffer
 	}
-	res.readStream(ctx, newSSEReader(resp.Body, time.Now, size), obs, keepText)
+	sse := getSSEReader(resp.Body, size)
+	atDone := res.readStream(ctx, sse, obs, keepText)
+	putSSEReader(sse, size)
+	if atDone {
+		drain(resp.Body, cancel)
+	}
 	return res
+}
+
+// drainLimit bounds the wait, after [DONE], for the end of the body. Engines end the
+// response right after it; one that holds the connection open costs the connection,
+// never the request's times (its end is [DONE]'s arrival).
+const drainLimit = 100 * time.Millisecond
+
+// drain reads what follows [DONE] to the end of the body (the chunked encoding's last
+// chunk, normally already here), so that the transport keeps the connection for the
+// stream's next request: a body closed unread closes its connection, and a closed loop
+// of thousands of streams would then dial a new one per request and leave a socket in
+// TIME_WAIT for each.
+func drain(body io.Reader, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainLimit, cancel)
+	defer t.Stop()
+	io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 }
 
 func (r *StreamResult) fail(o Outcome, err error) {
@@ -455,7 +501,9 @@ func transportOutcome(err error) Outcome {
 	return OutcomeFailed
 }
 
-func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Observer, keepText bool) {
+// readStream reads the events of a stream into the result; atDone says the stream
+// ended with [DONE] (the body may have bytes left).
+func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Observer, keepText bool) (atDone bool) {
 	defer func() {
 		r.Reads = sse.Reads()
 		r.Skipped += sse.Empty
@@ -473,16 +521,16 @@ func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Obser
 			default:
 				r.fail(OutcomeFailed, fmt.Errorf("reading stream: %w", describeTransportError(err)))
 			}
-			return
+			return false
 		}
 		if err := r.apply(ev, obs, keepText); err != nil {
 			r.End = ev.At
 			if errors.Is(err, errDone) {
 				r.ended(sse)
-				return
+				return true
 			}
 			r.fail(OutcomeFailed, err)
-			return
+			return false
 		}
 	}
 }

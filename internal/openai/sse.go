@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -74,6 +75,41 @@ func NewSSEReader(r io.Reader) *SSEReader {
 func newSSEReader(r io.Reader, now func() time.Time, size int) *SSEReader {
 	tr := &timedReader{r: r, now: now}
 	return &SSEReader{tr: tr, br: bufio.NewReaderSize(tr, size)}
+}
+
+// sseReaders keeps event readers between requests, by buffer size, so that a closed
+// loop does not allocate a buffer per request (32 KB for a request of 128 tokens is
+// 256 bytes a token).
+var sseReaders sync.Map // size → *sync.Pool
+
+// getSSEReader is newSSEReader(r, time.Now, size), from the pool when it has one.
+func getSSEReader(r io.Reader, size int) *SSEReader {
+	if p, ok := sseReaders.Load(size); ok {
+		if s, ok := p.(*sync.Pool).Get().(*SSEReader); ok {
+			s.reuse(r)
+			return s
+		}
+	}
+	return newSSEReader(r, time.Now, size)
+}
+
+// putSSEReader gives s back once nothing it returned is used any more.
+func putSSEReader(s *SSEReader, size int) {
+	if cap(s.data) > 64<<10 || cap(s.line) > 64<<10 {
+		return // a reader that met a huge event keeps its memory to itself
+	}
+	s.tr.r = nil // let the body go
+	p, _ := sseReaders.LoadOrStore(size, &sync.Pool{})
+	p.(*sync.Pool).Put(s)
+}
+
+// reuse readies a pooled reader for another body, keeping its buffers.
+func (s *SSEReader) reuse(r io.Reader) {
+	*s.tr = timedReader{r: r, now: s.tr.now}
+	s.br.Reset(s.tr)
+	s.line, s.data = s.line[:0], s.data[:0]
+	s.hasData, s.typ, s.Empty = false, "", 0
+	s.ErrorField, s.Stray = s.ErrorField[:0], s.Stray[:0]
 }
 
 // Reads is how many reads of the body brought bytes so far.
