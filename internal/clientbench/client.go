@@ -42,7 +42,7 @@ func RunClient(ctx context.Context, o ClientOptions) (Result, error) {
 	m := make(chan measured, 1)
 	var ctl windowControl = &selfTimed{o: o}
 	if o.Control != nil {
-		ctl = &parentTimed{r: bufio.NewReader(o.Control)}
+		ctl = &parentTimed{r: bufio.NewReader(o.Control), window: o.Window}
 	}
 	go func() {
 		res, err := measureWindow(ctx, o, c, ctl)

@@ -34,7 +34,9 @@ type Result struct {
 	WindowS    float64 `json:"window_s"`
 	CPUS       float64 `json:"cpu_s"`  // the client process's user+system CPU in the window
 	Tokens     int64   `json:"tokens"` // tokens the client read in the window
-	ServerToks int64   `json:"server_tokens"`
+	// ServerToks is what the server wrote over the window as whoever opened it saw
+	// it: the client, or the table's parent (whose window starts a wake-up earlier).
+	ServerToks int64 `json:"server_tokens"`
 	Procs      int     `json:"procs"` // GOMAXPROCS (1 for Python)
 	Errors     int64   `json:"errors,omitempty"`
 	// The Go clients' allocations in the window, per token read, and GC cycles.
@@ -78,8 +80,9 @@ type ClientOptions struct {
 	Window    time.Duration
 	// CPUProfile and MemProfile, if set, are written for the window alone.
 	CPUProfile, MemProfile string
-	// Control, if set, opens and closes the window: the lines "open" and "close"
-	// (the table's parent process writes them to the client's stdin). Without it the
-	// client waits for its streams, settles and times the window itself.
+	// Control, if set, opens the window: the line "open" (the table's parent process
+	// writes it to the client's stdin once the server has every stream in flight).
+	// Without it the client waits for its streams and settles itself. Either way the
+	// client times the window.
 	Control io.Reader
 }

@@ -38,8 +38,8 @@ func TestRunClient(t *testing.T) {
 	}
 }
 
-// The table's way: the parent waits for the streams, then opens and closes the
-// client's window through its control input, and counts what the server wrote.
+// The table's way: the parent waits for the streams, then opens the client's window
+// through its control input, and counts what the server wrote; the client times it.
 func TestParentTimedWindow(t *testing.T) {
 	srv, err := zerostream.Listen("127.0.0.1:0", zerostream.Config{Step: time.Millisecond, ContinuousUsage: true})
 	if err != nil {
@@ -56,7 +56,7 @@ func TestParentTimedWindow(t *testing.T) {
 		}
 		got := make(chan out, 1)
 		go func() {
-			res, err := RunClient(context.Background(), ClientOptions{Kind: k, BaseURL: srv.URL(), Streams: 4, MaxTokens: 100, Control: pr})
+			res, err := RunClient(context.Background(), ClientOptions{Kind: k, BaseURL: srv.URL(), Streams: 4, MaxTokens: 100, Window: o.Window, Control: pr})
 			close(exited)
 			got <- out{res, err}
 		}()
