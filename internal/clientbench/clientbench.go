@@ -29,16 +29,16 @@ const (
 
 // Result is one client process's measurement over its window.
 type Result struct {
-	Kind       Kind    `json:"kind"`
-	Streams    int     `json:"streams"`
-	WindowS    float64 `json:"window_s"`
-	CPUS       float64 `json:"cpu_s"`  // the client process's user+system CPU in the window
-	Tokens     int64   `json:"tokens"` // tokens the client read in the window
+	Kind    Kind    `json:"kind"`
+	Streams int     `json:"streams"`
+	WindowS float64 `json:"window_s"`
+	CPUS    float64 `json:"cpu_s"`  // the client process's user+system CPU in the window
+	Tokens  int64   `json:"tokens"` // tokens the client read in the window
 	// ServerToks is what the server wrote over the window as whoever opened it saw
 	// it: the client, or the table's parent (whose window starts a wake-up earlier).
 	ServerToks int64 `json:"server_tokens"`
-	Procs      int     `json:"procs"` // GOMAXPROCS (1 for Python)
-	Errors     int64   `json:"errors,omitempty"`
+	Procs      int   `json:"procs"` // GOMAXPROCS (1 for Python)
+	Errors     int64 `json:"errors,omitempty"`
 	// The Go clients' allocations in the window, per token read, and GC cycles.
 	AllocsPerToken float64 `json:"allocs_per_token,omitempty"`
 	BytesPerToken  float64 `json:"bytes_per_token,omitempty"`
