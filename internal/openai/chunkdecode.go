@@ -465,11 +465,10 @@ func (d *decoder) choices(v *chunkView) bool {
 		return true
 	}
 	for {
-		var c choiceView
-		if !d.choice(&c) {
+		v.choices = append(v.choices, choiceView{})
+		if !d.choice(&v.choices[len(v.choices)-1]) {
 			return false
 		}
-		v.choices = append(v.choices, c)
 		if d.eat(']') {
 			return true
 		}

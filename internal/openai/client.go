@@ -343,6 +343,10 @@ type StreamResult struct {
 	// cached) is where Usage points once a chunk carried one.
 	view    chunkView
 	head    headMemo
+	// lastAt is the last chunk's At, kept here where the next event's comparison
+	// finds it in cache (the chunk list's tail is cold by then, with hundreds of
+	// streams between two of this one's events).
+	lastAt time.Time
 	usage   Usage
 	details PromptTokensDetails
 	cached  int
@@ -723,12 +727,13 @@ func (r *StreamResult) arrive(at time.Time, n int, obs Observer) {
 			obs.FirstToken(at)
 		}
 	}
-	if last := len(r.Chunks) - 1; last >= 0 && at.Sub(r.Chunks[last].At) < SameArrival {
+	if last := len(r.Chunks) - 1; last >= 0 && at.Sub(r.lastAt) < SameArrival {
 		r.Chunks[last].N += n
 		r.Chunks[last].Events++
 		r.Merged++
 	} else {
 		r.Chunks = append(r.Chunks, TokenChunk{At: at, N: n, Events: 1})
+		r.lastAt = at
 	}
 	r.Tokens += n
 	if obs != nil {
