@@ -91,8 +91,8 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	for _, d := range docs {
 		sum := Summarize(d.run)
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
-			family = ?, params_b = ?, author = ? WHERE id = ?`,
-			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, d.id)
+			family = ?, params_b = ?, author = ?, mode = ? WHERE id = ?`,
+			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode, d.id)
 		if err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
@@ -118,7 +118,7 @@ func (s *Store) recount(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	stmts := []string{`DELETE FROM metric_cells`,
-		`INSERT INTO metric_cells (metric, context, level, runs) SELECT metric, context, level, COUNT(*) FROM run_metrics GROUP BY metric, context, level`,
+		`INSERT INTO metric_cells (metric, cond, context, level, runs) SELECT metric, cond, context, level, COUNT(*) FROM run_metrics GROUP BY metric, cond, context, level`,
 		`DELETE FROM run_groups`}
 	measured := func(col string) string { return "MAX(CASE WHEN kind = 'measured' THEN " + col + " END)" }
 	for _, g := range []struct {
@@ -126,7 +126,8 @@ func (s *Store) recount(ctx context.Context) error {
 		best     bool
 		vram     bool
 	}{{"model", "model", true, false}, {"gpu", "gpu", true, true}, {"engine", "engine", false, false},
-		{"quantization", "quantization", false, false}, {"profile", "profile", false, false}, {"family", "family", true, false}} {
+		{"quantization", "quantization", false, false}, {"profile", "profile", false, false}, {"family", "family", true, false},
+		{"mode", "mode", false, false}} {
 		decode, peak, vram := "NULL", "NULL", "NULL"
 		if g.best {
 			decode, peak = measured("decode_tok_s"), measured("peak_tok_s")
