@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -257,5 +258,59 @@ func TestRegistryConditionsMatchValues(t *testing.T) {
 		if m.Under != store.NoConditions && n == 0 {
 			t.Errorf("%s has no value in any fixture", m.Name)
 		}
+	}
+}
+
+// TestMigrationKeepsOlderRuns: a site that stored a matrix run and a rate run under
+// the schema before open-loop metrics (version 2) ranks both after the upgrade, the
+// rate run as a rate run.
+func TestMigrationKeepsOlderRuns(t *testing.T) {
+	for _, db := range []string{"sqlite", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := filepath.Join(t.TempDir(), "site.db")
+			if db == "postgres" {
+				dsn = storetest.PostgresURL(t)
+			}
+			old, err := store.OpenAtVersionForTesting(ctx, dsn, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, matrix := seed(t)
+			rate := rateRun(t, "rate-run.json", "old-rate-run")
+			for _, r := range []*bench.Run{matrix, rate} {
+				sum := store.Summarize(r)
+				err := old.ExecForTesting(ctx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, engine, engine_version, quantization, profile,
+					created_at, submitted_at, submitter, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					r.ID, sum.Kind, sum.Title, sum.Model, sum.GPU, sum.GPUCount, sum.Engine, sum.EngineVersion, sum.Quantization, sum.Profile,
+					r.CreatedAt.UTC(), r.CreatedAt.UTC(), "@alice", "")
+				if err == nil {
+					err = old.ExecForTesting(ctx, `INSERT INTO run_docs (id, doc_sha256, doc) VALUES (?, ?, ?)`, r.ID, "x", string(mustJSON(t, r)))
+				}
+				if err != nil {
+					t.Fatalf("storing %s under schema 2: %v", r.ID, err)
+				}
+			}
+			// The matrix run's values as the older release stored them.
+			if err := old.ExecForTesting(ctx, `INSERT INTO run_metrics (run_id, metric, context, level, value, rank_key) VALUES (?, 'total_tok_s', 0, 1, 48.2, -48.2)`, matrix.ID); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+			s, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatalf("opening the older store: %v", err)
+			}
+			defer s.Close()
+			if got := rankedIDs(t, s, store.CellQuery{Metric: "total_tok_s", Context: 0, Level: 1}); !cmp.Equal(got, []string{matrix.ID}) {
+				t.Errorf("by total tok/s after the upgrade: %v", got)
+			}
+			rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "goodput_rps", Context: 512, Level: 4, Cond: fixtureCond(true).Key()})
+			if err != nil || len(rs) != 1 || rs[0].ID != "old-rate-run" || rs[0].Mode != store.ModeRate || rs[0].Value != 1.538 {
+				t.Errorf("by goodput after the upgrade: %+v, %v", rs, err)
+			}
+			if f, err := s.Facets(ctx); err != nil || !cmp.Equal(f.Modes, []store.Facet{{Value: "matrix", Runs: 1}, {Value: "rate", Runs: 1}}) {
+				t.Errorf("modes after the upgrade: %+v, %v", f.Modes, err)
+			}
+		})
 	}
 }
