@@ -213,6 +213,7 @@ type RunSummary struct {
 	EngineVersion  string    `json:"engine_version,omitempty"`
 	Quantization   string    `json:"quantization,omitempty"`
 	Profile        string    `json:"profile"`
+	Mode           string    `json:"mode"` // matrix or rate (open-loop cells)
 	DecodeTokS     *float64  `json:"decode_tok_s"`
 	PeakTokS       *float64  `json:"peak_tok_s"`
 	Prefill32KTokS *float64  `json:"prefill_32k_tok_s"`
@@ -226,7 +227,7 @@ type RunSummary struct {
 func summaryOf(r store.RunRecord) RunSummary {
 	return RunSummary{ID: r.ID, URL: "/runs/" + r.ID, Title: r.Title, Kind: r.Kind, Model: r.Model, GPU: r.GPU,
 		GPUCount: r.GPUCount, VRAMGB: r.VRAMGB, Engine: r.Engine, EngineVersion: r.EngineVersion,
-		Quantization: r.Quantization, Profile: r.Profile, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
+		Quantization: r.Quantization, Profile: r.Profile, Mode: r.Mode, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
 		Prefill32KTokS: r.Prefill32KTokS, TokSPerGB: r.TokSPerGB, CreatedAt: r.CreatedAt,
 		SubmittedAt: r.SubmittedAt, Submitter: r.Submitter, Org: r.Org}
 }
@@ -248,6 +249,12 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			return q, &FieldError{Field: "size", Reason: "must be one of " + strings.Join(names, ", ") + " (billions of parameters)"}
 		}
 		q.SizeMin, q.SizeMax = b.Min, b.Max
+	}
+	switch m := v.Get("mode"); m {
+	case "", store.ModeMatrix, store.ModeRate:
+		q.Mode = m
+	default:
+		return q, &FieldError{Field: "mode", Reason: "must be matrix (the concurrency matrix) or rate (open-loop rate cells)"}
 	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {

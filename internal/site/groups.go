@@ -58,9 +58,8 @@ type cellForm struct {
 
 func newCellForm(lang string, cell cellSel) cellForm {
 	f := cellForm{Context: bench.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
-	for _, m := range store.CellMetrics {
-		f.Metrics = append(f.Metrics, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == cell.Metric.Name})
-	}
+	// Open-loop metrics need their conditions stated, which the leaderboard's form does.
+	f.Metrics = metricOptions(lang, cell.Metric.Name, false)
 	return f
 }
 
