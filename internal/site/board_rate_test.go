@@ -206,7 +206,7 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 			t.Fatalf("the goodput board = %d", code)
 		}
 		page = html.UnescapeString(page)
-		for _, want := range []string{"Goodput (requests/s meeting the SLO) at 512 input tokens, 4 requests/s",
+		for _, want := range []string{"Goodput (requests/s meeting the SLO) at 512 input tokens, 4 req/s",
 			"Measured under: 64 output tokens · Poisson arrivals · at most 8 in flight", "SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms",
 			`id="conds"`, "Request rates", `<optgroup label="Request-rate cells (open loop)">`, `id="f-slo" value="ttft:1000ms,tpot:60ms"`} {
 			if !strings.Contains(page, want) {

@@ -146,6 +146,9 @@ func (c cellSel) shortLabel(lang string) string {
 	if c.Metric.Axis == store.AxisRateRun {
 		return T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
 	}
+	if c.Level == store.RateInf {
+		return T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
+	}
 	return T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
 }
 

@@ -357,6 +357,9 @@ type compareData struct {
 	Charts  []chartView
 	Message string
 	Rate    *rateCompare // the rate runs' cells, when some run is one
+	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
+	// all empty, are left out).
+	HasMatrix bool
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -400,6 +403,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
 	d.Rate = compareRates(d.Runs, lang)
+	d.HasMatrix = slices.ContainsFunc(runs, func(r *bench.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 

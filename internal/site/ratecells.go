@@ -140,9 +140,9 @@ func setCondParams(v url.Values, c store.RateCond) {
 	}
 }
 
-// condLabel says the conditions in words, with the run report's own phrases: "64
-// output tokens · Poisson arrivals · at most 8 in flight … · SLO: TTFT ≤ 1,000 ms,
-// TPOT ≤ 60 ms".
+// condLabel says the conditions in words, with the run report's own phrases where
+// they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
+// cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
 func condLabel(lang string, c store.RateCond) string {
 	parts := []string{T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
 	switch arrival := c.Arrival; {
@@ -155,7 +155,7 @@ func condLabel(lang string, c store.RateCond) string {
 		parts = append(parts, T(lang, "cond_len_dist", c.LenDist))
 	}
 	if c.MaxConcurrency > 0 {
-		parts = append(parts, T(lang, "rate_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
+		parts = append(parts, T(lang, "cond_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
 	}
 	if c.PrefixShare > 0 {
 		parts = append(parts, T(lang, "rate_prefix", report.FormatPercent(lang, c.PrefixShare)))
@@ -224,7 +224,14 @@ func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string)
 			b.cell = c
 		}
 	}
-	slices.SortStableFunc(keys, func(a, b string) int { return byCond[b].cell.Runs - byCond[a].cell.Runs })
+	// Most runs first; at equal counts the conditions of finite rates before those of
+	// rate inf (a burst of N requests), which hold one cell each.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		if d := byCond[b].cell.Runs - byCond[a].cell.Runs; d != 0 {
+			return d
+		}
+		return cmpBool(byCond[a].cond.Requests > 0, byCond[b].cond.Requests > 0)
+	})
 	var out []condOption
 	for _, k := range keys {
 		b := byCond[k]
@@ -264,4 +271,15 @@ func cellsUnder(cells []store.MetricCell, cond string) []store.MetricCell {
 		}
 	}
 	return out
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
