@@ -32,6 +32,14 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		if !(c.PrefixShare >= 0 && c.PrefixShare < 1) {
 			v.fail("config.rate.prefix_share", "must be in [0, 1), got %v", c.PrefixShare)
 		}
+		// The site ranks a rate cell under its plan's arrival pattern and length
+		// spread: they must be ones llmbench run writes.
+		if _, err := bench.ParseArrival(c.Arrival); err != nil {
+			v.fail("config.rate.arrival", "%v", err)
+		}
+		if _, err := bench.ParseLenDist(c.LenDist); err != nil {
+			v.fail("config.rate.len_dist", "%v", err)
+		}
 		if s := c.SLO; s != nil {
 			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs, maxMs)
 			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs, maxMs)
@@ -55,6 +63,7 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 			}
 			continue
 		}
+		v.samePlan(f, r.Config.Rate, c)
 		for name, n := range map[string]int{"requests": fig.Requests, "completed_requests": fig.CompletedRequests,
 			"failed_requests": fig.FailedRequests, "unfinished_requests": fig.UnfinishedRequests, "output_tokens": fig.OutputTokens,
 			"max_concurrency": fig.MaxConcurrency, "peak_in_flight": fig.PeakInFlight, "ended_early": fig.EndedEarly} {
@@ -103,4 +112,22 @@ func (v *validator) latency(field string, s *bench.LatencyStats) {
 	v.optNumber(field+".stdev", s.Stdev, maxMs)
 	v.count(field+".samples", s.Samples)
 	v.count(field+".censored", s.Censored)
+}
+
+// samePlan checks that a cell was measured under its run's plan, as every cell
+// llmbench run writes is: the same arrival pattern and client cap. The leaderboard
+// ranks a cell under the plan's conditions, so a cell that says otherwise would rank
+// beside cells measured unlike it.
+func (v *validator) samePlan(field string, plan *bench.RateConfig, c *bench.RateCell) {
+	if plan == nil {
+		return
+	}
+	want, err1 := bench.ParseArrival(plan.Arrival)
+	got, err2 := bench.ParseArrival(c.Arrival)
+	if err1 == nil && c.Arrival != "" && (err2 != nil || got != want) {
+		v.fail(field+".arrival", "is %q, but config.rate.arrival is %q: a cell is measured under its run's plan", c.Arrival, plan.Arrival)
+	}
+	if c.RateFigures != nil && c.MaxConcurrency != plan.MaxConcurrency {
+		v.fail(field+".max_concurrency", "is %d, but config.rate.max_concurrency is %d: a cell is measured under its run's plan", c.MaxConcurrency, plan.MaxConcurrency)
+	}
 }
