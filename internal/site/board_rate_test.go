@@ -86,6 +86,7 @@ type rateBoardAnswer struct {
 		LenDist        string     `json:"len_dist"`
 		MaxConcurrency int        `json:"max_concurrency"`
 		Requests       int        `json:"requests"`
+		DurationS      float64    `json:"duration_s"`
 		SLO            *bench.SLO `json:"slo"`
 	} `json:"conditions"`
 	Entries []struct {
@@ -105,7 +106,7 @@ func (a rateBoardAnswer) ranked() [][2]any {
 }
 
 // fixtureSLO is the URL of the fixture's conditions, less the cell.
-const fixtureSLO = "output=64&max_concurrency=8&slo=ttft:1000ms,tpot:60ms"
+const fixtureSLO = "output=64&max_concurrency=8&requests=20&slo=ttft:1000ms,tpot:60ms"
 
 func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
@@ -131,19 +132,21 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 		}{
 			{"metric=goodput_rps&context=512&rate=4&" + fixtureSLO, [][2]any{{"rate-better", better(1.538)}, {"rate-base", 1.538}}},
 			// The SLO as llmbench run --slo writes it, in other units: the same targets.
-			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=" + url.QueryEscape("ttft=1s,tpot=60ms"), [][2]any{{"rate-better", better(1.538)}, {"rate-base", 1.538}}},
-			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=ttft:500ms,tpot:60ms", [][2]any{{"rate-strict", 1.538}}},
-			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=ttft:1000ms", nil},
-			{"metric=goodput_rps&context=512&rate=4&output=64&slo=ttft:1000ms,tpot:60ms", nil}, // no client cap: not these runs
-			{"metric=goodput_rps&context=512&rate=inf&requests=20&" + fixtureSLO, [][2]any{{"rate-better", better(0.994)}, {"rate-base", 0.994}}},
-			{"metric=goodput_rps&context=512&rate=inf&requests=21&" + fixtureSLO, nil},
+			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=" + url.QueryEscape("ttft=1s,tpot=60ms"), [][2]any{{"rate-better", better(1.538)}, {"rate-base", 1.538}}},
+			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:500ms,tpot:60ms", [][2]any{{"rate-strict", 1.538}}},
+			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:1000ms", nil},
+			{"metric=goodput_rps&context=512&rate=4&output=64&requests=20&slo=ttft:1000ms,tpot:60ms", nil}, // no client cap: not these runs
+			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=ttft:1000ms,tpot:60ms", nil}, // 30 s cells: not these runs' 20 requests
+			{"metric=goodput_rps&context=512&rate=inf&" + fixtureSLO, [][2]any{{"rate-better", better(0.994)}, {"rate-base", 0.994}}},
+			{"metric=goodput_rps&context=512&rate=inf&output=64&max_concurrency=8&requests=21&slo=ttft:1000ms,tpot:60ms", nil},
 			// Latencies and the rate achieved do not depend on an SLO: every run of the workload.
-			{"metric=achieved_rps&context=512&rate=1&output=64&max_concurrency=8", [][2]any{{"rate-base", 0.942}, {"rate-better", 0.942}, {"rate-strict", 0.942}}},
-			{"metric=rate_ttft_p50_ms&context=512&rate=4&output=256&max_concurrency=8", [][2]any{{"rate-long", 740.41}}},
-			{"metric=rate_ttft_p50_ms&context=512&rate=4&output=64&max_concurrency=8&gpu=nothing", nil},
-			// The search's highest passing rate (1.31/s; 1.38/s failed), under its SLO and target.
-			{"metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms", [][2]any{{"rate-search", 1.31}}},
-			{"metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms&target=0.9", nil},
+			{"metric=achieved_rps&context=512&rate=1&output=64&max_concurrency=8&requests=20", [][2]any{{"rate-base", 0.942}, {"rate-better", 0.942}, {"rate-strict", 0.942}}},
+			{"metric=rate_ttft_p50_ms&context=512&rate=4&output=256&max_concurrency=8&requests=20", [][2]any{{"rate-long", 740.41}}},
+			{"metric=rate_ttft_p50_ms&context=512&rate=4&output=64&max_concurrency=8&requests=20&gpu=nothing", nil},
+			// The search's highest passing rate (1.31/s; 1.38/s failed), under its SLO and target, in 5 s cells.
+			{"metric=max_rate_rps&context=512&output=64&duration=5&slo=ttft:1000ms,tpot:60ms", [][2]any{{"rate-search", 1.31}}},
+			{"metric=max_rate_rps&context=512&output=64&duration=5&slo=ttft:1000ms,tpot:60ms&target=0.9", nil},
+			{"metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms", nil},
 			// A matrix metric never ranks a rate run.
 			{"metric=total_tok_s&context=0&concurrency=1", [][2]any{{seedID, 48.2}}},
 		}
@@ -161,10 +164,10 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 		if a.Entries[0].Mode != store.ModeRate {
 			t.Errorf("a rate run's entry has mode %q", a.Entries[0].Mode)
 		}
-		if inf := get("metric=goodput_rps&context=512&rate=inf&requests=20&" + fixtureSLO); string(inf.Rate) != `"inf"` || inf.Conditions.Requests != 20 {
+		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); string(inf.Rate) != `"inf"` || inf.Conditions.Requests != 20 {
 			t.Errorf("rate inf answers rate %s, requests %d", inf.Rate, inf.Conditions.Requests)
 		}
-		if m := get("metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms"); m.Conditions.SLO.Target != 0.95 {
+		if m := get("metric=max_rate_rps&context=512&output=64&duration=5&slo=ttft:1000ms,tpot:60ms"); m.Conditions.SLO.Target != 0.95 || m.Conditions.DurationS != 5 {
 			t.Errorf("a search's ranking states target %v, want the default 0.95", m.Conditions.SLO.Target)
 		}
 		under := map[string]string{}
@@ -185,6 +188,7 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 			{"metric=achieved_rps&rate=4&output=0", "output", "whole number"},
 			{"metric=achieved_rps&rate=4&arrival=bursty", "arrival", "poisson"},
 			{"metric=achieved_rps&rate=4&prefix_share=1", "prefix_share", "[0, 1)"},
+			{"metric=achieved_rps&rate=4&duration=0", "duration", "--duration"},
 			{"metric=max_rate_rps&slo=ttft:1s&target=2", "target", "(0, 1]"},
 			{"metric=achieved_rps&mode=open", "mode", "matrix"},
 		} {
@@ -218,11 +222,11 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 			t.Errorf("the goodput board's rows (-want +got):\n%s", d)
 		}
 		// The conditions list links to each set runs were measured under, the stricter SLO among them.
-		if !strings.Contains(page, "slo=ttft%3A500ms%2Ctpot%3A60ms") {
+		if !strings.Contains(page, "requests=20&slo=ttft%3A500ms%2Ctpot%3A60ms") {
 			t.Errorf("the conditions list has no link to the stricter SLO's ranking")
 		}
 		// The picker's cells keep the conditions: its 1/s cell ranks the same runs.
-		if !strings.Contains(page, "rate=1&amp;slo=ttft") && !strings.Contains(page, "rate=1&slo=ttft") {
+		if !strings.Contains(page, "rate=1&requests=20&slo=ttft") {
 			t.Errorf("the picker's cells do not carry the SLO")
 		}
 		// Asked without an SLO: 400, saying why, with the SLOs to pick from.

@@ -122,7 +122,7 @@ func TestBrowserGoodputPicker(t *testing.T) {
 		t.Fatalf("picking 4 requests/s: %v", err)
 	}
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
-	for _, want := range []string{"metric=goodput_rps", "context=512", "rate=4", "output=64", "max_concurrency=8", "slo=ttft%3A1000ms%2Ctpot%3A60ms"} {
+	for _, want := range []string{"metric=goodput_rps", "context=512", "rate=4", "output=64", "max_concurrency=8", "requests=20", "slo=ttft%3A1000ms%2Ctpot%3A60ms"} {
 		if !strings.Contains(loc, want) {
 			t.Errorf("the URL %s lacks %s", loc, want)
 		}

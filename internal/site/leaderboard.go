@@ -262,7 +262,7 @@ type boardData struct {
 
 // condForm holds the form's values of an open-loop cell's conditions.
 type condForm struct {
-	Output, Arrival, LenDist, MaxConcurrency, PrefixShare, Requests, SLO, Target string
+	Output, Arrival, LenDist, MaxConcurrency, PrefixShare, Requests, Duration, SLO, Target string
 	SLOMetric, TargetMetric, Inf                                                 bool
 }
 
@@ -277,6 +277,8 @@ func newCondForm(c cellSel) condForm {
 	}
 	if c.Cond.Requests > 0 {
 		f.Requests = strconv.Itoa(c.Cond.Requests)
+	} else {
+		f.Duration = strconv.FormatFloat(c.Cond.DurationS, 'f', -1, 64)
 	}
 	if c.Cond.SLO != nil {
 		f.SLO = store.SLOText(c.Cond.SLO)
@@ -580,12 +582,13 @@ type condJSON struct {
 	MaxConcurrency int        `json:"max_concurrency,omitempty"`
 	PrefixShare    float64    `json:"prefix_share,omitempty"`
 	Requests       int        `json:"requests,omitempty"`
+	DurationS      float64    `json:"duration_s,omitempty"`
 	SLO            *bench.SLO `json:"slo,omitempty"`
 }
 
 func condOf(c cellSel) *condJSON {
 	out := &condJSON{InputLen: c.Context, OutputLen: c.Cond.OutputLen, Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
-		MaxConcurrency: c.Cond.MaxConcurrency, PrefixShare: c.Cond.PrefixShare, Requests: c.Cond.Requests}
+		MaxConcurrency: c.Cond.MaxConcurrency, PrefixShare: c.Cond.PrefixShare, Requests: c.Cond.Requests, DurationS: c.Cond.DurationS}
 	if c.Cond.SLO != nil {
 		slo := *c.Cond.SLO
 		slo.Target = c.Cond.Target // 0 (left out) unless the metric depends on it

@@ -16,12 +16,13 @@ import (
 // Open-loop cells on the leaderboard. A rate cell ranks only beside cells measured
 // under the same conditions (store.RateCond): the output length, arrival pattern,
 // length spread, client cap and shared prefix, and for goodput the SLO. The URL states
-// them — output, arrival, len_dist, max_concurrency, prefix_share, requests (rate inf),
-// slo, target — and llmbench run --rate's defaults stand for the workload's parts left
-// out; an SLO has no default: a reader who asks for goodput states the targets.
+// them — output, arrival, len_dist, max_concurrency, prefix_share, requests or
+// duration (a cell's length: --requests, or --duration), slo, target — and llmbench
+// run --rate's defaults stand for the workload's parts left out; an SLO has no
+// default: a reader who asks for goodput states the targets.
 
 // condParams are the URL parameters of a rate cell's conditions.
-var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "slo", "target"}
+var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "duration", "slo", "target"}
 
 // maxRateLevel bounds a rate in a query: the validator's bound on a cell's rate.
 const maxRateLevel = maxRPS
@@ -79,12 +80,23 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 		}
 		c.PrefixShare = x
 	}
-	if m.Axis == store.AxisRate && level == store.RateInf {
-		if err := intParam("requests", 1, maxConc, &c.Requests); err != nil {
-			return c, err
-		}
-		if c.Requests == 0 {
-			return c, &FieldError{Field: "requests", Reason: "a rate inf cell sends every request at once, and its figures depend on how many: give requests=N (the cell's request count)"}
+	// A cell's length: its requests (--requests, or a rate inf cell's burst) or the
+	// seconds its arrivals were scheduled for (--duration).
+	if err := intParam("requests", 1, maxConc, &c.Requests); err != nil {
+		return c, err
+	}
+	switch {
+	case c.Requests > 0:
+	case m.Axis == store.AxisRate && level == store.RateInf:
+		return c, &FieldError{Field: "requests", Reason: "a rate inf cell sends every request at once, and its figures depend on how many: give requests=N (the cell's request count)"}
+	default:
+		c.DurationS = store.DefaultDurationS
+		if s := v.Get("duration"); s != "" {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(x > 0) || x > maxSeconds {
+				return c, &FieldError{Field: "duration", Reason: "must be the seconds each cell scheduled arrivals for (llmbench run --duration), above 0"}
+			}
+			c.DurationS = x
 		}
 	}
 	if m.Under >= store.UnderSLO {
@@ -131,6 +143,8 @@ func setCondParams(v url.Values, c store.RateCond) {
 	}
 	if c.Requests > 0 {
 		v.Set("requests", strconv.Itoa(c.Requests))
+	} else if c.DurationS != store.DefaultDurationS {
+		v.Set("duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64))
 	}
 	if c.SLO != nil {
 		v.Set("slo", store.SLOText(c.SLO))
@@ -162,6 +176,8 @@ func condLabel(lang string, c store.RateCond) string {
 	}
 	if c.Requests > 0 {
 		parts = append(parts, T(lang, "cond_requests", report.FormatInt(lang, c.Requests)))
+	} else {
+		parts = append(parts, T(lang, "cond_duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
 	}
 	if c.SLO != nil {
 		parts = append(parts, T(lang, "cond_slo", sloWords(lang, c.SLO)))
@@ -230,7 +246,7 @@ func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string)
 		if d := byCond[b].cell.Runs - byCond[a].cell.Runs; d != 0 {
 			return d
 		}
-		return cmpBool(byCond[a].cond.Requests > 0, byCond[b].cond.Requests > 0)
+		return cmpBool(byCond[a].cell.Level == store.RateInf, byCond[b].cell.Level == store.RateInf)
 	})
 	var out []condOption
 	for _, k := range keys {

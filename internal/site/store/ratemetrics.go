@@ -12,7 +12,9 @@ import (
 // Open-loop metrics (issue 16's rate cells, llmbench run --rate). A rate cell's
 // figures depend on more than the server and the rate: the input and output lengths,
 // how arrivals were spread, how lengths varied, a client cap on requests in flight, a
-// shared prefix, and — for goodput — the SLO the requests were judged against. Two
+// shared prefix, how long a cell lasted (achieved and goodput rates divide by a span
+// that includes the drain after the last arrival, so a short cell reads lower), and —
+// for goodput — the SLO the requests were judged against. Two
 // runs compare at a rate only when all of that is the same, so each value is stored
 // under its conditions (run_metrics.cond, RateCond.Key) and a ranking names the
 // conditions it ranks under: runs measured otherwise are simply not in it.
@@ -52,6 +54,7 @@ const RateInf = math.MaxFloat64
 const (
 	DefaultInputLen  = 1024
 	DefaultOutputLen = 256
+	DefaultDurationS = 30
 	DefaultTarget    = 0.95
 )
 
@@ -63,9 +66,10 @@ type RateCond struct {
 	LenDist        string  // canonical (bench.LenDist.String): fixed, uniform:R, normal:R
 	MaxConcurrency int     // client slots; 0: no cap
 	PrefixShare    float64 // share of each prompt common to the cell's requests
-	// Requests is how many requests a rate inf cell sent at once; 0 for other cells
-	// (theirs follow from the rate and the schedule's duration).
-	Requests int
+	// Requests is how many requests a cell sent: the plan's --requests, or a rate inf
+	// cell's burst; 0 when the plan scheduled arrivals for DurationS seconds instead.
+	Requests  int
+	DurationS float64
 	// SLO holds the latency targets (its Target is left 0) for UnderSLO and
 	// UnderSLOTarget; nil otherwise.
 	SLO *bench.SLO
@@ -85,6 +89,8 @@ func (c RateCond) Key() string {
 	}
 	if c.Requests > 0 {
 		parts = append(parts, "requests="+strconv.Itoa(c.Requests))
+	} else {
+		parts = append(parts, "dur="+formatFloat(c.DurationS))
 	}
 	if c.SLO != nil {
 		parts = append(parts, "slo="+SLOText(c.SLO))
@@ -117,6 +123,8 @@ func ParseCondKey(key string) (RateCond, error) {
 			c.PrefixShare, err = strconv.ParseFloat(v, 64)
 		case "requests":
 			c.Requests, err = strconv.Atoi(v)
+		case "dur":
+			c.DurationS, err = strconv.ParseFloat(v, 64)
 		case "slo":
 			c.SLO, err = ParseSLOText(v)
 		case "target":
@@ -176,8 +184,12 @@ func rateWorkload(r *bench.Run) (RateCond, bool) {
 	if err != nil {
 		return RateCond{}, false
 	}
-	return RateCond{OutputLen: cfg.OutputLen, Arrival: arr.String(), LenDist: dist.String(),
-		MaxConcurrency: max(cfg.MaxConcurrency, 0), PrefixShare: max(cfg.PrefixShare, 0)}, true
+	c := RateCond{OutputLen: cfg.OutputLen, Arrival: arr.String(), LenDist: dist.String(),
+		MaxConcurrency: max(cfg.MaxConcurrency, 0), PrefixShare: max(cfg.PrefixShare, 0), Requests: max(cfg.Requests, 0)}
+	if c.Requests == 0 {
+		c.DurationS = r.Config.DurationS
+	}
+	return c, true
 }
 
 // under narrows the workload to what a metric's values depend on; ok is false when
@@ -201,7 +213,7 @@ func under(w RateCond, cfg *bench.RateConfig, c Conditions) (RateCond, bool) {
 
 // rateValues reads one figure of every valid (or predicted) rate cell, at the run's
 // input length and the cell's rate, under the conditions c names. A rate inf cell is
-// keyed by how many requests it sent at once too.
+// keyed by how many requests it sent at once (it has no schedule to last for).
 func rateValues(c Conditions, figure func(*bench.RateFigures) *float64) func(*bench.Run) []CellValue {
 	return func(r *bench.Run) []CellValue {
 		w, ok := rateWorkload(r)
@@ -224,7 +236,7 @@ func rateValues(c Conditions, figure func(*bench.RateFigures) *float64) func(*be
 			}
 			cc, level := cond, float64(cell.RateRPS)
 			if cell.RateRPS.IsInf() {
-				cc.Requests, level = f.Requests, RateInf
+				cc.Requests, cc.DurationS, level = f.Requests, 0, RateInf
 			}
 			out = append(out, CellValue{Context: r.Config.Rate.InputLen, Level: level, Cond: cc.Key(), Value: *v})
 		}

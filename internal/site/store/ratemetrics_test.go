@@ -52,7 +52,7 @@ func ms(v float64) *float64 { return &v }
 
 // fixtureCond is the conditions the fixture rate-run.json was measured under.
 func fixtureCond(slo bool) store.RateCond {
-	c := store.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8}
+	c := store.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8, Requests: 20}
 	if slo {
 		c.SLO = &bench.SLO{TTFTMs: ms(1000), TPOTMs: ms(60)}
 	}
@@ -61,11 +61,12 @@ func fixtureCond(slo bool) store.RateCond {
 
 func TestRateCondKey(t *testing.T) {
 	c := fixtureCond(true)
-	if got, want := c.Key(), "out=64;arrival=poisson;len=fixed;maxconc=8;slo=ttft:1000ms,tpot:60ms"; got != want {
+	if got, want := c.Key(), "out=64;arrival=poisson;len=fixed;maxconc=8;requests=20;slo=ttft:1000ms,tpot:60ms"; got != want {
 		t.Errorf("Key = %q, want %q", got, want)
 	}
 	for _, c := range []store.RateCond{c, fixtureCond(false),
-		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &bench.SLO{E2EMs: ms(12.5)}, Target: 0.9}} {
+		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &bench.SLO{E2EMs: ms(12.5)}, Target: 0.9},
+		{OutputLen: 1, Arrival: "constant", LenDist: "normal:0.1", DurationS: 60}} {
 		back, err := store.ParseCondKey(c.Key())
 		if err != nil || back.Key() != c.Key() {
 			t.Errorf("ParseCondKey(%q) = %q, %v", c.Key(), back.Key(), err)
@@ -120,8 +121,14 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 			}
 		}
 		putRun(t, s, burst)
+		more := rateRun(t, "rate-run.json", "more-requests") // cells of 40 requests; its inf cell still sent 20
+		more.Config.Rate.Requests = 40
+		putRun(t, s, more)
 		search := rateRun(t, "rate-search-run.json", "search")
 		putRun(t, s, search)
+		searchLong := rateRun(t, "rate-search-run.json", "search-30s-cells")
+		searchLong.Config.DurationS = 30
+		putRun(t, s, searchLong)
 		open := rateRun(t, "rate-search-run.json", "search-never-failed")
 		open.MaxRate.FailedRPS, open.MaxRate.Stop = nil, "all_passed"
 		putRun(t, s, open)
@@ -130,10 +137,10 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 		slo, workload := fixtureCond(true).Key(), fixtureCond(false).Key()
 		strictCond := fixtureCond(true)
 		strictCond.SLO.TTFTMs = ms(500)
-		infSLO := fixtureCond(true)
-		infSLO.Requests = 20
-		target := fixtureCond(true)
-		target.MaxConcurrency, target.Target = 0, 0.95
+		target := fixtureCond(true) // the search: no client cap, 5 s cells
+		target.MaxConcurrency, target.Requests, target.DurationS, target.Target = 0, 0, 5, 0.95
+		longerCells := target
+		longerCells.DurationS = 30
 		tests := []struct {
 			name string
 			q    store.CellQuery
@@ -149,10 +156,13 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 			{"TTFT p50 does not depend on the SLO", store.CellQuery{Metric: "rate_ttft_p50_ms", Context: 512, Level: 4, Cond: workload},
 				[]string{"base", "better", "bigger-burst", "strict-slo"}},
 			{"another input length", store.CellQuery{Metric: "rate_ttft_p50_ms", Context: 1024, Level: 4, Cond: workload}, nil},
-			{"inf cells of 20 requests at once", store.CellQuery{Metric: "goodput_rps", Context: 512, Level: store.RateInf, Cond: infSLO.Key()},
-				[]string{"better", "base"}},
-			{"a search's highest rate", store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: target.Key()},
+			// The fixture's plan sends 20 requests a cell, its inf cell 20 at once: one set of conditions.
+			{"inf cells of 20 requests at once", store.CellQuery{Metric: "goodput_rps", Context: 512, Level: store.RateInf, Cond: slo},
+				[]string{"better", "base", "more-requests"}},
+			{"a search's highest rate (5 s cells)", store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: target.Key()},
 				[]string{"search"}},
+			{"a search of 30 s cells", store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: longerCells.Key()},
+				[]string{"search-30s-cells"}},
 			{"the rate runs alone", store.CellQuery{Metric: "achieved_rps", Context: 512, Level: 1, Cond: workload, Query: store.Query{Mode: store.ModeRate}},
 				[]string{"base", "better", "bigger-burst", "strict-slo"}},
 		}
@@ -195,7 +205,7 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 			t.Errorf("matrix runs = %+v, %v", list, err)
 		}
 		f, err := s.Facets(ctx)
-		if d := cmp.Diff([]store.Facet{{Value: "matrix", Runs: 1}, {Value: "rate", Runs: 8}}, f.Modes); err != nil || d != "" {
+		if d := cmp.Diff([]store.Facet{{Value: "matrix", Runs: 1}, {Value: "rate", Runs: 10}}, f.Modes); err != nil || d != "" {
 			t.Errorf("mode facets (-want +got): %v\n%s", err, d)
 		}
 	})
