@@ -135,7 +135,7 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=" + url.QueryEscape("ttft=1s,tpot=60ms"), [][2]any{{"rate-better", better(1.538)}, {"rate-base", 1.538}}},
 			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:500ms,tpot:60ms", [][2]any{{"rate-strict", 1.538}}},
 			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:1000ms", nil},
-			{"metric=goodput_rps&context=512&rate=4&output=64&requests=20&slo=ttft:1000ms,tpot:60ms", nil}, // no client cap: not these runs
+			{"metric=goodput_rps&context=512&rate=4&output=64&requests=20&slo=ttft:1000ms,tpot:60ms", nil},       // no client cap: not these runs
 			{"metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=ttft:1000ms,tpot:60ms", nil}, // 30 s cells: not these runs' 20 requests
 			{"metric=goodput_rps&context=512&rate=inf&" + fixtureSLO, [][2]any{{"rate-better", better(0.994)}, {"rate-base", 0.994}}},
 			{"metric=goodput_rps&context=512&rate=inf&output=64&max_concurrency=8&requests=21&slo=ttft:1000ms,tpot:60ms", nil},

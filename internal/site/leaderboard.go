@@ -263,7 +263,7 @@ type boardData struct {
 // condForm holds the form's values of an open-loop cell's conditions.
 type condForm struct {
 	Output, Arrival, LenDist, MaxConcurrency, PrefixShare, Requests, Duration, SLO, Target string
-	SLOMetric, TargetMetric, Inf                                                 bool
+	SLOMetric, TargetMetric, Inf                                                           bool
 }
 
 func newCondForm(c cellSel) condForm {
