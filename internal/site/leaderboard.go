@@ -92,22 +92,11 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		sel.Context = n
 	}
 	if p := levelParam(m.Axis); p != "" {
-		sel.Level = 1
-		if l := v.Get(p); l != "" {
-			if m.Axis == store.AxisRate {
-				x, ferr := parseRateLevel(l)
-				if ferr != nil {
-					return defaultCell(), ferr
-				}
-				sel.Level = x
-			} else {
-				x, err := strconv.ParseFloat(l, 64)
-				if err != nil || !(x > 0) || x > maxConc {
-					return defaultCell(), &FieldError{Field: p, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
-				}
-				sel.Level = x
-			}
+		l, ferr := levelFromRequest(v.Get(p), p, m.Axis)
+		if ferr != nil {
+			return defaultCell(), ferr
 		}
+		sel.Level = l
 	}
 	if sel.rated() {
 		cond, ferr := rateCondFromRequest(v, m, sel.Level)
@@ -120,6 +109,22 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		}
 	}
 	return sel, nil
+}
+
+// levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
+// 1 when the query gives none.
+func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
+	if s == "" {
+		return 1, nil
+	}
+	if axis == store.AxisRate {
+		return parseRateLevel(s)
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || x > maxConc {
+		return 0, &FieldError{Field: param, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+	}
+	return x, nil
 }
 
 // label is how pages name the cell: "Total tok/s at 32K × 1".
@@ -303,8 +308,55 @@ const (
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	v := r.URL.Query()
 	d := &boardData{Sizes: store.SizeBuckets}
+	q, cell := boardQuery(r, lang, d)
+	ctx := r.Context()
+	var entries []store.RankedRun
+	next := -1
+	if !d.NeedSLO {
+		var err error
+		if entries, next, err = s.rankPage(ctx, cell, q); err != nil {
+			s.serverError(w, r, "ranking runs", err)
+			return
+		}
+	}
+	if next >= 0 {
+		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
+	}
+	if q.Offset > 0 {
+		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
+	}
+	d.Offset = q.Offset
+	if err := s.boardCells(ctx, r.URL, d, cell, entries, q.Offset, lang); err != nil {
+		s.serverError(w, r, "reading the board's cells", err)
+		return
+	}
+	var err error
+	if d.Facets, err = s.cachedFacets(ctx); err != nil {
+		s.serverError(w, r, "listing filter values", err)
+		return
+	}
+	if (q.Model != "" || q.Family != "") && !d.NeedSLO {
+		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
+		if err != nil {
+			s.serverError(w, r, "best GPUs", err)
+			return
+		}
+		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+	}
+	status := http.StatusOK
+	if d.NeedSLO {
+		status = http.StatusBadRequest
+	}
+	s.render(w, r, status, "leaderboard", "leaderboard", "", d)
+}
+
+// boardQuery reads the leaderboard's filters and cell into d and returns them: a
+// query the page cannot use ranks the default cell under an error, but an SLO metric
+// asked for without an SLO keeps its metric (NeedSLO), so that the page can offer the
+// SLOs its runs were judged against.
+func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSel) {
+	v := r.URL.Query()
 	q, ferr := queryFromRequest(r, 200)
 	cell, cerr := cellFromRequest(v)
 	d.NeedSLO = ferr == nil && missingSLO(cerr, v)
@@ -337,56 +389,25 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 			d.CondLabel = condLabel(lang, cell.Cond)
 		}
 	}
-	ctx := r.Context()
-	var entries []store.RankedRun
-	next := -1
-	if !d.NeedSLO {
-		var err error
-		if entries, next, err = s.rankPage(ctx, cell, q); err != nil {
-			s.serverError(w, r, "ranking runs", err)
-			return
-		}
-	}
-	if next >= 0 {
-		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
-	}
-	if q.Offset > 0 {
-		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
-	}
-	d.Offset = q.Offset
+	return q, cell
+}
+
+// boardCells fills the picker, an open-loop metric's conditions, and each ranked
+// run's row at a glance.
+func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell cellSel, entries []store.RankedRun, offset int, lang string) error {
 	cells, err := s.store.MetricCells(ctx, cell.Metric.Name)
 	if err != nil {
-		s.serverError(w, r, "listing cells", err)
-		return
+		return err
 	}
 	if cell.rated() {
-		d.Conds = condOptions(r.URL, cell, cells, lang)
+		d.Conds = condOptions(u, cell, cells, lang)
 		cells = cellsUnder(cells, cell.Cond.Key())
 	}
 	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
-		d.Picker = buildPicker(r.URL, cell, cells)
+		d.Picker = buildPicker(u, cell, cells)
 	}
-	if d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, q.Offset, lang); err != nil {
-		s.serverError(w, r, "reading the runs' rows", err)
-		return
-	}
-	if d.Facets, err = s.cachedFacets(ctx); err != nil {
-		s.serverError(w, r, "listing filter values", err)
-		return
-	}
-	if (q.Model != "" || q.Family != "") && !d.NeedSLO {
-		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
-		if err != nil {
-			s.serverError(w, r, "best GPUs", err)
-			return
-		}
-		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
-	}
-	status := http.StatusOK
-	if d.NeedSLO {
-		status = http.StatusBadRequest
-	}
-	s.render(w, r, status, "leaderboard", "leaderboard", "", d)
+	d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, offset, lang)
+	return err
 }
 
 // rankPage ranks one page of runs by the cell and returns the offset of the next page
