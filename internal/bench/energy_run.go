@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-
-	"github.com/llmbench/llmbench/internal/openai"
 )
 
 // The runner's hook into energy scoring: after a decode window or a prefill row's cold
@@ -23,11 +21,13 @@ func (r *Runner) scoreCellEnergy(ctx context.Context, cell *DecodeCell, win Wind
 	cell.CellEnergy = DecodeEnergy(ps, cell.OutputTokens, cell.TotalTokS, r.Opts.Price)
 }
 
-// scorePrefillEnergy fills a measured prefill row's energy, over its time to first token.
-func (r *Runner) scorePrefillEnergy(ctx context.Context, row *PrefillRow, res *openai.StreamResult) {
-	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || res == nil || res.FirstToken.IsZero() {
+// scorePrefillEnergy fills a measured prefill row's energy, over its time to first
+// token (its cold request's record, on the run's clock).
+func (r *Runner) scorePrefillEnergy(ctx context.Context, row *PrefillRow, q *Request) {
+	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
+	res := q.result()
 	tokens := row.PromptTokens
 	if tokens == 0 {
 		tokens = row.Context

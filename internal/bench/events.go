@@ -7,41 +7,40 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
-
-	"github.com/llmbench/llmbench/internal/openai"
 )
 
-// EventMeta says which part of the run a request belonged to.
+// EventMeta says which part of the run an event belongs to. Attempt names the run
+// invocation (a resumed run is a new attempt), so that an events log appended across
+// a resume never mixes two measurements of one cell.
 type EventMeta struct {
-	Phase       string `json:"phase"` // warmup | decode
+	Attempt     string `json:"attempt,omitempty"`
+	Phase       string `json:"phase,omitempty"` // warmup | decode
 	Context     int    `json:"context"`
 	Concurrency int    `json:"concurrency"`
-	Stream      int    `json:"stream"`
-	Index       int    `json:"index"`
+	Stream      int    `json:"stream,omitempty"`
+	Index       int    `json:"index,omitempty"`
 	// Cell numbers the cells of an open-loop run (phase "rate"), from 1.
 	Cell int `json:"cell,omitempty"`
 }
 
-// Event is one line of the NDJSON events log: a request (type "request") with every
-// chunk's arrival, or a cell's window (type "window"). Times are Unix nanoseconds of
-// the wall clock; chunk times are nanoseconds after Sent, so a run can be re-scored
-// offline with CellFigures.
+// Event is one line of the NDJSON events log:
+//   - "attempt": a run invocation starts (Base: its clock's start, Unix ns);
+//   - "request": one request, as scored (Request's fields);
+//   - "window": a cell's window (Open, Close), kept for older readers;
+//   - "cell": what executing a cell produced (Run), with its requests before it;
+//   - "prefill": what measuring a prefill row produced (Prefill).
+//
+// Times are nanoseconds on the run's clock; chunk times nanoseconds after Sent.
+// Rescore scores the log with the same functions as the live run.
 type Event struct {
 	Type string `json:"type"`
 	EventMeta
-	Sent         int64         `json:"sent_ns,omitempty"`
-	FirstToken   int64         `json:"first_token_ns,omitempty"`
-	End          int64         `json:"end_ns,omitempty"`
-	Chunks       [][2]int64    `json:"chunks,omitempty"` // [ns after sent, tokens]
-	Tokens       int           `json:"tokens,omitempty"`
-	FinishReason string        `json:"finish_reason,omitempty"`
-	Cancelled    bool          `json:"cancelled,omitempty"`
-	Error        string        `json:"error,omitempty"`
-	Status       int           `json:"http_status,omitempty"`
-	Usage        *openai.Usage `json:"usage,omitempty"`
-	Open         int64         `json:"open_ns,omitempty"`
-	Close        int64         `json:"close_ns,omitempty"`
+	*Request
+	Base    int64       `json:"base_ns,omitempty"`
+	Open    int64       `json:"open_ns,omitempty"`
+	Close   int64       `json:"close_ns,omitempty"`
+	Run     *CellRun    `json:"cell_run,omitempty"`
+	Prefill *PrefillRun `json:"prefill,omitempty"`
 
 	// Open-loop requests: the scheduled time latencies are measured from, when a slot
 	// let the request go, and the lengths asked. A "rate_cell" event carries what
@@ -65,40 +64,43 @@ func NewEventLog(w io.Writer) *EventLog {
 	return &EventLog{w: bufio.NewWriterSize(w, 256<<10)}
 }
 
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// Request records one request's result.
-func (l *EventLog) Request(meta EventMeta, r *openai.StreamResult) {
+// Attempt records the start of a run invocation.
+func (l *EventLog) Attempt(id string, c Clock) {
 	if l == nil {
 		return
 	}
-	ev := Event{
-		Type: "request", EventMeta: meta,
-		Sent: unixNano(r.Sent), FirstToken: unixNano(r.FirstToken), End: unixNano(r.End),
-		Tokens: r.Tokens, FinishReason: r.FinishReason, Cancelled: r.Cancelled,
-		Status: r.Status, Usage: r.Usage,
-	}
-	if r.Err != nil {
-		ev.Error = r.Err.Error()
-	}
-	ev.Chunks = make([][2]int64, len(r.Chunks))
-	for i, c := range r.Chunks {
-		ev.Chunks[i] = [2]int64{int64(c.At.Sub(r.Sent)), int64(c.N)}
-	}
-	l.write(ev)
+	l.write(Event{Type: "attempt", EventMeta: EventMeta{Attempt: id}, Base: c.baseNs})
 }
 
-// Window records a cell's measurement window.
-func (l *EventLog) Window(meta EventMeta, w Window) {
+// Request records one request.
+func (l *EventLog) Request(meta EventMeta, q Request) {
 	if l == nil {
 		return
 	}
-	l.write(Event{Type: "window", EventMeta: meta, Open: unixNano(w.Open), Close: unixNano(w.Close)})
+	l.write(Event{Type: "request", EventMeta: meta, Request: &q})
+}
+
+// Cell records a cell's execution: its requests, its window, then the rest.
+func (l *EventLog) Cell(meta EventMeta, run *CellRun) {
+	if l == nil {
+		return
+	}
+	meta.Phase = "decode"
+	for _, q := range run.Requests {
+		l.Request(meta, q)
+	}
+	if run.Open != 0 {
+		l.write(Event{Type: "window", EventMeta: meta, Open: run.Open, Close: run.Close})
+	}
+	l.write(Event{Type: "cell", EventMeta: meta, Run: run})
+}
+
+// Prefill records a prefill row's measurement.
+func (l *EventLog) Prefill(meta EventMeta, run *PrefillRun) {
+	if l == nil {
+		return
+	}
+	l.write(Event{Type: "prefill", EventMeta: meta, Prefill: run})
 }
 
 func (l *EventLog) write(ev Event) {
@@ -128,15 +130,37 @@ func (l *EventLog) Flush() error {
 	return l.err
 }
 
-// Rescore reads an events log and recomputes every decode cell's figures from the raw
-// arrival times: the check that a run document's numbers follow from what was seen.
+// Rescored is a run's measurements recomputed from its events log.
+type Rescored struct {
+	Prefill []PrefillRow
+	Decode  []DecodeCell
+}
+
+// Rescore reads an events log and recomputes every decode cell from what was
+// recorded: the check that a run document's numbers follow from what was seen. A cell
+// measured in several attempts (a resumed run) is the last attempt's.
 func Rescore(r io.Reader) ([]DecodeCell, error) {
-	type key struct{ ctx, n int }
-	results := map[key][]*openai.StreamResult{}
-	windows := map[key]Window{}
-	var order []key
-	br := bufio.NewReaderSize(r, 1<<20)
-	dec := json.NewDecoder(br)
+	all, err := RescoreAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return all.Decode, nil
+}
+
+// RescoreAll recomputes every prefill row and decode cell of an events log.
+func RescoreAll(r io.Reader) (*Rescored, error) {
+	type key struct {
+		attempt string
+		ctx, n  int
+	}
+	type place struct{ ctx, n int }
+	requests := map[key][]Request{}
+	cells := map[place]*CellRun{}
+	cellAttempt := map[place]string{}
+	var cellOrder []place
+	prefills := map[int]*PrefillRun{}
+	var prefillOrder []int
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var ev Event
 		if err := dec.Decode(&ev); err != nil {
@@ -145,40 +169,48 @@ func Rescore(r io.Reader) ([]DecodeCell, error) {
 			}
 			return nil, fmt.Errorf("reading events: %w", err)
 		}
-		if ev.Phase != "decode" {
-			continue
-		}
-		k := key{ev.Context, ev.Concurrency}
+		k := key{ev.Attempt, ev.Context, ev.Concurrency}
+		p := place{ev.Context, ev.Concurrency}
 		switch ev.Type {
-		case "window":
-			windows[k] = Window{Open: time.Unix(0, ev.Open), Close: time.Unix(0, ev.Close)}
-			order = append(order, k)
 		case "request":
-			sent := time.Unix(0, ev.Sent)
-			res := &openai.StreamResult{
-				Sent: sent, Tokens: ev.Tokens, FinishReason: ev.FinishReason,
-				Cancelled: ev.Cancelled, Usage: ev.Usage, Status: ev.Status,
+			if ev.Phase == "decode" && ev.Request != nil {
+				requests[k] = append(requests[k], *ev.Request)
 			}
-			if ev.FirstToken != 0 {
-				res.FirstToken = time.Unix(0, ev.FirstToken)
+		case "window":
+			// Logs written before cell events: score the window with what is known.
+			if _, ok := cells[p]; !ok || cellAttempt[p] == ev.Attempt {
+				if !ok {
+					cellOrder = append(cellOrder, p)
+				}
+				cells[p] = &CellRun{Context: ev.Context, Concurrency: ev.Concurrency, Open: ev.Open, Close: ev.Close, DurationS: float64(ev.Close-ev.Open) / 1e9}
+				cellAttempt[p] = ev.Attempt
 			}
-			if ev.End != 0 {
-				res.End = time.Unix(0, ev.End)
+		case "cell":
+			if ev.Run == nil {
+				continue
 			}
-			if ev.Error != "" {
-				res.Err = errors.New(ev.Error)
+			if _, ok := cells[p]; !ok {
+				cellOrder = append(cellOrder, p)
 			}
-			for _, c := range ev.Chunks {
-				res.Chunks = append(res.Chunks, openai.TokenChunk{At: sent.Add(time.Duration(c[0])), N: int(c[1])})
+			cells[p], cellAttempt[p] = ev.Run, ev.Attempt
+		case "prefill":
+			if ev.Prefill == nil {
+				continue
 			}
-			results[k] = append(results[k], res)
+			if _, ok := prefills[ev.Prefill.Context]; !ok {
+				prefillOrder = append(prefillOrder, ev.Prefill.Context)
+			}
+			prefills[ev.Prefill.Context] = ev.Prefill
 		}
 	}
-	var cells []DecodeCell
-	for _, k := range order {
-		fig, stats, detail := CellFigures(results[k], windows[k])
-		cells = append(cells, DecodeCell{Context: k.ctx, Concurrency: k.n, Status: StatusValid,
-			DecodeFigures: &fig, WindowStats: &stats, CellDetail: &detail})
+	out := &Rescored{}
+	for _, c := range prefillOrder {
+		out.Prefill = append(out.Prefill, ScorePrefill(prefills[c]))
 	}
-	return cells, nil
+	for _, p := range cellOrder {
+		run := *cells[p]
+		run.Requests = requests[key{cellAttempt[p], p.ctx, p.n}]
+		out.Decode = append(out.Decode, ScoreCell(&run))
+	}
+	return out, nil
 }

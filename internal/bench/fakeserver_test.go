@@ -174,9 +174,17 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 	t0 := start.Add(ttft)
 	drop := decode && f.dropAfter > 0 && n%2 == 0
 	produced := 0
+	var prev time.Time
 	for produced < req.MaxTokens {
 		k := min(f.chunkTokens, req.MaxTokens-produced)
+		// On an absolute schedule, so the rate holds on a loaded machine; but a server
+		// that fell behind (the machine stalled it) takes up the schedule from where it
+		// is, never catching up in a burst of back-to-back writes no engine would send.
 		due := t0.Add(time.Duration(produced+k-1) * f.interval)
+		if earliest := prev.Add(time.Duration(k) * f.interval / 2); !prev.IsZero() && due.Before(earliest) {
+			t0 = t0.Add(earliest.Sub(due))
+			due = earliest
+		}
 		select {
 		case <-time.After(time.Until(due)):
 		case <-ctx.Done():
@@ -211,6 +219,7 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		}
 		send(payload)
 		now := time.Now()
+		prev = now
 		f.mu.Lock()
 		for i := 0; i < k; i++ {
 			fr.emits = append(fr.emits, now)

@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/llmbench/llmbench/internal/openai"
 )
 
 // Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
@@ -28,112 +26,149 @@ func (w Window) Length() time.Duration { return w.Close.Sub(w.Open) }
 // one that opened it and belongs to the time before.
 func (w Window) inside(t time.Time) bool { return t.After(w.Open) && !t.After(w.Close) }
 
-// CellFigures computes a decode cell's figures from what every request of the cell saw,
-// exactly as methodology.md defines them. It is the one place those numbers come from;
-// re-scoring an events log goes through it too.
-func CellFigures(results []*openai.StreamResult, w Window) (DecodeFigures, WindowStats, CellDetail) {
+// span is a window on the run's clock (nanoseconds).
+type span struct{ open, close int64 }
+
+func (s span) inside(t int64) bool { return t > s.open && t <= s.close }
+func (s span) seconds() float64    { return float64(s.close-s.open) / 1e9 }
+
+// windowFigures are a window's figures as methodology.md defines them, from every
+// request's arrivals and their settled per-chunk counts.
+type windowFigures struct {
+	fig    DecodeFigures
+	stats  WindowStats
+	detail CellDetail
+	// clientTokens is the client's own count of the window's tokens, before settling.
+	clientTokens int
+	// events and merged count the window's token events and those that arrived with
+	// the one before; deviation is how far settled per-chunk counts moved from the
+	// client's, as a share of the window's tokens.
+	events, merged int
+	deviation      float64
+	// sources are the count sources of the requests with tokens in the window.
+	sources []string
+}
+
+// cellFigures computes a cell's figures. It is the one place those numbers come from;
+// Rescore goes through it too.
+func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	var (
-		fig     DecodeFigures
-		stats   WindowStats
-		detail  CellDetail
+		out     windowFigures
 		ttfts   []float64
 		gaps    []float64
-		active  time.Duration
+		active  int64
 		tokens  int
-		winSecs = w.Length().Seconds()
+		moved   int
+		winSecs = w.seconds()
 	)
-	for _, r := range results {
-		if r == nil {
-			continue
+	for i := range reqs {
+		q := &reqs[i]
+		out.detail.Requests++
+		if !q.outcome().Success() {
+			out.detail.Errors++
 		}
-		detail.Requests++
-		if r.Err != nil {
-			detail.Errors++
+		if q.FirstToken != 0 && q.Sent != 0 {
+			ttfts = append(ttfts, float64(q.FirstToken-q.Sent)/1e6)
 		}
-		if !r.FirstToken.IsZero() && !r.Sent.IsZero() {
-			ttfts = append(ttfts, ms(r.FirstToken.Sub(r.Sent)))
-		}
-		// Time in flight, clipped to the window.
-		if !r.Sent.IsZero() {
-			end := r.End
-			if end.IsZero() || end.After(w.Close) {
-				end = w.Close
+		active += inFlight(q, w)
+		inWindow := false
+		prev := int64(-1)
+		for j, ch := range q.Chunks {
+			n := c.counts[i][j]
+			at := q.Sent + ch[0]
+			if w.inside(at) {
+				tokens += n
+				out.clientTokens += int(ch[1])
+				moved += abs(n - int(ch[1]))
+				out.events += int(ch[2])
+				out.merged += int(ch[2]) - 1
+				inWindow = inWindow || n > 0
 			}
-			start := r.Sent
-			if start.Before(w.Open) {
-				start = w.Open
+			if n == 0 {
+				continue // a chunk the settled count gives no token is no arrival
 			}
-			if end.After(start) {
-				active += end.Sub(start)
-			}
-		}
-		for i, c := range r.Chunks {
-			if w.inside(c.At) {
-				tokens += c.N
-			}
-			if i == 0 {
-				continue
-			}
-			prev := r.Chunks[i-1].At
-			if !prev.Before(w.Open) && !c.At.After(w.Close) {
-				g := ms(c.At.Sub(prev)) / float64(c.N)
-				for k := 0; k < c.N; k++ {
+			if prev >= w.open && prev >= 0 && at <= w.close {
+				g := float64(at-prev) / 1e6 / float64(n)
+				for k := 0; k < n; k++ {
 					gaps = append(gaps, g)
 				}
 			}
+			prev = at
 		}
-		if r.Finished() && w.inside(r.End) {
-			stats.CompletedRequests++
+		if inWindow {
+			out.sources = append(out.sources, c.source[i])
+		}
+		if q.finished() && w.inside(q.End) {
+			out.stats.CompletedRequests++
 		}
 	}
-	detail.PeakStreaming = peakStreaming(results, w.Close)
-	stats.OutputTokens = tokens
-	stats.MeasuredS = round(winSecs, 3)
+	out.detail.PeakStreaming = peakStreaming(reqs, w.close)
+	out.stats.OutputTokens = tokens
+	out.stats.MeasuredS = round(winSecs, 3)
 	if winSecs > 0 {
-		stats.AvgActiveRequests = round(active.Seconds()/winSecs, 3)
-		fig.TotalTokS = round(float64(tokens)/winSecs, 2)
+		out.stats.AvgActiveRequests = round(float64(active)/1e9/winSecs, 3)
+		out.fig.TotalTokS = round(float64(tokens)/winSecs, 2)
 	}
-	if stats.AvgActiveRequests > 0 {
-		fig.PerRequestTokS = round(fig.TotalTokS/stats.AvgActiveRequests, 2)
+	if out.stats.AvgActiveRequests > 0 {
+		out.fig.PerRequestTokS = round(out.fig.TotalTokS/out.stats.AvgActiveRequests, 2)
+	}
+	if tokens > 0 {
+		out.deviation = float64(moved) / float64(tokens)
 	}
 	slices.Sort(ttfts)
 	slices.Sort(gaps)
-	fig.TTFTMs = round(quantile(ttfts, 0.5), 1)
-	fig.TBTMs = round(quantile(gaps, 0.5), 2)
-	detail.TTFTSamples, detail.TBTSamples = len(ttfts), len(gaps)
-	detail.TTFTP90Ms = tail(ttfts, 0.90, minSamplesP90)
-	detail.TTFTP99Ms = tail(ttfts, 0.99, minSamplesP99)
-	detail.TBTP90Ms = tail(gaps, 0.90, minSamplesP90)
-	detail.TBTP99Ms = tail(gaps, 0.99, minSamplesP99)
-	return fig, stats, detail
+	out.fig.TTFTMs = round(quantile(ttfts, 0.5), 1)
+	out.fig.TBTMs = round(quantile(gaps, 0.5), 2)
+	d := &out.detail
+	d.TTFTSamples, d.TBTSamples = len(ttfts), len(gaps)
+	d.TTFTP90Ms = tail(ttfts, 0.90, minSamplesP90)
+	d.TTFTP99Ms = tail(ttfts, 0.99, minSamplesP99)
+	d.TBTP90Ms = tail(gaps, 0.90, minSamplesP90)
+	d.TBTP99Ms = tail(gaps, 0.99, minSamplesP99)
+	return out
+}
+
+// inFlight is how long a request was in flight inside the window, in nanoseconds.
+func inFlight(q *Request, w span) int64 {
+	if q.Sent == 0 {
+		return 0
+	}
+	end := q.End
+	if end == 0 || end > w.close {
+		end = w.close
+	}
+	start := max(q.Sent, w.open)
+	return max(end-start, 0)
 }
 
 // peakStreaming is the most requests streaming at one instant: a sweep over every
 // request's span from its first token to its end (the window's close for one still
 // open). An end at the same instant as another's first token counts before it, so two
 // back-to-back requests on one slot are never counted as two.
-func peakStreaming(results []*openai.StreamResult, windowClose time.Time) int {
+func peakStreaming(reqs []Request, windowClose int64) int {
 	type edge struct {
-		at    time.Time
+		at    int64
 		delta int
 	}
 	var edges []edge
-	for _, r := range results {
-		if r == nil || r.FirstToken.IsZero() {
+	for i := range reqs {
+		q := &reqs[i]
+		if q.FirstToken == 0 {
 			continue
 		}
-		end := r.End
-		if end.IsZero() {
+		end := q.End
+		if end == 0 {
 			end = windowClose
 		}
-		if end.Before(r.FirstToken) {
-			end = r.FirstToken
-		}
-		edges = append(edges, edge{r.FirstToken, +1}, edge{end, -1})
+		end = max(end, q.FirstToken)
+		edges = append(edges, edge{q.FirstToken, +1}, edge{end, -1})
 	}
 	slices.SortFunc(edges, func(a, b edge) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
+		if a.at != b.at {
+			if a.at < b.at {
+				return -1
+			}
+			return 1
 		}
 		return a.delta - b.delta // ends first
 	})
@@ -174,4 +209,11 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func round(v float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(v*p) / p
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -3,32 +3,36 @@ package bench
 import (
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"testing"
-	"time"
-
-	"github.com/llmbench/llmbench/internal/openai"
 )
 
+// msReq builds a request record on a clock in milliseconds: sent, first token, end,
+// its outcome, and a chunk of n tokens every step ms from first to last.
+func msReq(sent, first, end int, outcome string, n, step, last int) Request {
+	const ms, base = int64(1e6), int64(1e12) // a clock does not start at 0
+	q := Request{Sent: base + int64(sent)*ms, FirstToken: base + int64(first)*ms, End: base + int64(end)*ms, Outcome: outcome}
+	for m := first; m <= last; m += step {
+		q.Chunks = append(q.Chunks, [3]int64{int64(m-sent) * ms, int64(n), 1})
+		q.Tokens += n
+	}
+	if outcome == "finished" {
+		q.FinishReason = "length"
+	}
+	return q
+}
+
 // TestCellFigures checks each figure's definition on a hand-made cell: two streams, a
-// token every 20 ms on one and a 3-token chunk every 60 ms on the other, a window of
-// exactly 1 s.
+// token every 20 ms on one and a 3-token chunk every 60 ms on the other (the server
+// counting each chunk), a window of exactly 1 s.
 func TestCellFigures(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	a := &openai.StreamResult{Sent: at(0), FirstToken: at(100), End: at(1200), Cancelled: true}
-	for m := 100; m <= 1200; m += 20 {
-		a.Chunks = append(a.Chunks, openai.TokenChunk{At: at(m), N: 1})
-	}
-	b := &openai.StreamResult{Sent: at(0), FirstToken: at(200), End: at(700), FinishReason: "length"}
-	for m := 200; m <= 700; m += 60 {
-		b.Chunks = append(b.Chunks, openai.TokenChunk{At: at(m), N: 3})
-	}
+	a := msReq(0, 100, 1200, "cancelled", 1, 20, 1200)
+	b := msReq(0, 200, 700, "finished", 3, 60, 680)
 	// b's replacement, sent at 700 ms: first token 100 ms later.
-	c := &openai.StreamResult{Sent: at(700), FirstToken: at(800), End: at(1200), Cancelled: true}
-	for m := 800; m <= 1200; m += 60 {
-		c.Chunks = append(c.Chunks, openai.TokenChunk{At: at(m), N: 3})
-	}
-	w := Window{Open: at(200), Close: at(1200)}
-	fig, stats, detail := CellFigures([]*openai.StreamResult{a, b, c}, w)
+	c := msReq(700, 800, 1200, "cancelled", 3, 60, 1160)
+	b.ChunkUsage, c.ChunkUsage = true, true
+	reqs := []Request{a, b, c}
+	w := span{1e12 + 200e6, 1e12 + 1200e6}
+	f := cellFigures(reqs, settleCounts(reqs), w)
+	fig, stats, detail := f.fig, f.stats, f.detail
 
 	// Tokens after 200 ms up to 1200 ms: a has 50 (220..1200), b 8 chunks × 3 (260..680),
 	// c 7 chunks × 3 (800..1160).

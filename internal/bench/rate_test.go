@@ -62,7 +62,7 @@ func runRateDoc(t *testing.T, srv *Server, doc *Run, mon func() Monitor) rateRun
 	out := rateRun{sent: map[string]*openai.StreamResult{}}
 	r := &RateRunner{Server: srv, Opts: Options{Events: NewEventLog(&buf), NewMonitor: mon}}
 	r.Send = func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
-		res := srv.stream(ctx, p, maxTokens, obs)
+		res := srv.Send(ctx, p, maxTokens, obs, false)
 		if p.Messages != nil && maxTokens > 1 {
 			mu.Lock()
 			out.sent[promptKey(p.Messages[0].Content)] = res

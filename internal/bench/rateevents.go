@@ -16,19 +16,10 @@ func (l *EventLog) RateRequest(cell int, r *RateRequest) {
 	if l == nil || r.Result == nil {
 		return
 	}
-	res := r.Result
+	q := RecordOf(r.Result, Clock{}) // wall-clock nanoseconds
 	ev := Event{
-		Type: "request", EventMeta: EventMeta{Phase: "rate", Index: r.Index, Cell: cell},
-		Sent: unixNano(res.Sent), FirstToken: unixNano(res.FirstToken), End: unixNano(res.End),
-		Tokens: res.Tokens, FinishReason: res.FinishReason, Cancelled: res.Cancelled,
-		Status: res.Status, Usage: res.Usage,
+		Type: "request", EventMeta: EventMeta{Phase: "rate", Index: r.Index, Cell: cell}, Request: &q,
 		Scheduled: unixNano(r.Scheduled), Slot: unixNano(r.Slot), InputTarget: r.InputTarget, OutputTarget: r.OutputTarget,
-	}
-	if res.Err != nil {
-		ev.Error = res.Err.Error()
-	}
-	for _, c := range res.Chunks {
-		ev.Chunks = append(ev.Chunks, [2]int64{int64(c.At.Sub(res.Sent)), int64(c.N)})
 	}
 	l.write(ev)
 }
@@ -81,17 +72,17 @@ func timeOf(ns int64) time.Time {
 }
 
 func rateRequestOf(ev *Event) RateRequest {
-	res := &openai.StreamResult{
-		Sent: timeOf(ev.Sent), FirstToken: timeOf(ev.FirstToken), End: timeOf(ev.End),
-		Tokens: ev.Tokens, FinishReason: ev.FinishReason, Cancelled: ev.Cancelled,
-		Usage: ev.Usage, Status: ev.Status,
-	}
-	if ev.Error != "" {
-		res.Err = errors.New(ev.Error)
-	}
-	for _, c := range ev.Chunks {
-		res.Chunks = append(res.Chunks, openai.TokenChunk{At: res.Sent.Add(time.Duration(c[0])), N: int(c[1])})
+	res := &openai.StreamResult{Outcome: openai.OutcomeIncomplete}
+	if ev.Request != nil {
+		res = ev.Request.result()
 	}
 	return RateRequest{Index: ev.Index, Scheduled: timeOf(ev.Scheduled), Slot: timeOf(ev.Slot),
 		InputTarget: ev.InputTarget, OutputTarget: ev.OutputTarget, Result: res}
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 )
 
@@ -203,13 +204,15 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 	}
 	send := r.Send
 	if send == nil {
-		send = r.Server.stream
+		send = func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
+			return r.Server.Send(ctx, p, maxTokens, obs, false)
+		}
 	}
 	if set.PrefixPayload != nil {
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
 		res := send(ctx, *set.PrefixPayload, 1, nil)
-		r.Opts.Events.Request(EventMeta{Phase: "warmup", Cell: cellNo}, res)
+		r.Opts.Events.Request(EventMeta{Phase: "warmup", Cell: cellNo}, RecordOf(res, Clock{}))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
 			return

@@ -1,6 +1,9 @@
-// Package bench owns the speed test matrix: the plan (cells, over-capacity rule), the
-// cell runner (closed loop of N streams, measurement window), the figures computed from
-// token arrival times, and the run document (schema v1) that carries them.
+// Package bench owns the speed test matrix: the plan (cells, over-capacity rule, fitting
+// it to a server: plan.go), its orchestration (runner.go), the execution of one request
+// (request.go: Send and the retry policy), of a row's cold request (warmup.go) and of a
+// cell (execute.go), the wait for the server to drain (drain.go), one pure scoring path
+// shared by the live run and Rescore (score.go, tokens.go, figures.go, on the records of
+// record.go), the events log (events.go) and the run document (schema v1, this file).
 //
 // The run document's field names come from the seed run (internal/seed/seed-run.json) and are the
 // contract between run, report, submit, the site and outside tools: extend, never rename.
@@ -72,6 +75,25 @@ type Run struct {
 	// the order they ran; MaxRate the outcome of a --find-max-rate search.
 	Rate    []RateCell `json:"rate,omitempty"`
 	MaxRate *MaxRate   `json:"max_rate,omitempty"`
+	// StreamCheck is what one short request showed of how the server streams, before
+	// any measurement.
+	StreamCheck *StreamCheck `json:"stream_check,omitempty"`
+}
+
+// StreamCheck is the result of the run's first request: a short one that shows
+// whether the server streams and how it counts tokens.
+type StreamCheck struct {
+	Streams bool `json:"streams"`
+	// ChunkUsage: the server counted every chunk's tokens when asked.
+	ChunkUsage bool `json:"chunk_usage"`
+	// TokensPerChunk is the request's tokens over its token-bearing chunks, where the
+	// server said how many tokens it generated.
+	TokensPerChunk *float64 `json:"tokens_per_chunk,omitempty"`
+	Outcome        string   `json:"outcome"`
+	Error          string   `json:"error,omitempty"`
+	// Dropped names request fields the server refused (HTTP 400) and the run stopped
+	// sending.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Tool names the program that produced the document.
@@ -197,6 +219,11 @@ type PrefillFigures struct {
 	// Extensions.
 	PromptTokens int  `json:"prompt_tokens,omitempty"` // what the server counted
 	CachedTokens *int `json:"cached_tokens,omitempty"` // server-reported, when it says
+	// Attempts is how many cold requests it took (the failed ones retried under the
+	// retry policy, each with a fresh nonce); absent when one did.
+	Attempts int `json:"attempts,omitempty"`
+	// SettleMs is how long the run waited for the server to go idle before it.
+	SettleMs *float64 `json:"settle_ms,omitempty"`
 }
 
 // DecodeCell is one sustained-decode measurement: Concurrency streams at Context.
@@ -255,6 +282,32 @@ type CellDetail struct {
 	Server        *ServerMetrics `json:"server_metrics,omitempty"`
 	ClientLimited bool           `json:"client_limited,omitempty"`
 	Flags         []string       `json:"flags,omitempty"`
+
+	// Token counts side by side: the client's own count of the window's tokens
+	// (one per chunk that showed a token, or the server's per-chunk count), the
+	// server's generation counter over the window where it has one, and how the
+	// published output_tokens were settled (CountServerPerChunk ... CountClientOnly).
+	ClientOutputTokens     *int     `json:"client_output_tokens,omitempty"`
+	ServerGenerationTokens *float64 `json:"server_generation_tokens,omitempty"`
+	TokenCountSource       string   `json:"token_count_source,omitempty"`
+	// Timing resolution: the share of the window's token events that arrived within
+	// 200 µs of the one before, and the events each read of a body brought.
+	ZeroGapShare  *float64 `json:"zero_gap_share,omitempty"`
+	EventsPerRead *float64 `json:"events_per_read,omitempty"`
+	// SkippedEvents counts stream events that were not chunks (keep-alives, other
+	// event types, data that is not JSON).
+	SkippedEvents int `json:"skipped_events,omitempty"`
+	// ClientCPU is the share of all CPUs the measuring process used in the window;
+	// MachineCPU the share the whole machine used (when the server is local).
+	ClientCPU  *float64 `json:"client_cpu_util,omitempty"`
+	MachineCPU *float64 `json:"machine_cpu_util,omitempty"`
+	// Outcomes counts the cell's requests by outcome (finished, cancelled,
+	// retryable, failed, incomplete).
+	Outcomes map[string]int `json:"request_outcomes,omitempty"`
+	// SettleMs is how long the run waited for the server to go idle before the cell;
+	// SettledBy says how it knew ("gauge", "gauge_timeout", "time").
+	SettleMs  *float64 `json:"settle_ms,omitempty"`
+	SettledBy string   `json:"settled_by,omitempty"`
 }
 
 // ServerMetrics summarises the server's live gauges sampled during a cell.
@@ -267,6 +320,9 @@ type ServerMetrics struct {
 	// Prefix-cache counters' deltas over the window, in prompt tokens, where exposed.
 	PrefixCacheQueries *float64 `json:"prefix_cache_queries,omitempty"`
 	PrefixCacheHits    *float64 `json:"prefix_cache_hits,omitempty"`
+	// GenerationTokens is the server's generation-token counter's increase over the
+	// window, where the counter moves every step (vLLM's vllm:generation_tokens).
+	GenerationTokens *float64 `json:"generation_tokens,omitempty"`
 }
 
 // MinMean is min/mean/max of a sampled gauge.

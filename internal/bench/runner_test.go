@@ -59,8 +59,11 @@ func TestExactTiming(t *testing.T) {
 			truthTokS, truthGap := fs.truth(w, c.PromptTokens)
 			within(t, fmt.Sprintf("%d streams: total tok/s vs server", c.Concurrency), c.TotalTokS, truthTokS, 0.01)
 			within(t, fmt.Sprintf("%d streams: TBT vs server", c.Concurrency), c.TBTMs, truthGap, 0.01)
-			// The nominal rate, looser: a loaded machine delays the server's own timers.
-			within(t, fmt.Sprintf("%d streams: total tok/s vs nominal", c.Concurrency), c.TotalTokS, 50*float64(c.Concurrency), 0.10)
+			// The nominal rate is the fake server's, not the client's: on a loaded machine
+			// its timers run late and it streams slower (it never bursts to catch up).
+			if nominal := 50 * float64(c.Concurrency); math.Abs(truthTokS-nominal) > 0.1*nominal {
+				t.Logf("%d streams: the server streamed %.0f tok/s of a nominal %.0f (a loaded machine)", c.Concurrency, truthTokS, nominal)
+			}
 			within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
 			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
 			// The window is at least as long as asked (a loaded machine may close it late;

@@ -64,6 +64,18 @@ type Info struct {
 	Loads *string `json:"loads,omitempty"`
 	// DataParallel is the number of engines the KV figure was summed over (vLLM DP).
 	DataParallel *int `json:"data_parallel,omitempty"`
+	// ChunkUsage says whether the server counts every streamed chunk's tokens when
+	// asked with stream_options.continuous_usage_stats (nil: unknown, try it).
+	ChunkUsage *bool `json:"chunk_usage,omitempty"`
+	// TimingsPerToken says the server puts its timings (with predicted_n) in every
+	// chunk when asked (llama.cpp's timings_per_token).
+	TimingsPerToken *bool `json:"timings_per_token,omitempty"`
+	// KVCacheTokensIfSplit is llama.cpp's other possible KV size: with several slots
+	// the server does not say whether its cache is unified (kv_cache_tokens, the
+	// smaller) or split per slot (this, slots × n_ctx).
+	KVCacheTokensIfSplit *int64 `json:"kv_cache_tokens_if_split,omitempty"`
+	// Speculative says the server drafts tokens (llama.cpp's /slots).
+	Speculative *bool `json:"speculative,omitempty"`
 	// Notes say where derived figures came from and why a fact is unknown.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -75,4 +75,5 @@ func (p *prober) fillLMStudio(ctx context.Context, info *Info) {
 		}
 	}
 	info.Notes = append(info.Notes, "LM Studio exposes no app version, KV cache size, tokenize route or metrics over HTTP")
+	info.ChunkUsage = ptr(false)
 }

@@ -86,6 +86,8 @@ func (p *prober) fillOllama(ctx context.Context, info *Info) {
 	info.IgnoreEOS = ptr(false)
 	info.MinTokens = ptr(false)
 	info.TokenIDPrompts = ptr(false)
+	// Its StreamOptions has include_usage only (openai/openai.go).
+	info.ChunkUsage = ptr(false)
 }
 
 // versionAtLeast compares a "major.minor.patch[-suffix]" version with the given one;

@@ -83,7 +83,8 @@ func TestProbeRecorded(t *testing.T) {
 		{"sglang-0.5", SGLang, str("0.5.10"), str("qwen/qwen2.5-0.5b-instruct"), i64(20480), i64(32768), str("/v1/tokenize"), boolp(true)},
 		{"sglang-0.4-old", SGLang, str("0.4.1.post3"), str("meta-llama/Llama-3.1-8B-Instruct"), i64(2 * 412845), i64(16384), nil, boolp(false)},
 		{"llamacpp", LlamaCpp, str("b6000"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(8192), i64(8192), str("/tokenize"), nil},
-		{"llamacpp-np4", LlamaCpp, str("b7312"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), nil, i64(16384), str("/tokenize"), nil},
+		// 4 slots of 16,384: unified or split is not said, so the smaller (unified) size.
+		{"llamacpp-np4", LlamaCpp, str("b7312"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(16384), i64(16384), str("/tokenize"), nil},
 		{"ollama", Ollama, str("0.12.3"), str("qwen3:4b"), i64(32768), i64(32768), nil, nil},
 		{"ollama-0.6", Ollama, str("0.6.5"), str("llama3.2:latest"), nil, i64(4096), nil, nil},
 		{"tgi-3", TGI, str("3.3.6"), str("meta-llama/Llama-3.1-8B-Instruct"), i64(419008), i64(8192), str("/tokenize"), nil},

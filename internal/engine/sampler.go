@@ -24,6 +24,12 @@ var (
 	preemptNames    = []string{"vllm:num_preemptions", "sglang:num_retracted_requests"}
 	prefixQueryName = []string{"vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries", "sglang:prompt_tokens"}
 	prefixHitName   = []string{"vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "sglang:cached_tokens"}
+	// generationNames are generation-token counters that move every engine step, so
+	// their increase over a window is the window's tokens: vLLM's (v1/metrics/
+	// loggers.py record: counter_generation_tokens.inc per iteration). SGLang's,
+	// llama.cpp's and TGI's count a request when it finishes, which says nothing about
+	// a window whose requests are cut at its end, so they are not read.
+	generationNames = []string{"vllm:generation_tokens"}
 )
 
 // source says how a sampler reads the server's live state.
@@ -41,6 +47,7 @@ type reading struct {
 	running, waiting, kvUsage *float64
 	preemptions               *float64
 	prefixQueries, prefixHits *float64
+	generation                *float64
 }
 
 // Sampler scrapes a server's live metrics while a cell runs and summarises them.
@@ -135,6 +142,34 @@ func (s *Sampler) Stop() *bench.ServerMetrics {
 	return s.summary()
 }
 
+// Running reads the server's running-requests gauge once (a sampler need not be
+// started for it). ok is false when the server's answer has no such gauge.
+func (s *Sampler) Running(ctx context.Context) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r, err := s.read(ctx)
+	if errors.Is(err, errNoIteration) {
+		return 0, true // TensorRT-LLM ran no iteration since the last read: idle
+	}
+	if err != nil || r.running == nil {
+		return 0, false
+	}
+	return *r.running, true
+}
+
+// RunningGauge returns a reader of the server's running gauge, or nil when the
+// server exposes none.
+func RunningGauge(c Doer, base string, info *Info) func(context.Context) (float64, bool) {
+	s := NewSampler(c, base, info)
+	if s == nil {
+		return nil
+	}
+	return s.Running
+}
+
 // PrefixCache returns the prefix-cache queried and hit token counts over the window
 // (vLLM prefix_cache_queries/hits, SGLang prompt/cached tokens), after Stop.
 func (s *Sampler) PrefixCache() (queries, hits float64, ok bool) {
@@ -226,6 +261,7 @@ func parsePromReading(b []byte) (reading, error) {
 	r.preemptions = get(preemptNames)
 	r.prefixQueries = get(prefixQueryName)
 	r.prefixHits = get(prefixHitName)
+	r.generation = get(generationNames)
 	return r, nil
 }
 
@@ -333,6 +369,9 @@ func (s *Sampler) summary() *bench.ServerMetrics {
 	m.KVUsage = minMean(s.seen, func(r reading) *float64 { return r.kvUsage })
 	if d, ok := delta(s.first.preemptions, s.last.preemptions); ok {
 		m.Preemptions = &d
+	}
+	if d, ok := delta(s.first.generation, s.last.generation); ok {
+		m.GenerationTokens = &d
 	}
 	return m
 }

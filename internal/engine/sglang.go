@@ -127,4 +127,7 @@ func (p *prober) fillSGLang(ctx context.Context, info *Info, m *openai.ModelCard
 	info.IgnoreEOS = ptr(true)
 	info.MinTokens = ptr(true)
 	info.TokenIDPrompts = ptr(true)
+	// stream_options.continuous_usage_stats (serving_chat.py _generate_chat_stream,
+	// should_include_usage).
+	info.ChunkUsage = ptr(true)
 }

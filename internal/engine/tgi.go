@@ -75,4 +75,6 @@ func (p *prober) fillTGI(ctx context.Context, info *Info) {
 	info.IgnoreEOS = ptr(false)
 	info.MinTokens = ptr(false)
 	info.TokenIDPrompts = ptr(false)
+	// Usage comes only in the last chunk (router/src/chat.rs ChatState::push).
+	info.ChunkUsage = ptr(false)
 }

@@ -54,4 +54,7 @@ func (p *prober) fillTRTLLM(ctx context.Context, info *Info, m *openai.ModelCard
 	info.IgnoreEOS = ptr(true)
 	info.MinTokens = ptr(false)
 	info.TokenIDPrompts = ptr(true)
+	// stream_options.continuous_usage_stats (postprocess_handlers.py
+	// chat_stream_post_processor, include_continuous_usage).
+	info.ChunkUsage = ptr(true)
 }

@@ -69,6 +69,9 @@ func (p *prober) fillVLLM(ctx context.Context, info *Info, m *openai.ModelCard) 
 	info.IgnoreEOS = ptr(true)
 	info.MinTokens = ptr(true)
 	info.TokenIDPrompts = ptr(true)
+	// stream_options.continuous_usage_stats puts the running usage in every chunk
+	// (serving_chat.py chat_completion_stream_generator, include_continuous_usage).
+	info.ChunkUsage = ptr(true)
 }
 
 // applyVLLMCacheConfig reads KV capacity, cache dtype and prefix caching from the

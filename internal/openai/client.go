@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -61,6 +63,8 @@ func NewClient(base, apiKey string, maxStreams int) *Client {
 type HTTPError struct {
 	Status  int
 	Message string
+	// RetryAfter is what the server's Retry-After header asked for (0 when none).
+	RetryAfter time.Duration
 }
 
 func (e *HTTPError) Error() string {
@@ -102,7 +106,8 @@ func (c *Client) authorize(req *http.Request) {
 	}
 }
 
-// PostJSON posts v to path (relative to the base) and decodes the answer into out.
+// PostJSON posts v to url and decodes the answer into out. An answer of HTTP 200
+// that is an error body (some gateways send errors so) is an error.
 func (c *Client) PostJSON(ctx context.Context, url string, v, out any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -122,119 +127,207 @@ func (c *Client) PostJSON(ctx context.Context, url string, v, out any) error {
 	if resp.StatusCode/100 != 2 {
 		return readHTTPError(resp)
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	var probe Chunk
+	if json.Unmarshal(b, &probe) == nil {
+		if msg, ok := probe.ErrorMessage(); ok {
+			return &ServerError{Message: truncate(msg, 300)}
+		}
+	}
+	return json.Unmarshal(b, out)
 }
+
+// ServerError is an error the server reported in a body or a stream.
+type ServerError struct {
+	Message string
+}
+
+func (e *ServerError) Error() string { return "server error: " + e.Message }
 
 func readHTTPError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	msg := strings.TrimSpace(string(b))
-	var env ErrorResponse
-	if json.Unmarshal(b, &env) == nil && env.Error.Message != "" {
-		msg = env.Error.Message
-	} else {
-		// Some servers (TGI, llama.cpp) answer {"error": "text"} or {"detail": ...}.
-		var loose map[string]any
-		if json.Unmarshal(b, &loose) == nil {
-			for _, k := range []string{"error", "detail", "message"} {
-				if s, ok := loose[k].(string); ok && s != "" {
-					msg = s
-					break
+	var ch Chunk
+	if json.Unmarshal(b, &ch) == nil {
+		if m, ok := ch.ErrorMessage(); ok {
+			msg = m
+		} else {
+			var loose map[string]any
+			if json.Unmarshal(b, &loose) == nil {
+				if s, ok := loose["detail"].(string); ok && s != "" {
+					msg = s // FastAPI's {"detail": ...}
 				}
 			}
 		}
 	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
+	return &HTTPError{Status: resp.StatusCode, Message: truncate(msg, 300), RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+}
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
 	}
-	return &HTTPError{Status: resp.StatusCode, Message: msg}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // Observer is told about a stream's progress as it happens (from the stream's own
 // goroutine): the cell runner uses it to open its window and show live tok/s.
 type Observer interface {
-	// FirstToken is called once, when the first content token arrives.
+	// FirstToken is called once, when the first generated token arrives.
 	FirstToken(at time.Time)
 	// Tokens is called for every chunk that carries tokens.
 	Tokens(at time.Time, n int)
 }
 
-// TokenChunk is the arrival of a chunk carrying N tokens.
+// TokenChunk is the arrival of N tokens: one event, or several events that arrived
+// within SameArrival of each other (Events says how many).
 type TokenChunk struct {
-	At time.Time
-	N  int
+	At     time.Time
+	N      int
+	Events int
 }
+
+// SameArrival is the client's time resolution: events that arrive closer together
+// than this are one arrival, their tokens a chunk of several. No engine streams one
+// request's tokens 200 µs apart (5,000 tokens/s per stream), but a read that brings
+// several events at once, or a server that writes a speculative step's tokens back
+// to back, does.
+const SameArrival = 200 * time.Microsecond
+
+// Outcome is what happened to a request.
+type Outcome int
+
+const (
+	// OutcomeUnknown is a result not finished yet.
+	OutcomeUnknown Outcome = iota
+	// OutcomeFinished: the server ended the request itself (a finish_reason, then
+	// [DONE] or the end of the body).
+	OutcomeFinished
+	// OutcomeCancelled: the caller cancelled it (the window closed).
+	OutcomeCancelled
+	// OutcomeRetryable: the server said to try again later (HTTP 429, 502, 503, 504)
+	// or could not be reached (connection refused or reset); RetryAfter is what it
+	// asked for.
+	OutcomeRetryable
+	// OutcomeFailed: any other error — an error status or body, an error event, a
+	// body that is not a stream, a broken connection.
+	OutcomeFailed
+	// OutcomeIncomplete: the stream ended ([DONE] or the end of the body) without a
+	// finish_reason.
+	OutcomeIncomplete
+)
+
+var outcomeNames = []string{"unknown", "finished", "cancelled", "retryable", "failed", "incomplete"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ParseOutcome reads an outcome's name (the events log writes them so).
+func ParseOutcome(s string) Outcome {
+	for i, n := range outcomeNames {
+		if n == s {
+			return Outcome(i)
+		}
+	}
+	return OutcomeUnknown
+}
+
+// Success reports whether the request ended as a request should: finished by the
+// server, or cancelled by the caller.
+func (o Outcome) Success() bool { return o == OutcomeFinished || o == OutcomeCancelled }
 
 // StreamResult is everything the client saw of one streamed request. A failed request
-// is a result too: Err says why, and what arrived before the failure is kept.
+// is a result too: Outcome and Err say why, and what arrived before is kept.
 type StreamResult struct {
-	Sent         time.Time // when the request was written
-	Headers      time.Time // when the response headers arrived
-	FirstToken   time.Time // zero when no token arrived
-	End          time.Time // when the stream ended, failed or was cancelled
-	Chunks       []TokenChunk
-	Tokens       int    // tokens counted by the client (sum of Chunks)
+	Sent       time.Time // when the request was written
+	Headers    time.Time // when the response headers arrived
+	FirstToken time.Time // zero when no token arrived
+	End        time.Time // when the stream ended, failed or was cancelled
+	Chunks     []TokenChunk
+	// Tokens is the client's count (the sum of Chunks): one per chunk that shows a
+	// generated token, unless the server counts them per chunk (ChunkUsage).
+	Tokens       int
 	FinishReason string // "stop", "length", ... ; empty if the stream did not finish
 	Usage        *Usage // the server's usage, when it sent one
-	Cancelled    bool   // the caller cancelled it (e.g. the window closed)
-	Err          error  // nil for a stream that finished or was cancelled
-	Status       int    // HTTP status
-	Reasoning    int    // tokens that came as reasoning_content
-	// Estimated says the per-chunk token counts were spread from the server's final
-	// usage rather than seen chunk by chunk.
-	Estimated bool
-	Timings   json.RawMessage
-
-	// ChunkUsage says the server sent usage with its token chunks, so every chunk's
-	// token count is the server's.
+	Outcome      Outcome
+	// Cancelled says the caller cancelled it (the window closed): Outcome is then
+	// OutcomeCancelled.
+	Cancelled  bool
+	Err        error         // why, when the outcome is not a success
+	RetryAfter time.Duration // what the server asked for (Retry-After), on a retryable outcome
+	Status     int           // HTTP status
+	Reasoning  int           // tokens that came as reasoning_content
+	Timings    *Timings      // llama.cpp's last timings block
+	// ChunkUsage says the server counted the tokens of every chunk (continuous usage
+	// stats, llama.cpp's timings_per_token): the per-chunk counts are the server's.
 	ChunkUsage bool
-}
-
-// reconcile trusts the server's final count over the client's chunk count: when a
-// server without per-chunk usage packs several tokens into one chunk, the client can
-// only count chunks, and usage.completion_tokens says how many tokens they carried. The
-// tokens are spread evenly over the chunks (each chunk's gap is then split by its
-// share, as methodology.md says).
-func (r *StreamResult) reconcile() {
-	if r.ChunkUsage || r.Usage == nil || len(r.Chunks) == 0 || r.Usage.CompletionTokens <= r.Tokens {
-		return
-	}
-	total, c := r.Usage.CompletionTokens, len(r.Chunks)
-	for i := range r.Chunks {
-		// Chunk i gets its share of the total, rounded so the shares add up exactly.
-		r.Chunks[i].N = total*(i+1)/c - total*i/c
-	}
-	r.Tokens = total
-	r.Estimated = true
+	// Speculative says the server drafts tokens (llama.cpp's timings report drafts),
+	// so several tokens arriving together are its own, not the client's coalescing.
+	Speculative bool
+	// NotStreamed says the server answered stream:true with one JSON body.
+	NotStreamed bool
+	// Events is how many events carried tokens; Merged how many of those arrived
+	// within SameArrival of the one before and joined its chunk; Reads how many reads
+	// of the body brought bytes.
+	Events, Merged, Reads int
+	// Skipped counts events that were not chunks: keep-alives without data, event
+	// types other than the default, data that is not JSON. SkipSample shows one.
+	Skipped    int
+	SkipSample string
+	// Text is the generated text, kept when asked (to count it with the server's
+	// tokenize route).
+	Text []byte
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
-func (r *StreamResult) Finished() bool { return r.FinishReason != "" && r.Err == nil && !r.Cancelled }
+func (r *StreamResult) Finished() bool { return r.Outcome == OutcomeFinished }
 
 // StreamChat streams a chat completion.
 func (c *Client) StreamChat(ctx context.Context, req *ChatRequest, obs Observer) *StreamResult {
 	req.Stream = true
-	return c.stream(ctx, "/chat/completions", req, obs)
+	return c.Stream(ctx, "/chat/completions", req, obs, false)
 }
 
 // StreamCompletion streams a text completion.
 func (c *Client) StreamCompletion(ctx context.Context, req *CompletionRequest, obs Observer) *StreamResult {
 	req.Stream = true
-	return c.stream(ctx, "/completions", req, obs)
+	return c.Stream(ctx, "/completions", req, obs, false)
 }
 
 // errDone marks the [DONE] sentinel.
 var errDone = errors.New("done")
 
-func (c *Client) stream(ctx context.Context, path string, payload any, obs Observer) *StreamResult {
+// ErrNotStreamed is the failure of a request that the server answered with one JSON
+// body although it asked to stream.
+var ErrNotStreamed = errors.New("the server answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed")
+
+// Stream posts payload (which must ask to stream) to path under the base and reads
+// the event stream. keepText keeps the generated text in the result.
+func (c *Client) Stream(ctx context.Context, path string, payload any, obs Observer, keepText bool) *StreamResult {
 	res := &StreamResult{}
 	body, err := json.Marshal(payload)
 	if err != nil {
-		res.Err = fmt.Errorf("encoding request: %w", err)
+		res.fail(OutcomeFailed, fmt.Errorf("encoding request: %w", err))
 		return res
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
-		res.Err = err
+		res.fail(OutcomeFailed, err)
 		return res
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -245,156 +338,274 @@ func (c *Client) stream(ctx context.Context, path string, payload any, obs Obser
 	if err != nil {
 		res.End = time.Now()
 		if ctx.Err() != nil {
-			res.Cancelled = true
+			res.cancel()
 			return res
 		}
-		res.Err = describeTransportError(err)
+		res.fail(transportOutcome(err), describeTransportError(err))
 		return res
 	}
 	defer resp.Body.Close()
 	res.Headers = time.Now()
 	res.Status = resp.StatusCode
 	if resp.StatusCode/100 != 2 {
-		res.Err = readHTTPError(resp)
+		herr := readHTTPError(resp).(*HTTPError)
+		res.End = time.Now()
+		res.RetryAfter = herr.RetryAfter
+		res.fail(statusOutcome(resp.StatusCode), herr)
+		return res
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		res.readWhole(resp.Body)
 		res.End = time.Now()
 		return res
 	}
-	ct := resp.Header.Get("Content-Type")
-	sse := NewSSEReader(resp.Body)
-	if strings.HasPrefix(ct, "application/json") {
-		// The server ignored stream=true and answered in one piece.
-		res.Err = c.readWhole(resp.Body, res, obs)
-		res.End = time.Now()
-		return res
+	res.readStream(ctx, NewSSEReader(resp.Body), obs, keepText)
+	return res
+}
+
+func (r *StreamResult) fail(o Outcome, err error) {
+	r.Outcome, r.Err = o, err
+}
+
+func (r *StreamResult) cancel() {
+	r.Outcome, r.Cancelled = OutcomeCancelled, true
+}
+
+// statusOutcome says whether an HTTP status asks to try again later.
+func statusOutcome(status int) Outcome {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return OutcomeRetryable
 	}
+	return OutcomeFailed
+}
+
+// transportOutcome says whether a failure to talk to the server is worth a retry: a
+// server restarting refuses or resets connections for a moment.
+func transportOutcome(err error) Outcome {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return OutcomeRetryable
+	}
+	return OutcomeFailed
+}
+
+func (r *StreamResult) readStream(ctx context.Context, sse *SSEReader, obs Observer, keepText bool) {
+	defer func() {
+		r.Reads = sse.Reads()
+		r.Skipped += sse.Empty
+	}()
 	for {
 		ev, err := sse.Next()
 		if err != nil {
-			res.End = time.Now()
-			if ctx.Err() != nil {
-				res.Cancelled = true
-				return res
+			r.End = time.Now()
+			switch {
+			case ctx.Err() != nil:
+				r.cancel()
+			case errors.Is(err, io.EOF):
+				r.ended(sse)
+			default:
+				r.fail(OutcomeFailed, fmt.Errorf("reading stream: %w", describeTransportError(err)))
 			}
-			if errors.Is(err, io.EOF) {
-				if res.FinishReason == "" {
-					res.Err = errors.New("stream ended before the server finished the response")
-				} else {
-					res.reconcile()
-				}
-				return res
-			}
-			res.Err = fmt.Errorf("reading stream: %w", describeTransportError(err))
-			return res
+			return
 		}
-		if err := res.apply(ev, obs); err != nil {
-			res.End = ev.At
+		if err := r.apply(ev, obs, keepText); err != nil {
+			r.End = ev.At
 			if errors.Is(err, errDone) {
-				res.reconcile()
-				return res
+				r.ended(sse)
+				return
 			}
-			res.Err = err
-			return res
+			r.fail(OutcomeFailed, err)
+			return
 		}
 	}
 }
 
-func (c *Client) readWhole(body io.Reader, res *StreamResult, obs Observer) error {
+// ended settles a stream that ended by itself ([DONE] or the end of the body): it
+// finished if a finish_reason came, else it is incomplete, with whatever the server
+// wrote that was not an event.
+func (r *StreamResult) ended(sse *SSEReader) {
+	switch {
+	case len(sse.ErrorField) > 0:
+		r.fail(OutcomeFailed, &ServerError{Message: errorText(sse.ErrorField)})
+	case r.FinishReason != "":
+		r.Outcome = OutcomeFinished
+	case len(sse.Stray) > 0:
+		r.fail(OutcomeIncomplete, fmt.Errorf("the stream ended without a finish_reason; the server wrote: %s", errorText(sse.Stray)))
+	default:
+		r.fail(OutcomeIncomplete, errors.New("the stream ended without a finish_reason"))
+	}
+}
+
+// errorText is a server's error line as a message: the message of a JSON error body,
+// or the line itself.
+func errorText(b []byte) string {
 	var ch Chunk
-	if err := json.NewDecoder(body).Decode(&ch); err != nil {
-		return fmt.Errorf("decoding response: %w", err)
-	}
-	now := time.Now()
-	n := 0
-	if ch.Usage != nil {
-		n = ch.Usage.CompletionTokens
-		res.Usage = ch.Usage
-	}
-	if n > 0 {
-		res.FirstToken = now
-		res.Chunks = append(res.Chunks, TokenChunk{At: now, N: n})
-		res.Tokens = n
-		if obs != nil {
-			obs.FirstToken(now)
-			obs.Tokens(now, n)
+	if json.Unmarshal(b, &ch) == nil {
+		if msg, ok := ch.ErrorMessage(); ok {
+			return truncate(msg, 300)
 		}
 	}
-	if len(ch.Choices) > 0 && ch.Choices[0].FinishReason != nil {
-		res.FinishReason = *ch.Choices[0].FinishReason
+	return truncate(string(b), 300)
+}
+
+// readWhole reads a JSON body given where a stream was asked for: an error in one of
+// the forms servers use, or a whole completion from a server that ignored stream:true.
+// Neither times a token.
+func (r *StreamResult) readWhole(body io.Reader) {
+	b, err := io.ReadAll(io.LimitReader(body, 64<<20))
+	if err != nil {
+		r.fail(OutcomeFailed, fmt.Errorf("reading response: %w", err))
+		return
 	}
-	return nil
+	var ch Chunk
+	if err := json.Unmarshal(b, &ch); err != nil {
+		r.fail(OutcomeFailed, fmt.Errorf("decoding response: %w (body: %s)", err, truncate(string(b), 120)))
+		return
+	}
+	if msg, ok := ch.ErrorMessage(); ok {
+		r.fail(OutcomeFailed, &ServerError{Message: truncate(msg, 300)})
+		return
+	}
+	r.NotStreamed = true
+	r.Usage = ch.Usage
+	if len(ch.Choices) > 0 && ch.Choices[0].FinishReason != nil {
+		r.FinishReason = *ch.Choices[0].FinishReason
+	}
+	r.fail(OutcomeFailed, ErrNotStreamed)
 }
 
 // apply folds one event into the result.
-func (r *StreamResult) apply(ev Event, obs Observer) error {
-	data := ev.Data
-	if bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]")) {
+func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
+	if ev.Type != "" && ev.Type != "message" {
+		if ev.Type == "error" {
+			return &ServerError{Message: errorText(ev.Data)}
+		}
+		r.skip("event: " + ev.Type)
+		return nil
+	}
+	data := bytes.TrimSpace(ev.Data)
+	if len(data) == 6 && string(data) == "[DONE]" {
 		return errDone
 	}
-	if ev.Type == "error" {
-		return fmt.Errorf("server sent an error event: %s", truncate(string(data), 300))
+	if len(data) == 0 || data[0] != '{' {
+		r.skip(string(data))
+		return nil
 	}
 	var ch Chunk
 	if err := json.Unmarshal(data, &ch); err != nil {
-		return fmt.Errorf("decoding stream chunk: %w (chunk: %s)", err, truncate(string(data), 120))
+		r.skip(string(data))
+		return nil
 	}
-	if len(ch.Choices) == 0 && ch.Usage == nil {
-		// Some servers stream {"error": {...}} as a data event.
-		var env ErrorResponse
-		if json.Unmarshal(data, &env) == nil && env.Error.Message != "" {
-			return fmt.Errorf("server error in stream: %s", env.Error.Message)
-		}
+	if msg, ok := ch.ErrorMessage(); ok {
+		return &ServerError{Message: truncate(msg, 300)}
 	}
-	n := 0
-	for _, c := range ch.Choices {
+	n, finished := r.tokensIn(&ch, keepText)
+	if n == 0 && finished && r.FirstToken.IsZero() {
+		// A request that finishes before any chunk showed a token generated one whose
+		// text is nothing (a byte-fallback piece, a special token, a token a reasoning
+		// parser holds back): the chunk with the finish_reason is its arrival.
+		n = max(1, r.usageRise(&ch))
+	}
+	if n > 0 {
+		r.arrive(ev.At, n, obs)
+	}
+	return nil
+}
+
+// tokensIn counts the tokens a chunk shows and records what else it says. A chunk
+// shows a generated token by its text, its reasoning text, its log probabilities, or
+// a rise in the server's per-chunk count; a role alone is no token.
+func (r *StreamResult) tokensIn(ch *Chunk, keepText bool) (n int, finished bool) {
+	for i := range ch.Choices {
+		c := &ch.Choices[i]
 		if c.Index != 0 {
 			continue // one choice is asked for; ignore any other
 		}
-		switch {
-		case c.Delta != nil:
-			if c.Delta.Content != "" {
-				n++
-			}
-			if c.Delta.ReasoningContent != "" || c.Delta.Reasoning != "" {
-				if c.Delta.Content == "" {
-					n++
-				}
+		text := c.Text
+		if c.Delta != nil {
+			text = c.Delta.Content
+			if reasoning := c.Delta.ReasoningContent + c.Delta.Reasoning; reasoning != "" {
 				r.Reasoning++
+				if text == "" {
+					text = reasoning
+				}
 			}
-		case c.Text != "":
-			n++
+		}
+		if text != "" {
+			n = 1
+			if keepText {
+				r.Text = append(r.Text, text...)
+			}
+		}
+		if lp := c.Logprobs.Count(); lp > 0 {
+			n = lp
 		}
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			r.FinishReason = *c.FinishReason
+			finished = true
 		}
 	}
-	if ch.Usage != nil && n > 0 {
-		r.ChunkUsage = true
+	if t := ch.ParsedTimings(); t != nil {
+		r.Timings = t
+		if t.DraftN > 0 {
+			r.Speculative = true
+		}
+		if len(ch.Choices) > 0 && t.PredictedN > 0 {
+			// llama.cpp's timings_per_token: predicted_n is the count so far.
+			r.ChunkUsage = true
+			if rise := t.PredictedN - r.Tokens; rise > 0 || n > 0 {
+				n = max(rise, 0)
+			}
+		}
 	}
 	if ch.Usage != nil {
-		// With continuous usage stats, every chunk carries the running completion count:
-		// it says exactly how many tokens this chunk brought.
-		if n > 0 && ch.Usage.CompletionTokens > r.Tokens {
-			n = ch.Usage.CompletionTokens - r.Tokens
+		if len(ch.Choices) > 0 && ch.Usage.CompletionTokens > 0 {
+			// Continuous usage stats: every chunk carries the running completion count,
+			// which says exactly how many tokens this chunk brought.
+			r.ChunkUsage = true
+			n = max(ch.Usage.CompletionTokens-r.Tokens, 0)
 		}
 		r.Usage = ch.Usage
 	}
-	if len(ch.Timings) > 0 {
-		r.Timings = ch.Timings
+	return n, finished
+}
+
+// usageRise is how many tokens the chunk's running count adds, 0 without one.
+func (r *StreamResult) usageRise(ch *Chunk) int {
+	if ch.Usage != nil && len(ch.Choices) > 0 {
+		return max(ch.Usage.CompletionTokens-r.Tokens, 0)
 	}
-	if n > 0 {
-		if r.FirstToken.IsZero() {
-			r.FirstToken = ev.At
-			if obs != nil {
-				obs.FirstToken(ev.At)
-			}
-		}
-		r.Chunks = append(r.Chunks, TokenChunk{At: ev.At, N: n})
-		r.Tokens += n
+	return 0
+}
+
+// arrive records n tokens arriving at at. An arrival within SameArrival of the last
+// joins its chunk: the client cannot tell their times apart.
+func (r *StreamResult) arrive(at time.Time, n int, obs Observer) {
+	r.Events++
+	if r.FirstToken.IsZero() {
+		r.FirstToken = at
 		if obs != nil {
-			obs.Tokens(ev.At, n)
+			obs.FirstToken(at)
 		}
 	}
-	return nil
+	if last := len(r.Chunks) - 1; last >= 0 && at.Sub(r.Chunks[last].At) < SameArrival {
+		r.Chunks[last].N += n
+		r.Chunks[last].Events++
+		r.Merged++
+	} else {
+		r.Chunks = append(r.Chunks, TokenChunk{At: at, N: n, Events: 1})
+	}
+	r.Tokens += n
+	if obs != nil {
+		obs.Tokens(at, n)
+	}
+}
+
+func (r *StreamResult) skip(sample string) {
+	r.Skipped++
+	if r.SkipSample == "" {
+		r.SkipSample = truncate(sample, 80)
+	}
 }
 
 func describeTransportError(err error) error {

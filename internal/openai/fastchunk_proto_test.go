@@ -600,7 +600,7 @@ func BenchmarkApplyEvent(b *testing.B) {
 		if len(r.Chunks) > 8192 {
 			r.Chunks, r.Tokens = r.Chunks[:0], 0
 		}
-		if err := r.apply(Event{Data: data}, obs); err != nil {
+		if err := r.apply(Event{Data: data}, obs, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,6 +44,12 @@ func TestSSEReader(t *testing.T) {
 		{"very long line", "data: " + long + "\n\n", []string{"|" + long}},
 		{"last event without blank line", "data: a\n\ndata: b\n", []string{"|a", "|b"}},
 		{"done", "data: {}\n\ndata: [DONE]\n\n", []string{"|{}", "|[DONE]"}},
+		// An event whose data buffer is empty is not dispatched (HTML living standard,
+		// "dispatch the event"): gateways send such keep-alives between tokens.
+		{"ping without data", "event: ping\n\ndata: a\n\n", []string{"|a"}},
+		{"empty data line", "data:\n\ndata: a\n\n", []string{"|a"}},
+		{"ping with data", "event: ping\ndata: {}\n\n", []string{"ping|{}"}},
+		{"unknown fields", "foo: bar\ndata: a\n\n", []string{"|a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,19 +88,20 @@ func TestApplyChunks(t *testing.T) {
 	}, "\n\n")
 	s := NewSSEReader(strings.NewReader(stream))
 	res := &StreamResult{}
+	t0 := time.Now()
 	for {
 		ev, err := s.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := res.apply(ev, nil); err != nil {
+		ev.At = t0.Add(time.Duration(len(res.Chunks)) * time.Second) // events apart in time
+		if err := res.apply(ev, nil, false); err != nil {
 			if errors.Is(err, errDone) {
 				break
 			}
 			t.Fatal(err)
 		}
 	}
-	res.reconcile()
 	if res.Tokens != 3 || len(res.Chunks) != 3 {
 		t.Errorf("tokens = %d in %d chunks, want 3 in 3 (role-only chunk is no token, reasoning is)", res.Tokens, len(res.Chunks))
 	}
@@ -111,9 +119,12 @@ func TestApplyContinuousUsage(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{"content":"a b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`,
 		`{"choices":[{"index":0,"delta":{"content":"c d e"}}],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10}}`,
 	} {
-		if err := res.apply(Event{Data: []byte(d)}, nil); err != nil {
+		if err := res.apply(Event{Data: []byte(d), At: time.Now().Add(time.Duration(len(res.Chunks)) * time.Second)}, nil, false); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if !res.ChunkUsage {
+		t.Error("per-chunk usage not recognised")
 	}
 	if res.Tokens != 5 || res.Chunks[0].N != 2 || res.Chunks[1].N != 3 {
 		t.Errorf("chunks %+v tokens %d: want 2 then 3 from the running usage", res.Chunks, res.Tokens)
@@ -136,7 +147,7 @@ func FuzzSSEReader(f *testing.F) {
 		}
 		for _, ev := range a {
 			res := &StreamResult{}
-			_ = res.apply(Event{Data: []byte(ev)}, nil)
+			_ = res.apply(Event{Data: []byte(ev)}, nil, false)
 		}
 	})
 }

@@ -30,6 +30,9 @@ type ChatRequest struct {
 	// Engine extensions (vLLM, SGLang, llama.cpp): ignored by servers that do not know them.
 	IgnoreEOS *bool `json:"ignore_eos,omitempty"`
 	MinTokens *int  `json:"min_tokens,omitempty"`
+	// TimingsPerToken asks llama.cpp's server for its timings in every chunk: their
+	// predicted_n counts the tokens generated so far.
+	TimingsPerToken bool `json:"timings_per_token,omitempty"`
 }
 
 // CompletionRequest is POST /v1/completions. Prompt is a string or a []int of token ids.
@@ -43,6 +46,8 @@ type CompletionRequest struct {
 	Seed          *int64         `json:"seed,omitempty"`
 	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
 	MinTokens     *int           `json:"min_tokens,omitempty"`
+	// TimingsPerToken: see ChatRequest.
+	TimingsPerToken bool `json:"timings_per_token,omitempty"`
 }
 
 // PromptTokensDetails is usage.prompt_tokens_details.
@@ -68,11 +73,40 @@ type Delta struct {
 
 // Choice is one choice of a response or stream chunk (chat or completions).
 type Choice struct {
-	Index        int      `json:"index"`
-	Delta        *Delta   `json:"delta,omitempty"`   // chat stream
-	Message      *Message `json:"message,omitempty"` // chat, not streamed
-	Text         string   `json:"text,omitempty"`    // completions
-	FinishReason *string  `json:"finish_reason"`
+	Index        int       `json:"index"`
+	Delta        *Delta    `json:"delta,omitempty"`   // chat stream
+	Message      *Message  `json:"message,omitempty"` // chat, not streamed
+	Text         string    `json:"text,omitempty"`    // completions
+	FinishReason *string   `json:"finish_reason"`
+	Logprobs     *Logprobs `json:"logprobs,omitempty"`
+}
+
+// Logprobs is a choice's log probabilities: chat has one entry per generated token
+// in content, completions one per token in tokens.
+type Logprobs struct {
+	Content []json.RawMessage `json:"content,omitempty"`
+	Tokens  []json.RawMessage `json:"tokens,omitempty"`
+}
+
+// Tokens is how many generated tokens the log probabilities describe.
+func (l *Logprobs) Count() int {
+	if l == nil {
+		return 0
+	}
+	return max(len(l.Content), len(l.Tokens))
+}
+
+// Timings is llama.cpp's per-request timing block (server-task.cpp
+// result_timings::to_json): in the final chunk, and in every chunk with
+// timings_per_token.
+type Timings struct {
+	CacheN         int     `json:"cache_n"`
+	PromptN        int     `json:"prompt_n"`
+	PromptMs       float64 `json:"prompt_ms"`
+	PredictedN     int     `json:"predicted_n"`
+	PredictedMs    float64 `json:"predicted_ms"`
+	DraftN         int     `json:"draft_n,omitempty"`
+	DraftNAccepted int     `json:"draft_n_accepted,omitempty"`
 }
 
 // Chunk is one streamed event (chat.completion.chunk or text_completion), and also a
@@ -86,8 +120,54 @@ type Chunk struct {
 	Usage   *Usage   `json:"usage,omitempty"`
 	// SystemFingerprint carries llama.cpp's build info.
 	SystemFingerprint string `json:"system_fingerprint,omitempty"`
-	// Timings is llama.cpp's per-request timing block (cache_n, prompt_n, ...).
+	// Timings is llama.cpp's timing block, raw: read it with ParsedTimings, so that a
+	// block of unexpected shape costs its figures, never the chunk's tokens.
 	Timings json.RawMessage `json:"timings,omitempty"`
+
+	// Error forms servers put in a body or a stream event: {"error": {...}} (OpenAI,
+	// vLLM, SGLang, TGI mid-stream), {"error": "text"} (TGI's error body), and
+	// {"object": "error", "message": ...} (vLLM and SGLang's older ErrorResponse).
+	Error   json.RawMessage `json:"error,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// ParsedTimings decodes the chunk's llama.cpp timings, nil when it has none or they do
+// not decode.
+func (c *Chunk) ParsedTimings() *Timings {
+	if len(c.Timings) == 0 || string(c.Timings) == "null" {
+		return nil
+	}
+	var t Timings
+	if json.Unmarshal(c.Timings, &t) != nil {
+		return nil
+	}
+	return &t
+}
+
+// ErrorMessage returns the server's message when the chunk is an error in one of the
+// forms servers use, and whether it is one.
+func (c *Chunk) ErrorMessage() (string, bool) {
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		var text string
+		if json.Unmarshal(c.Error, &text) == nil {
+			return text, true
+		}
+		var obj struct {
+			Message string `json:"message"`
+			Code    any    `json:"code"`
+		}
+		if json.Unmarshal(c.Error, &obj) == nil && obj.Message != "" {
+			return obj.Message, true
+		}
+		return string(c.Error), true
+	}
+	if c.Object == "error" {
+		if c.Message == "" {
+			return "the server sent an error object with no message", true
+		}
+		return c.Message, true
+	}
+	return "", false
 }
 
 // ModelCard is one entry of GET /v1/models.

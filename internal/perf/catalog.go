@@ -10,6 +10,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -52,8 +53,36 @@ type GPU struct {
 	// step of fewer tokens still pays for a whole tile on an engine whose small-batch
 	// GEMMs run on tensor cores (Engine.SmallBatchGEMM), which matters where compute is
 	// scarce next to bandwidth (an H20's 148 TFLOPS against 4 TB/s).
-	TensorTileRows int    `json:"tensor_tile_rows,omitempty"`
-	Source         string `json:"source"`
+	TensorTileRows int `json:"tensor_tile_rows,omitempty"`
+	// SMCount and BoostClockMHz are the streaming multiprocessors and the boost clock
+	// the datasheet's tensor rates are quoted at (FP16TFLOPS = SMs × clock × the SM's
+	// FLOPs per clock: 1,024 on GA102/AD102/GB202 SMs, 2,048 on the A100's, 4,096 on
+	// Hopper's). NVIDIA parts only; 0 where not given. They cap the GEMM rate of
+	// engines whose kernels are sized for GeForce-class SMs (ggmlSMFLOPsPerClock).
+	SMCount       int     `json:"sm_count,omitempty"`
+	BoostClockMHz float64 `json:"boost_clock_mhz,omitempty"`
+	Source        string  `json:"source"`
+}
+
+// ggmlSMFLOPsPerClock is the dense FP16 tensor FLOPs per SM and clock that
+// llama.cpp's (ggml's) CUDA kernels reach at most: a GA102/AD102 SM's rate. Its
+// mma.sync tiles and per-SM data movement are sized for those SMs and do not use the
+// doubled tensor units of an A100's SM or Hopper's warpgroup MMA: published llama.cpp
+// prefill on an A100 matches an RTX A6000 of the same SMs × clock (XiongjieDai's Dec
+// 2023 tables: 3,444 against 2,992 tok/s on Llama 2 7B Q4_0; gparemsky/48gb4090,
+// Ollama, Sep 2025: 1,017 against 934 on Qwen2.5 32B Q4_K_M) where the datasheets
+// give it twice the tensor rate, and an H100 PCIe is 1.4 times an A100, not 2.4.
+const ggmlSMFLOPsPerClock = 1024
+
+// kernelPeakTFLOPS is the tensor rate a GEMM of the engine's kernels can reach for a
+// compute kind: the datasheet's, capped for ggml-style ("vector") engines at
+// ggmlSMFLOPsPerClock per SM and clock where the GPU's SMs and clock are known.
+func (g GPU) kernelPeakTFLOPS(compute, smallBatchGEMM string) float64 {
+	peak := g.TFLOPSFor(compute)
+	if smallBatchGEMM == "vector" && g.SMCount > 0 && g.BoostClockMHz > 0 {
+		peak = math.Min(peak, float64(g.SMCount)*g.BoostClockMHz*1e6*ggmlSMFLOPsPerClock/1e12)
+	}
+	return peak
 }
 
 // TileRows is TensorTileRows with its default.
@@ -95,6 +124,18 @@ func (g GPU) CUDATotalBytes() int64 {
 		return int64(g.CUDATotalGiB * GiB)
 	}
 	return g.VRAMBytes()
+}
+
+// nativeCompute says whether the GPU has a tensor unit for the compute kind, so that
+// a format computing at that kind runs natively instead of being dequantized.
+func (g GPU) nativeCompute(compute string) bool {
+	switch compute {
+	case "fp8":
+		return g.FP8TFLOPS > 0
+	case "int8":
+		return g.INT8TOPS > 0
+	}
+	return true
 }
 
 // TFLOPSFor returns the dense tensor rate for a compute kind ("fp16", "fp8",
@@ -318,6 +359,28 @@ type Efficiency struct {
 	// processing — tokenizing the text prompt, the prefix-cache lookup — or an attention
 	// kernel that re-reads the cache per query head) the evidence does not say.
 	CachedContextUsPerToken float64 `json:"cached_context_us_per_token,omitempty"`
+	// DequantCompute is the share of the native-format GEMM rate (Compute) that GEMMs
+	// reach whose weights the kernel dequantizes as it goes (GGUF k-quants and Q4_0/Q8_0
+	// through llama.cpp's MMQ kernels, GPTQ/AWQ/W4A16 through Marlin, FP8 on a GPU
+	// without FP8 units): a different kernel from the F16/BF16 (cuBLAS, hipBLASLt,
+	// Metal) or FP8/INT8 W8A8 one, with its own efficiency. 0 means 1.
+	DequantCompute float64 `json:"dequant_compute,omitempty"`
+	// ExpertCompute is the share of the dense GEMM rate that an MoE model's expert
+	// GEMMs reach: a step's tokens are split over the experts they route to, so each
+	// expert multiplies a few rows (512 tokens × 8 of 128 experts: 32 rows each), in a
+	// grouped or looped kernel that runs below a dense GEMM's rate. 0 means 1.
+	ExpertCompute float64 `json:"expert_compute,omitempty"`
+	// AgeSlowdownPerYear is how much slower an engine build runs its own work (GEMMs,
+	// attention, the per-step overheads; not the memory traffic, which the hardware
+	// bounds) for each year it is older than EvidenceThrough: a build a years older takes
+	// 1 + AgeSlowdownPerYear × a times as long for it. Engines get faster release by
+	// release (CUDA graphs, fused kernels, better GEMM tiles); an older build's factors
+	// are predicted from its date instead of being fitted per source.
+	AgeSlowdownPerYear float64 `json:"age_slowdown_per_year,omitempty"`
+	// EvidenceThrough is the newest engine build ("YYYY-MM") among the rows the factors
+	// were fitted to: they describe builds of that date, and calc predicts with them
+	// as they are.
+	EvidenceThrough string `json:"evidence_through,omitempty"`
 	// Errors is the fit's median |error| per kind of evidence: in-sample, leave-one-
 	// out and leave-one-source-out.
 	Errors map[string]KindError `json:"errors,omitempty"`

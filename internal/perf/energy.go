@@ -147,7 +147,10 @@ func EstimatedPowerW(limitW, idleShare, u float64) float64 {
 
 // DecodeUtilization is the predicted utilization of a decode cell's step: the ideal
 // time of its binding resource (memory traffic or compute, at peak) over the step's
-// predicted wall time, at the streams' mean context as DecodeFigures models it.
+// predicted wall time, at the streams' mean context as DecodeFigures models it. The
+// per-sequence overhead is left out of the wall time: it is the sampler's work on the
+// GPU and the scheduler's and detokenizer's, which vLLM overlaps with the GPU's, so it
+// does not leave the GPU idle the way the gaps between a layer's kernels do.
 func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig bench.DecodeFigures) float64 {
 	step := fig.TBTMs / 1000
 	if !(step > 0) {
@@ -163,7 +166,9 @@ func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig bench.Dec
 		ctxs[i] = context + int(gen/2)
 	}
 	t := s.Terms(nil, ctxs)
-	return math.Min(1, math.Max(t.MemorySeconds, t.ComputeSeconds)/s.Eff.Seconds(t))
+	busy := s.Eff
+	busy.OverheadPerSeqUs = 0
+	return math.Min(1, math.Max(t.MemorySeconds, t.ComputeSeconds)/busy.Seconds(t))
 }
 
 // EstimateEnergy fills a predicted run's decode cells with estimated power, J/token

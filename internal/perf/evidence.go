@@ -37,9 +37,15 @@ type Measurement struct {
 	KVCacheTokens int64 `json:"kv_cache_tokens,omitempty"`
 	PrefillChunk  int   `json:"prefill_chunk,omitempty"`
 	MaxNumSeqs    int   `json:"max_num_seqs,omitempty"`
-	// Generation dates an engine build older than the catalog's current factors (the
-	// source's own date); its rows are fitted as their own family, family@generation.
+	// Generation marks rows of an engine build the source dates as older than the
+	// family's current one; they are fitted as their own family, family@generation,
+	// and, left out, predicted from the current family aged to their EngineDate.
 	Generation string `json:"generation,omitempty"`
+	// EngineDate is the engine build the source ran, "YYYY-MM": its release where
+	// the source names a version or build, else the date the source ran it. A build
+	// older than its family's newest evidence is predicted slower by the family's
+	// AgeSlowdownPerYear (Efficiency.aged).
+	EngineDate string `json:"engine_date,omitempty"`
 	Source     string `json:"source"`
 	// Origin is the publication the row comes from; leave-one-source-out holds out one
 	// origin at a time.
@@ -246,9 +252,24 @@ func (s Setup) throughputSteps(m Measurement) []weighted {
 // rowModel predicts one measurement from efficiency factors; the ideal terms are
 // computed once, only the factors vary while fitting.
 type rowModel struct {
-	m       Measurement
-	family  string
+	m      Measurement
+	family string
+	// group is the engine's kernel group (groupOf), whose fit is the family's prior.
+	group string
+	// dequantized and moe say what the row's GEMMs are (dequantizing kernels, MoE
+	// expert GEMMs), so the fit knows which factors the row can identify.
+	dequantized, moe bool
+	// year is the engine build's date in years (EngineDate), 0 when not given.
+	year float64
+	// predict is the row's figure from factors of a build of the row's own date;
+	// predictAged ages the factors first.
 	predict func(Efficiency) float64
+}
+
+// predictAged is the row's figure from factors describing builds as of their
+// EvidenceThrough date: a row of an older build gets them aged by the difference.
+func (r rowModel) predictAged(e Efficiency) float64 {
+	return r.predict(e.aged(r.year))
 }
 
 func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
@@ -256,7 +277,11 @@ func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 	if err != nil {
 		return rowModel{}, err
 	}
-	r := rowModel{m: m, family: fam}
+	year, err := monthYear(m.EngineDate)
+	if err != nil {
+		return rowModel{}, fmt.Errorf("engine_date: %w", err)
+	}
+	r := rowModel{m: m, family: fam, group: groupOf(s.Engine), dequantized: s.Dequantized(), moe: s.Model.activeExpertParams() > 0, year: year}
 	gen := m.generated()
 	switch m.Kind {
 	case "decode":
@@ -275,14 +300,16 @@ func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 	case "batch":
 		p := DefaultPlan()
 		r.predict = func(e Efficiency) float64 {
-			s.Eff = e
-			return float64(m.concurrency()) / s.SustainedStepSeconds(m.Context, m.concurrency(), p)
+			st := s // a copy: fits run in parallel
+			st.Eff = e
+			return float64(m.concurrency()) / st.SustainedStepSeconds(m.Context, m.concurrency(), p)
 		}
 	case "ttft":
 		p := DefaultPlan()
 		r.predict = func(e Efficiency) float64 {
-			s.Eff = e
-			return 1000 * s.WarmTTFTSeconds(m.Context, m.concurrency(), p.TailTokens)
+			st := s
+			st.Eff = e
+			return 1000 * st.WarmTTFTSeconds(m.Context, m.concurrency(), p.TailTokens)
 		}
 	default:
 		return rowModel{}, fmt.Errorf("measurement kind %q is not one of decode, prefill, request, batch, ttft, throughput", m.Kind)
@@ -291,11 +318,40 @@ func (c *Catalog) rowModel(m Measurement) (rowModel, error) {
 }
 
 // Predict returns the model's figure for a measurement with the given factors: tok/s,
-// or milliseconds for a ttft row.
+// or milliseconds for a ttft row. Factors with an EvidenceThrough date are aged to the
+// measurement's EngineDate.
 func (c *Catalog) Predict(m Measurement, eff Efficiency) (float64, error) {
 	r, err := c.rowModel(m)
 	if err != nil {
 		return 0, err
 	}
-	return r.predict(eff), nil
+	return r.predictAged(eff), nil
+}
+
+// monthYear reads "YYYY-MM" as a year with the month's middle as fraction (2025-08 is
+// 2025.625); "" is 0, no date.
+func monthYear(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	// Parsed by hand: the fit reads a factor set's date on every prediction.
+	if len(s) != 7 || s[4] != '-' {
+		return 0, fmt.Errorf("%q is not YYYY-MM", s)
+	}
+	y, m := 0, 0
+	for i, c := range []byte(s) {
+		switch {
+		case i == 4:
+		case c < '0' || c > '9':
+			return 0, fmt.Errorf("%q is not YYYY-MM", s)
+		case i < 4:
+			y = 10*y + int(c-'0')
+		default:
+			m = 10*m + int(c-'0')
+		}
+	}
+	if m < 1 || m > 12 {
+		return 0, fmt.Errorf("%q is not YYYY-MM", s)
+	}
+	return float64(y) + (float64(m)-0.5)/12, nil
 }

@@ -75,12 +75,25 @@ func TestEvidence(t *testing.T) {
 	if loso := MedianAbsLOSO(rows, "decode"); !(loso <= maxDecodeLOSO) {
 		t.Errorf("batch-1 decode: leave-one-source-out median |error| %.1f%% exceeds %.0f%%", loso*100, maxDecodeLOSO*100)
 	}
+	if loso := MedianAbsLOSO(rows, "prefill"); !(loso <= maxPrefillLOSO) {
+		t.Errorf("prefill: leave-one-source-out median |error| %.1f%% exceeds %.0f%%", loso*100, maxPrefillLOSO*100)
+	}
 	hc := highConcurrencyRows(rows)
 	if len(hc) < 10 {
 		t.Errorf("only %d throughput rows at %d+ concurrent requests", len(hc), highConcurrency)
 	}
 	if in := medianOf(hc, func(r RowError) float64 { return r.Err }); !(in <= maxHighConcurrency) {
 		t.Errorf("high concurrency: in-sample median |error| %.1f%% exceeds %.0f%%", in*100, maxHighConcurrency*100)
+	}
+	if loso := medianOf(hc, func(r RowError) float64 { return r.ErrLOSO }); !(loso <= maxHighConcurrency) {
+		t.Errorf("high concurrency: leave-one-source-out median |error| %.1f%% exceeds %.0f%%", loso*100, maxHighConcurrency*100)
+	}
+	for _, k := range []string{"prefill", "decode"} {
+		for fam, n := range sourcesPerFamily(fits, k) {
+			if n < 2 {
+				t.Logf("%s rows of family %s come from %d source: left out, the factors only they identify come from the kernel group's fit", k, fam, n)
+			}
+		}
 	}
 	if origins := originCount(rows); len(rows) < 100 || origins < 6 {
 		t.Errorf("%d rows from %d sources; the evidence needs at least 100 from at least 6", len(rows), origins)
@@ -112,6 +125,64 @@ func TestEvidenceRowsAreKeptApart(t *testing.T) {
 			if strings.Contains(strings.ToLower(m.Source), strings.ToLower(a)) {
 				t.Errorf("row %s %s %s cites %q, which is kept aside", m.GPU, m.Model, m.Test, a)
 			}
+		}
+	}
+}
+
+// sourcesPerFamily counts, per engine family (generations folded into their
+// family), the origins with rows of a kind.
+func sourcesPerFamily(fits []FamilyFit, kind string) map[string]int {
+	seen := map[string]map[string]bool{}
+	for _, f := range fits {
+		fam, _, _ := strings.Cut(f.Family, "@")
+		for _, r := range f.Rows {
+			if r.Kind == kind && r.GPUs <= 1 {
+				if seen[fam] == nil {
+					seen[fam] = map[string]bool{}
+				}
+				seen[fam][r.Origin] = true
+			}
+		}
+	}
+	out := map[string]int{}
+	for fam, o := range seen {
+		out[fam] = len(o)
+	}
+	return out
+}
+
+// TestEvidenceRowsAreDated checks every row names its engine build's date, which
+// the fit ages factors by, and that no date lies after the seed's run.
+func TestEvidenceRowsAreDated(t *testing.T) {
+	newest, err := monthYear("2026-11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range MustLoad().Measurements {
+		y, err := monthYear(m.EngineDate)
+		switch {
+		case err != nil:
+			t.Errorf("row %s %s %s: %v", m.GPU, m.Model, m.Test, err)
+		case y == 0:
+			t.Errorf("row %s %s %s %s has no engine_date", m.Origin, m.GPU, m.Model, m.Test)
+		case y > newest:
+			t.Errorf("row %s %s %s: engine_date %s is after the seed's run", m.GPU, m.Model, m.Test, m.EngineDate)
+		}
+	}
+}
+
+func TestMonthYear(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"", 0, true}, {"2025-08", 2025 + 7.5/12, true}, {"2023-12", 2023 + 11.5/12, true},
+		{"2025-13", 0, false}, {"2025-00", 0, false}, {"2025-8", 0, false}, {"25-08-01", 0, false}, {"2025/08", 0, false},
+	} {
+		got, err := monthYear(tc.in)
+		if (err == nil) != tc.ok || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("monthYear(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -183,6 +254,14 @@ func value(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
+// orOne is a relative factor as the model reads it: 0 means 1.
+func orOne(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
 func evidenceTable(fits []FamilyFit) string {
 	var b strings.Builder
 	rows := allRows(fits)
@@ -200,12 +279,13 @@ func evidenceTable(fits []FamilyFit) string {
 		abspct(medianOf(hc, func(r RowError) float64 { return r.ErrLOSO })), abspct(medianOf(hc, func(r RowError) float64 { return r.ErrLOO })),
 		abspct(medianOf(hc, func(r RowError) float64 { return r.Err })))
 
-	b.WriteString("\nThe fitted factors (`data/efficiency.json`). Families are fitted on single-GPU rows only, each pulled towards the pooled fit of all rows; a family@year holds rows of an engine build the source dates as older:\n\n")
-	b.WriteString("| Family | Rows | Bandwidth eff. | GEMM eff. | Attention eff. | Not overlapped | µs/layer/step | µs/extra sequence | API ms | µs/cached token |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nThe fitted factors (`data/efficiency.json`). Families are fitted on single-GPU rows only, each pulled towards its kernel group's fit, the group's towards the pooled fit of all rows; a family@year holds rows of an engine build the source dates as older; the age slowdown is fitted once, to every row, and shared:\n\n")
+	b.WriteString("| Family | Rows | Evidence through | Bandwidth eff. | GEMM eff. | Dequantizing GEMMs × | MoE expert GEMMs × | Attention eff. | Not overlapped | µs/layer/step | µs/extra sequence | Age slowdown /year | API ms | µs/cached token |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range fits {
 		e := f.Eff
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %.1f | %.2f |\n", f.Family, len(f.Rows), e.Bandwidth, e.Compute, e.AttentionCompute, e.NoOverlap,
-			e.OverheadPerLayerUs, e.OverheadPerSeqUs, e.APILatencyMs, e.CachedContextUsPerToken)
+		fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.1f | %.1f | %.3f | %.1f | %.2f |\n", f.Family, len(f.Rows), e.EvidenceThrough, e.Bandwidth, e.Compute,
+			orOne(e.DequantCompute), orOne(e.ExpertCompute), e.AttentionCompute, e.NoOverlap,
+			e.OverheadPerLayerUs, e.OverheadPerSeqUs, e.AgeSlowdownPerYear, e.APILatencyMs, e.CachedContextUsPerToken)
 	}
 
 	b.WriteString("\nPer family and kind (leave-one-source-out / leave-one-out / in-sample):\n\n| Family | Kind | Rows | LOSO | LOO | In-sample |\n|---|---|---|---|---|---|\n")

@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,12 @@ type param struct {
 	lo, hi   float64
 	start    float64
 	needKind func(rowModel) bool
+	// needRows, where set, decides from all the fit's rows whether they identify the
+	// factor (needKind asks one row at a time).
+	needRows func([]rowModel) bool
+	// pooledOnly factors are fitted once, to every row of every family together, and
+	// every family takes the pooled value: they describe all engines alike.
+	pooledOnly bool
 }
 
 // stepParams are the factors of a step's time; firstTokenParams those only a warm
@@ -52,18 +59,57 @@ var (
 
 // allParams are every fitted factor, the first-token ones last.
 var allParams = []param{
-	{"bandwidth", func(e *Efficiency) *float64 { return &e.Bandwidth }, 0.2, MaxBandwidthEfficiency, 0.8, nil},
-	{"compute", func(e *Efficiency) *float64 { return &e.Compute }, 0.05, 1, 0.5, nil},
-	{"attention_compute", func(e *Efficiency) *float64 { return &e.AttentionCompute }, 0.02, 1, 0.3,
-		func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
-	{"no_overlap", func(e *Efficiency) *float64 { return &e.NoOverlap }, 0, 1, 0.5, nil},
-	{"overhead_per_layer_us", func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, 0, 1000, 20, nil},
-	{"overhead_per_seq_us", func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, 0, 2000, 10,
-		func(r rowModel) bool { return r.m.concurrency() > 1 }},
-	{"api_latency_ms", func(e *Efficiency) *float64 { return &e.APILatencyMs }, 0, 500, 10,
-		func(r rowModel) bool { return r.m.Kind == "ttft" }},
-	{"cached_context_us_per_token", func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, 0, 200, 5,
-		func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+	{name: "bandwidth", get: func(e *Efficiency) *float64 { return &e.Bandwidth }, lo: 0.2, hi: MaxBandwidthEfficiency, start: 0.8},
+	{name: "compute", get: func(e *Efficiency) *float64 { return &e.Compute }, lo: 0.05, hi: 1, start: 0.5},
+	{name: "attention_compute", get: func(e *Efficiency) *float64 { return &e.AttentionCompute }, lo: 0.02, hi: 1, start: 0.3,
+		needKind: func(r rowModel) bool { return r.m.Context >= longPrompt && r.m.Kind != "decode" && r.m.Kind != "batch" }},
+	{name: "no_overlap", get: func(e *Efficiency) *float64 { return &e.NoOverlap }, lo: 0, hi: 1, start: 0.5},
+	{name: "overhead_per_layer_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerLayerUs }, lo: 0, hi: 1000, start: 20},
+	{name: "dequant_compute", get: func(e *Efficiency) *float64 { return &e.DequantCompute }, lo: 0.1, hi: 2, start: 1,
+		needKind: func(r rowModel) bool { return r.dequantized && computeKind(r.m.Kind) }},
+	{name: "expert_compute", get: func(e *Efficiency) *float64 { return &e.ExpertCompute }, lo: 0.05, hi: 1, start: 0.5,
+		needKind: func(r rowModel) bool { return r.moe && computeKind(r.m.Kind) }},
+	{name: "age_slowdown_per_year", get: func(e *Efficiency) *float64 { return &e.AgeSlowdownPerYear }, lo: 0, hi: 3, start: 0.3,
+		needRows: datedSpread, pooledOnly: true},
+	{name: "overhead_per_seq_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, lo: 0, hi: 2000, start: 10,
+		needKind: func(r rowModel) bool { return r.m.concurrency() > 1 }},
+	{name: "api_latency_ms", get: func(e *Efficiency) *float64 { return &e.APILatencyMs }, lo: 0, hi: 500, start: 10,
+		needKind: func(r rowModel) bool { return r.m.Kind == "ttft" }},
+	{name: "cached_context_us_per_token", get: func(e *Efficiency) *float64 { return &e.CachedContextUsPerToken }, lo: 0, hi: 200, start: 5,
+		needKind: func(r rowModel) bool { return r.m.Kind == "ttft" && r.m.Context > 0 }},
+}
+
+// minAgeSpreadYears is the spread of engine dates a fit's rows need before they can
+// tell an older build's slowdown from the other factors.
+const minAgeSpreadYears = 0.25
+
+// datedSpread says the rows' engine dates span at least minAgeSpreadYears.
+func datedSpread(rows []rowModel) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if r.year > 0 {
+			lo, hi = math.Min(lo, r.year), math.Max(hi, r.year)
+		}
+	}
+	return hi-lo >= minAgeSpreadYears
+}
+
+// newestDate is the newest engine date of the rows, "YYYY-MM" ("" when none has one).
+func newestDate(rows []rowModel) string {
+	best, date := 0.0, ""
+	for _, r := range rows {
+		if r.year > best {
+			best, date = r.year, r.m.EngineDate
+		}
+	}
+	return date
+}
+
+// computeKind says a kind of evidence has steps of many tokens, whose GEMMs run at
+// the compute rate (prefill, long requests, throughput runs); batch-1 decode is
+// memory-bound and cannot identify a GEMM efficiency.
+func computeKind(kind string) bool {
+	return kind == "prefill" || kind == "request" || kind == "throughput"
 }
 
 // longPrompt is the prompt from which attention is a visible share of a prefill's
@@ -80,7 +126,7 @@ const priorWeight = 0.02
 func objective(rows []rowModel, e Efficiency, prior *Efficiency) float64 {
 	var sum float64
 	for _, r := range rows {
-		p := r.predict(e)
+		p := r.predictAged(e)
 		if !(p > 0) || math.IsInf(p, 0) {
 			return math.Inf(1)
 		}
@@ -111,7 +157,8 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 			steps = append(steps, r)
 		}
 	}
-	e := fitStage(steps, start, prior, stepParams)
+	through := newestDate(rows)
+	e := fitStage(steps, start, prior, stepParams, through)
 	if len(firsts) == 0 {
 		// No warm first token of this family was measured: it gets the GPU terms
 		// alone, not another engine's server costs.
@@ -120,7 +167,7 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 		}
 		return e
 	}
-	return fitStage(firsts, &e, prior, firstTokenParams)
+	return fitStage(firsts, &e, prior, firstTokenParams, through)
 }
 
 // fitStage fits the factors of params to rows by coordinate descent within each
@@ -128,14 +175,21 @@ func fitFactors(rows []rowModel, start, prior *Efficiency) Efficiency {
 // start's values. A factor no row can identify (no concurrent rows for the
 // per-sequence overhead, no long prompt for the attention efficiency, no cached
 // context for its time) keeps the prior's value, or 0.
-func fitStage(rows []rowModel, start, prior *Efficiency, params []param) Efficiency {
+func fitStage(rows []rowModel, start, prior *Efficiency, params []param, through string) Efficiency {
 	var e Efficiency
 	if start != nil {
 		e = *start
 	}
 	var free []param
+	e.EvidenceThrough = through
 	for _, p := range params {
-		identified := p.needKind == nil
+		identified := p.needKind == nil && p.needRows == nil
+		if p.needRows != nil {
+			identified = p.needRows(rows)
+		}
+		if p.pooledOnly && prior != nil {
+			identified = false
+		}
 		for _, r := range rows {
 			if p.needKind != nil && p.needKind(r) {
 				identified = true
@@ -211,29 +265,56 @@ func descend(rows []rowModel, e Efficiency, free []param, prior *Efficiency, ste
 	return e
 }
 
-// fitFamilies fits the pooled factors of all rows, then each family's with the pooled
-// ones as prior. Only single-GPU rows are fitted: the factors describe an engine's
-// kernels on one GPU, and multi-GPU rows are predicted with them, which tests the
-// tensor-parallel terms out of sample.
-func fitFamilies(byFam map[string][]rowModel) (pooled Efficiency, fams map[string]Efficiency) {
+// fitFamilies fits the pooled factors of all rows, then each kernel group's (engines
+// that share their GEMM and attention kernels: groupOf) with the pooled ones as prior,
+// then each family's with its group's as prior. Only single-GPU rows are fitted: the
+// factors describe an engine's kernels on one GPU, and multi-GPU rows are predicted
+// with them, which tests the tensor-parallel terms out of sample.
+func fitFamilies(byFam map[string][]rowModel) fitSet {
 	var all []rowModel
 	single := map[string][]rowModel{}
-	for f, rows := range byFam {
-		for _, r := range rows {
+	byGroup := map[string][]rowModel{}
+	// In a fixed order, so that the sums of the objective, and so the fit, do not
+	// depend on map iteration.
+	names := make([]string, 0, len(byFam))
+	for f := range byFam {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		for _, r := range byFam[f] {
 			if r.m.GPUs <= 1 {
 				single[f] = append(single[f], r)
+				byGroup[r.group] = append(byGroup[r.group], r)
 				all = append(all, r)
 			}
 		}
 	}
-	pooled = fitFactors(all, nil, nil)
-	fams = map[string]Efficiency{}
+	set := fitSet{pooled: fitFactors(all, nil, nil), groups: map[string]Efficiency{}, fams: map[string]Efficiency{}, groupOf: map[string]string{}}
+	for g, rows := range byGroup {
+		set.groups[g] = fitFactors(rows, &set.pooled, &set.pooled)
+	}
 	for f, rows := range single {
 		if len(rows) > 0 {
-			fams[f] = fitFactors(rows, &pooled, &pooled)
+			prior := set.groups[rows[0].group]
+			set.fams[f] = fitFactors(rows, &prior, &prior)
 		}
 	}
-	return pooled, fams
+	for f, rows := range byFam {
+		if len(rows) > 0 {
+			set.groupOf[f] = rows[0].group
+		}
+	}
+	return set
+}
+
+// fitSet is one fit of every level: the pooled factors, each kernel group's and each
+// family's.
+type fitSet struct {
+	pooled  Efficiency
+	groups  map[string]Efficiency
+	fams    map[string]Efficiency
+	groupOf map[string]string
 }
 
 // singleGPU are the rows a fit uses.
@@ -247,30 +328,45 @@ func singleGPU(rows []rowModel) []rowModel {
 	return out
 }
 
-// fallbackFamily is the family whose factors predict rows of family f when no row of
-// f is left to fit it: the same family of the current generation (f without
-// @generation), then the same engine's NVIDIA family, then the pooled factors.
-func fallbackFamily(f string, fams map[string]Efficiency) string {
+// factorsFor are the factors that predict rows of family f (of kernel group g) and
+// where they come from: the family's own where the fit has rows of it, else the same
+// family of the current generation (f without @generation), else the fit of its
+// kernel group (the engines sharing its kernels, on every vendor), else the pooled
+// factors.
+func (s fitSet) factorsFor(f, g string) (Efficiency, string) {
 	base := f
 	if i := strings.IndexByte(f, '@'); i >= 0 {
 		base = f[:i]
 	}
-	for _, cand := range []string{f, base, nvidiaFamily[base]} {
-		if _, ok := fams[cand]; ok && cand != "" {
-			return cand
+	for _, cand := range []string{f, base} {
+		if e, ok := s.fams[cand]; ok {
+			return e, cand
 		}
 	}
-	return PooledFamily
+	if e, ok := s.groups[g]; ok {
+		return e, GroupPrefix + g
+	}
+	return s.pooled, PooledFamily
 }
 
 // PooledFamily names the factors fitted to every row of every family together; it
 // stands in where a family has no evidence.
 const PooledFamily = "pooled"
 
-// nvidiaFamily is each family's same-engine NVIDIA family (other vendors' rows of an
-// engine fall back to it).
-var nvidiaFamily = map[string]string{
-	"llama.cpp-amd": "llama.cpp-cuda", "llama.cpp-metal": "llama.cpp-cuda", "sglang": "vllm",
+// GroupPrefix names a kernel group's factors (group:tensor, group:vector) where they
+// stand in for a family with no rows left.
+const GroupPrefix = "group:"
+
+// groupOf is the kernel group of an engine: engines whose small-batch GEMMs run on
+// tensor cores (vLLM, SGLang: cuBLAS/CUTLASS GEMMs, Marlin for GPTQ/AWQ/W4A16,
+// FlashAttention/FlashInfer) and those with matrix-vector kernels (llama.cpp's ggml
+// on every backend) share most kernels, so a family with little evidence borrows its
+// group's factors before the pooled ones.
+func groupOf(e Engine) string {
+	if e.SmallBatchGEMM == "" {
+		return "vector"
+	}
+	return e.SmallBatchGEMM
 }
 
 var (
@@ -301,7 +397,8 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 		byFam[r.family] = append(byFam[r.family], r)
 		all = append(all, r)
 	}
-	pooled, fams := fitFamilies(byFam)
+	set := fitFamilies(byFam)
+	pooled, fams := set.pooled, set.fams
 	loso := c.leaveOneSourceOut(all)
 
 	names := make([]string, 0, len(byFam))
@@ -314,54 +411,66 @@ func (c *Catalog) fit() ([]FamilyFit, error) {
 		rows, eff := byFam[fam], fams[fam]
 		ff := FamilyFit{Family: fam}
 		for i, r := range rows {
-			re := RowError{Measurement: r.m, Predicted: r.predict(eff)}
+			re := RowError{Measurement: r.m, Predicted: r.predictAged(eff)}
 			re.Err = relErr(re.Predicted, r.m.Value())
 			loo := eff
 			if r.m.GPUs <= 1 {
 				rest := append(append([]rowModel(nil), rows[:i]...), rows[i+1:]...)
-				loo = fitFactors(singleGPU(rest), &eff, &pooled)
+				prior := set.groups[r.group]
+				loo = fitFactors(singleGPU(rest), &eff, &prior)
 			}
-			re.PredictedLOO = r.predict(loo)
+			re.PredictedLOO = r.predictAged(loo)
 			re.ErrLOO = relErr(re.PredictedLOO, r.m.Value())
-			l := loso[r.m.Origin]
-			re.LOSOFamily = fallbackFamily(fam, l.fams)
-			le := l.pooled
-			if re.LOSOFamily != PooledFamily {
-				le = l.fams[re.LOSOFamily]
-			}
-			re.PredictedLOSO = r.predict(le)
+			var le Efficiency
+			le, re.LOSOFamily = loso[r.m.Origin].factorsFor(fam, r.group)
+			re.PredictedLOSO = r.predictAged(le)
 			re.ErrLOSO = relErr(re.PredictedLOSO, r.m.Value())
 			ff.Rows = append(ff.Rows, re)
 		}
 		ff.Eff = summarize(fam, eff, ff.Rows)
 		out = append(out, ff)
 	}
+	groups := make([]string, 0, len(set.groups))
+	for g := range set.groups {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		out = append(out, FamilyFit{Family: GroupPrefix + g, Eff: summarize(GroupPrefix+g, set.groups[g], nil)})
+	}
 	out = append(out, FamilyFit{Family: PooledFamily, Eff: summarize(PooledFamily, pooled, nil)})
 	return out, nil
 }
 
-type sourceFit struct {
-	pooled Efficiency
-	fams   map[string]Efficiency
-}
-
-// leaveOneSourceOut fits every family without each origin's rows in turn.
-func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]sourceFit {
+// leaveOneSourceOut fits every level without each origin's rows in turn.
+func (c *Catalog) leaveOneSourceOut(all []rowModel) map[string]fitSet {
 	origins := map[string]bool{}
 	for _, r := range all {
 		origins[r.m.Origin] = true
 	}
-	out := map[string]sourceFit{}
+	out := make(map[string]fitSet, len(origins))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for o := range origins {
-		byFam := map[string][]rowModel{}
-		for _, r := range all {
-			if r.m.Origin != o {
-				byFam[r.family] = append(byFam[r.family], r)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			byFam := map[string][]rowModel{}
+			for _, r := range all {
+				if r.m.Origin != o {
+					byFam[r.family] = append(byFam[r.family], r)
+				}
 			}
-		}
-		p, f := fitFamilies(byFam)
-		out[o] = sourceFit{p, f}
+			set := fitFamilies(byFam)
+			mu.Lock()
+			out[o] = set
+			mu.Unlock()
+		}()
 	}
+	wg.Wait()
 	return out
 }
 
@@ -377,6 +486,9 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 	eff.OverheadPerSeqUs = roundTo(eff.OverheadPerSeqUs, 2)
 	eff.APILatencyMs = roundTo(eff.APILatencyMs, 2)
 	eff.CachedContextUsPerToken = roundTo(eff.CachedContextUsPerToken, 3)
+	eff.DequantCompute = roundTo(eff.DequantCompute, 4)
+	eff.ExpertCompute = roundTo(eff.ExpertCompute, 4)
+	eff.AgeSlowdownPerYear = roundTo(eff.AgeSlowdownPerYear, 4)
 	eff.OverheadMs = 0
 	var sources []string
 	seen := map[string]bool{}
@@ -389,10 +501,14 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 		}
 	}
 	if fam == PooledFamily {
-		eff.Method = "least squares on the log error over every row of measurements.json, all families together; the prior of every family's fit and the stand-in where a family has no rows"
+		eff.Method = "least squares on the log error over every row of measurements.json, all families together; the prior of every kernel group's fit"
 		return eff
 	}
-	eff.Method = fmt.Sprintf("least squares on the log error over the %d rows of measurements.json in family %s, pulled towards the pooled factors", len(rows), fam)
+	if strings.HasPrefix(fam, GroupPrefix) {
+		eff.Method = fmt.Sprintf("least squares on the log error over the rows of every family of kernel group %s (engines sharing their GEMM and attention kernels), pulled towards the pooled factors; the prior of each of its families and the stand-in where a family has no rows", strings.TrimPrefix(fam, GroupPrefix))
+		return eff
+	}
+	eff.Method = fmt.Sprintf("least squares on the log error over the %d rows of measurements.json in family %s, pulled towards its kernel group's factors", len(rows), fam)
 	eff.DecodeRows, eff.PrefillRows = counts["decode"], counts["prefill"]
 	eff.DecodeMedianErr = roundTo(MedianAbs(rows, "decode", false), 4)
 	eff.DecodeLOOErr = roundTo(MedianAbs(rows, "decode", true), 4)

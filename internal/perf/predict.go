@@ -228,9 +228,18 @@ type StepTerms struct {
 	// AttentionSeconds is the part of ComputeSeconds that is attention (QKᵀ and PV over
 	// the context), which runs at Efficiency.AttentionCompute rather than Compute.
 	AttentionSeconds float64
-	CommSeconds      float64 // tensor-parallel all-reduces
+	// ExpertSeconds is the part of ComputeSeconds that is an MoE model's expert GEMMs,
+	// which run at Efficiency.ExpertCompute of the dense rate.
+	ExpertSeconds float64
+	// Dequantized says the step's weight GEMMs dequantize their weights in the kernel
+	// (Setup.Dequantized), so they run at Efficiency.DequantCompute of the native rate.
+	Dequantized bool
+	CommSeconds float64 // tensor-parallel all-reduces
 	// Layers is the model's layers: each launches its kernels once per step.
 	Layers int
+	// ClockScale stretches the per-layer overhead for a GPU clocked below the
+	// reference (its small kernels take cycles, not time); 0 means 1.
+	ClockScale float64
 	// Seqs is the sequences the step computes (decoding ones and prefill chunks).
 	Seqs int
 }
@@ -304,20 +313,42 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		attn += float64(ch.Tokens) * s.Model.attentionFLOPs(float64(ch.Start)+float64(ch.Tokens)/2)
 		kvBytes += s.KVBytesPerToken() * float64(ch.Start+ch.Tokens)
 	}
-	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*float64(s.gemmRows(tokens))
+	rows := float64(s.gemmRows(tokens))
+	expert := 2 * s.Model.activeExpertParams() * rows
+	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*rows
 	bytes := s.weightBytesRead(tokens) + kvBytes
-	compute := s.GPU.TFLOPSFor(s.Quant.Compute) * 1e12
+	compute := s.GPU.kernelPeakTFLOPS(s.Quant.Compute, s.Engine.SmallBatchGEMM) * 1e12
 	t := StepTerms{
 		MemorySeconds:    bytes / n / (s.GPU.BandwidthGBps * 1e9),
 		ComputeSeconds:   flops / n / compute,
 		AttentionSeconds: attn / n / compute,
+		ExpertSeconds:    expert / n / compute,
+		Dequantized:      s.Dequantized(),
 		Layers:           s.Model.Layers,
+		ClockScale:       s.GPU.clockScale(),
 		Seqs:             len(decodeContexts) + len(chunks),
 	}
 	if s.n() > 1 && tokens > 0 {
 		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
 	}
 	return t
+}
+
+// Dequantized says the setup's weight GEMMs dequantize their weights in the kernel:
+// a format of fewer than 16 bits that computes in FP16 (GGUF, GPTQ/AWQ, W4A16, W8A16)
+// or whose compute kind the GPU lacks (FP8 on an Ampere card runs as a weight-only
+// Marlin GEMM).
+func (s Setup) Dequantized() bool {
+	return s.Quant.Bits < 16 && (s.Quant.Compute == "fp16" || s.Quant.Compute == "" || !s.GPU.nativeCompute(s.Quant.Compute))
+}
+
+// activeExpertParams is the expert parameters one token multiplies in an MoE model:
+// k of E experts' share of the expert weights.
+func (m Model) activeExpertParams() float64 {
+	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
+		return 0
+	}
+	return m.ExpertParamsB * 1e9 * float64(m.ExpertsPerToken) / float64(m.Experts)
 }
 
 // gemmRows is the rows a step's weight GEMMs compute for tokens tokens: a tensor-core
@@ -390,9 +421,43 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	if ca <= 0 {
 		ca = cp
 	}
-	m, c := t.MemorySeconds/bw, (t.ComputeSeconds-t.AttentionSeconds)/cp+t.AttentionSeconds/ca
+	gemm := cp
+	if t.Dequantized && e.DequantCompute > 0 {
+		gemm *= e.DequantCompute
+	}
+	ex := 1.0
+	if e.ExpertCompute > 0 {
+		ex = e.ExpertCompute
+	}
+	dense := t.ComputeSeconds - t.AttentionSeconds - t.ExpertSeconds
+	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
-		(float64(t.Layers)*e.OverheadPerLayerUs+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
+		(float64(t.Layers)*e.OverheadPerLayerUs*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
+}
+
+// aged are the factors for an engine build of the given date (years; 0 is none):
+// the engine's own work takes 1 + AgeSlowdownPerYear × age as long, age being the
+// years from the build to EvidenceThrough. A build newer than the evidence gets the
+// factors as they are: the model does not extrapolate speedups.
+func (e Efficiency) aged(year float64) Efficiency {
+	ref, err := monthYear(e.EvidenceThrough)
+	if err != nil || ref == 0 || year == 0 || year >= ref || e.AgeSlowdownPerYear <= 0 {
+		return e
+	}
+	f := 1 + e.AgeSlowdownPerYear*(ref-year)
+	cp := e.Compute
+	if cp <= 0 {
+		cp = 1
+	}
+	if e.AttentionCompute <= 0 {
+		e.AttentionCompute = cp
+	}
+	e.Compute = cp / f
+	e.AttentionCompute /= f
+	e.OverheadMs *= f
+	e.OverheadPerLayerUs *= f
+	e.OverheadPerSeqUs *= f
+	return e
 }
 
 // StepSeconds is the wall time of one engine step.
@@ -437,4 +502,21 @@ func (s Setup) DecodeStepSeconds(ctx, batch int) float64 {
 		ctxs[i] = ctx
 	}
 	return s.StepSeconds(nil, ctxs)
+}
+
+func orOneF(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	return v
+}
+
+// referenceClockMHz is the clock the per-layer overhead is quoted at.
+const referenceClockMHz = 2000
+
+func (g GPU) clockScale() float64 {
+	if g.BoostClockMHz <= 0 {
+		return 1
+	}
+	return referenceClockMHz / g.BoostClockMHz
 }

@@ -27,6 +27,9 @@ type Counting struct {
 	Exact bool
 	// Tokenizer is set when prompts can be token ids (completions API only).
 	Tokenizer Tokenizer
+	// TextTokenizer is the server's tokenize route for plain text, whatever the API:
+	// it counts generated text the server did not count per chunk (nil: no route).
+	TextTokenizer Tokenizer
 }
 
 // NewCounting picks the most exact way the server offers: token-id prompts, then its
@@ -51,6 +54,7 @@ func NewCounting(client *openai.Client, model string, api API, r Route) Counting
 		counter, tok = lc, lc
 	case "tgi":
 		tc := &tgiCounter{client: client, url: r.URL}
+		tok = tc
 		if api == Completions {
 			counter = tc
 		}
@@ -59,12 +63,13 @@ func NewCounting(client *openai.Client, model string, api API, r Route) Counting
 	if counter != nil {
 		c = Counting{Counter: counter, Exact: true}
 	}
-	if api == Completions && r.TokenIDPrompts && tok != nil {
+	if api == Completions && r.TokenIDPrompts && tok != nil && r.Style != "tgi" {
 		c.Tokenizer = tok
 		if counter == nil {
 			c.Counter, c.Exact = usage.Counter, false
 		}
 	}
+	c.TextTokenizer = tok
 	return c
 }
 
@@ -112,6 +117,21 @@ type tgiCounter struct {
 }
 
 func (t *tgiCounter) Name() string { return "TGI /tokenize" }
+
+// Tokenize implements Tokenizer: TGI's /tokenize lists the tokens of inputs.
+func (t *tgiCounter) Tokenize(ctx context.Context, text string) ([]int, error) {
+	var out []struct {
+		ID int `json:"id"`
+	}
+	if err := t.client.PostJSON(ctx, t.url, map[string]any{"inputs": text}, &out); err != nil {
+		return nil, err
+	}
+	ids := make([]int, len(out))
+	for i, o := range out {
+		ids[i] = o.ID
+	}
+	return ids, nil
+}
 
 func (t *tgiCounter) Count(ctx context.Context, p Payload) (int, error) {
 	var out []struct {

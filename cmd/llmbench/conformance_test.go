@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/replay"
+)
+
+func TestMain(m *testing.M) {
+	// StartProcess runs this binary as a replay server in a process of its own.
+	replay.ServeFromEnv()
+	os.Exit(m.Run())
+}
+
+// discoveryDir is a recorded engine's discovery answers (sources in its README).
+func discoveryDir(name string) string {
+	return filepath.Join("..", "..", "internal", "engine", "testdata", "probe", name)
+}
+
+// conformanceRun is one `llmbench run` against a replayed engine.
+type conformanceRun struct {
+	doc     *bench.Run
+	output  string
+	err     error
+	events  []byte
+	log     []*replay.Record
+	windows map[[2]int][2]time.Time
+}
+
+// runReplay starts cfg (in this process, or in its own with remote), runs llmbench
+// against it with args, and gathers the document, the events log and the server's
+// own log.
+func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *conformanceRun {
+	t.Helper()
+	var url string
+	var serverLog func() []*replay.Record
+	if remote {
+		rs, err := replay.StartProcess(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		url = rs.URL
+		serverLog = func() []*replay.Record { l, _ := rs.Log(); return l }
+	} else {
+		rs, err := replay.Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		url, serverLog = rs.URL, rs.Log
+	}
+	dir := t.TempDir()
+	out, ev := filepath.Join(dir, "run.json"), filepath.Join(dir, "events.ndjson")
+	all := append([]string{"run", "--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms"}, args...)
+	cr := &conformanceRun{windows: map[[2]int][2]time.Time{}}
+	cr.output, cr.err = runCmd(t, all...)
+	cr.doc, _ = bench.ReadFile(out)
+	cr.events, _ = os.ReadFile(ev)
+	cr.log = serverLog()
+	sc := bufio.NewScanner(bytes.NewReader(cr.events))
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		var e bench.Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == "cell" && e.Run.Open != 0 {
+			cr.windows[[2]int{e.Context, e.Concurrency}] = [2]time.Time{time.Unix(0, e.Run.Open), time.Unix(0, e.Run.Close)}
+		}
+	}
+	return cr
+}
+
+// truth is what the server really sent in a cell's window.
+func (cr *conformanceRun) truth(c *bench.DecodeCell, maxOutput int) (tokS, tbtMs float64) {
+	w := cr.windows[[2]int{c.Context, c.Concurrency}]
+	return replay.Truth(cr.log, w[0], w[1], func(r *replay.Record) bool {
+		return r.MaxTokens == maxOutput && r.Prompt == c.PromptTokens
+	})
+}
+
+// checkValid: a valid cell's total tok/s and TBT are within 3% of the server's own.
+func (cr *conformanceRun) checkValid(t *testing.T, c *bench.DecodeCell, maxOutput int) {
+	t.Helper()
+	tokS, tbt := cr.truth(c, maxOutput)
+	for _, f := range []struct {
+		what      string
+		got, want float64
+	}{{"total tok/s", c.TotalTokS, tokS}, {"TBT", c.TBTMs, tbt}} {
+		if f.want == 0 || abs(f.got-f.want)/f.want > 0.03 {
+			t.Errorf("%s × %d: %s %.2f, the server's %.2f: more than 3%% off", bench.FormatTokens(c.Context), c.Concurrency, f.what, f.got, f.want)
+		}
+	}
+	t.Logf("%5s × %-3d valid: %8.1f tok/s (server %8.1f), TBT %6.2f ms (server %6.2f), counts %s", bench.FormatTokens(c.Context), c.Concurrency, c.TotalTokS, tokS, c.TBTMs, tbt, c.TokenCountSource)
+}
+
+// checkRescore: re-scoring the events log gives the document's cells and rows.
+func (cr *conformanceRun) checkRescore(t *testing.T) {
+	t.Helper()
+	all, err := bench.RescoreAll(bytes.NewReader(cr.events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all.Decode {
+		if diff := cmp.Diff(*cr.doc.Cell(c.Context, c.Concurrency), c); diff != "" {
+			t.Errorf("cell %s × %d: document (-) and re-score (+) differ:\n%s", bench.FormatTokens(c.Context), c.Concurrency, diff)
+		}
+	}
+	for _, p := range all.Prefill {
+		for _, d := range cr.doc.Prefill {
+			if d.Context == p.Context {
+				if diff := cmp.Diff(d, p); diff != "" {
+					t.Errorf("prefill %d: document (-) and re-score (+) differ:\n%s", p.Context, diff)
+				}
+			}
+		}
+	}
+}
+
+// fixtureServers is how each stream fixture (internal/replay/testdata, sources in
+// its README) is served: the engine's recorded discovery, its tokenize route, and
+// what else it does.
+var fixtureServers = map[string]replay.Config{
+	"vllm-continuous-usage":    {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true},
+	"vllm-no-continuous-usage": {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true},
+	"vllm-spec-decoding":       {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true, Step: 25 * time.Millisecond},
+	"vllm-spec-no-usage":       {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Step: 25 * time.Millisecond},
+	"sglang":                   {Discovery: discoveryDir("sglang-0.5"), Tokenize: "sglang", Metrics: true},
+	"llamacpp":                 {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4}},
+	"llamacpp-spec":            {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4, Speculative: true}, Step: 25 * time.Millisecond},
+	"ollama":                   {Discovery: discoveryDir("ollama")},
+	"tgi":                      {Discovery: discoveryDir("tgi-3"), Tokenize: "tgi", Metrics: true},
+	"trtllm":                   {Discovery: discoveryDir("trtllm"), Metrics: true, Step: 25 * time.Millisecond},
+	"lmstudio":                 {Discovery: discoveryDir("lmstudio")},
+	"gateway":                  {Ping: true, Comments: true, Model: "openrouter/replay"},
+}
+
+// TestConformance replays every engine's stream shape with exact timing and runs
+// llmbench against it as a user would: every cell the fixture says is valid must be,
+// with total tok/s and TBT within 3% of what the server really sent; every other
+// cell must carry the fixture's flag and say why; the events log re-scores to the
+// document.
+func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays twelve engines for a few seconds each")
+	}
+	shapes, err := replay.Shapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, shape := range shapes {
+		cfg, ok := fixtureServers[name]
+		if !ok {
+			t.Errorf("stream fixture %s has no server in fixtureServers", name)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg.Shape = name
+			cfg.ChatOverhead = 3
+			// Requests of 48 tokens finish inside the window and are replaced, so both
+			// finished and cut requests are counted; a window of 2 s holds enough tokens
+			// that one chunk split by its edge is under 3% of them.
+			const maxOutput = 48
+			cr := runReplay(t, cfg, false, "--contexts", "0,512", "--concurrency", "1,4", "--prefill", "512",
+				"--duration", "2s", "--max-output", "48")
+			if cr.err != nil || cr.doc == nil {
+				t.Fatalf("run: %v\n%s", cr.err, cr.output)
+			}
+			for _, p := range cr.doc.Prefill {
+				if p.Status != bench.StatusValid {
+					t.Errorf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
+				}
+			}
+			for i := range cr.doc.Decode {
+				c := &cr.doc.Decode[i]
+				switch {
+				case c.Status == bench.StatusOverCapacity:
+					t.Errorf("%d × %d over capacity: %s", c.Context, c.Concurrency, c.Reason)
+				case shape.Expect == "valid":
+					if c.Status != bench.StatusValid {
+						t.Errorf("%d × %d: %s (%s), flags %v; the fixture says valid", c.Context, c.Concurrency, c.Status, c.Reason, c.Flags)
+						continue
+					}
+					cr.checkValid(t, c, maxOutput)
+				default:
+					if c.Status == bench.StatusValid || !slices.Contains(c.Flags, shape.Expect) || c.Reason == "" {
+						t.Errorf("%d × %d: %s %q, flags %v; the fixture says not valid, flagged %s", c.Context, c.Concurrency, c.Status, c.Reason, c.Flags, shape.Expect)
+					}
+					t.Logf("%5s × %-3d %s: %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
+				}
+			}
+			cr.checkRescore(t)
+		})
+	}
+}
+
+func cell(doc *bench.Run, ctx, n int) *bench.DecodeCell {
+	c := doc.Cell(ctx, n)
+	if c == nil {
+		return &bench.DecodeCell{Status: "missing"}
+	}
+	return c
+}
+
+func hasFlag(c *bench.DecodeCell, f string) bool { return slices.Contains(c.Flags, f) }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

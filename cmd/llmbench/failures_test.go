@@ -1,0 +1,300 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/replay"
+)
+
+// The ten ways real servers broke the measurement core (issue 13), each replayed and
+// run as a user would. In every one the run completes; every valid cell is within 3%
+// of what the server really sent; every other measurement says why.
+
+var vllm = replay.Config{Shape: "vllm-continuous-usage", Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true, ChatOverhead: 3}
+
+func with(base replay.Config, f func(*replay.Config)) replay.Config {
+	f(&base)
+	return base
+}
+
+// logCells writes every measurement of a run to the test log.
+func logCells(t *testing.T, cr *conformanceRun, maxOutput int) {
+	t.Helper()
+	if cr.doc == nil {
+		t.Logf("no document: %v\n%s", cr.err, cr.output)
+		return
+	}
+	for _, p := range cr.doc.Prefill {
+		line := ""
+		if p.PrefillFigures != nil {
+			line = fmt.Sprintf(" %.1f tok/s, TTFT %.0f ms", p.PromptTokS, p.TTFTMs)
+		}
+		t.Logf("prefill %s: %s %s%s", bench.FormatTokens(p.Context), p.Status, p.Reason, line)
+	}
+	for i := range cr.doc.Decode {
+		c := &cr.doc.Decode[i]
+		if c.DecodeFigures == nil {
+			t.Logf("cell %s × %d: %s %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
+			continue
+		}
+		tok, tbt := cr.truth(c, maxOutput)
+		t.Logf("cell %s × %d: %s %s | %.1f tok/s (server %.1f), TBT %.2f ms (server %.2f), flags %v, requests %d %v",
+			bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.TotalTokS, tok, c.TBTMs, tbt, c.Flags, c.Requests, c.Outcomes)
+	}
+}
+
+// checkCells: valid cells within 3% of the truth; the rest have a reason.
+func checkCells(t *testing.T, cr *conformanceRun, maxOutput int) (valid, other int) {
+	t.Helper()
+	for i := range cr.doc.Decode {
+		c := &cr.doc.Decode[i]
+		switch {
+		case c.Status == bench.StatusValid:
+			cr.checkValid(t, c, maxOutput)
+			valid++
+		case c.Reason == "":
+			t.Errorf("%d × %d is %s with no reason", c.Context, c.Concurrency, c.Status)
+		default:
+			other++
+		}
+	}
+	return valid, other
+}
+
+func TestCase1PingEvents(t *testing.T) {
+	t.Parallel()
+	cr := runReplay(t, with(vllm, func(c *replay.Config) { c.Shape, c.Ping, c.Comments = "gateway", true, true }), false,
+		"--contexts", "0", "--concurrency", "1,2", "--prefill", "", "--duration", "2s", "--max-output", "64")
+	logCells(t, cr, 64)
+	if cr.err != nil {
+		t.Fatal(cr.err)
+	}
+	if valid, _ := checkCells(t, cr, 64); valid != 2 {
+		t.Errorf("%d of 2 cells valid", valid)
+	}
+	if c := cell(cr.doc, 0, 2); c.SkippedEvents == 0 || !hasFlag(c, "sse_events_skipped") {
+		t.Errorf("skipped events %d, flags %v: the keep-alives were not counted", c.SkippedEvents, c.Flags)
+	}
+	cr.checkRescore(t)
+}
+
+func TestCase2SeveralTokensPerChunk(t *testing.T) {
+	t.Parallel()
+	// 3 tokens every 60 ms, usage only at the end, 4,096 output tokens: no request
+	// finishes in the window. The tokenize route counts what arrived.
+	cr := runReplay(t, with(vllm, func(c *replay.Config) {
+		c.Shape, c.TokensPerStep, c.Step = "vllm-no-continuous-usage", []int{3}, 60*time.Millisecond
+	}), false, "--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "3s", "--max-output", "4096")
+	logCells(t, cr, 4096)
+	c := cell(cr.doc, 0, 4)
+	tok, _ := cr.truth(c, 4096)
+	if c.Status == bench.StatusValid || !hasFlag(c, "tbt_estimated") || abs(c.TotalTokS-tok)/tok > 0.03 {
+		t.Errorf("with a tokenize route: %s %q %v, %.1f tok/s of %.1f; want the count verified (within 3%%) and TBT flagged an estimate", c.Status, c.Reason, c.Flags, c.TotalTokS, tok)
+	}
+	// The same with no usage and no tokenize route at all: nothing verifies the count.
+	cr = runReplay(t, replay.Config{Shape: "lmstudio", Discovery: discoveryDir("lmstudio"), TokensPerStep: []int{3}, Step: 60 * time.Millisecond, ChatOverhead: 3}, false,
+		"--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "3s", "--max-output", "4096")
+	logCells(t, cr, 4096)
+	if c := cell(cr.doc, 0, 4); c.Status == bench.StatusValid || !hasFlag(c, "token_counts_unverified") {
+		t.Errorf("no usage at all: %s %q %v; want token_counts_unverified", c.Status, c.Reason, c.Flags)
+	}
+	cr.checkRescore(t)
+}
+
+func TestCase3IgnoresStream(t *testing.T) {
+	t.Parallel()
+	cr := runReplay(t, with(vllm, func(c *replay.Config) { c.IgnoreStream, c.Step = true, 5*time.Millisecond }), false,
+		"--contexts", "0", "--concurrency", "1,2", "--prefill", "512", "--duration", "2s", "--max-output", "32")
+	logCells(t, cr, 32)
+	if cr.err == nil || !strings.Contains(cr.err.Error(), "does not stream") {
+		t.Errorf("run: %v; want it to stop saying the server does not stream", cr.err)
+	}
+	for i := range cr.doc.Decode {
+		if c := &cr.doc.Decode[i]; c.Status != bench.StatusFailed || !strings.Contains(c.Reason, "does not stream") {
+			t.Errorf("%d × %d: %s %q", c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	if cr.doc.StreamCheck == nil || cr.doc.StreamCheck.Streams {
+		t.Errorf("stream check %+v", cr.doc.StreamCheck)
+	}
+}
+
+func TestCase4RetryAfter(t *testing.T) {
+	t.Parallel()
+	// One 503 on the cold request of the row: retried, the row and its cells measure.
+	cr := runReplay(t, with(vllm, func(c *replay.Config) {
+		c.Failures = []replay.Failure{{Phase: "warmup", Every: 1, Limit: 1, Status: 503, RetryAfter: "1", Body: `{"error":{"message":"Service Unavailable","code":503}}`}}
+	}), false, "--contexts", "1K", "--concurrency", "1,2", "--prefill", "1K", "--duration", "2s", "--max-output", "64")
+	logCells(t, cr, 64)
+	if p := cr.doc.Prefill[0]; p.Status != bench.StatusValid || p.Attempts != 2 {
+		t.Errorf("prefill: %s %q, %d attempts", p.Status, p.Reason, p.Attempts)
+	}
+	if valid, _ := checkCells(t, cr, 64); valid != 2 {
+		t.Errorf("%d of 2 cells valid", valid)
+	}
+	// 503s with Retry-After: 2 on the cell's first requests: each stream waits 2 s,
+	// then the cell measures.
+	cr = runReplay(t, with(vllm, func(c *replay.Config) {
+		c.Failures = []replay.Failure{{Phase: "decode", Every: 1, Limit: 5, Status: 503, RetryAfter: "2", Body: `{"error":{"message":"Service Unavailable","code":503}}`}}
+	}), false, "--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "2s", "--max-output", "64")
+	logCells(t, cr, 64)
+	if valid, _ := checkCells(t, cr, 64); valid != 1 {
+		t.Errorf("the cell after 503s is not valid")
+	}
+	var starts []time.Time
+	for _, r := range cr.log {
+		if r.MaxTokens == 64 {
+			starts = append(starts, r.Start)
+		}
+	}
+	// The check request took the first 503; the two streams' first tries the next
+	// two; their retries came no sooner than the 2 s asked.
+	if len(starts) < 5 || starts[3].Sub(starts[1]) < 1900*time.Millisecond {
+		t.Errorf("request starts %v: Retry-After: 2 not honoured", starts)
+	}
+}
+
+func TestCase5ErrorForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body, contentType, message string
+		after                            int
+	}{
+		{"[DONE] without finish_reason", "data: [DONE]\n\n", "", "without a finish_reason", 2},
+		{"object error then [DONE]", `data: {"object":"error","message":"The model is overloaded","type":"ServiceUnavailableError","param":null,"code":503}` + "\n\ndata: [DONE]\n\n", "", "The model is overloaded", 2},
+		{"HTTP 200 JSON error", `{"error":{"message":"upstream provider error","code":502}}`, "application/json", "upstream provider error", 0},
+		{"TGI error text in the stream", `data: {"error":"Request failed during generation: Server error: CUDA out of memory","error_type":"generation"}` + "\n\n", "", "CUDA out of memory", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cr := runReplay(t, with(vllm, func(c *replay.Config) {
+				c.Failures = []replay.Failure{{Phase: "decode", Every: 1, Body: tc.body, ContentType: tc.contentType, AfterTokens: tc.after}}
+			}), false, "--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "2s", "--max-output", "64", "--start-timeout", "20s")
+			logCells(t, cr, 64)
+			c := cell(cr.doc, 0, 2)
+			if c.Status == bench.StatusValid || !strings.Contains(c.Reason+strings.Join(c.ErrorSamples, " "), tc.message) {
+				t.Errorf("%s %q (errors %v): want not valid, with the server's message %q", c.Status, c.Reason, c.ErrorSamples, tc.message)
+			}
+			decode := 0
+			for _, r := range cr.log {
+				if r.MaxTokens == 64 {
+					decode++
+				}
+			}
+			// Every failure backs off (100 ms doubling to 5 s): two streams send a few
+			// dozen requests in the cell at most, never thousands.
+			if decode > 80 {
+				t.Errorf("%d requests: the rate against a failing server is not bounded", decode)
+			}
+			t.Logf("%d requests sent", decode)
+		})
+	}
+}
+
+func TestCase6CoalescedEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("256 streams")
+	}
+	// Not parallel: it runs alone, before the parallel tests resume.
+	// 256 streams at 2 ms per token from a server in its own process: a 2-core machine
+	// cannot read them apart. The cell is within 3% or says why.
+	cr := runReplay(t, with(vllm, func(c *replay.Config) { c.Step = 2 * time.Millisecond }), true,
+		"--contexts", "0", "--concurrency", "256", "--prefill", "", "--duration", "3s", "--max-output", "4096", "--kv-capacity", "2M")
+	logCells(t, cr, 4096)
+	if cr.err != nil {
+		t.Fatal(cr.err)
+	}
+	checkCells(t, cr, 4096)
+	c := cell(cr.doc, 0, 256)
+	if c.ZeroGapShare == nil || c.EventsPerRead == nil {
+		t.Errorf("no timing resolution recorded: %+v", c.CellDetail)
+	} else {
+		t.Logf("zero-gap share %.3f, events per read %.2f, client CPU %v, machine CPU %v", *c.ZeroGapShare, *c.EventsPerRead, ptrStr(c.ClientCPU), ptrStr(c.MachineCPU))
+	}
+}
+
+func ptrStr(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+func TestCase8DrainBeforeColdPrefill(t *testing.T) {
+	t.Parallel()
+	// After the 0 × 8 cell the server keeps its 8 cancelled requests 2 s, and a cold
+	// prefill beside them is slower; the run waits for its running gauge first.
+	cr := runReplay(t, with(vllm, func(c *replay.Config) {
+		c.Metrics, c.Drain, c.PrefillContention, c.PrefillRate = true, 2*time.Second, 0.5, 4000
+	}), false, "--contexts", "0,2K", "--concurrency", "8", "--prefill", "2K", "--duration", "2s", "--max-output", "4096")
+	logCells(t, cr, 4096)
+	p := cr.doc.Prefill[0]
+	if p.Status != bench.StatusValid || p.SettleMs == nil || *p.SettleMs < 1500 {
+		t.Errorf("prefill after the cell: %s %q, waited %v ms", p.Status, p.Reason, p.SettleMs)
+	}
+	for _, r := range cr.log {
+		if r.Cold && r.MaxTokens == 1 && r.Prompt > 2000 {
+			if r.RunningAtStart != 0 {
+				t.Errorf("the cold prefill started beside %d running requests", r.RunningAtStart)
+			}
+			t.Logf("cold prefill: server TTFT %.0f ms (nominal 512), llmbench %.0f ms", float64(r.Emits[0].At.Sub(r.Start))/1e6, p.TTFTMs)
+		}
+	}
+	checkCells(t, cr, 4096)
+}
+
+func TestCase9TokenWithNoText(t *testing.T) {
+	t.Parallel()
+	// A one-token request whose token renders as no text (Ollama holds a byte-fallback
+	// piece back): its finish chunk is its arrival.
+	cr := runReplay(t, replay.Config{Shape: "ollama", Discovery: discoveryDir("ollama"), EmptyFirstToken: true, ChatOverhead: 3}, false,
+		"--contexts", "0", "--concurrency", "1", "--prefill", "512", "--duration", "2s", "--max-output", "64")
+	logCells(t, cr, 64)
+	if p := cr.doc.Prefill[0]; p.Status != bench.StatusValid {
+		t.Errorf("prefill: %s %q", p.Status, p.Reason)
+	}
+	checkCells(t, cr, 64)
+}
+
+func TestCase10SmallContext(t *testing.T) {
+	t.Parallel()
+	small := with(vllm, func(c *replay.Config) {
+		c.Discovery, c.MaxModelLen, c.Metrics, c.KVCacheTokens, c.Model = "", 512, true, 100000, "small"
+	})
+	// The default plan: nothing fits max_model_len 512. The run stops before measuring,
+	// with the flags that would fit.
+	cr := runReplay(t, small, false, "--duration", "1s")
+	if cr.err == nil || !strings.Contains(cr.err.Error(), "--max-output 128") || !strings.Contains(cr.err.Error(), "--fit") {
+		t.Errorf("run on max_model_len 512: %v; want it to stop with the flags that fit", cr.err)
+	}
+	if len(cr.log) != 0 {
+		t.Errorf("%d requests sent before stopping", len(cr.log))
+	}
+	// --fit shrinks the plan and measures it.
+	cr = runReplay(t, small, false, "--duration", "2s", "--concurrency", "1,2", "--fit")
+	logCells(t, cr, 128)
+	if cr.err != nil {
+		t.Fatalf("--fit: %v\n%s", cr.err, cr.output)
+	}
+	if valid, _ := checkCells(t, cr, 128); valid == 0 {
+		t.Error("nothing valid after --fit")
+	}
+	// llama.cpp with 4 slots of 4,096: its KV size is derived (the unified 4,096), so
+	// cells beyond it are over capacity, never sent.
+	cr = runReplay(t, replay.Config{Shape: "llamacpp", Discovery: discoveryDir("llamacpp-np4"), Llama: &replay.LlamaSlots{NCtx: 4096, Slots: 4}, Tokenize: "llamacpp", ChatOverhead: 3}, false,
+		"--contexts", "0,2K", "--concurrency", "1,2,4,8", "--prefill", "", "--duration", "2s", "--max-output", "1024")
+	logCells(t, cr, 1024)
+	if cr.doc.Capacity == nil || cr.doc.Capacity.KVCacheTokens == nil || *cr.doc.Capacity.KVCacheTokens != 4096 {
+		t.Errorf("capacity %+v, want llama.cpp's 4,096 tokens", cr.doc.Capacity)
+	}
+	for _, want := range []struct{ ctx, n int }{{0, 8}, {2048, 2}} {
+		if c := cell(cr.doc, want.ctx, want.n); c.Status != bench.StatusOverCapacity {
+			t.Errorf("%d × %d: %s, want over capacity", want.ctx, want.n, c.Status)
+		}
+	}
+	checkCells(t, cr, 1024)
+}

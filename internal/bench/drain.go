@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"context"
+	"time"
+)
+
+// settle waits, before a measurement that follows a cell, for the server to finish
+// what the cell left running: its streams were cancelled, and an engine takes a while
+// to abort them (a slot held by a cancelled request queues the next cell's, and a cold
+// prefill measured beside them is slower). With the server's running gauge, it waits
+// until the gauge reads 0, for at most DrainTimeout; without one, for the settle time.
+func (r *Runner) settle(ctx context.Context) *Settle {
+	start := time.Now()
+	if gauge := r.Opts.Running; gauge != nil {
+		limit := r.Opts.DrainTimeout
+		if limit == 0 {
+			limit = time.Minute
+		}
+		for {
+			running, ok := gauge(ctx)
+			if !ok {
+				break // the gauge cannot be read: fall back to the settle time
+			}
+			if running <= 0 {
+				return &Settle{WaitMs: ms(time.Since(start)), By: "gauge"}
+			}
+			if time.Since(start) > limit {
+				return &Settle{WaitMs: ms(time.Since(start)), By: "gauge_timeout", Running: &running}
+			}
+			if !sleepCtx(ctx, 100*time.Millisecond) {
+				return nil
+			}
+		}
+	}
+	if d := r.Opts.Settle; d > 0 {
+		if !sleepCtx(ctx, d-time.Since(start)) {
+			return nil
+		}
+		return &Settle{WaitMs: ms(time.Since(start)), By: "time"}
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// cellSpec is what one cell runs: its place in the plan and its row's shared context.
+type cellSpec struct {
+	context, concurrency int
+	duration             time.Duration
+	maxOutput            int
+	pctx                 *prompt.Context
+	// reqIndex numbers the row's requests, so that every one has a unique tail.
+	reqIndex *atomic.Int64
+}
+
+// cellObserver opens the window when every stream has its first token and feeds the
+// live display.
+type cellObserver struct {
+	started  atomic.Int64 // streams that have had a first token
+	n        int64
+	opened   chan time.Time
+	progress Progress
+}
+
+type streamObserver struct {
+	cell  *cellObserver
+	first *atomic.Bool // this stream has had its first token
+}
+
+func (o *streamObserver) FirstToken(at time.Time) {
+	if o.first.CompareAndSwap(false, true) {
+		if o.cell.started.Add(1) == o.cell.n {
+			o.cell.opened <- at
+		}
+	}
+}
+
+func (o *streamObserver) Tokens(_ time.Time, n int) {
+	if o.cell.progress != nil {
+		o.cell.progress.Tokens(n)
+	}
+}
+
+// executeCell runs one sustained-decode cell: N streams in a closed loop, the window
+// opening when all N have their first token and lasting the configured duration. A
+// request that does not succeed is followed by the retry policy's wait; a stream that
+// has not had its first token after the policy's budget gives the cell up. It returns
+// what happened, unscored, or nil when ctx was cancelled (the run was stopped).
+func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
+	run := &CellRun{
+		Context: spec.context, Concurrency: spec.concurrency, DurationS: spec.duration.Seconds(),
+		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
+		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(),
+	}
+	startTimeout := r.Opts.StartTimeout
+	if startTimeout == 0 {
+		startTimeout = 5 * time.Minute
+	}
+	policy := r.policy()
+	keepText := r.Server.keepsText(r.check)
+
+	cellCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs := &cellObserver{n: int64(spec.concurrency), opened: make(chan time.Time, 1), progress: r.Opts.Progress}
+	var (
+		mu      sync.Mutex
+		results []*openai.StreamResult
+		gaveUp  atomic.Bool
+		wg      sync.WaitGroup
+	)
+	started := time.Now()
+	for s := 0; s < spec.concurrency; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			so := &streamObserver{cell: obs, first: new(atomic.Bool)}
+			failures := 0
+			for cellCtx.Err() == nil {
+				i := int(spec.reqIndex.Add(1) - 1)
+				res := r.Server.Send(cellCtx, spec.pctx.Payload(i), spec.maxOutput, so, keepText)
+				mu.Lock()
+				results = append(results, res)
+				mu.Unlock()
+				if res.Outcome.Success() {
+					failures = 0
+					continue
+				}
+				failures++
+				if !so.first.Load() && time.Since(started) > policy.Budget {
+					// This stream never got going, and the window needs all N streams.
+					gaveUp.Store(true)
+					cancel()
+					return
+				}
+				if !policy.Wait(cellCtx, failures, res.RetryAfter) {
+					return
+				}
+			}
+		}()
+	}
+
+	var monitor Monitor
+	if r.Opts.NewMonitor != nil {
+		monitor = r.Opts.NewMonitor()
+	}
+	var cpuOpen time.Duration
+	var machineOpen machineTicks
+	select {
+	case open := <-obs.opened:
+		cpuOpen, machineOpen = cpuTime(), r.machineCPU()
+		// The server's gauges are sampled inside the window only: the ramp-up, where
+		// requests wait a step to be admitted, is not queueing.
+		if monitor != nil {
+			monitor.Start(cellCtx, 500*time.Millisecond)
+		}
+		timer := time.NewTimer(time.Until(open.Add(spec.duration)))
+		select {
+		case <-timer.C:
+		case <-cellCtx.Done():
+			timer.Stop()
+		}
+		closeAt := time.Now()
+		run.Open, run.Close = r.clock.NS(open), r.clock.NS(closeAt)
+		run.ClientCPUNs = int64(cpuTime() - cpuOpen)
+		run.MachineCPU = machineOpen.busySince(r.machineCPU())
+		if monitor != nil {
+			// The closing scrape closes the counters at the window's end, before the
+			// streams are cancelled.
+			run.Server = monitor.Stop()
+			if pc, ok := monitor.(prefixCacheReporter); ok && run.Server != nil {
+				if q, h, ok := pc.PrefixCache(); ok {
+					run.Server.PrefixCacheQueries, run.Server.PrefixCacheHits = &q, &h
+				}
+			}
+			monitor = nil
+		}
+	case <-time.After(startTimeout):
+		run.Failed = fmt.Sprintf("only %d of %d streams had a first token after %s", obs.started.Load(), spec.concurrency, startTimeout)
+	case <-cellCtx.Done():
+		run.Failed = "streams could not start"
+		if gaveUp.Load() {
+			run.Failed = fmt.Sprintf("a stream had no success for %s (the retry budget) before its first token", policy.Budget)
+		}
+	}
+	cancel()
+	wg.Wait()
+	if monitor != nil {
+		run.Server = monitor.Stop()
+	}
+	if ctx.Err() != nil {
+		return nil // the caller marks the cell interrupted
+	}
+	slices.SortStableFunc(results, func(a, b *openai.StreamResult) int { return a.Sent.Compare(b.Sent) })
+	run.Requests = make([]Request, len(results))
+	for i, res := range results {
+		run.Requests[i] = RecordOf(res, r.clock)
+	}
+	r.countText(ctx, run, results)
+	return run
+}
+
+// countText asks the server's tokenize route how many tokens the text of each request
+// held whose tokens the server did not count: those it did not finish (cancelled at
+// the window's end, or broken). Finished requests have their usage.
+func (r *Runner) countText(ctx context.Context, run *CellRun, results []*openai.StreamResult) {
+	tok := r.Server.TextTokenizer
+	if tok == nil {
+		return
+	}
+	for i, res := range results {
+		q := &run.Requests[i]
+		if len(res.Text) == 0 || res.ChunkUsage || (res.Finished() && res.Usage != nil) {
+			continue
+		}
+		ids, err := tok.Tokenize(ctx, string(res.Text))
+		if err != nil {
+			continue // uncounted: the cell falls back to the ratio of finished requests
+		}
+		q.TextTokens = openai.Ptr(len(ids))
+	}
+}
+
+// prefixCacheReporter is a Monitor that also counts the server's prefix-cache hits.
+type prefixCacheReporter interface {
+	PrefixCache() (queries, hits float64, ok bool)
+}
+
+// policy is the run's retry policy.
+func (r *Runner) policy() RetryPolicy {
+	if r.Opts.Retry != nil {
+		return *r.Opts.Retry
+	}
+	return DefaultRetryPolicy
+}
+
+// machineCPU reads the machine's CPU counters when the server is on this machine.
+func (r *Runner) machineCPU() machineTicks {
+	if !r.Server.Local {
+		return machineTicks{}
+	}
+	return readMachineTicks()
+}

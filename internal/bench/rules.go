@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/llmbench/llmbench/internal/openai"
+)
+
+// Thresholds of the validity checks (docs/run.md).
+const (
+	// unresolvedShare: more of the window's token events than this arriving with the
+	// one before means the gaps were not resolved.
+	unresolvedShare = 0.10
+	// estimatedDeviation: settled per-chunk counts that moved more than this share of
+	// the window's tokens from the client's make TBT an estimate. Chunks of 3 tokens
+	// move 67%, speculative steps of 1-4 about 60%; a byte-fallback piece held back
+	// once per request, 1-2%.
+	estimatedDeviation = 0.10
+	// counterTolerance: the server's generation counter confirms an otherwise
+	// unverified count within this.
+	counterTolerance = 0.03
+	// clientSaturated: the client process using more than this share of all CPUs.
+	clientSaturated = 0.9
+	// machineSaturated: the machine busier than this.
+	machineSaturated = 0.95
+)
+
+// scoring is one cell's figures under evaluation by the validity rules.
+type scoring struct {
+	run         *CellRun
+	w           windowFigures
+	source      string
+	speculative bool
+	zeroShare   float64
+	clientCPU   float64 // share of all CPUs
+	cacheRatio  *float64
+	firstError  string
+	finished    int // requests the server finished
+}
+
+// rule is one validity check: a flag, and the reason the cell is not valid when the
+// check fails ("" when it passes).
+type rule struct {
+	flag  string
+	check func(*scoring) string
+}
+
+// validityRules, in the order their reasons head a cell.
+var validityRules = []rule{
+	{"window_short", func(s *scoring) string {
+		asked := s.run.DurationS
+		if got := float64(s.run.Close-s.run.Open) / 1e9; got < asked*0.99 {
+			return fmt.Sprintf("window lasted %.1f s, %.1f s asked", got, asked)
+		}
+		return ""
+	}},
+	{"not_in_flight", func(s *scoring) string {
+		n := s.run.Concurrency
+		if avg := s.w.stats.AvgActiveRequests; avg < 0.9*float64(n) {
+			r := fmt.Sprintf("only %.2f of %d requests were in flight on average", avg, n)
+			if s.firstError != "" {
+				r += " (" + s.firstError + ")"
+			}
+			return r
+		}
+		return ""
+	}},
+	{"ended_early", func(s *scoring) string {
+		if s.run.IgnoreEOSKnown && s.w.detail.EndedEarly > 0 {
+			return fmt.Sprintf("%d requests ended before max output despite ignore_eos", s.w.detail.EndedEarly)
+		}
+		return ""
+	}},
+	{"prompt_off_target", func(s *scoring) string {
+		// A prompt the server never counted (no usage on its request, no tokenize
+		// route) was sized from a calibrated ratio: unknown is not off target.
+		if t := s.run.PromptTarget; t > 0 && s.run.PromptTokens > 0 && relDiff(s.run.PromptTokens, t) > 0.01 {
+			return fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", s.run.PromptTokens, t)
+		}
+		return ""
+	}},
+	{"token_counts_unverified", func(s *scoring) string {
+		if s.source != CountClientOnly {
+			return ""
+		}
+		r := fmt.Sprintf("nothing the server said verifies the client's count of %d tokens (no per-chunk usage, no finished request with usage, no tokenize route", s.w.clientTokens)
+		if g := s.run.Server.generation(); g != nil {
+			r += fmt.Sprintf("; its generation counter says %.0f", *g)
+		} else {
+			r += ", no generation counter"
+		}
+		r += ")"
+		if s.finished == 0 {
+			r += ": no request finished in the cell — ask for fewer output tokens (--max-output) so that some do and their usage counts them"
+		}
+		return r
+	}},
+	{"tbt_estimated", func(s *scoring) string {
+		if s.w.deviation > estimatedDeviation {
+			return fmt.Sprintf("chunks carry %.2f tokens on average and the server does not count them per chunk: time between tokens is an estimate (continuous usage stats would count them)", float64(s.w.stats.OutputTokens)/float64(max(s.w.clientTokens, 1)))
+		}
+		return ""
+	}},
+	{"timing_unresolved", func(s *scoring) string {
+		if s.speculative || s.zeroShare <= unresolvedShare {
+			return ""
+		}
+		r := fmt.Sprintf("%.0f%% of the window's token events arrived within %s of the one before", 100*s.zeroShare, openai.SameArrival)
+		if s.w.detail.EventsPerRead != nil {
+			r += fmt.Sprintf(" (%.1f events per read)", *s.w.detail.EventsPerRead)
+		}
+		r += ": the client could not time the gaps between tokens"
+		if m := s.run.MachineCPU; m != nil && *m > machineSaturated {
+			r += fmt.Sprintf("; the machine's CPUs were %.0f%% busy", 100**m)
+		}
+		return r
+	}},
+	{"client_cpu_saturated", func(s *scoring) string {
+		if s.clientCPU > clientSaturated {
+			return "the measuring client used nearly all CPUs: the figure may be the client's limit"
+		}
+		return ""
+	}},
+	{"cache_not_warm", func(s *scoring) string {
+		if s.run.Context > 0 && s.cacheRatio != nil && *s.cacheRatio < 0.5 {
+			return fmt.Sprintf("the shared context was not cached (hit ratio %.2f)", *s.cacheRatio)
+		}
+		return ""
+	}},
+}

@@ -1,0 +1,276 @@
+package bench
+
+import (
+	"math"
+	"slices"
+
+	"github.com/llmbench/llmbench/internal/openai"
+)
+
+// CellRun is what executing a cell produced: everything its figures and checks are
+// computed from, and nothing computed. The events log holds it (a "cell" event and
+// the cell's "request" events), so ScoreCell gives the same cell live and in Rescore.
+type CellRun struct {
+	Context     int     `json:"context"`
+	Concurrency int     `json:"concurrency"`
+	DurationS   float64 `json:"duration_s"`
+	MaxOutput   int     `json:"max_output"`
+	// PromptTokens is what the server counted for the row's request 0, PromptTarget
+	// what was asked.
+	PromptTokens   int  `json:"prompt_tokens"`
+	PromptTarget   int  `json:"prompt_target"`
+	IgnoreEOSKnown bool `json:"ignore_eos_known,omitempty"`
+	// Open and Close are the window on the run's clock; zero when it never opened,
+	// and Failed says why.
+	Open   int64  `json:"open_ns,omitempty"`
+	Close  int64  `json:"close_ns,omitempty"`
+	Failed string `json:"failed,omitempty"`
+	// ClientCPUNs is the measuring process's CPU time inside the window, on CPUs
+	// cores; MachineCPU the share of the whole machine's CPU time that was busy then
+	// (measured when the server is on this machine).
+	ClientCPUNs int64          `json:"client_cpu_ns,omitempty"`
+	CPUs        int            `json:"cpus,omitempty"`
+	MachineCPU  *float64       `json:"machine_cpu,omitempty"`
+	Server      *ServerMetrics `json:"server_metrics,omitempty"`
+	// Settle is the wait for the server to go idle before the cell.
+	Settle   *Settle   `json:"settle,omitempty"`
+	Requests []Request `json:"-"`
+}
+
+// Settle is a wait before a measurement for the server to finish what the previous
+// one left running.
+type Settle struct {
+	WaitMs float64 `json:"wait_ms"`
+	// By is "gauge" (the server's running gauge reached 0), "gauge_timeout" (it did
+	// not within the limit; Running is its last value) or "time" (no gauge: a fixed
+	// settle time).
+	By      string   `json:"by"`
+	Running *float64 `json:"running,omitempty"`
+}
+
+// ScoreCell computes a measured cell — figures, flags, status — from what executing it
+// produced. It is pure: the live run and Rescore call it on the same CellRun.
+func ScoreCell(run *CellRun) DecodeCell {
+	cell := DecodeCell{Context: run.Context, Concurrency: run.Concurrency}
+	if run.Open == 0 {
+		cell.Status, cell.Reason = StatusFailed, run.Failed
+		if e := firstError(run.Requests); e != "" {
+			cell.Reason += ": " + e
+		}
+		cell.CellDetail = &CellDetail{Requests: len(run.Requests), Errors: countFailures(run.Requests),
+			ErrorSamples: errorSamples(run.Requests), Server: run.Server, Outcomes: outcomes(run.Requests)}
+		addSettle(cell.CellDetail, run.Settle)
+		return cell
+	}
+	c := settleCounts(run.Requests)
+	w := cellFigures(run.Requests, c, span{run.Open, run.Close})
+	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests)}
+	d := &s.w.detail
+	s.describe(c)
+	fig, stats := s.w.fig, s.w.stats
+	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
+
+	cell.Status = StatusValid
+	for _, r := range validityRules {
+		if reason := r.check(s); reason != "" {
+			d.addFlag(r.flag)
+			if cell.Status == StatusValid {
+				cell.Status, cell.Reason = StatusInvalid, reason
+			}
+		}
+	}
+	return cell
+}
+
+// describe fills what the cell records beside its figures: counts side by side,
+// timing resolution, CPU, cache, queueing, and the flags that inform without
+// invalidating.
+func (s *scoring) describe(c counting) {
+	run, d := s.run, &s.w.detail
+	d.ErrorSamples = errorSamples(run.Requests)
+	d.Outcomes = outcomes(run.Requests)
+	d.Server = run.Server
+	d.PromptTokens = run.PromptTokens
+	if run.PromptTarget > 0 && run.PromptTokens == 0 {
+		d.addFlag("prompt_length_uncounted")
+	}
+	addSettle(d, run.Settle)
+
+	// Counts: the client's and the server's, side by side.
+	d.ClientOutputTokens = openai.Ptr(s.w.clientTokens)
+	var serverTokens, withUsage, cached, prompted, skipped, events, reads int
+	haveCached := false
+	for i := range run.Requests {
+		q := &run.Requests[i]
+		skipped += q.Skipped
+		events += q.Events
+		reads += q.Reads
+		s.speculative = s.speculative || q.Speculative
+		if q.finished() {
+			s.finished++
+			if q.FinishReason != "length" {
+				d.EndedEarly++
+			}
+		}
+		if q.Usage == nil {
+			continue
+		}
+		if q.finished() {
+			serverTokens += q.Usage.CompletionTokens
+			withUsage++
+		}
+		if det := q.Usage.PromptTokensDetails; det != nil && det.CachedTokens != nil && q.Usage.PromptTokens > 0 {
+			haveCached = true
+			cached += *det.CachedTokens
+			prompted += q.Usage.PromptTokens
+		}
+	}
+	if withUsage > 0 {
+		d.ServerOutputTokens = openai.Ptr(serverTokens)
+	}
+	if g := run.Server.generation(); g != nil {
+		d.ServerGenerationTokens = openai.Ptr(*g)
+		if s.source == CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) <= counterTolerance**g {
+			s.source = CountMetricsCounter
+		} else if s.source != CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) > 2*counterTolerance**g {
+			d.addFlag("server_counter_disagrees")
+		}
+	}
+	d.TokenCountSource = s.source
+	if slices.Contains(c.source, CountFinishedRatio) && math.Abs(c.ratio-1) > 0.005 || s.w.deviation > 0 {
+		d.addFlag("token_counts_estimated")
+	}
+
+	// Timing resolution.
+	if s.w.events > 0 {
+		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
+		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
+	}
+	if reads > 0 {
+		d.EventsPerRead = openai.Ptr(round(float64(events)/float64(reads), 2))
+	}
+	if skipped > 0 {
+		d.SkippedEvents = skipped
+		d.addFlag("sse_events_skipped")
+	}
+
+	// The client's and the machine's CPU inside the window.
+	if wall := run.Close - run.Open; wall > 0 && run.ClientCPUNs > 0 && run.CPUs > 0 {
+		s.clientCPU = float64(run.ClientCPUNs) / float64(wall) / float64(run.CPUs)
+		d.ClientCPU = openai.Ptr(round(s.clientCPU, 3))
+		d.ClientLimited = s.clientCPU > clientSaturated
+	}
+	if m := run.MachineCPU; m != nil {
+		d.MachineCPU = openai.Ptr(round(*m, 3))
+		if *m > machineSaturated {
+			d.addFlag("machine_cpu_saturated")
+		}
+	}
+
+	// The shared context's cache: per request where the server says, else its
+	// prefix-cache counters over the window.
+	if haveCached {
+		d.CachedTokens = openai.Ptr(cached)
+		d.CacheHitRatio = openai.Ptr(round(float64(cached)/float64(prompted), 4))
+	} else if m := run.Server; m != nil && m.PrefixCacheQueries != nil && m.PrefixCacheHits != nil && *m.PrefixCacheQueries > 0 {
+		d.CacheHitRatio = openai.Ptr(round(*m.PrefixCacheHits / *m.PrefixCacheQueries, 4))
+	}
+	s.cacheRatio = d.CacheHitRatio
+
+	// Queueing: the server's waiting gauge, or the client's view of it.
+	n := run.Concurrency
+	switch m := run.Server; {
+	case m != nil && m.Waiting != nil:
+		if m.Waiting.Max > 0 {
+			d.Queueing = true
+			d.addFlag("queueing")
+		}
+	case n > 1 && d.PeakStreaming > 0 && d.PeakStreaming < n:
+		// No waiting gauge (Ollama, LM Studio, a metrics-less llama.cpp): requests that
+		// never stream at the same time show the queue.
+		d.Queueing = true
+		d.addFlag("queueing_inferred")
+	}
+	if m := run.Server; m != nil && m.Preemptions != nil && *m.Preemptions > 0 {
+		d.Preemptions = openai.Ptr(int(*m.Preemptions))
+		d.addFlag("preemption")
+	}
+	if d.Errors > 0 {
+		d.addFlag("errors")
+	}
+	if d.EndedEarly > 0 {
+		d.addFlag("ended_early")
+	}
+}
+
+func (d *CellDetail) addFlag(f string) {
+	if !slices.Contains(d.Flags, f) {
+		d.Flags = append(d.Flags, f)
+	}
+}
+
+func addSettle(d *CellDetail, s *Settle) {
+	if s != nil {
+		d.SettleMs = openai.Ptr(round(s.WaitMs, 1))
+		d.SettledBy = s.By
+	}
+}
+
+func (m *ServerMetrics) generation() *float64 {
+	if m == nil {
+		return nil
+	}
+	return m.GenerationTokens
+}
+
+func relDiff(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return math.Abs(float64(a-b)) / float64(b)
+}
+
+func countFailures(reqs []Request) int {
+	n := 0
+	for i := range reqs {
+		if !reqs[i].outcome().Success() {
+			n++
+		}
+	}
+	return n
+}
+
+func firstError(reqs []Request) string {
+	for i := range reqs {
+		if reqs[i].Error != "" {
+			return reqs[i].Error
+		}
+	}
+	return ""
+}
+
+func errorSamples(reqs []Request) []string {
+	var out []string
+	for i := range reqs {
+		e := reqs[i].Error
+		if e == "" || slices.Contains(out, e) {
+			continue
+		}
+		out = append(out, e)
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+func outcomes(reqs []Request) map[string]int {
+	if len(reqs) == 0 {
+		return nil
+	}
+	m := map[string]int{}
+	for i := range reqs {
+		m[reqs[i].outcome().String()]++
+	}
+	return m
+}

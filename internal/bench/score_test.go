@@ -1,0 +1,230 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/openai"
+)
+
+const (
+	tBase = int64(1e12) // the run's clock does not start at 0
+	msNs  = int64(1e6)
+)
+
+// synthCell is a cell of n streams that each sent at tBase, had a first token 50 ms
+// later and one token every 20 ms (the server counting each chunk) until the window
+// closed 2 s after it opened at tBase + 1 s, and were cancelled then.
+func synthCell(n int) *CellRun {
+	run := &CellRun{Context: 0, Concurrency: n, DurationS: 2, MaxOutput: 4096,
+		Open: tBase + 1000*msNs, Close: tBase + 3000*msNs, CPUs: 2, ClientCPUNs: 200 * msNs}
+	for s := 0; s < n; s++ {
+		q := Request{Sent: tBase, FirstToken: tBase + 50*msNs, End: tBase + 3001*msNs, Outcome: "cancelled", ChunkUsage: true, Reads: 150}
+		for m := int64(50); m <= 3000; m += 20 {
+			q.Chunks = append(q.Chunks, [3]int64{m * msNs, 1, 1})
+			q.Tokens++
+			q.Events++
+		}
+		run.Requests = append(run.Requests, q)
+	}
+	return run
+}
+
+// endEarly makes request i finish by itself after its first chunks, and replaces it
+// at once with a request that streams to the window's close (the closed loop).
+func endEarly(r *CellRun, i, chunks int) {
+	q := &r.Requests[i]
+	q.Chunks, q.Outcome, q.FinishReason = q.Chunks[:chunks], "finished", "length"
+	q.End = q.Sent + q.Chunks[chunks-1][0]
+	next := Request{Sent: q.End, FirstToken: q.End + 50*msNs, End: r.Close + msNs, Outcome: "cancelled", ChunkUsage: q.ChunkUsage, Reads: 100}
+	for at := next.FirstToken; at <= r.Close; at += 20 * msNs {
+		next.Chunks = append(next.Chunks, [3]int64{at - next.Sent, 1, 1})
+		next.Events++
+	}
+	r.Requests = append(r.Requests, next)
+}
+
+// TestValidityRules: each rule fails the cell it should, with its flag and reason, and
+// only that one; the baseline is valid.
+func TestValidityRules(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(*CellRun)
+		status Status
+		flag   string
+		reason string
+	}{
+		{"baseline", func(*CellRun) {}, StatusValid, "", ""},
+		{"window short", func(r *CellRun) { r.Close = r.Open + 1500*msNs }, StatusInvalid, "window_short", "window lasted 1.5 s, 2.0 s asked"},
+		{"streams not in flight", func(r *CellRun) {
+			for i := 0; i < 2; i++ {
+				q := &r.Requests[i]
+				q.End, q.Outcome, q.Error = r.Open+200*msNs, "failed", "HTTP 500: boom"
+				q.Chunks = q.Chunks[:50]
+			}
+		}, StatusInvalid, "not_in_flight", "only 2.20 of 4 requests were in flight on average (HTTP 500: boom)"},
+		{"ended early despite ignore_eos", func(r *CellRun) {
+			r.IgnoreEOSKnown = true
+			endEarly(r, 0, 48)
+			r.Requests[0].FinishReason = "stop"
+		}, StatusInvalid, "ended_early", "1 requests ended before max output despite ignore_eos"},
+		{"prompt off target", func(r *CellRun) { r.PromptTarget, r.PromptTokens = 1000, 1100 }, StatusInvalid, "prompt_off_target", "prompt has 1100 tokens, 1000 asked"},
+		{"counts unverified", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].ChunkUsage = false
+			}
+		}, StatusInvalid, "token_counts_unverified", "nothing the server said verifies the client's count of 400 tokens"},
+		{"counts verified by the generation counter", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].ChunkUsage = false
+			}
+			r.Server = &ServerMetrics{Samples: 4, GenerationTokens: openai.Ptr(404.0)}
+		}, StatusValid, "", ""},
+		{"several tokens per chunk, counted only in total", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].ChunkUsage = false
+			}
+			// One request finished inside the window: 50 chunks that its usage says held
+			// 150 tokens.
+			endEarly(r, 0, 50)
+			r.Requests[0].Usage = &openai.Usage{CompletionTokens: 150}
+		}, StatusInvalid, "tbt_estimated", "chunks carry 3.00 tokens on average"},
+		{"gaps not resolved", func(r *CellRun) {
+			for i := range r.Requests {
+				for j := range r.Requests[i].Chunks {
+					r.Requests[i].Chunks[j][1], r.Requests[i].Chunks[j][2] = 2, 2 // two events each
+				}
+			}
+		}, StatusInvalid, "timing_unresolved", "50% of the window's token events arrived within 200µs of the one before"},
+		{"bursts of a speculative server are its own", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].Speculative = true
+				for j := range r.Requests[i].Chunks {
+					r.Requests[i].Chunks[j][1], r.Requests[i].Chunks[j][2] = 2, 2
+				}
+			}
+		}, StatusValid, "", ""},
+		{"client CPU saturated", func(r *CellRun) { r.ClientCPUNs = 2 * 1900 * msNs * 2 / 2 }, StatusInvalid, "client_cpu_saturated", "the measuring client used nearly all CPUs"},
+		{"cache not warm", func(r *CellRun) {
+			r.Context = 1024
+			q := &r.Requests[0]
+			q.Usage = &openai.Usage{PromptTokens: 1030, PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: openai.Ptr(0)}}
+		}, StatusInvalid, "cache_not_warm", "the shared context was not cached (hit ratio 0.00)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := synthCell(4)
+			tc.mutate(run)
+			cell := ScoreCell(run)
+			if cell.Status != tc.status {
+				t.Fatalf("status %s (%s), want %s", cell.Status, cell.Reason, tc.status)
+			}
+			if !strings.Contains(cell.Reason, tc.reason) {
+				t.Errorf("reason %q, want it to say %q", cell.Reason, tc.reason)
+			}
+			for _, r := range validityRules {
+				if has := contains(cell.Flags, r.flag); has != (r.flag == tc.flag) {
+					t.Errorf("flag %s: %v, flags %v", r.flag, has, cell.Flags)
+				}
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScoreBaselineFigures: the synthetic cell's figures are what it was built with.
+func TestScoreBaselineFigures(t *testing.T) {
+	cell := ScoreCell(synthCell(4))
+	if cell.TotalTokS != 200 || cell.TBTMs != 20 || cell.AvgActiveRequests != 4 || cell.TTFTMs != 50 {
+		t.Errorf("figures %+v %+v", cell.DecodeFigures, cell.WindowStats)
+	}
+	if cell.TokenCountSource != CountServerPerChunk || *cell.ClientOutputTokens != 400 || cell.OutputTokens != 400 {
+		t.Errorf("counts: source %s, client %v, settled %d", cell.TokenCountSource, cell.ClientOutputTokens, cell.OutputTokens)
+	}
+	if *cell.ZeroGapShare != 0 || *cell.ClientCPU != 0.05 {
+		t.Errorf("zero gaps %v, client CPU %v", *cell.ZeroGapShare, *cell.ClientCPU)
+	}
+	if cell.Outcomes["cancelled"] != 4 {
+		t.Errorf("outcomes %v", cell.Outcomes)
+	}
+}
+
+// TestSettleCounts: each source of a request's count, and what it does to the chunks.
+func TestSettleCounts(t *testing.T) {
+	chunks := func(n int) [][3]int64 {
+		var c [][3]int64
+		for i := 0; i < n; i++ {
+			c = append(c, [3]int64{int64(i+1) * msNs, 1, 1})
+		}
+		return c
+	}
+	finished := func(chunksN, usage int) Request {
+		return Request{Chunks: chunks(chunksN), Outcome: "finished", FinishReason: "length", Usage: &openai.Usage{CompletionTokens: usage}}
+	}
+	open := func(chunksN int) Request { return Request{Chunks: chunks(chunksN), Outcome: "cancelled"} }
+	cases := []struct {
+		name    string
+		reqs    []Request
+		sources []string
+		totals  []int
+	}{
+		{"usage agrees", []Request{finished(10, 10)}, []string{CountServerTotals}, []int{10}},
+		{"usage spread over chunks", []Request{finished(10, 30)}, []string{CountServerTotals}, []int{30}},
+		{"tokenize route within a token", []Request{func() Request { q := open(100); q.TextTokens = openai.Ptr(101); return q }()}, []string{CountTokenizeRoute}, []int{100}},
+		{"tokenize route spread", []Request{func() Request { q := open(10); q.TextTokens = openai.Ptr(30); return q }()}, []string{CountTokenizeRoute}, []int{30}},
+		{"ratio of finished ones", []Request{finished(10, 30), open(4)}, []string{CountServerTotals, CountFinishedRatio}, []int{30, 12}},
+		{"ratio of one", []Request{finished(10, 10), open(4)}, []string{CountServerTotals, CountFinishedRatio}, []int{10, 4}},
+		{"nothing", []Request{open(4)}, []string{CountClientOnly}, []int{4}},
+		{"per chunk", []Request{func() Request { q := open(4); q.ChunkUsage = true; q.Chunks[0][1] = 3; return q }()}, []string{CountServerPerChunk}, []int{6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := settleCounts(tc.reqs)
+			for i := range tc.reqs {
+				total := 0
+				for _, n := range c.counts[i] {
+					total += n
+				}
+				if c.source[i] != tc.sources[i] || total != tc.totals[i] {
+					t.Errorf("request %d: %s %d tokens, want %s %d", i, c.source[i], total, tc.sources[i], tc.totals[i])
+				}
+			}
+			if tc.reqs[0].Chunks[0][1] != 1 && tc.name != "per chunk" {
+				t.Error("settleCounts changed its input")
+			}
+		})
+	}
+}
+
+// TestScorePrefill: a prefill row from its cold request, and each way it cannot be one.
+func TestScorePrefill(t *testing.T) {
+	ok := Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs, Outcome: "finished", FinishReason: "length",
+		Usage: &openai.Usage{PromptTokens: 2048, CompletionTokens: 1}}
+	row := ScorePrefill(&PrefillRun{Context: 2048, Request: ok, Attempts: 2})
+	if row.Status != StatusValid || row.PromptTokS != 4096 || row.TTFTMs != 500 || row.Attempts != 2 {
+		t.Errorf("row %+v %+v", row, row.PrefillFigures)
+	}
+	for _, tc := range []struct {
+		run    PrefillRun
+		status Status
+		reason string
+	}{
+		{PrefillRun{Context: 2048, Error: "cold request of 2K tokens: HTTP 503"}, StatusFailed, "HTTP 503"},
+		{PrefillRun{Context: 2048, Request: Request{NotStreamed: true}}, StatusFailed, "does not stream"},
+		{PrefillRun{Context: 2048, Request: Request{Sent: tBase, Outcome: "incomplete", Error: "the stream ended without a finish_reason"}}, StatusFailed, "no token arrived"},
+		{PrefillRun{Context: 4096, Request: ok}, StatusInvalid, "prompt has 2048 tokens, 4096 asked"},
+	} {
+		row := ScorePrefill(&tc.run)
+		if row.Status != tc.status || !strings.Contains(row.Reason, tc.reason) {
+			t.Errorf("%+v: %s %q, want %s %q", tc.run, row.Status, row.Reason, tc.status, tc.reason)
+		}
+	}
+}
