@@ -153,30 +153,9 @@ func rateCellView(lang string, c *bench.RateCell) rateCompareCell {
 	return v
 }
 
-// runCond is a rate run's conditions (with its SLO and target), ok false when its
-// plan cannot be read.
-func runCond(r *bench.Run) (store.RateCond, int, bool) {
-	cfg := r.Config.Rate
-	if cfg == nil {
-		return store.RateCond{}, 0, false
-	}
-	c := store.RateCond{OutputLen: cfg.OutputLen, Arrival: cfg.Arrival, LenDist: cfg.LenDist, MaxConcurrency: cfg.MaxConcurrency, PrefixShare: cfg.PrefixShare}
-	if a, err := bench.ParseArrival(cfg.Arrival); err == nil {
-		c.Arrival = a.String()
-	}
-	if d, err := bench.ParseLenDist(cfg.LenDist); err == nil {
-		c.LenDist = d.String()
-	}
-	if cfg.SLO != nil {
-		c.SLO = &bench.SLO{TTFTMs: cfg.SLO.TTFTMs, TPOTMs: cfg.SLO.TPOTMs, E2EMs: cfg.SLO.E2EMs}
-		c.Target = cfg.SLO.Target
-	}
-	return c, cfg.InputLen, true
-}
-
 // runCondLabel is "512 input tokens · 64 output tokens · …".
 func runCondLabel(r *bench.Run, lang string) string {
-	c, in, ok := runCond(r)
+	c, in, ok := store.RunConditions(r)
 	if !ok {
 		return T(lang, "compare_rate_no_plan")
 	}
@@ -184,13 +163,13 @@ func runCondLabel(r *bench.Run, lang string) string {
 }
 
 // conditionWarnings says how the runs' conditions differ from the first run's: the
-// workload (lengths, arrivals, cap, prefix) makes every figure unlike; the SLO only
-// goodput and the share meeting it.
+// workload (lengths, arrivals, cap, prefix, cell length) makes every figure unlike;
+// the SLO only goodput and the share meeting it.
 func conditionWarnings(runs []runView, lang string) []string {
-	first, firstIn, _ := runCond(runs[0].Run)
+	first, firstIn, _ := store.RunConditions(runs[0].Run)
 	var out []string
 	for i, rv := range runs[1:] {
-		c, in, ok := runCond(rv.Run)
+		c, in, ok := store.RunConditions(rv.Run)
 		mark := strconv.Itoa(i + 2)
 		w0, w := first, c
 		w0.SLO, w0.Target, w.SLO, w.Target = nil, 0, nil, 0

@@ -192,6 +192,21 @@ func rateWorkload(r *bench.Run) (RateCond, bool) {
 	return c, true
 }
 
+// RunConditions is everything an open-loop run's cells were measured under: the
+// workload of its plan, and its SLO with the target when it has one (for a page that
+// says how two runs' conditions differ); ok is false when the run has no readable plan.
+func RunConditions(r *bench.Run) (c RateCond, inputLen int, ok bool) {
+	w, ok := rateWorkload(r)
+	if !ok {
+		return RateCond{}, 0, false
+	}
+	if s := r.Config.Rate.SLO; s != nil {
+		w.SLO = &bench.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
+		w.Target = s.Target
+	}
+	return w, r.Config.Rate.InputLen, true
+}
+
 // under narrows the workload to what a metric's values depend on; ok is false when
 // the metric needs an SLO (or its target) the run was not judged against.
 func under(w RateCond, cfg *bench.RateConfig, c Conditions) (RateCond, bool) {
