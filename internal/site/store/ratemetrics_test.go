@@ -324,3 +324,29 @@ func TestMigrationKeepsOlderRuns(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseSLOText: whatever a URL's slo= holds, the targets read from it write back
+// as text that reads as the same targets (so a link the site writes ranks the same
+// runs as the request it came from), and the key of conditions holding them parses
+// back to itself.
+func FuzzParseSLOText(f *testing.F) {
+	for _, s := range []string{"ttft:500ms,tpot:50ms", "ttft=1s,tpot=60ms", "e2e:12.5", "tpot:0.000001s", "ttft:1e3ms", ",,ttft:7ms,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		slo, err := store.ParseSLOText(text)
+		if err != nil {
+			return
+		}
+		again, err := store.ParseSLOText(store.SLOText(slo))
+		if err != nil || store.SLOText(again) != store.SLOText(slo) {
+			t.Fatalf("%q reads as %q, which reads as %q (%v)", text, store.SLOText(slo), store.SLOText(again), err)
+		}
+		c := fixtureCond(false)
+		c.SLO = slo
+		back, err := store.ParseCondKey(c.Key())
+		if err != nil || back.Key() != c.Key() {
+			t.Fatalf("the key %q parses back as %q (%v)", c.Key(), back.Key(), err)
+		}
+	})
+}
