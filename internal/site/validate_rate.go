@@ -64,11 +64,9 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 			continue
 		}
 		v.samePlan(f, r.Config.Rate, c)
-		for name, n := range map[string]int{"requests": fig.Requests, "completed_requests": fig.CompletedRequests,
-			"failed_requests": fig.FailedRequests, "unfinished_requests": fig.UnfinishedRequests, "output_tokens": fig.OutputTokens,
-			"max_concurrency": fig.MaxConcurrency, "peak_in_flight": fig.PeakInFlight, "ended_early": fig.EndedEarly} {
-			v.count(f+"."+name, n)
-		}
+		v.counts(f, []namedCount{{"requests", fig.Requests}, {"completed_requests", fig.CompletedRequests},
+			{"failed_requests", fig.FailedRequests}, {"unfinished_requests", fig.UnfinishedRequests}, {"output_tokens", fig.OutputTokens},
+			{"max_concurrency", fig.MaxConcurrency}, {"peak_in_flight", fig.PeakInFlight}, {"ended_early", fig.EndedEarly}})
 		if fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests > fig.Requests {
 			v.fail(f+".completed_requests", "completed, failed and unfinished requests (%d) exceed the requests sent (%d)",
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
@@ -82,10 +80,12 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
 		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
 		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, maxTokens)
-		for name, s := range map[string]*bench.LatencyStats{"ttft_ms": &fig.TTFTMs, "tpot_ms": &fig.TPOTMs, "itl_ms": &fig.ITLMs,
-			"e2e_ms": &fig.E2EMs, "client_send_lag_ms": &fig.ClientSendLagMs, "slot_wait_ms": fig.SlotWaitMs} {
-			v.latency(f+"."+name, s)
-		}
+		v.latency(f+".ttft_ms", &fig.TTFTMs)
+		v.latency(f+".tpot_ms", &fig.TPOTMs)
+		v.latency(f+".itl_ms", &fig.ITLMs)
+		v.latency(f+".e2e_ms", &fig.E2EMs)
+		v.latency(f+".client_send_lag_ms", &fig.ClientSendLagMs)
+		v.latency(f+".slot_wait_ms", fig.SlotWaitMs)
 	}
 }
 
