@@ -121,13 +121,7 @@ func (s *Store) recount(ctx context.Context) error {
 		`INSERT INTO metric_cells (metric, cond, context, level, runs) SELECT metric, cond, context, level, COUNT(*) FROM run_metrics GROUP BY metric, cond, context, level`,
 		`DELETE FROM run_groups`}
 	measured := func(col string) string { return "MAX(CASE WHEN kind = 'measured' THEN " + col + " END)" }
-	for _, g := range []struct {
-		dim, col string
-		best     bool
-		vram     bool
-	}{{"model", "model", true, false}, {"gpu", "gpu", true, true}, {"engine", "engine", false, false},
-		{"quantization", "quantization", false, false}, {"profile", "profile", false, false}, {"family", "family", true, false},
-		{"mode", "mode", false, false}} {
+	for _, g := range groupDims {
 		decode, peak, vram := "NULL", "NULL", "NULL"
 		if g.best {
 			decode, peak = measured("decode_tok_s"), measured("peak_tok_s")
@@ -135,8 +129,8 @@ func (s *Store) recount(ctx context.Context) error {
 		if g.vram {
 			vram = "MAX(CASE WHEN gpu_count > 0 THEN vram_gb / gpu_count END)"
 		}
-		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.col+
-			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.col)
+		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.dim+
+			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

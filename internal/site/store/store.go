@@ -241,6 +241,24 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	return true, nil
 }
 
+// groupDims are what run_groups counts runs by: each dimension (also the runs column
+// holding a run's value of it), that value in a record, and whether the group keeps
+// the best measured decode and peak tok/s and the largest VRAM per GPU. countGroups
+// adds a run to them as it is stored; recount rebuilds them from runs.
+var groupDims = []struct {
+	dim        string
+	of         func(RunRecord) string
+	best, vram bool
+}{
+	{"model", func(r RunRecord) string { return r.Model }, true, false},
+	{"gpu", func(r RunRecord) string { return r.GPU }, true, true},
+	{"engine", func(r RunRecord) string { return r.Engine }, false, false},
+	{"quantization", func(r RunRecord) string { return r.Quantization }, false, false},
+	{"profile", func(r RunRecord) string { return r.Profile }, false, false},
+	{"family", func(r RunRecord) string { return r.Family }, true, false},
+	{"mode", func(r RunRecord) string { return modeOr(r.Mode) }, false, false},
+}
+
 // countGroups adds a new run to run_groups, in the transaction that stores it.
 func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
 	var decode, peak, vram *float64
@@ -251,22 +269,18 @@ func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) erro
 		v := *rec.VRAMGB / float64(rec.GPUCount)
 		vram = &v
 	}
-	for _, g := range []struct {
-		dim, name          string
-		decode, peak, vram *float64
-	}{
-		{"model", rec.Model, decode, peak, nil},
-		{"gpu", rec.GPU, decode, peak, vram},
-		{"engine", rec.Engine, nil, nil, nil},
-		{"quantization", rec.Quantization, nil, nil, nil},
-		{"profile", rec.Profile, nil, nil, nil},
-		{"family", rec.Family, decode, peak, nil},
-		{"mode", modeOr(rec.Mode), nil, nil, nil},
-	} {
+	for _, g := range groupDims {
+		var d, p, v *float64
+		if g.best {
+			d, p = decode, peak
+		}
+		if g.vram {
+			v = vram
+		}
 		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
 			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
 			best_decode = `+keepMax("best_decode")+`, best_peak = `+keepMax("best_peak")+`, vram_gb = `+keepMax("vram_gb"),
-			g.dim, g.name, g.decode, g.peak, g.vram)
+			g.dim, g.of(rec), d, p, v)
 		if err != nil {
 			return fmt.Errorf("counting the run's %s: %w", g.dim, err)
 		}
