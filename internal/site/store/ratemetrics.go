@@ -55,7 +55,7 @@ const (
 	DefaultInputLen  = 1024
 	DefaultOutputLen = 256
 	DefaultDurationS = 30
-	DefaultTarget    = 0.95
+	DefaultTarget    = bench.DefaultSLOTarget
 )
 
 // RateCond is the conditions an open-loop value was measured under, besides its input
@@ -201,10 +201,14 @@ func RunConditions(r *bench.Run) (c RateCond, inputLen int, ok bool) {
 		return RateCond{}, 0, false
 	}
 	if s := r.Config.Rate.SLO; s != nil {
-		w.SLO = &bench.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
-		w.Target = s.Target
+		w.SLO, w.Target = latencyTargets(s), s.Target
 	}
 	return w, r.Config.Rate.InputLen, true
+}
+
+// latencyTargets is an SLO's latency targets without its target share (RateCond.SLO).
+func latencyTargets(s *bench.SLO) *bench.SLO {
+	return &bench.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
 }
 
 // under narrows the workload to what a metric's values depend on; ok is false when
@@ -215,7 +219,7 @@ func under(w RateCond, cfg *bench.RateConfig, c Conditions) (RateCond, bool) {
 		if s == nil || (s.TTFTMs == nil && s.TPOTMs == nil && s.E2EMs == nil) {
 			return w, false
 		}
-		w.SLO = &bench.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
+		w.SLO = latencyTargets(s)
 	}
 	if c >= UnderSLOTarget {
 		if !(cfg.SLO.Target > 0 && cfg.SLO.Target <= 1) {
