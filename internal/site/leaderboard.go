@@ -370,15 +370,9 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 		d.Error = ferr.Error()
 		q, cell = store.Query{}, defaultCell()
 	}
-	q.Sort = ""
+	q = boardDefaults(q, v)
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
 		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name, Mode: q.Mode}
-	if len(q.Kinds) == 0 && !d.Sel.All {
-		q.Kinds = []string{bench.RunMeasured} // emulated and predicted runs stay off the main board
-	}
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
 	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
 	d.Context, d.Level = bench.FormatTokens(cell.Context), formatLevel(cell.Level)
 	d.Metrics = metricOptions(lang, cell.Metric.Name, true)
@@ -390,6 +384,20 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 		}
 	}
 	return q, cell
+}
+
+// boardDefaults completes a ranking's query alike on the page and in the API: 50 runs
+// a page, and measured runs only unless kind says otherwise (emulated and predicted
+// runs stay off the board); a ranking has its own order, so sort= does not apply.
+func boardDefaults(q store.Query, v url.Values) store.Query {
+	q.Sort = ""
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	if len(q.Kinds) == 0 && v.Get("kind") != "all" {
+		q.Kinds = []string{bench.RunMeasured}
+	}
+	return q
 }
 
 // boardCells fills the picker, an open-loop metric's conditions, and each ranked
@@ -663,13 +671,7 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, reason)
 		return
 	}
-	q.Sort = ""
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
-	if len(q.Kinds) == 0 && r.URL.Query().Get("kind") != "all" {
-		q.Kinds = []string{bench.RunMeasured} // as on the page: emulated and predicted runs only when asked for
-	}
+	q = boardDefaults(q, r.URL.Query())
 	ranked, next, err := s.rankPage(r.Context(), cell, q)
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
