@@ -1,6 +1,7 @@
 package site
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -200,15 +201,7 @@ func latencyThroughputChart(runs []runView, lang string) *chartView {
 		mark := strconv.Itoa(i + 1)
 		line := report.Line{Name: mark}
 		cells := slices.Clone(rv.Run.Rate)
-		slices.SortStableFunc(cells, func(a, b bench.RateCell) int {
-			switch {
-			case a.RateRPS < b.RateRPS:
-				return -1
-			case a.RateRPS > b.RateRPS:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(cells, func(a, b bench.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 		for _, c := range cells {
 			f := c.RateFigures
 			if f == nil || (c.Status != bench.StatusValid && c.Status != bench.StatusPredicted) || f.AchievedRPS == nil || f.TTFTMs.P50 == nil {
