@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,46 +30,22 @@ type amdCard struct {
 	vram  string // mem_info_vram_used, bytes
 }
 
-// amdCards finds amdgpu devices (PCI vendor 0x1002 with VRAM) and their hwmon power
-// file under root/sys/class/drm. The amdgpu documentation: power1_average is the
-// average power the GPU uses, in microwatts; newer kernels add power1_input, the
-// instantaneous power, on GPUs that have it.
+// amdCards finds the amdgpu devices (amdDevices) and their hwmon power files. The
+// amdgpu documentation: power1_average is the average power the GPU uses, in
+// microwatts; newer kernels add power1_input, the instantaneous power, on GPUs that
+// have it.
 func amdCards(root string) []amdCard {
 	var cards []amdCard
-	paths, _ := filepath.Glob(filepath.Join(root, "sys/class/drm/card*/device/vendor"))
-	sort.Strings(paths)
-	seen := map[string]bool{}
-	for _, vf := range paths {
-		dev := filepath.Dir(vf)
-		if strings.Contains(filepath.Base(filepath.Dir(dev)), "-") {
-			continue
-		}
-		if b, err := os.ReadFile(vf); err != nil || strings.TrimSpace(string(b)) != "0x1002" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dev, "mem_info_vram_total")); err != nil {
-			continue
-		}
-		key := dev
-		if real, err := filepath.EvalSymlinks(dev); err == nil {
-			key = real
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		c := amdCard{index: len(cards), name: "AMD GPU"}
-		if b, err := os.ReadFile(filepath.Join(dev, "product_name")); err == nil && strings.TrimSpace(string(b)) != "" {
-			c.name = strings.TrimSpace(string(b))
-		}
+	for _, d := range amdDevices(root) {
+		c := amdCard{index: len(cards), name: cmp.Or(d.product, "AMD GPU")}
 		for _, f := range []string{"power1_input", "power1_average"} {
-			if m, _ := filepath.Glob(filepath.Join(dev, "hwmon/hwmon*", f)); len(m) > 0 {
+			if m, _ := filepath.Glob(filepath.Join(d.dir, "hwmon/hwmon*", f)); len(m) > 0 {
 				c.power = m[0]
 				break
 			}
 		}
-		c.busy = filepath.Join(dev, "gpu_busy_percent")
-		c.vram = filepath.Join(dev, "mem_info_vram_used")
+		c.busy = filepath.Join(d.dir, "gpu_busy_percent")
+		c.vram = filepath.Join(d.dir, "mem_info_vram_used")
 		cards = append(cards, c)
 	}
 	return cards
