@@ -101,15 +101,8 @@ func Detect(ctx context.Context, root string, run CommandRunner) (bench.Hardware
 // power.limit,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader,nounits`
 // and groups identical GPUs into one entry with a count.
 func ParseNvidiaSMI(out []byte) []bench.GPU {
-	r := csv.NewReader(bytes.NewReader(out))
-	r.TrimLeadingSpace = true
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil
-	}
 	var gpus []bench.GPU
-	for _, rec := range recs {
+	for _, rec := range csvRecords(out) {
 		if len(rec) < 2 {
 			continue
 		}
@@ -117,7 +110,7 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 			if i >= len(rec) {
 				return ""
 			}
-			v := strings.TrimSpace(rec[i])
+			v := rec[i]
 			if strings.HasPrefix(v, "[") || v == "N/A" { // "[N/A]", "[Not Supported]"
 				return ""
 			}
@@ -139,6 +132,24 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 		gpus = append(gpus, g)
 	}
 	return group(gpus)
+}
+
+// csvRecords reads nvidia-smi's --format=csv,noheader output: records of any length,
+// each field trimmed; nil when it is not CSV.
+func csvRecords(out []byte) [][]string {
+	r := csv.NewReader(bytes.NewReader(out))
+	r.TrimLeadingSpace = true
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil
+	}
+	for _, rec := range recs {
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+	}
+	return recs
 }
 
 // group merges identical GPUs, keeping first-seen order.
