@@ -195,7 +195,7 @@ func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTr
 	m.mu.Unlock()
 	if len(texts) > 0 {
 		tr.Problem = strings.Join(texts, "; ")
-	} else if stopped != "" && !m.hasAfter(tr.Samples, end) {
+	} else if stopped != "" && !hasAfter(tr.Samples, end) {
 		tr.Problem = stopped
 	}
 	if m.foreign != nil {
@@ -233,7 +233,8 @@ func around(samples []bench.PowerSample, start, end time.Time) []bench.PowerSamp
 	return out
 }
 
-func (m *Meter) hasAfter(ss []bench.PowerSample, end time.Time) bool {
+// hasAfter reports whether a sample was taken at or after end.
+func hasAfter(ss []bench.PowerSample, end time.Time) bool {
 	for _, s := range ss {
 		if !s.At.Before(end) {
 			return true

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,14 +125,11 @@ func startAMDSysfs(ctx context.Context, o TelemetryOptions, cards []amdCard) *Me
 	return m
 }
 
+// uniq keeps the first of each value, in order.
 func uniq(xs []string) []string {
 	var out []string
 	for _, x := range xs {
-		found := false
-		for _, o := range out {
-			found = found || o == x
-		}
-		if !found {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
