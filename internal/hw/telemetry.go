@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -352,3 +354,12 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 func fptr(v float64) *float64 { return &v }
+
+// readNumber reads a sysfs file holding one number.
+func readNumber(path string) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+}
