@@ -1,8 +1,11 @@
-// Package hw owns hardware detection: the GPUs (NVIDIA through nvidia-smi, AMD through
-// sysfs, Apple through system_profiler), CPU, RAM, OS and kernel of the machine a
-// server runs on, and hand-written hardware files for remote servers. Readers take a
-// root path (for /proc, /sys, /etc) and a CommandRunner, so tests feed fixture trees
-// and recorded command outputs.
+// Package hw owns hardware detection and power telemetry. Detection: the GPUs (NVIDIA
+// through nvidia-smi, AMD through sysfs, Apple through system_profiler), CPU, RAM, OS
+// and kernel of the machine a server runs on, and hand-written hardware files for
+// remote servers. Telemetry (telemetry.go): a Meter that samples the machine's power
+// during a run (nvidia-smi, amdgpu sysfs or amd-smi, RAPL, powermetrics) and the agent
+// that serves one over HTTP to a run on another machine. Readers take a root path (for
+// /proc, /sys, /etc) and a CommandRunner, so tests feed fixture trees and recorded
+// command outputs.
 package hw
 
 import (
