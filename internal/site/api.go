@@ -352,17 +352,10 @@ type groupJSON struct {
 	Specs []Spec `json:"specs,omitempty"`
 }
 
-func (s *Server) apiHardware(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.GPUs(r.Context())
-	s.writeGroups(w, gs, err, "/hardware/", s.gpuSpecs)
-}
-
-func (s *Server) apiModels(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Models(r.Context())
-	s.writeGroups(w, gs, err, "/models/", s.modelSpecs)
-}
-
-func (s *Server) writeGroups(w http.ResponseWriter, gs []store.GroupStat, err error, prefix string, specs func(string) ([]Spec, bool)) {
+// apiGroups answers GET /api/v1/hardware, /models and /families: each group with its
+// run count, best measured figures and catalog specs.
+func (s *Server) apiGroups(w http.ResponseWriter, r *http.Request, kind groupKind) {
+	gs, err := kind.list(s.store, r.Context())
 	if err != nil {
 		s.log.Error("listing groups", "err", err)
 		writeAPIError(w, http.StatusInternalServerError, "", "could not list")
@@ -370,8 +363,8 @@ func (s *Server) writeGroups(w http.ResponseWriter, gs []store.GroupStat, err er
 	}
 	out := []groupJSON{}
 	for _, g := range gs {
-		sp, _ := specs(g.Name)
-		out = append(out, groupJSON{GroupStat: g, URL: prefix + pathEscape(g.Name), Specs: sp})
+		sp, _ := kind.specs(s, g.Name)
+		out = append(out, groupJSON{GroupStat: g, URL: "/" + kind.Nav + "/" + pathEscape(g.Name), Specs: sp})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
