@@ -29,13 +29,7 @@ func readFixture(t *testing.T, name string) []byte {
 	return b
 }
 
-func lines(b []byte) []string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		out = append(out, l)
-	}
-	return out
-}
+func lines(b []byte) []string { return strings.Split(strings.TrimRight(string(b), "\n"), "\n") }
 
 func val(p *float64) any {
 	if p == nil {
