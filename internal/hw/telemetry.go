@@ -165,24 +165,7 @@ func (m *Meter) fail(text string) {
 // or after end, then returns the samples around [start, end], any problem recorded
 // in that span, and any foreign compute process seen now.
 func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTrace {
-	deadline := time.NewTimer(m.wait)
-	defer deadline.Stop()
-	for {
-		m.mu.Lock()
-		ready := m.coveredLocked(end) || m.stopped != ""
-		ch := m.updated
-		m.mu.Unlock()
-		if ready {
-			break
-		}
-		select {
-		case <-ch:
-			continue
-		case <-deadline.C:
-		case <-ctx.Done():
-		}
-		break
-	}
+	m.waitCovered(ctx, end)
 	tr := bench.PowerTrace{Source: m.name, Devices: append([]int(nil), m.devices...), Interval: m.interval}
 	to := end.Add(2 * m.interval)
 	m.mu.Lock()
@@ -204,6 +187,28 @@ func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTr
 		tr.Foreign = m.foreign(ctx)
 	}
 	return tr
+}
+
+// waitCovered waits until every counted device has a sample at or after end, sampling
+// has stopped, the meter's wait is over, or ctx ends.
+func (m *Meter) waitCovered(ctx context.Context, end time.Time) {
+	deadline := time.NewTimer(m.wait)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		ready, ch := m.coveredLocked(end) || m.stopped != "", m.updated
+		m.mu.Unlock()
+		if ready {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // around returns the samples inside [start, end] and, for each device, the last one
