@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -213,5 +212,3 @@ func cell(doc *bench.Run, ctx, n int) *bench.DecodeCell {
 }
 
 func hasFlag(c *bench.DecodeCell, f string) bool { return slices.Contains(c.Flags, f) }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

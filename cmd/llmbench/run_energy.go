@@ -186,10 +186,10 @@ func resolvePrice(flag string, doc *bench.Run, metered int, old *bench.Price) (*
 			return nil, "", err
 		}
 		cg, err := c.GPU(g.Name)
-		if err != nil {
-			return nil, fmt.Sprintf("No catalog price for %s: give the machine's price with --price-per-hour for $/Mtok.", g.Name), nil
+		p, ok := perf.PriceEntry{}, false
+		if err == nil {
+			p, ok = ec.ReferencePrice(cg.ID)
 		}
-		p, ok := ec.ReferencePrice(cg.ID)
 		if !ok {
 			return nil, fmt.Sprintf("No catalog price for %s: give the machine's price with --price-per-hour for $/Mtok.", g.Name), nil
 		}

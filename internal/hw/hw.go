@@ -1,8 +1,11 @@
-// Package hw owns hardware detection: the GPUs (NVIDIA through nvidia-smi, AMD through
-// sysfs, Apple through system_profiler), CPU, RAM, OS and kernel of the machine a
-// server runs on, and hand-written hardware files for remote servers. Readers take a
-// root path (for /proc, /sys, /etc) and a CommandRunner, so tests feed fixture trees
-// and recorded command outputs.
+// Package hw owns hardware detection and power telemetry. Detection: the GPUs (NVIDIA
+// through nvidia-smi, AMD through sysfs, Apple through system_profiler), CPU, RAM, OS
+// and kernel of the machine a server runs on, and hand-written hardware files for
+// remote servers. Telemetry (telemetry.go): a Meter that samples the machine's power
+// during a run (nvidia-smi, amdgpu sysfs or amd-smi, RAPL, powermetrics) and the agent
+// that serves one over HTTP to a run on another machine. Readers take a root path (for
+// /proc, /sys, /etc) and a CommandRunner, so tests feed fixture trees and recorded
+// command outputs.
 package hw
 
 import (
@@ -101,15 +104,8 @@ func Detect(ctx context.Context, root string, run CommandRunner) (bench.Hardware
 // power.limit,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader,nounits`
 // and groups identical GPUs into one entry with a count.
 func ParseNvidiaSMI(out []byte) []bench.GPU {
-	r := csv.NewReader(bytes.NewReader(out))
-	r.TrimLeadingSpace = true
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil
-	}
 	var gpus []bench.GPU
-	for _, rec := range recs {
+	for _, rec := range csvRecords(out) {
 		if len(rec) < 2 {
 			continue
 		}
@@ -117,7 +113,7 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 			if i >= len(rec) {
 				return ""
 			}
-			v := strings.TrimSpace(rec[i])
+			v := rec[i]
 			if strings.HasPrefix(v, "[") || v == "N/A" { // "[N/A]", "[Not Supported]"
 				return ""
 			}
@@ -139,6 +135,24 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 		gpus = append(gpus, g)
 	}
 	return group(gpus)
+}
+
+// csvRecords reads nvidia-smi's --format=csv,noheader output: records of any length,
+// each field trimmed; nil when it is not CSV.
+func csvRecords(out []byte) [][]string {
+	r := csv.NewReader(bytes.NewReader(out))
+	r.TrimLeadingSpace = true
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil
+	}
+	for _, rec := range recs {
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+	}
+	return recs
 }
 
 // group merges identical GPUs, keeping first-seen order.
@@ -163,9 +177,31 @@ func group(gpus []bench.GPU) []bench.GPU {
 
 // amdSysfs finds AMD GPUs (PCI vendor 0x1002) under root/sys/class/drm.
 func amdSysfs(root string) []bench.GPU {
+	var gpus []bench.GPU
+	for _, d := range amdDevices(root) {
+		g := bench.GPU{Vendor: "amd", Count: 1, VRAMBytes: d.vramBytes, Name: d.product}
+		if g.Name == "" {
+			g.Name = "AMD GPU " + d.id
+		}
+		gpus = append(gpus, g)
+	}
+	return group(gpus)
+}
+
+// amdDevice is one amdgpu-driven device under root/sys/class/drm.
+type amdDevice struct {
+	dir       string // its sysfs device directory
+	id        string // the PCI device id ("0x744c")
+	product   string // product_name; "" when the driver gives none
+	vramBytes int64
+}
+
+// amdDevices lists the AMD GPUs (PCI vendor 0x1002 with VRAM) under root/sys/class/drm,
+// each once, in card order: what Detect describes and the AMD meter reads.
+func amdDevices(root string) []amdDevice {
 	cards, _ := filepath.Glob(filepath.Join(root, "sys/class/drm/card*/device/vendor"))
 	sort.Strings(cards)
-	var gpus []bench.GPU
+	var devs []amdDevice
 	seen := map[string]bool{}
 	for _, vf := range cards {
 		dev := filepath.Dir(vf)
@@ -177,16 +213,12 @@ func amdSysfs(root string) []bench.GPU {
 		if err != nil || strings.TrimSpace(string(b)) != "0x1002" {
 			continue
 		}
-		g := bench.GPU{Vendor: "amd", Count: 1}
+		d := amdDevice{dir: dev}
 		if b, err := os.ReadFile(filepath.Join(dev, "mem_info_vram_total")); err == nil {
-			g.VRAMBytes, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			d.vramBytes, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		}
-		if g.VRAMBytes == 0 {
+		if d.vramBytes == 0 {
 			continue // not an amdgpu-driven device (e.g. an AMD audio function)
-		}
-		id := ""
-		if b, err := os.ReadFile(filepath.Join(dev, "device")); err == nil {
-			id = strings.TrimSpace(string(b))
 		}
 		key := dev
 		if real, err := filepath.EvalSymlinks(dev); err == nil {
@@ -196,14 +228,15 @@ func amdSysfs(root string) []bench.GPU {
 			continue
 		}
 		seen[key] = true
-		if b, err := os.ReadFile(filepath.Join(dev, "product_name")); err == nil && strings.TrimSpace(string(b)) != "" {
-			g.Name = strings.TrimSpace(string(b))
-		} else {
-			g.Name = "AMD GPU " + id
+		if b, err := os.ReadFile(filepath.Join(dev, "device")); err == nil {
+			d.id = strings.TrimSpace(string(b))
 		}
-		gpus = append(gpus, g)
+		if b, err := os.ReadFile(filepath.Join(dev, "product_name")); err == nil {
+			d.product = strings.TrimSpace(string(b))
+		}
+		devs = append(devs, d)
 	}
-	return group(gpus)
+	return devs
 }
 
 // parseSystemProfiler reads `system_profiler SPDisplaysDataType SPHardwareDataType

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -163,24 +165,7 @@ func (m *Meter) fail(text string) {
 // or after end, then returns the samples around [start, end], any problem recorded
 // in that span, and any foreign compute process seen now.
 func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTrace {
-	deadline := time.NewTimer(m.wait)
-	defer deadline.Stop()
-	for {
-		m.mu.Lock()
-		ready := m.coveredLocked(end) || m.stopped != ""
-		ch := m.updated
-		m.mu.Unlock()
-		if ready {
-			break
-		}
-		select {
-		case <-ch:
-			continue
-		case <-deadline.C:
-		case <-ctx.Done():
-		}
-		break
-	}
+	m.waitCovered(ctx, end)
 	tr := bench.PowerTrace{Source: m.name, Devices: append([]int(nil), m.devices...), Interval: m.interval}
 	to := end.Add(2 * m.interval)
 	m.mu.Lock()
@@ -195,13 +180,35 @@ func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTr
 	m.mu.Unlock()
 	if len(texts) > 0 {
 		tr.Problem = strings.Join(texts, "; ")
-	} else if stopped != "" && !m.hasAfter(tr.Samples, end) {
+	} else if stopped != "" && !hasAfter(tr.Samples, end) {
 		tr.Problem = stopped
 	}
 	if m.foreign != nil {
 		tr.Foreign = m.foreign(ctx)
 	}
 	return tr
+}
+
+// waitCovered waits until every counted device has a sample at or after end, sampling
+// has stopped, the meter's wait is over, or ctx ends.
+func (m *Meter) waitCovered(ctx context.Context, end time.Time) {
+	deadline := time.NewTimer(m.wait)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		ready, ch := m.coveredLocked(end) || m.stopped != "", m.updated
+		m.mu.Unlock()
+		if ready {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // around returns the samples inside [start, end] and, for each device, the last one
@@ -233,7 +240,8 @@ func around(samples []bench.PowerSample, start, end time.Time) []bench.PowerSamp
 	return out
 }
 
-func (m *Meter) hasAfter(ss []bench.PowerSample, end time.Time) bool {
+// hasAfter reports whether a sample was taken at or after end.
+func hasAfter(ss []bench.PowerSample, end time.Time) bool {
 	for _, s := range ss {
 		if !s.At.Before(end) {
 			return true
@@ -351,3 +359,12 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 func fptr(v float64) *float64 { return &v }
+
+// readNumber reads a sysfs file holding one number.
+func readNumber(path string) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+}

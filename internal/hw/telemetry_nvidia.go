@@ -2,9 +2,7 @@ package hw
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -85,22 +83,6 @@ func parseNvidiaDevices(out []byte) []nvidiaDevice {
 		devs = append(devs, d)
 	}
 	return devs
-}
-
-func csvRecords(out []byte) [][]string {
-	r := csv.NewReader(bytes.NewReader(out))
-	r.TrimLeadingSpace = true
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil
-	}
-	for _, rec := range recs {
-		for i := range rec {
-			rec[i] = strings.TrimSpace(rec[i])
-		}
-	}
-	return recs
 }
 
 // parseNum reads a number as nvidia-smi prints it with nounits; "[N/A]",

@@ -95,7 +95,7 @@ func DialRemote(ctx context.Context, base, token string) (*Remote, error) {
 	if err := r.get(ctx, agentInfo, nil, &r.info); err != nil {
 		return nil, err
 	}
-	if _, _, err := r.offset(ctx); err != nil {
+	if _, err := r.offset(ctx); err != nil {
 		return nil, err
 	}
 	r.info.Telemetry = r.base + " (" + r.info.Telemetry + ")"
@@ -132,8 +132,8 @@ func (r *Remote) get(ctx context.Context, path string, q url.Values, v any) erro
 
 // offset estimates the agent's clock minus this one's: of a few exchanges, the one
 // with the shortest round trip, its agent time against the middle of the trip. The
-// error is at most half that round trip, which it also returns.
-func (r *Remote) offset(ctx context.Context) (offset, rtt time.Duration, err error) {
+// error is at most half that round trip.
+func (r *Remote) offset(ctx context.Context) (offset time.Duration, err error) {
 	best := time.Duration(-1)
 	for range 5 {
 		var t struct {
@@ -141,7 +141,7 @@ func (r *Remote) offset(ctx context.Context) (offset, rtt time.Duration, err err
 		}
 		t0 := time.Now()
 		if err := r.get(ctx, agentTime, nil, &t); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		t1 := time.Now()
 		if d := t1.Sub(t0); best < 0 || d < best {
@@ -149,13 +149,13 @@ func (r *Remote) offset(ctx context.Context) (offset, rtt time.Duration, err err
 			offset = time.Unix(0, t.Now).Sub(t0.Add(d / 2))
 		}
 	}
-	return offset, best, nil
+	return offset, nil
 }
 
 // Summary asks the agent for the window, translated to its clock, and translates the
 // samples back.
 func (r *Remote) Summary(ctx context.Context, start, end time.Time) bench.PowerTrace {
-	off, _, err := r.offset(ctx)
+	off, err := r.offset(ctx)
 	if err != nil {
 		return bench.PowerTrace{Source: r.base, Problem: err.Error()}
 	}

@@ -1,9 +1,12 @@
 // Package perf owns the performance model: the GPU, model, quantization and engine
 // catalogs (embedded data files, every figure with its source), the published
-// measurements the model is checked against, and the predictions built from them —
-// weight bytes, KV bytes per token, KV cache capacity for a memory budget, decode step
-// time as a roofline, prefill time, and the whole speed test matrix as a predicted run
-// document. calc, sim and the site's calculator all use it.
+// measurements its efficiency factors are fitted to and judged against, in-sample,
+// leave-one-out and leave-one-source-out (evidence.go, fit.go), and the predictions
+// built from them — weight bytes, KV bytes per token, KV cache capacity for a memory
+// budget, decode step time as a roofline, prefill time, and the whole speed test
+// matrix as a predicted run document — with the dated price and board-power catalogs
+// and each predicted cell's energy estimate (energy.go). calc, sim and the site's
+// calculator all use it.
 package perf
 
 import (

@@ -537,29 +537,24 @@ func roundTo(v float64, digits int) float64 {
 // MedianAbs is the median absolute relative error of the rows of one kind, in-sample
 // or leave-one-out.
 func MedianAbs(rows []RowError, kind string, loo bool) float64 {
-	var errs []float64
-	for _, r := range rows {
-		if r.Kind != kind {
-			continue
-		}
-		e := r.Err
-		if loo {
-			e = r.ErrLOO
-		}
-		if !math.IsNaN(e) {
-			errs = append(errs, math.Abs(e))
-		}
+	if loo {
+		return medianAbsOf(rows, kind, func(r RowError) float64 { return r.ErrLOO })
 	}
-	return median(errs)
+	return medianAbsOf(rows, kind, func(r RowError) float64 { return r.Err })
 }
 
 // MedianAbsLOSO is the median absolute leave-one-source-out error of the rows of one
 // kind.
 func MedianAbsLOSO(rows []RowError, kind string) float64 {
+	return medianAbsOf(rows, kind, func(r RowError) float64 { return r.ErrLOSO })
+}
+
+// medianAbsOf is the median of |err| over the rows of one kind that have one.
+func medianAbsOf(rows []RowError, kind string, err func(RowError) float64) float64 {
 	var errs []float64
 	for _, r := range rows {
-		if r.Kind == kind && !math.IsNaN(r.ErrLOSO) {
-			errs = append(errs, math.Abs(r.ErrLOSO))
+		if e := err(r); r.Kind == kind && !math.IsNaN(e) {
+			errs = append(errs, math.Abs(e))
 		}
 	}
 	return median(errs)

@@ -23,7 +23,7 @@ func normLang(lang string) string {
 // that the site can use the same texts (the nav_* keys are the site's own menu).
 var labels = map[string][2]string{ // [en, ja]
 	"speed_test_matrix": {"Speed test matrix", "スピードテストマトリクス"},
-	"by":                {"by %s", "投稿者 %s"},
+	"by":                {"by %s", "作成者 %s"},
 	"on":                {"%s on %s", "%s on %s"},
 	"kind_measured":     {"Measured", "実測"},
 	"kind_emulated":     {"Emulated", "エミュレーション"},

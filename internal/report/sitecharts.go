@@ -146,3 +146,26 @@ func BarChart(lang, id, title, valueLabel string, bars []Bar, decimals int) temp
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
+
+// LatencyThroughputChart draws a latency (y, in ms; yLabel names it) against the
+// request rate achieved (x, requests/s, linear from 0), one line per run through its
+// open-loop cells in order of rate, as the run report's own TTFT chart does for one
+// run: where a line turns up, that server stopped keeping up.
+func LatencyThroughputChart(lang, id, title, yLabel string, lines []Line) template.HTML {
+	c := lineChart{ID: id, Title: title, XLabel: T(lang, "axis_achieved"), YLabel: yLabel, Lang: lang, Empty: T(lang, "no_data")}
+	maxX := 0.0
+	for i, l := range lines {
+		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
+		for _, p := range l.Points {
+			if p.X >= 0 && !math.IsInf(p.X, 0) && !math.IsNaN(p.X) {
+				maxX = math.Max(maxX, p.X)
+				s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+			}
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	c.XTicks, c.XTickLabel = linearTicks(maxX, lang)
+	return c.SVG()
+}

@@ -125,11 +125,8 @@ func TestRecurrentStateBlocks(t *testing.T) {
 		t.Errorf("reported capacity %d tokens, want vLLM's %d (12 blocks / 7 per request × 64)", got, want)
 	}
 	e := stepEngine(t, cfg)
-	var reqs []*request
 	for i := range 3 {
-		r := newRequest(promptOf(string(rune('a'+i)), 10), 4, 0, true, cfg.BlockSize, uint64(i))
-		reqs = append(reqs, r)
-		e.add(r)
+		e.add(newRequest(promptOf(string(rune('a'+i)), 10), 4, 0, true, cfg.BlockSize, uint64(i)))
 	}
 	e.step()
 	// Each takes 1 token block + 3 state blocks: two fit in 12 (8), a third (12) does

@@ -213,6 +213,7 @@ type RunSummary struct {
 	EngineVersion  string    `json:"engine_version,omitempty"`
 	Quantization   string    `json:"quantization,omitempty"`
 	Profile        string    `json:"profile"`
+	Mode           string    `json:"mode"` // matrix or rate (open-loop cells)
 	DecodeTokS     *float64  `json:"decode_tok_s"`
 	PeakTokS       *float64  `json:"peak_tok_s"`
 	Prefill32KTokS *float64  `json:"prefill_32k_tok_s"`
@@ -226,7 +227,7 @@ type RunSummary struct {
 func summaryOf(r store.RunRecord) RunSummary {
 	return RunSummary{ID: r.ID, URL: "/runs/" + r.ID, Title: r.Title, Kind: r.Kind, Model: r.Model, GPU: r.GPU,
 		GPUCount: r.GPUCount, VRAMGB: r.VRAMGB, Engine: r.Engine, EngineVersion: r.EngineVersion,
-		Quantization: r.Quantization, Profile: r.Profile, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
+		Quantization: r.Quantization, Profile: r.Profile, Mode: r.Mode, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
 		Prefill32KTokS: r.Prefill32KTokS, TokSPerGB: r.TokSPerGB, CreatedAt: r.CreatedAt,
 		SubmittedAt: r.SubmittedAt, Submitter: r.Submitter, Org: r.Org}
 }
@@ -248,6 +249,12 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			return q, &FieldError{Field: "size", Reason: "must be one of " + strings.Join(names, ", ") + " (billions of parameters)"}
 		}
 		q.SizeMin, q.SizeMax = b.Min, b.Max
+	}
+	switch m := v.Get("mode"); m {
+	case "", store.ModeMatrix, store.ModeRate:
+		q.Mode = m
+	default:
+		return q, &FieldError{Field: "mode", Reason: "must be matrix (the concurrency matrix) or rate (open-loop rate cells)"}
 	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {
@@ -345,17 +352,10 @@ type groupJSON struct {
 	Specs []Spec `json:"specs,omitempty"`
 }
 
-func (s *Server) apiHardware(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.GPUs(r.Context())
-	s.writeGroups(w, gs, err, "/hardware/", s.gpuSpecs)
-}
-
-func (s *Server) apiModels(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Models(r.Context())
-	s.writeGroups(w, gs, err, "/models/", s.modelSpecs)
-}
-
-func (s *Server) writeGroups(w http.ResponseWriter, gs []store.GroupStat, err error, prefix string, specs func(string) ([]Spec, bool)) {
+// apiGroups answers GET /api/v1/hardware, /models and /families: each group with its
+// run count, best measured figures and catalog specs.
+func (s *Server) apiGroups(w http.ResponseWriter, r *http.Request, kind groupKind) {
+	gs, err := kind.list(s.store, r.Context())
 	if err != nil {
 		s.log.Error("listing groups", "err", err)
 		writeAPIError(w, http.StatusInternalServerError, "", "could not list")
@@ -363,8 +363,8 @@ func (s *Server) writeGroups(w http.ResponseWriter, gs []store.GroupStat, err er
 	}
 	out := []groupJSON{}
 	for _, g := range gs {
-		sp, _ := specs(g.Name)
-		out = append(out, groupJSON{GroupStat: g, URL: prefix + pathEscape(g.Name), Specs: sp})
+		sp, _ := kind.specs(s, g.Name)
+		out = append(out, groupJSON{GroupStat: g, URL: "/" + kind.Nav + "/" + pathEscape(g.Name), Specs: sp})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -39,9 +39,9 @@ var (
 // while), or the database LLMBENCH_BENCH_DB names (a path or a postgres:// URL).
 func seededDB(b *testing.B) string {
 	benchOnce.Do(func() {
-		// The name carries the schema's generation: a file seeded before run_metrics
+		// The name carries the schema's generation: a file seeded before run_metrics.cond
 		// would be re-indexed on open instead (slow, and another worktree's copy).
-		benchPath = filepath.Join(os.TempDir(), fmt.Sprintf("llmbench-site-bench-%d-cells.db", benchRuns))
+		benchPath = filepath.Join(os.TempDir(), fmt.Sprintf("llmbench-site-bench-%d-cond.db", benchRuns))
 		if db := os.Getenv("LLMBENCH_BENCH_DB"); db != "" {
 			benchPath = db
 		}

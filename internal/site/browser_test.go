@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -251,12 +252,23 @@ func TestBrowserCalculatorForm(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#calc-max-num-seqs"), "16"),
 		chromedp.SetValue(chromedp.CSS("#calc-max-output"), "4096"),
 		chromedp.Click(chromedp.CSS("#calc-submit")),
-		chromedp.WaitVisible(chromedp.CSS("#calc-predicted")),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	// The over-capacity page shows #calc-predicted too, so waiting for it could end on
+	// the old page: wait for the new page's address first (a loaded machine loads it
+	// late).
+	var loc string
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(loc, "max_num_seqs=16"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the form's submission did not load: the page is at %s", loc)
+		}
+		loc, _ = chromedp.Run(ctx, chromedp.Location())
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#calc-predicted"))); err != nil {
+		t.Fatal(err)
+	}
 	u, _ := url.Parse(loc)
 	resp, err := hs.Client().Get(hs.URL + "/api/v1/predict?" + u.RawQuery)
 	if err != nil {

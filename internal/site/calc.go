@@ -225,7 +225,8 @@ func (in CalcInput) query() url.Values {
 }
 
 // predictionCache keeps recent predictions (and refusals) by input: the calculator
-// is pure, and run pages ask for the same setups again and again.
+// is pure, and run pages ask for the same setups again and again. A request that
+// ended before the calculator answered leaves nothing behind.
 type predictionCache struct {
 	mu  sync.Mutex
 	max int
@@ -250,6 +251,9 @@ func (c *predictionCache) get(key string, compute func() cachedPrediction) cache
 		return v
 	}
 	v = compute()
+	if errors.Is(v.err, context.Canceled) || errors.Is(v.err, context.DeadlineExceeded) {
+		return v // what became of one request, not an answer about the input
+	}
 	c.mu.Lock()
 	if len(c.m) >= c.max {
 		for k := range c.m { // forget an arbitrary half: a bound, not an LRU

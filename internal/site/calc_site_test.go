@@ -24,7 +24,7 @@ import (
 
 // wiredSite is the site as "llmbench serve" runs it (the real calculator and catalog),
 // with the seed run submitted.
-func wiredSite(t *testing.T) *httptest.Server {
+func wiredSite(t *testing.T, more ...[]byte) *httptest.Server {
 	t.Helper()
 	st := storetest.SQLite(t)
 	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
@@ -41,8 +41,10 @@ func wiredSite(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, seed); err != nil {
-		t.Fatal(err)
+	for _, doc := range append([][]byte{seed}, more...) {
+		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return hs
 }
@@ -202,7 +204,15 @@ func TestRunPageComparesWithPrediction(t *testing.T) {
 // table (where its Japanese differs) and every English spec label on the Japanese
 // pages; the menu entries the seed site keeps in English are the exception.
 func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
-	hs := wiredSite(t)
+	rate, err := os.ReadFile("../report/testdata/rate-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, err := os.ReadFile("../report/testdata/rate-search-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := wiredSite(t, rate, search)
 	labels := site.EnglishLabels()
 	p, _ := wire.NewPerf()
 	specs, _ := p.GPUSpecs("RTX 3090")
@@ -217,7 +227,11 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 	for _, path := range []string{"/", "/?metric=ttft_ms&context=16K&concurrency=2", "/calculator", "/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq",
 		"/models", "/models/RedHatAI%2FQwen3.8-27B-INT4", "/families", "/families/qwen3.8-27b", "/hardware", "/hardware/RTX%203090",
 		"/runs", "/runs/" + browserSeedID, "/orgs", "/submitters/@newcomer", "/authors/@Sandberg", "/reports", "/reports/new",
-		"/api", "/docs", "/benchmarks", "/getting-started", "/compare", "/nowhere", "/?gpu=%00"} {
+		"/api", "/docs", "/benchmarks", "/getting-started", "/compare", "/nowhere", "/?gpu=%00",
+		// Open-loop runs: the goodput board, the same asked without an SLO, the list of rate runs, their comparison.
+		"/?kind=all&metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&slo=ttft:1000ms,tpot:60ms", "/?kind=all&metric=goodput_rps",
+		"/?kind=all&metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms",
+		"/runs?mode=rate", "/compare?id=20261201-091735-20649d&id=20261201-091558-b401d5", "/compare?id=20261201-091735-20649d&id=" + browserSeedID} {
 		sep := "?"
 		if strings.Contains(path, "?") {
 			sep = "&"

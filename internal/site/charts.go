@@ -145,11 +145,3 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: legend},
 	}
 }
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

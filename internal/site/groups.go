@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"html/template"
 	"net/http"
@@ -13,17 +14,29 @@ import (
 // the catalog, the trade-off of its best runs, the best of each GPU (or model) at a
 // chosen cell, and every run.
 
-// groupKind says which column a group page filters by and what its bar chart compares.
+// groupKind says which column a group page filters by, what its bar chart compares,
+// and how its list, its summary, its runs and its catalog specs are read.
 type groupKind struct {
 	Nav   string // menu entry and URL base: hardware, models, families
 	Dim   string // the runs column: gpu, model, family
 	BarBy string // what the bars are: gpu or model
+	what  string // the groups, for the log: "GPUs"
+	list  func(*store.Store, context.Context) ([]store.GroupStat, error)
+	stat  func(*store.Store, context.Context, string) (store.GroupStat, error)
+	runs  func(name string) store.Query
+	specs func(*Server, string) ([]Spec, bool)
 }
 
 var (
-	gpuGroup    = groupKind{Nav: "hardware", Dim: "gpu", BarBy: "model"}
-	modelGroup  = groupKind{Nav: "models", Dim: "model", BarBy: "gpu"}
-	familyGroup = groupKind{Nav: "families", Dim: "family", BarBy: "gpu"}
+	gpuGroup = groupKind{Nav: "hardware", Dim: "gpu", BarBy: "model", what: "GPUs",
+		list: (*store.Store).GPUs, stat: (*store.Store).GPU, runs: func(n string) store.Query { return store.Query{GPU: n} },
+		specs: (*Server).gpuSpecs}
+	modelGroup = groupKind{Nav: "models", Dim: "model", BarBy: "gpu", what: "models",
+		list: (*store.Store).Models, stat: (*store.Store).Model, runs: func(n string) store.Query { return store.Query{Model: n} },
+		specs: (*Server).modelSpecs}
+	familyGroup = groupKind{Nav: "families", Dim: "family", BarBy: "gpu", what: "model families",
+		list: (*store.Store).Families, stat: (*store.Store).FamilyStat, runs: func(n string) store.Query { return store.Query{Family: n} },
+		specs: (*Server).modelSpecs}
 )
 
 type groupListData struct {
@@ -58,43 +71,27 @@ type cellForm struct {
 
 func newCellForm(lang string, cell cellSel) cellForm {
 	f := cellForm{Context: bench.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
-	for _, m := range store.CellMetrics {
-		f.Metrics = append(f.Metrics, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == cell.Metric.Name})
-	}
+	// Open-loop metrics need their conditions stated, which the leaderboard's form does.
+	f.Metrics = metricOptions(lang, cell.Metric.Name, false)
 	return f
 }
 
-func (s *Server) hardwareList(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.GPUs(r.Context())
+func (s *Server) hardwareList(w http.ResponseWriter, r *http.Request) { s.groupList(w, r, gpuGroup) }
+func (s *Server) modelList(w http.ResponseWriter, r *http.Request)    { s.groupList(w, r, modelGroup) }
+func (s *Server) familyList(w http.ResponseWriter, r *http.Request)   { s.groupList(w, r, familyGroup) }
+
+func (s *Server) groupList(w http.ResponseWriter, r *http.Request, kind groupKind) {
+	gs, err := kind.list(s.store, r.Context())
 	if err != nil {
-		s.serverError(w, r, "listing GPUs", err)
+		s.serverError(w, r, "listing "+kind.what, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "groups", "hardware", "", groupListData{Groups: gs, Base: "/hardware/", Kind: "hardware"})
+	s.render(w, r, http.StatusOK, "groups", kind.Nav, "", groupListData{Groups: gs, Base: "/" + kind.Nav + "/", Kind: kind.Nav})
 }
 
-func (s *Server) modelList(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Models(r.Context())
-	if err != nil {
-		s.serverError(w, r, "listing models", err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "groups", "models", "", groupListData{Groups: gs, Base: "/models/", Kind: "models"})
-}
-
-func (s *Server) familyList(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Families(r.Context())
-	if err != nil {
-		s.serverError(w, r, "listing model families", err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "groups", "families", "", groupListData{Groups: gs, Base: "/families/", Kind: "families"})
-}
-
-func (s *Server) apiFamilies(w http.ResponseWriter, r *http.Request) {
-	gs, err := s.store.Families(r.Context())
-	s.writeGroups(w, gs, err, "/families/", s.modelSpecs)
-}
+func (s *Server) apiHardware(w http.ResponseWriter, r *http.Request) { s.apiGroups(w, r, gpuGroup) }
+func (s *Server) apiModels(w http.ResponseWriter, r *http.Request)   { s.apiGroups(w, r, modelGroup) }
+func (s *Server) apiFamilies(w http.ResponseWriter, r *http.Request) { s.apiGroups(w, r, familyGroup) }
 
 func (s *Server) hardwarePage(w http.ResponseWriter, r *http.Request) { s.groupPage(w, r, gpuGroup) }
 func (s *Server) modelPage(w http.ResponseWriter, r *http.Request)    { s.groupPage(w, r, modelGroup) }
@@ -104,23 +101,9 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 	ctx, lang := r.Context(), requestLang(r)
 	name := r.PathValue("name")
 	d := groupPageData{Name: name, Kind: kind.Nav, Dim: kind.Dim}
-	var stat store.GroupStat
-	var err error
-	q := store.Query{}
-	switch kind.Dim {
-	case "gpu":
-		d.Specs, d.Catalog = s.gpuSpecs(name)
-		q.GPU = name
-		stat, err = s.store.GPU(ctx, name)
-	case "model":
-		d.Specs, d.Catalog = s.modelSpecs(name)
-		q.Model = name
-		stat, err = s.store.Model(ctx, name)
-	default:
-		d.Specs, d.Catalog = s.modelSpecs(name)
-		q.Family = name
-		stat, err = s.store.FamilyStat(ctx, name)
-	}
+	d.Specs, d.Catalog = kind.specs(s, name)
+	q := kind.runs(name)
+	stat, err := kind.stat(s.store, ctx, name)
 	switch {
 	case err == nil:
 		d.Stat = &stat

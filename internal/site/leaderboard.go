@@ -16,12 +16,18 @@ import (
 )
 
 // cellSel is the cell the leaderboard ranks by: a registered metric, a context and a
-// level on the metric's second axis (the concurrency of a decode cell).
+// level on the metric's second axis (the concurrency of a decode cell, the request
+// rate of an open-loop cell) and, for an open-loop metric, the conditions its values
+// were measured under (ratecells.go).
 type cellSel struct {
 	Metric  store.CellMetric
 	Context int
 	Level   float64
+	Cond    store.RateCond
 }
+
+// rated reports whether the cell is an open-loop one, ranked under conditions.
+func (c cellSel) rated() bool { return c.Metric.Under != store.NoConditions }
 
 // legacySorts maps the leaderboard's first rankings (sort=…) to the cells they are.
 var legacySorts = map[string]cellSel{
@@ -75,6 +81,9 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	if m.Axis == store.AxisRun {
 		return sel, nil
 	}
+	if sel.rated() {
+		sel.Context = store.DefaultInputLen
+	}
 	if c := v.Get("context"); c != "" {
 		n, err := bench.ParseTokens(c)
 		if err != nil || n < 0 || n > maxTokens {
@@ -83,16 +92,39 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		sel.Context = n
 	}
 	if p := levelParam(m.Axis); p != "" {
-		sel.Level = 1
-		if l := v.Get(p); l != "" {
-			x, err := strconv.ParseFloat(l, 64)
-			if err != nil || !(x > 0) || x > maxConc {
-				return defaultCell(), &FieldError{Field: p, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+		l, ferr := levelFromRequest(v.Get(p), p, m.Axis)
+		if ferr != nil {
+			return defaultCell(), ferr
+		}
+		sel.Level = l
+	}
+	if sel.rated() {
+		cond, ferr := rateCondFromRequest(v, m, sel.Level)
+		sel.Cond = cond
+		if ferr != nil {
+			if missingSLO(ferr, v) {
+				return sel, ferr // the page offers the SLOs runs were measured under
 			}
-			sel.Level = x
+			return defaultCell(), ferr
 		}
 	}
 	return sel, nil
+}
+
+// levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
+// 1 when the query gives none.
+func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
+	if s == "" {
+		return 1, nil
+	}
+	if axis == store.AxisRate {
+		return parseRateLevel(s)
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || x > maxConc {
+		return 0, &FieldError{Field: param, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+	}
+	return x, nil
 }
 
 // label is how pages name the cell: "Total tok/s at 32K × 1".
@@ -104,12 +136,34 @@ func (c cellSel) label(lang string) string {
 	case store.AxisPrefill:
 		return T(lang, "cell_prefill", name, bench.FormatTokens(c.Context))
 	case store.AxisRate:
-		return T(lang, "cell_rate", name, bench.FormatTokens(c.Context), formatLevel(c.Level))
+		if c.Level == store.RateInf {
+			return T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
+		}
+		return T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
+	case store.AxisRateRun:
+		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
 	}
 	return T(lang, "cell_decode", name, bench.FormatTokens(c.Context), formatLevel(c.Level))
 }
 
-func formatLevel(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
+// shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
+func (c cellSel) shortLabel(lang string) string {
+	if c.Metric.Axis == store.AxisRateRun {
+		return T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
+	}
+	if c.Level == store.RateInf {
+		return T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
+	}
+	return T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
+}
+
+// formatLevel writes a level as URLs take it: 8, 0.5, inf (a rate inf cell).
+func formatLevel(l float64) string {
+	if l == store.RateInf {
+		return "inf"
+	}
+	return strconv.FormatFloat(l, 'f', -1, 64)
+}
 
 // query sets the cell's URL parameters on v.
 func (c cellSel) query(v url.Values) url.Values {
@@ -125,11 +179,22 @@ func (c cellSel) query(v url.Values) url.Values {
 	if p := levelParam(c.Metric.Axis); p != "" {
 		v.Set(p, formatLevel(c.Level))
 	}
+	if c.rated() {
+		setCondParams(v, c.Cond)
+	} else {
+		for _, p := range condParams {
+			v.Del(p)
+		}
+	}
 	return v
 }
 
 func (c cellSel) store(q store.Query) store.CellQuery {
-	return store.CellQuery{Query: q, Metric: c.Metric.Name, Context: c.Context, Level: c.Level}
+	cq := store.CellQuery{Query: q, Metric: c.Metric.Name, Context: c.Context, Level: c.Level}
+	if c.rated() {
+		cq.Cond = c.Cond.Key()
+	}
+	return cq
 }
 
 // boardEntry is one ranked run with its row of the matrix at a glance.
@@ -143,6 +208,21 @@ type boardEntry struct {
 type metricOption struct {
 	Name, Label string
 	Selected    bool
+	Rated       bool // an open-loop metric: the picker lists these apart
+}
+
+// metricOptions lists the registry for a metric menu; rated keeps the open-loop
+// metrics too (group pages' small form has no way to state their conditions).
+func metricOptions(lang, selected string, rated bool) []metricOption {
+	var out []metricOption
+	for _, m := range store.CellMetrics {
+		isRated := m.Under != store.NoConditions
+		if isRated && !rated && m.Name != selected {
+			continue
+		}
+		out = append(out, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == selected, Rated: isRated})
+	}
+	return out
 }
 
 // pickerView is the matrix picker: the cells some run has, by context (rows) and
@@ -176,6 +256,47 @@ type boardData struct {
 	Entries   []boardEntry
 	Sizes     []store.SizeBucket
 	Chart     template.HTML // best per GPU at the cell, when a model or family is chosen
+	// An open-loop metric's conditions: the form's values, the chosen ones in words,
+	// and every set of conditions its runs were measured under.
+	Rated     bool
+	CondForm  condForm
+	CondLabel string
+	Conds     []condOption
+	NeedSLO   bool // an SLO metric asked for without one: pick from Conds
+}
+
+// condForm holds the form's values of an open-loop cell's conditions.
+type condForm struct {
+	Output, Arrival, LenDist, MaxConcurrency, PrefixShare, Requests, Duration, SLO, Target string
+	SLOMetric, TargetMetric, Inf                                                           bool
+}
+
+func newCondForm(c cellSel) condForm {
+	f := condForm{Output: strconv.Itoa(c.Cond.OutputLen), Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
+		SLOMetric: c.Metric.Under >= store.UnderSLO, TargetMetric: c.Metric.Under >= store.UnderSLOTarget, Inf: c.Level == store.RateInf}
+	if c.Cond.MaxConcurrency > 0 {
+		f.MaxConcurrency = strconv.Itoa(c.Cond.MaxConcurrency)
+	}
+	if c.Cond.PrefixShare > 0 {
+		f.PrefixShare = strconv.FormatFloat(c.Cond.PrefixShare, 'f', -1, 64)
+	}
+	if c.Cond.Requests > 0 {
+		f.Requests = strconv.Itoa(c.Cond.Requests)
+	} else {
+		f.Duration = strconv.FormatFloat(c.Cond.DurationS, 'f', -1, 64)
+	}
+	if c.Cond.SLO != nil {
+		f.SLO = store.SLOText(c.Cond.SLO)
+	}
+	if c.Cond.Target > 0 {
+		f.Target = strconv.FormatFloat(c.Cond.Target, 'f', -1, 64)
+	}
+	return f
+}
+
+// missingSLO reports whether ferr says an SLO metric was asked for with no SLO.
+func missingSLO(ferr *FieldError, v url.Values) bool {
+	return ferr != nil && ferr.Field == errNoSLO && strings.TrimSpace(v.Get("slo")) == ""
 }
 
 // Picker and row limits: a plan may have up to 64 values per axis; the picker shows the
@@ -187,36 +308,17 @@ const (
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	v := r.URL.Query()
 	d := &boardData{Sizes: store.SizeBuckets}
-	q, ferr := queryFromRequest(r, 200)
-	cell, cerr := cellFromRequest(v)
-	if ferr == nil {
-		ferr = cerr
-	}
-	if ferr != nil {
-		d.Error = ferr.Error()
-		q, cell = store.Query{}, defaultCell()
-	}
-	q.Sort = ""
-	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
-		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name}
-	if len(q.Kinds) == 0 && !d.Sel.All {
-		q.Kinds = []string{bench.RunMeasured} // emulated and predicted runs stay off the main board
-	}
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
-	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
-	d.Context, d.Level = bench.FormatTokens(cell.Context), formatLevel(cell.Level)
-	for _, m := range store.CellMetrics {
-		d.Metrics = append(d.Metrics, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == cell.Metric.Name})
-	}
+	q, cell := boardQuery(r, lang, d)
 	ctx := r.Context()
-	entries, next, err := s.rankPage(ctx, cell, q)
-	if err != nil {
-		s.serverError(w, r, "ranking runs", err)
-		return
+	var entries []store.RankedRun
+	next := -1
+	if !d.NeedSLO {
+		var err error
+		if entries, next, err = s.rankPage(ctx, cell, q); err != nil {
+			s.serverError(w, r, "ranking runs", err)
+			return
+		}
 	}
 	if next >= 0 {
 		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
@@ -225,23 +327,16 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Offset = q.Offset
-	cells, err := s.store.MetricCells(ctx, cell.Metric.Name)
-	if err != nil {
-		s.serverError(w, r, "listing cells", err)
+	if err := s.boardCells(ctx, r.URL, d, cell, entries, q.Offset, lang); err != nil {
+		s.serverError(w, r, "reading the board's cells", err)
 		return
 	}
-	if cell.Metric.Axis != store.AxisRun {
-		d.Picker = buildPicker(r.URL, cell, cells)
-	}
-	if d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, q.Offset, lang); err != nil {
-		s.serverError(w, r, "reading the runs' rows", err)
-		return
-	}
+	var err error
 	if d.Facets, err = s.cachedFacets(ctx); err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return
 	}
-	if q.Model != "" || q.Family != "" {
+	if (q.Model != "" || q.Family != "") && !d.NeedSLO {
 		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
 		if err != nil {
 			s.serverError(w, r, "best GPUs", err)
@@ -249,7 +344,78 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
 	}
-	s.render(w, r, http.StatusOK, "leaderboard", "leaderboard", "", d)
+	status := http.StatusOK
+	if d.NeedSLO {
+		status = http.StatusBadRequest
+	}
+	s.render(w, r, status, "leaderboard", "leaderboard", "", d)
+}
+
+// boardQuery reads the leaderboard's filters and cell into d and returns them: a
+// query the page cannot use ranks the default cell under an error, but an SLO metric
+// asked for without an SLO keeps its metric (NeedSLO), so that the page can offer the
+// SLOs its runs were judged against.
+func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSel) {
+	v := r.URL.Query()
+	q, ferr := queryFromRequest(r, 200)
+	cell, cerr := cellFromRequest(v)
+	d.NeedSLO = ferr == nil && missingSLO(cerr, v)
+	if ferr == nil {
+		ferr = cerr
+	}
+	switch {
+	case d.NeedSLO:
+		d.Error = T(lang, "need_slo", T(lang, "metric_"+cell.Metric.Name))
+	case ferr != nil:
+		d.Error = ferr.Error()
+		q, cell = store.Query{}, defaultCell()
+	}
+	q = boardDefaults(q, v)
+	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
+		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name, Mode: q.Mode}
+	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
+	d.Context, d.Level = bench.FormatTokens(cell.Context), formatLevel(cell.Level)
+	d.Metrics = metricOptions(lang, cell.Metric.Name, true)
+	if d.Rated = cell.rated(); d.Rated {
+		d.Context = strconv.Itoa(cell.Context) // input lengths are written out: 512, 1024
+		d.CondForm = newCondForm(cell)
+		if !d.NeedSLO {
+			d.CondLabel = condLabel(lang, cell.Cond)
+		}
+	}
+	return q, cell
+}
+
+// boardDefaults completes a ranking's query alike on the page and in the API: 50 runs
+// a page, and measured runs only unless kind says otherwise (emulated and predicted
+// runs stay off the board); a ranking has its own order, so sort= does not apply.
+func boardDefaults(q store.Query, v url.Values) store.Query {
+	q.Sort = ""
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	if len(q.Kinds) == 0 && v.Get("kind") != "all" {
+		q.Kinds = []string{bench.RunMeasured}
+	}
+	return q
+}
+
+// boardCells fills the picker, an open-loop metric's conditions, and each ranked
+// run's row at a glance.
+func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell cellSel, entries []store.RankedRun, offset int, lang string) error {
+	cells, err := s.store.MetricCells(ctx, cell.Metric.Name)
+	if err != nil {
+		return err
+	}
+	if cell.rated() {
+		d.Conds = condOptions(u, cell, cells, lang)
+		cells = cellsUnder(cells, cell.Cond.Key())
+	}
+	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
+		d.Picker = buildPicker(u, cell, cells)
+	}
+	d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, offset, lang)
+	return err
 }
 
 // rankPage ranks one page of runs by the cell and returns the offset of the next page
@@ -280,7 +446,7 @@ func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView 
 	contexts := topKeys(ctxRuns, pickerContexts, sel.Context)
 	levels := topKeys(lvlRuns, pickerLevels, sel.Level)
 	p := &pickerView{}
-	if sel.Metric.Axis != store.AxisPrefill {
+	if sel.Metric.Axis != store.AxisPrefill && sel.Metric.Axis != store.AxisRateRun {
 		for _, l := range levels {
 			p.Levels = append(p.Levels, formatLevel(l))
 		}
@@ -289,8 +455,11 @@ func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView 
 	}
 	for _, c := range contexts {
 		row := pickerRow{Context: bench.FormatTokens(c)}
+		if sel.rated() {
+			row.Context = strconv.Itoa(c)
+		}
 		for _, l := range levels {
-			at := cellSel{Metric: sel.Metric, Context: c, Level: l}
+			at := cellSel{Metric: sel.Metric, Context: c, Level: l, Cond: sel.Cond}
 			pc := pickerCell{Runs: byCell[[2]float64{float64(c), l}], Selected: c == sel.Context && l == sel.Level}
 			pc.URL = u.EscapedPath() + "?" + at.query(u.Query()).Encode()
 			row.Cells = append(row.Cells, pc)
@@ -328,6 +497,14 @@ func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
 // run-level one shows total tok/s at context 0).
 func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.MetricCell, ranked []store.RankedRun, offset int, lang string) ([]string, []boardEntry, error) {
 	rowMetric, rowContext := cell.Metric, cell.Context
+	if cell.Metric.Axis == store.AxisRateRun {
+		// One value per run: the cell is the row. Show the ranked values alone.
+		var out []boardEntry
+		for i, r := range ranked {
+			out = append(out, boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)})
+		}
+		return nil, out, nil
+	}
 	if cell.Metric.Axis == store.AxisRun {
 		rowMetric, _ = store.MetricByName("total_tok_s")
 		rowContext = 0
@@ -375,12 +552,18 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.Metr
 	if err != nil {
 		return nil, nil, err
 	}
+	rowCond := ""
+	if rowMetric.Name == cell.Metric.Name {
+		rowCond = cell.store(store.Query{}).Cond
+	}
 	var out []boardEntry
 	for i, r := range ranked {
 		e := boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)}
 		have := map[key]float64{}
 		for _, v := range values[r.ID] {
-			have[key{v.Context, v.Level}] = v.Value
+			if v.Cond == rowCond { // an open-loop row: the same conditions as the cell
+				have[key{v.Context, v.Level}] = v.Value
+			}
 		}
 		for _, c := range cols {
 			if x, ok := have[c]; ok {
@@ -399,12 +582,48 @@ type boardJSON struct {
 	Metric        string       `json:"metric"`
 	Context       *int         `json:"context,omitempty"`
 	Concurrency   *float64     `json:"concurrency,omitempty"`
-	Rate          *float64     `json:"rate,omitempty"`
+	Rate          *rateJSON    `json:"rate,omitempty"`
+	Conditions    *condJSON    `json:"conditions,omitempty"`
 	LowerIsBetter bool         `json:"lower_is_better"`
 	Unit          string       `json:"unit"`
 	Entries       []entryJSON  `json:"entries"`
 	NextOffset    *int         `json:"next_offset,omitempty"`
 	Metrics       []metricJSON `json:"metrics"`
+}
+
+// rateJSON is a request rate: a number, or "inf".
+type rateJSON float64
+
+func (r rateJSON) MarshalJSON() ([]byte, error) {
+	if float64(r) == store.RateInf {
+		return []byte(`"inf"`), nil
+	}
+	return []byte(formatLevel(float64(r))), nil
+}
+
+// condJSON is what an open-loop ranking's values were measured under: the run
+// document's config.rate fields (input_len is the answer's context).
+type condJSON struct {
+	InputLen       int        `json:"input_len"`
+	OutputLen      int        `json:"output_len"`
+	Arrival        string     `json:"arrival"`
+	LenDist        string     `json:"len_dist"`
+	MaxConcurrency int        `json:"max_concurrency,omitempty"`
+	PrefixShare    float64    `json:"prefix_share,omitempty"`
+	Requests       int        `json:"requests,omitempty"`
+	DurationS      float64    `json:"duration_s,omitempty"`
+	SLO            *bench.SLO `json:"slo,omitempty"`
+}
+
+func condOf(c cellSel) *condJSON {
+	out := &condJSON{InputLen: c.Context, OutputLen: c.Cond.OutputLen, Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
+		MaxConcurrency: c.Cond.MaxConcurrency, PrefixShare: c.Cond.PrefixShare, Requests: c.Cond.Requests, DurationS: c.Cond.DurationS}
+	if c.Cond.SLO != nil {
+		slo := *c.Cond.SLO
+		slo.Target = c.Cond.Target // 0 (left out) unless the metric depends on it
+		out.SLO = &slo
+	}
+	return out
 }
 
 type entryJSON struct {
@@ -422,15 +641,20 @@ type entryJSON struct {
 	EngineVersion string  `json:"engine_version,omitempty"`
 	Quantization  string  `json:"quantization,omitempty"`
 	Profile       string  `json:"profile"`
+	Mode          string  `json:"mode"`
 	Submitter     string  `json:"submitter"`
 }
 
-// metricJSON describes a registered metric, so that a client learns what it may ask.
+// metricJSON describes a registered metric, so that a client learns what it may ask:
+// conditions says what a ranking by it must state beside the cell ("workload":
+// output length and the rest, defaults allowed; "slo": and the SLO; "slo_target":
+// and the share that must meet it).
 type metricJSON struct {
 	Name          string `json:"name"`
 	Axis          string `json:"axis"`
 	LowerIsBetter bool   `json:"lower_is_better"`
 	Unit          string `json:"unit"`
+	Conditions    string `json:"conditions,omitempty"`
 }
 
 func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
@@ -440,16 +664,14 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		ferr = cerr
 	}
 	if ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		reason := ferr.Reason
+		if missingSLO(ferr, r.URL.Query()) {
+			reason += s.sloHint(r.Context(), cell.Metric.Name)
+		}
+		writeAPIError(w, http.StatusBadRequest, ferr.Field, reason)
 		return
 	}
-	q.Sort = ""
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
-	if len(q.Kinds) == 0 && r.URL.Query().Get("kind") != "all" {
-		q.Kinds = []string{bench.RunMeasured} // as on the page: emulated and predicted runs only when asked for
-	}
+	q = boardDefaults(q, r.URL.Query())
 	ranked, next, err := s.rankPage(r.Context(), cell, q)
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
@@ -465,18 +687,37 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	case store.AxisConcurrency:
 		out.Concurrency = &cell.Level
 	case store.AxisRate:
-		out.Rate = &cell.Level
+		rate := rateJSON(cell.Level)
+		out.Rate = &rate
+	}
+	if cell.rated() {
+		out.Conditions = condOf(cell)
 	}
 	for i, rr := range ranked {
 		out.Entries = append(out.Entries, entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
 			Title: rr.Title, Kind: rr.Kind, Model: rr.Model, Family: rr.Family, GPU: rr.GPU, GPUCount: rr.GPUCount, Engine: rr.Engine,
-			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Submitter: rr.Submitter})
+			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Mode: rr.Mode, Submitter: rr.Submitter})
 	}
 	if next >= 0 {
 		out.NextOffset = &next
 	}
 	for _, m := range store.CellMetrics {
-		out.Metrics = append(out.Metrics, metricJSON{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit})
+		out.Metrics = append(out.Metrics, metricJSON{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit, Conditions: m.Under.String()})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// sloHint names the SLOs a metric's runs on this site were judged against, for the
+// reason of a request that states none.
+func (s *Server) sloHint(ctx context.Context, metric string) string {
+	cells, err := s.store.MetricCells(ctx, metric)
+	if err != nil {
+		s.log.Warn("listing the SLOs runs were judged against", "err", err)
+		return ""
+	}
+	known := knownSLOs(cells, 5)
+	if len(known) == 0 {
+		return " (no run on this site has " + metric + " yet)"
+	}
+	return " (runs on this site were judged against: slo=" + strings.Join(known, ", slo=") + ")"
 }

@@ -221,6 +221,7 @@ type filterSel struct {
 	Metric                             string
 	Model, GPU, Engine, Quant, Profile string
 	Family, Size                       string
+	Mode                               string // matrix, rate or "" (both)
 	All                                bool
 }
 
@@ -245,7 +246,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		q = store.Query{}
 	}
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
-		Family: q.Family, Size: r.URL.Query().Get("size"), All: r.URL.Query().Get("kind") == "all"}
+		Family: q.Family, Size: r.URL.Query().Get("size"), All: r.URL.Query().Get("kind") == "all", Mode: q.Mode}
 	if ranked {
 		if q.Sort == "" {
 			q.Sort = store.MetricDecode
@@ -355,6 +356,10 @@ type compareData struct {
 	Runs    []runView
 	Charts  []chartView
 	Message string
+	Rate    *rateCompare // the rate runs' cells, when some run is one
+	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
+	// all empty, are left out).
+	HasMatrix bool
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -397,6 +402,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
+	d.Rate = compareRates(d.Runs, lang)
+	d.HasMatrix = slices.ContainsFunc(runs, func(r *bench.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 

@@ -1,7 +1,9 @@
 // Package site is the llmbench web site and its JSON API, served by "llmbench serve":
-// the leaderboard (ranked by any cell of the matrix), every run's page (beside what
+// the leaderboard (ranked by any cell of the matrix, or by an open-loop rate cell under
+// the conditions it was measured under: ratecells.go), every run's page (beside what
 // the calculator predicts for it), hardware, models and model families with their
-// trade-off charts, compare, the decode calculator, benchmark profiles, organisations
+// trade-off charts, compare (rate runs' cells side by side: ratecompare.go), the
+// decode calculator, benchmark profiles, organisations
 // and people, written reports and the docs, in English and Japanese; and the API that
 // "llmbench submit" posts runs to.
 //

@@ -152,6 +152,20 @@ func (v *validator) optNumber(field string, x *float64, hi float64) {
 
 func (v *validator) count(field string, n int) { v.count64(field, int64(n), maxCount) }
 
+// namedCount is a count with its field name, for counts checked in a fixed order (a
+// map's would name a different fault of one document each time).
+type namedCount struct {
+	name string
+	n    int
+}
+
+// counts checks each count under prefix, in order.
+func (v *validator) counts(prefix string, cs []namedCount) {
+	for _, c := range cs {
+		v.count(prefix+"."+c.name, c.n)
+	}
+}
+
 func (v *validator) count64(field string, n, hi int64) {
 	switch {
 	case n < 0:
@@ -317,11 +331,9 @@ func (v *validator) run(r *bench.Run) {
 			v.optNumber(f+".tbt_p90_ms", cd.TBTP90Ms, maxMs)
 			v.optNumber(f+".tbt_p99_ms", cd.TBTP99Ms, maxMs)
 			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio, 1)
-			for name, n := range map[string]int{"requests": cd.Requests, "errors": cd.Errors, "ended_early": cd.EndedEarly,
-				"prompt_tokens": cd.PromptTokens, "ttft_samples": cd.TTFTSamples, "tbt_samples": cd.TBTSamples,
-				"peak_streaming_requests": cd.PeakStreaming} {
-				v.count(f+"."+name, n)
-			}
+			v.counts(f, []namedCount{{"requests", cd.Requests}, {"errors", cd.Errors}, {"ended_early", cd.EndedEarly},
+				{"prompt_tokens", cd.PromptTokens}, {"ttft_samples", cd.TTFTSamples}, {"tbt_samples", cd.TBTSamples},
+				{"peak_streaming_requests", cd.PeakStreaming}})
 		}
 		v.cellEnergy(f, d.CellEnergy)
 	}

@@ -32,6 +32,14 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		if !(c.PrefixShare >= 0 && c.PrefixShare < 1) {
 			v.fail("config.rate.prefix_share", "must be in [0, 1), got %v", c.PrefixShare)
 		}
+		// The site ranks a rate cell under its plan's arrival pattern and length
+		// spread: they must be ones llmbench run writes.
+		if _, err := bench.ParseArrival(c.Arrival); err != nil {
+			v.fail("config.rate.arrival", "%v", err)
+		}
+		if _, err := bench.ParseLenDist(c.LenDist); err != nil {
+			v.fail("config.rate.len_dist", "%v", err)
+		}
 		if s := c.SLO; s != nil {
 			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs, maxMs)
 			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs, maxMs)
@@ -55,11 +63,10 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 			}
 			continue
 		}
-		for name, n := range map[string]int{"requests": fig.Requests, "completed_requests": fig.CompletedRequests,
-			"failed_requests": fig.FailedRequests, "unfinished_requests": fig.UnfinishedRequests, "output_tokens": fig.OutputTokens,
-			"max_concurrency": fig.MaxConcurrency, "peak_in_flight": fig.PeakInFlight, "ended_early": fig.EndedEarly} {
-			v.count(f+"."+name, n)
-		}
+		v.samePlan(f, r.Config.Rate, c)
+		v.counts(f, []namedCount{{"requests", fig.Requests}, {"completed_requests", fig.CompletedRequests},
+			{"failed_requests", fig.FailedRequests}, {"unfinished_requests", fig.UnfinishedRequests}, {"output_tokens", fig.OutputTokens},
+			{"max_concurrency", fig.MaxConcurrency}, {"peak_in_flight", fig.PeakInFlight}, {"ended_early", fig.EndedEarly}})
 		if fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests > fig.Requests {
 			v.fail(f+".completed_requests", "completed, failed and unfinished requests (%d) exceed the requests sent (%d)",
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
@@ -73,10 +80,12 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
 		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
 		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, maxTokens)
-		for name, s := range map[string]*bench.LatencyStats{"ttft_ms": &fig.TTFTMs, "tpot_ms": &fig.TPOTMs, "itl_ms": &fig.ITLMs,
-			"e2e_ms": &fig.E2EMs, "client_send_lag_ms": &fig.ClientSendLagMs, "slot_wait_ms": fig.SlotWaitMs} {
-			v.latency(f+"."+name, s)
-		}
+		v.latency(f+".ttft_ms", &fig.TTFTMs)
+		v.latency(f+".tpot_ms", &fig.TPOTMs)
+		v.latency(f+".itl_ms", &fig.ITLMs)
+		v.latency(f+".e2e_ms", &fig.E2EMs)
+		v.latency(f+".client_send_lag_ms", &fig.ClientSendLagMs)
+		v.latency(f+".slot_wait_ms", fig.SlotWaitMs)
 	}
 }
 
@@ -103,4 +112,22 @@ func (v *validator) latency(field string, s *bench.LatencyStats) {
 	v.optNumber(field+".stdev", s.Stdev, maxMs)
 	v.count(field+".samples", s.Samples)
 	v.count(field+".censored", s.Censored)
+}
+
+// samePlan checks that a cell was measured under its run's plan, as every cell
+// llmbench run writes is: the same arrival pattern and client cap. The leaderboard
+// ranks a cell under the plan's conditions, so a cell that says otherwise would rank
+// beside cells measured unlike it.
+func (v *validator) samePlan(field string, plan *bench.RateConfig, c *bench.RateCell) {
+	if plan == nil {
+		return
+	}
+	want, err1 := bench.ParseArrival(plan.Arrival)
+	got, err2 := bench.ParseArrival(c.Arrival)
+	if err1 == nil && c.Arrival != "" && (err2 != nil || got != want) {
+		v.fail(field+".arrival", "is %q, but config.rate.arrival is %q: a cell is measured under its run's plan", c.Arrival, plan.Arrival)
+	}
+	if c.RateFigures != nil && c.MaxConcurrency != plan.MaxConcurrency {
+		v.fail(field+".max_concurrency", "is %d, but config.rate.max_concurrency is %d: a cell is measured under its run's plan", c.MaxConcurrency, plan.MaxConcurrency)
+	}
 }

@@ -55,3 +55,43 @@ func TestValidateEnergy(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateNamesTheFirstFaultEveryTime: a document with several bad figures is
+// refused on the same field however often it is sent (the first the checks read), so
+// that a submitter who fixes it sees the faults one by one, in order, and two
+// submissions of one document get one answer.
+func TestValidateNamesTheFirstFaultEveryTime(t *testing.T) {
+	matrix := `{"schema_version":1,"id":"a","created_at":"2026-01-01T00:00:00Z","tool":{"name":"t"},"engine":{"name":"e"},"model":{"id":"m"},"config":{"contexts":[0],"concurrency":[1]},"prefill":[],"decode":[{"context":0,"concurrency":1,"status":"valid","total_tok_s":1,"per_request_tok_s":1,"ttft_ms":1,"tbt_ms":1,"peak_streaming_requests":-1,"tbt_samples":-1,"errors":-1}]}`
+	rateCell := func(edit func(c map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(rateDoc(t), &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m["rate"].([]any)[0].(map[string]any))
+		b, _ := json.Marshal(m)
+		return b
+	}
+	for _, tc := range []struct {
+		name, field string
+		doc         []byte
+	}{
+		{"a decode cell's counts", "decode[0].errors", []byte(matrix)},
+		{"a rate cell's counts", "rate[0].failed_requests", rateCell(func(c map[string]any) {
+			c["peak_in_flight"], c["output_tokens"], c["failed_requests"] = -1, -1, -1
+		})},
+		{"a rate cell's latencies", "rate[0].ttft_ms.p50", rateCell(func(c map[string]any) {
+			for _, k := range []string{"e2e_ms", "itl_ms", "tpot_ms", "ttft_ms"} {
+				c[k].(map[string]any)["p50"] = -1
+			}
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 50 {
+				_, ferr := ValidateRun(tc.doc)
+				if ferr == nil || ferr.Field != tc.field {
+					t.Fatalf("refused on %v, want %s every time", ferr, tc.field)
+				}
+			}
+		})
+	}
+}

@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 )
 
 // putCells writes a run's metric values and counts them per cell, in the transaction
-// that stores the run.
+// that stores the run. A run has at most one value per metric and cell: the first
+// (a rate run that measured one rate twice keeps the first measurement).
 func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) error {
 	type key struct {
 		metric  string
@@ -35,16 +35,16 @@ func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []
 		var args, countArgs []any
 		for _, c := range batch {
 			m, _ := MetricByName(c.Metric)
-			vals = append(vals, "(?, ?, ?, ?, ?, ?)")
-			args = append(args, runID, c.Metric, c.Context, c.Level, c.Value, m.rankKey(c.Value))
-			counts = append(counts, "(?, ?, ?, 1)")
-			countArgs = append(countArgs, c.Metric, c.Context, c.Level)
+			vals = append(vals, "(?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value))
+			counts = append(counts, "(?, ?, ?, ?, 1)")
+			countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level)
 		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO run_metrics (run_id, metric, context, level, value, rank_key) VALUES `+strings.Join(vals, ", "), args...); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO run_metrics (run_id, metric, cond, context, level, value, rank_key) VALUES `+strings.Join(vals, ", "), args...); err != nil {
 			return fmt.Errorf("storing the run's cells: %w", err)
 		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, context, level, runs) VALUES `+strings.Join(counts, ", ")+
-			` ON CONFLICT (metric, context, level) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, cond, context, level, runs) VALUES `+strings.Join(counts, ", ")+
+			` ON CONFLICT (metric, cond, context, level) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
 			return fmt.Errorf("counting the run's cells: %w", err)
 		}
 	}
@@ -61,12 +61,14 @@ func (m CellMetric) canonical(v float64) float64 {
 }
 
 // CellQuery ranks runs by one cell of one metric, with Query's filters and paging
-// (its Sort is ignored).
+// (its Sort is ignored). Cond names the conditions of a metric measured under some
+// (RateCond.Key); only values measured under exactly these rank.
 type CellQuery struct {
 	Query
 	Metric  string
 	Context int
 	Level   float64
+	Cond    string
 }
 
 // RankedRun is a run with the value it is ranked by.
@@ -130,8 +132,8 @@ func (s *Store) cellJoin(q CellQuery, lead string) (from, where string, args []a
 		hint = anyIndex
 	}
 	conds, fargs := s.conditions(q.Query, hint)
-	cell := "m.metric = ? AND m.context = ? AND m.level = ?"
-	cellArgs := []any{q.Metric, q.Context, q.Level}
+	cell := "m.metric = ? AND m.cond = ? AND m.context = ? AND m.level = ?"
+	cellArgs := []any{q.Metric, q.Cond, q.Context, q.Level}
 	join := "JOIN"
 	if s.dialect == SQLite {
 		join = "CROSS JOIN"
@@ -148,16 +150,19 @@ func (s *Store) cellJoin(q CellQuery, lead string) (from, where string, args []a
 	return from, where, append(cellArgs, fargs...)
 }
 
-// MetricCell is a cell of a metric with the number of runs that have it.
+// MetricCell is a cell of a metric, under its conditions, with the number of runs
+// that have it.
 type MetricCell struct {
 	Context int     `json:"context"`
 	Level   float64 `json:"level"`
+	Cond    string  `json:"cond,omitempty"`
 	Runs    int     `json:"runs"`
 }
 
-// MetricCells lists the cells some run has a value of metric for, by context and level.
+// MetricCells lists the cells some run has a value of metric for, by conditions,
+// context and level.
 func (s *Store) MetricCells(ctx context.Context, metric string) ([]MetricCell, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT context, level, runs FROM metric_cells WHERE metric = ? AND runs > 0 ORDER BY context, level`), metric)
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT context, level, cond, runs FROM metric_cells WHERE metric = ? AND runs > 0 ORDER BY cond, context, level`), metric)
 	if err != nil {
 		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
 	}
@@ -165,7 +170,7 @@ func (s *Store) MetricCells(ctx context.Context, metric string) ([]MetricCell, e
 	var out []MetricCell
 	for rows.Next() {
 		var c MetricCell
-		if err := rows.Scan(&c.Context, &c.Level, &c.Runs); err != nil {
+		if err := rows.Scan(&c.Context, &c.Level, &c.Cond, &c.Runs); err != nil {
 			return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
 		}
 		out = append(out, c)
@@ -187,8 +192,8 @@ func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...stri
 	for _, m := range metrics {
 		args = append(args, m)
 	}
-	q := `SELECT run_id, metric, context, level, value FROM run_metrics WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) +
-		`) AND metric IN (?` + strings.Repeat(", ?", len(metrics)-1) + `) ORDER BY run_id, metric, context, level`
+	q := `SELECT run_id, metric, context, level, cond, value FROM run_metrics WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) +
+		`) AND metric IN (?` + strings.Repeat(", ?", len(metrics)-1) + `) ORDER BY run_id, metric, cond, context, level`
 	rows, err := s.db.QueryContext(ctx, s.rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading cell values: %w", err)
@@ -197,7 +202,7 @@ func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...stri
 	for rows.Next() {
 		var id string
 		var c CellValue
-		if err := rows.Scan(&id, &c.Metric, &c.Context, &c.Level, &c.Value); err != nil {
+		if err := rows.Scan(&id, &c.Metric, &c.Context, &c.Level, &c.Cond, &c.Value); err != nil {
 			return nil, fmt.Errorf("reading cell values: %w", err)
 		}
 		out[id] = append(out[id], c)
@@ -255,85 +260,6 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 			return nil, fmt.Errorf("best by %s: %w", by, err)
 		}
 		out = append(out, g)
-	}
-	return out, rows.Err()
-}
-
-// Families lists every model family with its run count and best measured figures.
-func (s *Store) Families(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "family") }
-
-// FamilyStat returns the summary of one family's runs; ErrNotFound when it has none.
-func (s *Store) FamilyStat(ctx context.Context, name string) (GroupStat, error) {
-	return s.group(ctx, "family", name)
-}
-
-// FamilyModels lists the model names stored under a family, with their run counts.
-func (s *Store) FamilyModels(ctx context.Context, family string) ([]Facet, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT model, COUNT(*) FROM runs WHERE family = ? GROUP BY model ORDER BY model`), family)
-	if err != nil {
-		return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
-	}
-	defer rows.Close()
-	var out []Facet
-	for rows.Next() {
-		var f Facet
-		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
-			return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
-// Authors lists the names documents give as their author, with their run counts.
-func (s *Store) Authors(ctx context.Context) ([]Facet, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT author, COUNT(*) FROM runs WHERE author <> '' GROUP BY author ORDER BY author LIMIT 500`)
-	if err != nil {
-		return nil, fmt.Errorf("listing authors: %w", err)
-	}
-	defer rows.Close()
-	var out []Facet
-	for rows.Next() {
-		var f Facet
-		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
-			return nil, fmt.Errorf("listing authors: %w", err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
-// UserByName finds a site user (a submitter) by name; ErrNotFound when there is none.
-func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
-	var u User
-	var org sql.NullString
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT u.id, u.name, o.name FROM users u LEFT JOIN orgs o ON o.id = u.org_id WHERE u.name = ?`), name).
-		Scan(&u.ID, &u.Name, &org)
-	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, ErrNotFound
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("reading user %s: %w", name, err)
-	}
-	u.Org = org.String
-	return u, nil
-}
-
-// ReportsBy lists the reports a user published, newest first (without their bodies).
-func (s *Store) ReportsBy(ctx context.Context, author string) ([]Report, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT slug, title, author, org, created_at FROM reports WHERE author = ? ORDER BY created_at DESC, slug`), author)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s's reports: %w", author, err)
-	}
-	defer rows.Close()
-	var out []Report
-	for rows.Next() {
-		var r Report
-		if err := rows.Scan(&r.Slug, &r.Title, &r.Author, &r.Org, &r.CreatedAt); err != nil {
-			return nil, fmt.Errorf("listing %s's reports: %w", author, err)
-		}
-		r.CreatedAt = r.CreatedAt.UTC()
-		out = append(out, r)
 	}
 	return out, rows.Err()
 }

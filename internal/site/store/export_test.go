@@ -1,12 +1,18 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+)
 
 // ForgetIndexForTesting drops every metric value and the index signature, as a store
 // made before the metric registry (or before a metric was added) looks.
 func (s *Store) ForgetIndexForTesting(ctx context.Context) error {
 	for _, q := range []string{`DELETE FROM run_metrics`, `DELETE FROM metric_cells`, `DELETE FROM site_meta`,
-		`UPDATE runs SET family = '', params_b = 0, author = ''`, `DELETE FROM run_groups WHERE dim = 'family'`} {
+		`UPDATE runs SET family = '', params_b = 0, author = '', mode = 'matrix'`, `DELETE FROM run_groups WHERE dim IN ('family', 'mode')`} {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -16,3 +22,41 @@ func (s *Store) ForgetIndexForTesting(ctx context.Context) error {
 
 // DecodeCellsForTesting is decodeCells, for the test that adds a metric.
 var DecodeCellsForTesting = decodeCells
+
+// OpenAtVersionForTesting opens dsn with its schema migrated up to version alone and
+// nothing re-indexed: a site as an older release left it.
+func OpenAtVersionForTesting(ctx context.Context, dsn string, version int64) (*Store, error) {
+	s := &Store{dialect: SQLite}
+	var err error
+	if IsPostgresURL(dsn) {
+		s.dialect = Postgres
+		s.db, err = sql.Open("pgx", dsn)
+	} else {
+		s.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=foreign_keys(1)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
+	if err != nil {
+		return nil, err
+	}
+	d := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		d = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(d, s.db, sub)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ExecForTesting runs one statement (written with ? placeholders).
+func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) error {
+	_, err := s.exec(ctx, s.db, query, args...)
+	return err
+}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +14,8 @@ import (
 // family is derived from the model name alone — no catalog, no network — by dropping
 // the publisher ("RedHatAI/"), the format and packaging words (INT4, AWQ, FP8, GGUF,
 // Q4_K_M, w4a16, g128, Instruct …), and folding case and separators, so that the
-// result is stable for a stored run whatever else changes.
+// result is stable for a stored run whatever else changes. The queries at the end
+// list the families and their models from run_groups and runs.
 
 // formatWord matches a name part that says how the weights are packaged or tuned,
 // not which model they are.
@@ -94,4 +97,30 @@ func SizeBucketByName(name string) (SizeBucket, bool) {
 		}
 	}
 	return SizeBucket{}, false
+}
+
+// Families lists every model family with its run count and best measured figures.
+func (s *Store) Families(ctx context.Context) ([]GroupStat, error) { return s.groups(ctx, "family") }
+
+// FamilyStat returns the summary of one family's runs; ErrNotFound when it has none.
+func (s *Store) FamilyStat(ctx context.Context, name string) (GroupStat, error) {
+	return s.group(ctx, "family", name)
+}
+
+// FamilyModels lists the model names stored under a family, with their run counts.
+func (s *Store) FamilyModels(ctx context.Context, family string) ([]Facet, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT model, COUNT(*) FROM runs WHERE family = ? GROUP BY model ORDER BY model`), family)
+	if err != nil {
+		return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
+	}
+	defer rows.Close()
+	var out []Facet
+	for rows.Next() {
+		var f Facet
+		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
+			return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }

@@ -32,17 +32,22 @@ const (
 	AxisPrefill Axis = "prefill"
 	// AxisRun: one value per run, not per cell (context 0, level 0).
 	AxisRun Axis = "run"
-	// AxisRate: open-loop cells, context × request rate (requests/s), for metrics
-	// that issue 16's rate cells carry.
+	// AxisRate: open-loop cells, context (the input length) × request rate
+	// (requests/s; RateInf for a rate "inf" cell).
 	AxisRate Axis = "rate"
+	// AxisRateRun: one value per open-loop run at its input length (level 0): a
+	// --find-max-rate search's answer.
+	AxisRateRun Axis = "rate_run"
 )
 
 // CellValue is one metric value of one cell: Level is the second axis (concurrency,
-// or a request rate), 0 for prefill rows and run-level metrics.
+// or a request rate), 0 for prefill rows and run-level metrics; Cond the conditions
+// it was measured under (RateCond.Key; "" for matrix cells).
 type CellValue struct {
 	Metric  string
 	Context int
 	Level   float64
+	Cond    string
 	Value   float64
 }
 
@@ -50,6 +55,9 @@ type CellValue struct {
 type CellMetric struct {
 	Name string // the API's and the URL's name: total_tok_s
 	Axis Axis
+	// Under says what else a value depends on (a rate cell's workload, its SLO): a
+	// ranking names those conditions and holds only values measured under them.
+	Under Conditions
 	// LowerIsBetter ranks ascending (latencies); otherwise the highest value ranks first.
 	LowerIsBetter bool
 	Unit          string // "tok/s", "ms", as pages print after the value
@@ -93,6 +101,22 @@ var CellMetrics = []CellMetric{
 		Values: runValue(func(s Summary) *float64 { return s.PeakTokS })},
 	{Name: "peak_tok_s_per_gb", Axis: AxisRun, Unit: "tok/s/GB", Decimals: 2,
 		Values: runValue(func(s Summary) *float64 { return s.TokSPerGB })},
+	// Open-loop cells (llmbench run --rate): at the run's input length and each cell's
+	// rate, under the workload and, for goodput, the SLO they were measured under
+	// (ratemetrics.go). A rate "inf" cell's level is RateInf.
+	{Name: "goodput_rps", Axis: AxisRate, Under: UnderSLO, Unit: "req/s", Decimals: 2,
+		Values: rateValues(UnderSLO, func(f *bench.RateFigures) *float64 { return f.GoodputRPS })},
+	{Name: "slo_met_ratio", Axis: AxisRate, Under: UnderSLO, Unit: "share", Decimals: 3,
+		Values: rateValues(UnderSLO, func(f *bench.RateFigures) *float64 { return f.SLOMetRatio })},
+	{Name: "achieved_rps", Axis: AxisRate, Under: UnderWorkload, Unit: "req/s", Decimals: 2,
+		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return f.AchievedRPS })},
+	{Name: "rate_ttft_p50_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 0,
+		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p50(f.TTFTMs) })},
+	{Name: "rate_ttft_p90_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 0,
+		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p90(f.TTFTMs) })},
+	{Name: "rate_tpot_p50_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 1,
+		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p50(f.TPOTMs) })},
+	{Name: "max_rate_rps", Axis: AxisRateRun, Under: UnderSLOTarget, Unit: "req/s", Decimals: 2, Values: maxRateValue},
 }
 
 // decodeValues reads one figure of every decode cell that has figures.
@@ -191,16 +215,22 @@ func cellValues(r *bench.Run) []CellValue {
 }
 
 // summaryRev is bumped when Summarize derives a column differently (family, size,
-// author), so that stored runs are summarised again.
-const summaryRev = 1
+// author, mode), so that stored runs are summarised again.
+const summaryRev = 2
+
+// condRev is bumped when RateCond.Key writes the same conditions differently.
+const condRev = 1
 
 // registrySignature names the registry and the summary rules; a store whose runs were
 // indexed under another signature re-reads them (Reindex).
 func registrySignature() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "summary:%d", summaryRev)
+	fmt.Fprintf(&b, "summary:%d|cond:%d", summaryRev, condRev)
 	for _, m := range CellMetrics {
 		fmt.Fprintf(&b, "|%s:%s:%t:%d", m.Name, m.Axis, m.LowerIsBetter, m.Rev)
+		if m.Under != NoConditions {
+			fmt.Fprintf(&b, ":%s", m.Under)
+		}
 	}
 	h := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(h[:8])

@@ -91,8 +91,8 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	for _, d := range docs {
 		sum := Summarize(d.run)
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
-			family = ?, params_b = ?, author = ? WHERE id = ?`,
-			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, d.id)
+			family = ?, params_b = ?, author = ?, mode = ? WHERE id = ?`,
+			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode, d.id)
 		if err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
@@ -118,15 +118,10 @@ func (s *Store) recount(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	stmts := []string{`DELETE FROM metric_cells`,
-		`INSERT INTO metric_cells (metric, context, level, runs) SELECT metric, context, level, COUNT(*) FROM run_metrics GROUP BY metric, context, level`,
+		`INSERT INTO metric_cells (metric, cond, context, level, runs) SELECT metric, cond, context, level, COUNT(*) FROM run_metrics GROUP BY metric, cond, context, level`,
 		`DELETE FROM run_groups`}
 	measured := func(col string) string { return "MAX(CASE WHEN kind = 'measured' THEN " + col + " END)" }
-	for _, g := range []struct {
-		dim, col string
-		best     bool
-		vram     bool
-	}{{"model", "model", true, false}, {"gpu", "gpu", true, true}, {"engine", "engine", false, false},
-		{"quantization", "quantization", false, false}, {"profile", "profile", false, false}, {"family", "family", true, false}} {
+	for _, g := range groupDims {
 		decode, peak, vram := "NULL", "NULL", "NULL"
 		if g.best {
 			decode, peak = measured("decode_tok_s"), measured("peak_tok_s")
@@ -134,8 +129,8 @@ func (s *Store) recount(ctx context.Context) error {
 		if g.vram {
 			vram = "MAX(CASE WHEN gpu_count > 0 THEN vram_gb / gpu_count END)"
 		}
-		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.col+
-			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.col)
+		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.dim+
+			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

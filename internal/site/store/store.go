@@ -211,11 +211,11 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	}
 	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, vram_gb,
 		engine, engine_version, quantization, profile, decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb,
-		created_at, submitted_at, submitter, org, family, params_b, author)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, submitted_at, submitter, org, family, params_b, author, mode)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.ID, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
 		rec.Engine, rec.EngineVersion, rec.Quantization, rec.Profile, rec.DecodeTokS, rec.PeakTokS, rec.Prefill32KTokS, rec.TokSPerGB,
-		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org, rec.Family, rec.ParamsB, rec.Author)
+		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org, rec.Family, rec.ParamsB, rec.Author, modeOr(rec.Mode))
 	if err != nil {
 		// Two submissions of one id racing: the loser sees the winner's row.
 		if again, gerr := s.runDigest(ctx, rec.ID); gerr == nil {
@@ -241,6 +241,24 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	return true, nil
 }
 
+// groupDims are what run_groups counts runs by: each dimension (also the runs column
+// holding a run's value of it), that value in a record, and whether the group keeps
+// the best measured decode and peak tok/s and the largest VRAM per GPU. countGroups
+// adds a run to them as it is stored; recount rebuilds them from runs.
+var groupDims = []struct {
+	dim        string
+	of         func(RunRecord) string
+	best, vram bool
+}{
+	{"model", func(r RunRecord) string { return r.Model }, true, false},
+	{"gpu", func(r RunRecord) string { return r.GPU }, true, true},
+	{"engine", func(r RunRecord) string { return r.Engine }, false, false},
+	{"quantization", func(r RunRecord) string { return r.Quantization }, false, false},
+	{"profile", func(r RunRecord) string { return r.Profile }, false, false},
+	{"family", func(r RunRecord) string { return r.Family }, true, false},
+	{"mode", func(r RunRecord) string { return modeOr(r.Mode) }, false, false},
+}
+
 // countGroups adds a new run to run_groups, in the transaction that stores it.
 func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
 	var decode, peak, vram *float64
@@ -251,26 +269,31 @@ func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) erro
 		v := *rec.VRAMGB / float64(rec.GPUCount)
 		vram = &v
 	}
-	for _, g := range []struct {
-		dim, name          string
-		decode, peak, vram *float64
-	}{
-		{"model", rec.Model, decode, peak, nil},
-		{"gpu", rec.GPU, decode, peak, vram},
-		{"engine", rec.Engine, nil, nil, nil},
-		{"quantization", rec.Quantization, nil, nil, nil},
-		{"profile", rec.Profile, nil, nil, nil},
-		{"family", rec.Family, decode, peak, nil},
-	} {
+	for _, g := range groupDims {
+		var d, p, v *float64
+		if g.best {
+			d, p = decode, peak
+		}
+		if g.vram {
+			v = vram
+		}
 		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
 			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
 			best_decode = `+keepMax("best_decode")+`, best_peak = `+keepMax("best_peak")+`, vram_gb = `+keepMax("vram_gb"),
-			g.dim, g.name, g.decode, g.peak, g.vram)
+			g.dim, g.of(rec), d, p, v)
 		if err != nil {
 			return fmt.Errorf("counting the run's %s: %w", g.dim, err)
 		}
 	}
 	return nil
+}
+
+// modeOr is a record's mode, matrix when it was built without one.
+func modeOr(mode string) string {
+	if mode == "" {
+		return ModeMatrix
+	}
+	return mode
 }
 
 // keepMax is the larger of the stored and the new value of col, NULLs ignored (in
@@ -287,7 +310,7 @@ func (s *Store) runDigest(ctx context.Context, id string) (string, error) {
 }
 
 const runColumns = `id, kind, title, model, gpu, gpu_count, vram_gb, engine, engine_version, quantization, profile,
-	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org, family, params_b, author`
+	decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb, created_at, submitted_at, submitter, org, family, params_b, author, mode`
 
 // prefixed qualifies each column of a comma-separated list with a table alias.
 func prefixed(alias, cols string) string {
@@ -304,7 +327,7 @@ func scanRun(sc scanner, extra ...any) (RunRecord, error) {
 	var r RunRecord
 	dest := []any{&r.ID, &r.Kind, &r.Title, &r.Model, &r.GPU, &r.GPUCount, &r.VRAMGB, &r.Engine, &r.EngineVersion,
 		&r.Quantization, &r.Profile, &r.DecodeTokS, &r.PeakTokS, &r.Prefill32KTokS, &r.TokSPerGB,
-		&r.CreatedAt, &r.SubmittedAt, &r.Submitter, &r.Org, &r.Family, &r.ParamsB, &r.Author}
+		&r.CreatedAt, &r.SubmittedAt, &r.Submitter, &r.Org, &r.Family, &r.ParamsB, &r.Author, &r.Mode}
 	err := sc.Scan(append(dest, extra...)...)
 	r.CreatedAt, r.SubmittedAt = r.CreatedAt.UTC(), r.SubmittedAt.UTC()
 	return r, err
@@ -331,6 +354,8 @@ type Query struct {
 	// exclusive) the models of a size.
 	Family, Author   string
 	SizeMin, SizeMax float64
+	// Mode keeps the matrix runs or the open-loop runs (ModeMatrix, ModeRate).
+	Mode string
 	// Kinds keeps only runs of these kinds (measured, emulated, predicted); empty = all.
 	Kinds []string
 	// Sort ranks by a metric (runs without that figure are left out); empty = newest first.
@@ -347,7 +372,7 @@ func (q Query) filters() []filter {
 	var fs []filter
 	for _, f := range []filter{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
 		{"quantization", "quantization", q.Quantization}, {"profile", "profile", q.Profile},
-		{"family", "family", q.Family},
+		{"family", "family", q.Family}, {"mode", "mode", q.Mode},
 		{"org", "", q.Org}, {"submitter", "", q.Submitter}, {"author", "", q.Author}} {
 		if f.value = normalize(f.value); f.value != "" {
 			fs = append(fs, f)
@@ -579,7 +604,7 @@ type Facet struct {
 
 // Facets are the values each leaderboard filter can take.
 type Facets struct {
-	Models, GPUs, Engines, Quantizations, Profiles, Families []Facet
+	Models, GPUs, Engines, Quantizations, Profiles, Families, Modes []Facet
 }
 
 // Facets lists the distinct models, GPUs, engines, quantizations and profiles.
@@ -612,6 +637,8 @@ func (s *Store) Facets(ctx context.Context) (Facets, error) {
 			f.Profiles = append(f.Profiles, v)
 		case "family":
 			f.Families = append(f.Families, v)
+		case "mode":
+			f.Modes = append(f.Modes, v)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -32,8 +32,25 @@ type Summary struct {
 	// Author is who the document says made the run (its own "submitter" field): text
 	// the submitter typed, never checked; the site shows it apart from Submitter.
 	Author string
+	// Mode is ModeMatrix (the concurrency matrix) or ModeRate (open-loop rate cells,
+	// llmbench run --rate).
+	Mode string
 	// Cells holds every registered metric's values (CellMetrics), for run_metrics.
 	Cells []CellValue
+}
+
+// A run's mode: what it measured.
+const (
+	ModeMatrix = "matrix" // the matrix of context × concurrency (and prefill)
+	ModeRate   = "rate"   // open-loop cells, one per request rate
+)
+
+// ModeOf says whether r is an open-loop run (a rate plan or rate cells) or a matrix run.
+func ModeOf(r *bench.Run) string {
+	if r.Config.Rate != nil || len(r.Rate) > 0 || r.MaxRate != nil {
+		return ModeRate
+	}
+	return ModeMatrix
 }
 
 // Metric names a figure runs can be ranked by.
@@ -102,6 +119,7 @@ func Summarize(r *bench.Run) Summary {
 	s.Profile = ProfileOf(r.Config)
 	s.Author = strings.TrimSpace(r.Submitter)
 	s.Family, s.ParamsB = Family(s.Model)
+	s.Mode = ModeOf(r)
 	s.GPU, s.GPUCount = GPUName(r.Hardware)
 	s.GPU = strings.TrimSpace(s.GPU)
 	if len(r.Hardware.GPUs) == 0 && r.Hardware.CPU == nil && (r.Hardware.Type == "emulated" || s.Kind == "emulated") {

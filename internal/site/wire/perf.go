@@ -22,11 +22,31 @@ type Perf struct {
 	// ids caches name → catalog id ("" when not in the catalog): a miss costs the
 	// catalog an edit-distance search for suggestions, and the calculator page asks
 	// about every GPU and model name runs use.
-	ids    sync.Map
-	cached atomic.Int64 // entries in ids, bounded so that typed names cannot grow it forever
-	// specs caches GPUSpecs and ModelSpecs by name, bounded alike.
-	specs     sync.Map
-	specCount atomic.Int64
+	ids boundedCache[string]
+	// specs caches GPUSpecs and ModelSpecs by name, for the same reason.
+	specs boundedCache[specEntry]
+}
+
+// boundedCache is a concurrent cache that stops taking entries at maxCached, so that
+// names typed into addresses cannot grow it forever.
+type boundedCache[V any] struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+const maxCached = 10000
+
+// get returns key's value, computing it the first time.
+func (c *boundedCache[V]) get(key string, compute func() V) V {
+	if v, ok := c.m.Load(key); ok {
+		return v.(V)
+	}
+	v := compute()
+	if c.n.Load() < maxCached {
+		c.m.Store(key, v)
+		c.n.Add(1)
+	}
+	return v
 }
 
 // NewPerf loads the embedded performance catalog.
@@ -62,23 +82,16 @@ func (p *Perf) Models() []string {
 }
 
 func (p *Perf) id(kind, name string) string {
-	key := kind + "\x00" + name
-	if v, ok := p.ids.Load(key); ok {
-		return v.(string)
-	}
-	var id string
-	if kind == "gpu" {
-		if g, err := p.c.GPU(name); err == nil {
-			id = g.ID
+	return p.ids.get(kind+"\x00"+name, func() string {
+		if kind == "gpu" {
+			if g, err := p.c.GPU(name); err == nil {
+				return g.ID
+			}
+		} else if m, err := p.c.Model(name); err == nil {
+			return m.ID
 		}
-	} else if m, err := p.c.Model(name); err == nil {
-		id = m.ID
-	}
-	if p.cached.Load() < 10000 {
-		p.ids.Store(key, id)
-		p.cached.Add(1)
-	}
-	return id
+		return ""
+	})
 }
 
 // SameGPU reports whether two names are the same catalog GPU ("RTX 3090", "rtx-3090").
@@ -224,17 +237,11 @@ type specEntry struct {
 }
 
 func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]site.Spec, bool)) ([]site.Spec, bool) {
-	key := kind + "\x00" + name
-	if v, ok := p.specs.Load(key); ok {
-		e := v.(specEntry)
-		return e.specs, e.ok
-	}
-	specs, ok := look(name)
-	if p.specCount.Load() < 10000 {
-		p.specs.Store(key, specEntry{specs, ok})
-		p.specCount.Add(1)
-	}
-	return specs, ok
+	e := p.specs.get(kind+"\x00"+name, func() specEntry {
+		specs, ok := look(name)
+		return specEntry{specs, ok}
+	})
+	return e.specs, e.ok
 }
 
 // GPUSpecs lists a catalog GPU's published figures.

@@ -1,24 +1,22 @@
 package hw
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 )
 
-// AMD GPUs and CPU packages are metered from files or a short command, read every
-// interval: the amdgpu driver's hwmon power (sysfs), amd-smi's JSON where no such
-// file is readable, and the powercap RAPL energy counters.
+// AMD GPUs are metered from files or a short command, read every interval: the amdgpu
+// driver's hwmon power (sysfs), or amd-smi's JSON where no such file is readable.
 
 // amdCard is one amdgpu device's readable files.
 type amdCard struct {
@@ -29,57 +27,25 @@ type amdCard struct {
 	vram  string // mem_info_vram_used, bytes
 }
 
-// amdCards finds amdgpu devices (PCI vendor 0x1002 with VRAM) and their hwmon power
-// file under root/sys/class/drm. The amdgpu documentation: power1_average is the
-// average power the GPU uses, in microwatts; newer kernels add power1_input, the
-// instantaneous power, on GPUs that have it.
+// amdCards finds the amdgpu devices (amdDevices) and their hwmon power files. The
+// amdgpu documentation: power1_average is the average power the GPU uses, in
+// microwatts; newer kernels add power1_input, the instantaneous power, on GPUs that
+// have it.
 func amdCards(root string) []amdCard {
 	var cards []amdCard
-	paths, _ := filepath.Glob(filepath.Join(root, "sys/class/drm/card*/device/vendor"))
-	sort.Strings(paths)
-	seen := map[string]bool{}
-	for _, vf := range paths {
-		dev := filepath.Dir(vf)
-		if strings.Contains(filepath.Base(filepath.Dir(dev)), "-") {
-			continue
-		}
-		if b, err := os.ReadFile(vf); err != nil || strings.TrimSpace(string(b)) != "0x1002" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dev, "mem_info_vram_total")); err != nil {
-			continue
-		}
-		key := dev
-		if real, err := filepath.EvalSymlinks(dev); err == nil {
-			key = real
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		c := amdCard{index: len(cards), name: "AMD GPU"}
-		if b, err := os.ReadFile(filepath.Join(dev, "product_name")); err == nil && strings.TrimSpace(string(b)) != "" {
-			c.name = strings.TrimSpace(string(b))
-		}
+	for _, d := range amdDevices(root) {
+		c := amdCard{index: len(cards), name: cmp.Or(d.product, "AMD GPU")}
 		for _, f := range []string{"power1_input", "power1_average"} {
-			if m, _ := filepath.Glob(filepath.Join(dev, "hwmon/hwmon*", f)); len(m) > 0 {
+			if m, _ := filepath.Glob(filepath.Join(d.dir, "hwmon/hwmon*", f)); len(m) > 0 {
 				c.power = m[0]
 				break
 			}
 		}
-		c.busy = filepath.Join(dev, "gpu_busy_percent")
-		c.vram = filepath.Join(dev, "mem_info_vram_used")
+		c.busy = filepath.Join(d.dir, "gpu_busy_percent")
+		c.vram = filepath.Join(d.dir, "mem_info_vram_used")
 		cards = append(cards, c)
 	}
 	return cards
-}
-
-func readNumber(path string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
 }
 
 // startAMD meters AMD GPUs from sysfs when their power files are readable, else by
@@ -147,14 +113,11 @@ func startAMDSysfs(ctx context.Context, o TelemetryOptions, cards []amdCard) *Me
 	return m
 }
 
+// uniq keeps the first of each value, in order.
 func uniq(xs []string) []string {
 	var out []string
 	for _, x := range xs {
-		found := false
-		for _, o := range out {
-			found = found || o == x
-		}
-		if !found {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
@@ -306,128 +269,4 @@ func startAMDSMI(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 		return nil
 	})
 	return m, nil
-}
-
-// raplZone is one top-level powercap package domain.
-type raplZone struct {
-	index        int
-	name         string
-	energy       string // energy_uj
-	maxRangeUJ   float64
-	last, carryJ float64
-	started      bool
-}
-
-// raplZones finds the package domains under root/sys/class/powercap: intel-rapl:N
-// (sub-domains intel-rapl:N:M are parts of a package and would count twice; psys,
-// where present, overlaps the packages too).
-func raplZones(root string) ([]*raplZone, error) {
-	dirs, _ := filepath.Glob(filepath.Join(root, "sys/class/powercap/intel-rapl:*"))
-	sort.Strings(dirs)
-	var zones []*raplZone
-	var firstErr error
-	for _, d := range dirs {
-		if strings.Count(filepath.Base(d), ":") != 1 {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(d, "name"))
-		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(b)), "package") {
-			continue
-		}
-		z := &raplZone{index: len(zones), name: strings.TrimSpace(string(b)), energy: filepath.Join(d, "energy_uj")}
-		if v, err := readNumber(filepath.Join(d, "max_energy_range_uj")); err == nil {
-			z.maxRangeUJ = v
-		}
-		if _, err := readNumber(z.energy); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		zones = append(zones, z)
-	}
-	if len(zones) == 0 {
-		if firstErr != nil {
-			if errors.Is(firstErr, os.ErrPermission) {
-				return nil, fmt.Errorf("rapl: %w (current kernels let only root read energy_uj; run as root, or meter the GPUs instead)", firstErr)
-			}
-			return nil, fmt.Errorf("rapl: %w", firstErr)
-		}
-		return nil, errors.New("rapl: no package domain under /sys/class/powercap")
-	}
-	return zones, nil
-}
-
-// read returns the zone's energy in joules since its first reading, across the
-// counter's wrap at max_energy_range_uj.
-func (z *raplZone) read() (float64, error) {
-	uj, err := readNumber(z.energy)
-	if err != nil {
-		return 0, err
-	}
-	if z.started {
-		d := uj - z.last
-		if d < 0 { // the counter wrapped at max_energy_range_uj
-			if z.maxRangeUJ > 0 {
-				d += z.maxRangeUJ
-			} else {
-				d = uj // no range published: assume it restarted from 0
-			}
-		}
-		z.carryJ += d / 1e6
-	}
-	z.started, z.last = true, uj
-	return z.carryJ, nil
-}
-
-func startRAPL(ctx context.Context, o TelemetryOptions) (*Meter, error) {
-	zones, err := raplZones(o.Root)
-	if err != nil {
-		return nil, err
-	}
-	var infos []bench.TelemetryDevice
-	var idx []int
-	var names []string
-	for _, z := range zones {
-		infos = append(infos, bench.TelemetryDevice{Index: z.index, Name: z.name})
-		idx = append(idx, z.index)
-		names = append(names, z.name)
-	}
-	what := "CPU package energy of " + strings.Join(names, ", ") + " from RAPL (powercap energy_uj). Memory (unless inside the package), GPUs and the power supply are not included."
-	m := newMeter(SourceRAPL, o, infos, idx, what)
-	m.run(ctx, raplLoop(m, zones, o.Interval))
-	return m, nil
-}
-
-// raplLoop reads every zone each interval; power is each interval's energy over its
-// length, placed at the interval's end like the counter.
-func raplLoop(m *Meter, zones []*raplZone, interval time.Duration) func(context.Context) error {
-	return func(ctx context.Context) error {
-		prevE := map[int]float64{}
-		var prevAt time.Time
-		for {
-			now := time.Now()
-			var ss []bench.PowerSample
-			for _, z := range zones {
-				e, err := z.read()
-				if err != nil {
-					m.fail("reading " + z.energy + ": " + err.Error())
-					continue
-				}
-				s := bench.PowerSample{At: now, Device: z.index, EnergyJ: fptr(e)}
-				if !prevAt.IsZero() {
-					if dt := now.Sub(prevAt).Seconds(); dt > 0 {
-						s.PowerW = fptr((e - prevE[z.index]) / dt)
-					}
-				}
-				prevE[z.index] = e
-				ss = append(ss, s)
-			}
-			prevAt = now
-			m.add(ss...)
-			if !sleepCtx(ctx, interval) {
-				return nil
-			}
-		}
-	}
 }

@@ -1,0 +1,301 @@
+package site
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// Open-loop cells on the leaderboard. A rate cell ranks only beside cells measured
+// under the same conditions (store.RateCond): the output length, arrival pattern,
+// length spread, client cap and shared prefix, and for goodput the SLO. The URL states
+// them — output, arrival, len_dist, max_concurrency, prefix_share, requests or
+// duration (a cell's length: --requests, or --duration), slo, target — and llmbench
+// run --rate's defaults stand for the workload's parts left out; an SLO has no
+// default: a reader who asks for goodput states the targets.
+
+// condParams are the URL parameters of a rate cell's conditions.
+var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "duration", "slo", "target"}
+
+// maxRateLevel bounds a rate in a query: the validator's bound on a cell's rate.
+const maxRateLevel = maxRPS
+
+// errNoSLO marks the FieldError of a metric judged against an SLO asked for without one.
+const errNoSLO = "slo"
+
+// parseRateLevel reads a request rate: a positive number or "inf".
+func parseRateLevel(s string) (float64, *FieldError) {
+	if strings.EqualFold(strings.TrimSpace(s), "inf") {
+		return store.RateInf, nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || x > maxRateLevel {
+		return 0, &FieldError{Field: "rate", Reason: fmt.Sprintf("must be a request rate per second (a number above 0, at most %g) or inf", maxRateLevel)}
+	}
+	return x, nil
+}
+
+// rateCondFromRequest reads the conditions a rate metric's cell is ranked under.
+func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *FieldError) {
+	c := store.RateCond{OutputLen: store.DefaultOutputLen}
+	intParam := func(name string, lo, hi int, into *int) *FieldError {
+		s := v.Get(name)
+		if s == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return &FieldError{Field: name, Reason: fmt.Sprintf("must be a whole number from %d to %d", lo, hi)}
+		}
+		*into = n
+		return nil
+	}
+	if err := intParam("output", 1, maxTokens, &c.OutputLen); err != nil {
+		return c, err
+	}
+	arr, err := bench.ParseArrival(v.Get("arrival"))
+	if err != nil {
+		return c, &FieldError{Field: "arrival", Reason: "must be poisson, constant or gamma:BURSTINESS (as llmbench run --arrival takes it)"}
+	}
+	c.Arrival = arr.String()
+	dist, err := bench.ParseLenDist(v.Get("len_dist"))
+	if err != nil {
+		return c, &FieldError{Field: "len_dist", Reason: "must be fixed, uniform:R or normal:R (as llmbench run --len-dist takes it)"}
+	}
+	c.LenDist = dist.String()
+	if err := intParam("max_concurrency", 0, maxConc, &c.MaxConcurrency); err != nil {
+		return c, err
+	}
+	if s := v.Get("prefix_share"); s != "" {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x >= 0 && x < 1) {
+			return c, &FieldError{Field: "prefix_share", Reason: "must be a share of the prompt in [0, 1)"}
+		}
+		c.PrefixShare = x
+	}
+	// A cell's length: its requests (--requests, or a rate inf cell's burst) or the
+	// seconds its arrivals were scheduled for (--duration).
+	if err := intParam("requests", 1, maxConc, &c.Requests); err != nil {
+		return c, err
+	}
+	switch {
+	case c.Requests > 0:
+	case m.Axis == store.AxisRate && level == store.RateInf:
+		return c, &FieldError{Field: "requests", Reason: "a rate inf cell sends every request at once, and its figures depend on how many: give requests=N (the cell's request count)"}
+	default:
+		c.DurationS = store.DefaultDurationS
+		if s := v.Get("duration"); s != "" {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(x > 0) || x > maxSeconds {
+				return c, &FieldError{Field: "duration", Reason: "must be the seconds each cell scheduled arrivals for (llmbench run --duration), above 0"}
+			}
+			c.DurationS = x
+		}
+	}
+	if m.Under >= store.UnderSLO {
+		text := v.Get("slo")
+		if strings.TrimSpace(text) == "" {
+			return c, &FieldError{Field: errNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
+		}
+		slo, err := store.ParseSLOText(text)
+		if err != nil {
+			return c, &FieldError{Field: "slo", Reason: "must be latency targets as llmbench run --slo takes them, e.g. ttft:500ms,tpot:50ms (or ttft=500ms,tpot=50ms): " + err.Error()}
+		}
+		c.SLO = slo
+	}
+	if m.Under >= store.UnderSLOTarget {
+		c.Target = store.DefaultTarget
+		if s := v.Get("target"); s != "" {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(x > 0 && x <= 1) {
+				return c, &FieldError{Field: "target", Reason: "must be the share of requests that must meet the SLO, in (0, 1]"}
+			}
+			c.Target = x
+		}
+	}
+	return c, nil
+}
+
+// setCondParams writes a rate cell's conditions on v, leaving out the defaults.
+func setCondParams(v url.Values, c store.RateCond) {
+	for _, p := range condParams {
+		v.Del(p)
+	}
+	v.Set("output", strconv.Itoa(c.OutputLen))
+	if c.Arrival != "" && c.Arrival != "poisson" {
+		v.Set("arrival", c.Arrival)
+	}
+	if c.LenDist != "" && c.LenDist != "fixed" {
+		v.Set("len_dist", c.LenDist)
+	}
+	if c.MaxConcurrency > 0 {
+		v.Set("max_concurrency", strconv.Itoa(c.MaxConcurrency))
+	}
+	if c.PrefixShare > 0 {
+		v.Set("prefix_share", strconv.FormatFloat(c.PrefixShare, 'f', -1, 64))
+	}
+	if c.Requests > 0 {
+		v.Set("requests", strconv.Itoa(c.Requests))
+	} else if c.DurationS != store.DefaultDurationS {
+		v.Set("duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64))
+	}
+	if c.SLO != nil {
+		v.Set("slo", store.SLOText(c.SLO))
+	}
+	if c.Target > 0 {
+		v.Set("target", strconv.FormatFloat(c.Target, 'f', -1, 64))
+	}
+}
+
+// condLabel says the conditions in words, with the run report's own phrases where
+// they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
+// cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
+func condLabel(lang string, c store.RateCond) string {
+	parts := []string{T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
+	switch arrival := c.Arrival; {
+	case strings.HasPrefix(arrival, "gamma:"):
+		parts = append(parts, T(lang, "arr_gamma", strings.TrimPrefix(arrival, "gamma:")))
+	case arrival != "":
+		parts = append(parts, T(lang, "arr_"+arrival))
+	}
+	if c.LenDist != "" && c.LenDist != "fixed" {
+		parts = append(parts, T(lang, "cond_len_dist", c.LenDist))
+	}
+	if c.MaxConcurrency > 0 {
+		parts = append(parts, T(lang, "cond_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
+	}
+	if c.PrefixShare > 0 {
+		parts = append(parts, T(lang, "rate_prefix", report.FormatPercent(lang, c.PrefixShare)))
+	}
+	if c.Requests > 0 {
+		parts = append(parts, T(lang, "cond_requests", report.FormatInt(lang, c.Requests)))
+	} else {
+		parts = append(parts, T(lang, "cond_duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
+	}
+	if c.SLO != nil {
+		parts = append(parts, T(lang, "cond_slo", sloWords(lang, c.SLO)))
+	}
+	if c.Target > 0 {
+		parts = append(parts, T(lang, "cond_target", report.FormatPercent(lang, c.Target)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sloWords is "TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
+func sloWords(lang string, s *bench.SLO) string {
+	var parts []string
+	add := func(name string, v *float64) {
+		if v != nil {
+			decimals := 0
+			if *v != math.Trunc(*v) {
+				decimals = 1
+			}
+			parts = append(parts, name+" ≤ "+report.FormatMs(lang, *v, decimals))
+		}
+	}
+	add("TTFT", s.TTFTMs)
+	add("TPOT", s.TPOTMs)
+	add("E2E", s.E2EMs)
+	return strings.Join(parts, ", ")
+}
+
+// condOption is one set of conditions runs were measured under, linking to the cell
+// most of them have.
+type condOption struct {
+	Label    string
+	URL      string
+	Runs     int
+	Cell     string // that cell: "512 in, 4 req/s"
+	Selected bool
+}
+
+// condOptions lists the conditions a metric's cells were measured under, the most
+// measured first.
+func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string) []condOption {
+	type best struct {
+		cell store.MetricCell
+		cond store.RateCond
+	}
+	byCond := map[string]*best{}
+	var keys []string
+	for _, c := range cells {
+		b := byCond[c.Cond]
+		if b == nil {
+			cond, err := store.ParseCondKey(c.Cond)
+			if err != nil {
+				continue // written by a later release: not rankable here
+			}
+			b = &best{cell: c, cond: cond}
+			byCond[c.Cond] = b
+			keys = append(keys, c.Cond)
+		}
+		if c.Runs > b.cell.Runs {
+			b.cell = c
+		}
+	}
+	// Most runs first; at equal counts the conditions of finite rates before those of
+	// rate inf (a burst of N requests), which hold one cell each.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		if d := byCond[b].cell.Runs - byCond[a].cell.Runs; d != 0 {
+			return d
+		}
+		return cmpBool(byCond[a].cell.Level == store.RateInf, byCond[b].cell.Level == store.RateInf)
+	})
+	var out []condOption
+	for _, k := range keys {
+		b := byCond[k]
+		at := cellSel{Metric: sel.Metric, Context: b.cell.Context, Level: b.cell.Level, Cond: b.cond}
+		out = append(out, condOption{Label: condLabel(lang, b.cond), URL: u.EscapedPath() + "?" + at.query(u.Query()).Encode(),
+			Runs: b.cell.Runs, Cell: at.shortLabel(lang), Selected: k == sel.Cond.Key()})
+	}
+	return out
+}
+
+// knownSLOs lists the SLOs a metric's runs were judged against (for the reason of a
+// request that states none), the most used first.
+func knownSLOs(cells []store.MetricCell, limit int) []string {
+	runs := map[string]int{}
+	var out []string
+	for _, c := range cells {
+		cond, err := store.ParseCondKey(c.Cond)
+		if err != nil || cond.SLO == nil {
+			continue
+		}
+		text := store.SLOText(cond.SLO)
+		if _, ok := runs[text]; !ok {
+			out = append(out, text)
+		}
+		runs[text] = max(runs[text], c.Runs)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return runs[b] - runs[a] })
+	return out[:min(limit, len(out))]
+}
+
+// cellsUnder keeps the cells measured under one set of conditions.
+func cellsUnder(cells []store.MetricCell, cond string) []store.MetricCell {
+	var out []store.MetricCell
+	for _, c := range cells {
+		if c.Cond == cond {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
