@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/llmbench/llmbench/internal/clock"
 	"time"
 )
 
@@ -28,30 +29,16 @@ func (r *Runner) settle(ctx context.Context) *Settle {
 			if time.Since(start) > limit {
 				return &Settle{WaitMs: ms(time.Since(start)), By: "gauge_timeout", Running: &running}
 			}
-			if !sleepCtx(ctx, 100*time.Millisecond) {
+			if !clock.Sleep(ctx, 100*time.Millisecond) {
 				return nil
 			}
 		}
 	}
 	if d := r.Opts.Settle; d > 0 {
-		if !sleepCtx(ctx, d-time.Since(start)) {
+		if !clock.Sleep(ctx, d-time.Since(start)) {
 			return nil
 		}
 		return &Settle{WaitMs: ms(time.Since(start)), By: "time"}
 	}
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -33,9 +33,6 @@ type queueServer struct {
 	// lieCached adds this many cached tokens to every report (a server whose counts
 	// say prompts shared what they did not).
 	lieCached int
-	// waiting, when set, serves a vLLM-style /metrics page with the number of
-	// requests waiting for a slot.
-	metrics bool
 
 	mu       sync.Mutex
 	n        int
@@ -69,6 +66,7 @@ func (q *queueServer) start(t testing.TB) *httptest.Server {
 		json.NewEncoder(w).Encode(openai.TokenizeResponse{Count: n})
 	})
 	mux.HandleFunc("POST /v1/chat/completions", q.complete)
+	// A vLLM-style /metrics page: the number of requests waiting for a slot.
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		q.mu.Lock()
 		waiting := q.waitingN

@@ -65,15 +65,15 @@ type latencySample struct {
 
 // requestTimes are one request's latencies, from its scheduled time.
 type requestTimes struct {
-	ttft, e2e, tpot    latencySample
-	hasTTFT, hasE2E    bool
-	hasTPOT            bool
-	finished, failed   bool
-	unfinished         bool
-	slotWait, sendLag  float64
-	hasSend            bool
-	gaps               []float64
-	tokens, serverToks int
+	ttft, e2e, tpot   latencySample
+	hasTTFT, hasE2E   bool
+	hasTPOT           bool
+	finished, failed  bool
+	unfinished        bool
+	slotWait, sendLag float64
+	hasSend           bool
+	gaps              []float64
+	tokens            int
 }
 
 func timesOf(r *RateRequest) requestTimes {

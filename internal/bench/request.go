@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/clock"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 )
@@ -108,12 +109,5 @@ func (p RetryPolicy) Delay(failures int, retryAfter time.Duration, u float64) ti
 // Wait sleeps for the failures-th failure's delay, or until ctx ends; it reports
 // whether the wait ran its course.
 func (p RetryPolicy) Wait(ctx context.Context, failures int, retryAfter time.Duration) bool {
-	t := time.NewTimer(p.Delay(failures, retryAfter, rand.Float64()))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return clock.Sleep(ctx, p.Delay(failures, retryAfter, rand.Float64()))
 }

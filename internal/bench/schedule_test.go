@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -29,8 +30,21 @@ func TestScheduleReproducibleFromSeed(t *testing.T) {
 	if !slices.Equal(a.Offsets, d.Offsets) {
 		t.Error("changing --len-dist moved the arrivals")
 	}
-	if CellSeed(1, 10) != CellSeed(1, 10) || CellSeed(1, 10) == CellSeed(1, 5) || CellSeed(1, 10) == CellSeed(2, 10) {
-		t.Error("cell seeds must follow the run seed and the rate")
+	// A cell's seed is a function of the run's seed and the rate alone (so a resumed
+	// run draws the same schedule), and changes with either.
+	seeds := map[uint64]string{}
+	for _, c := range []struct {
+		run  int64
+		rate Rate
+	}{{1, 10}, {1, 5}, {2, 10}, {2, 5}} {
+		s := CellSeed(c.run, c.rate)
+		if prev, ok := seeds[s]; ok {
+			t.Errorf("run seed %d at %v/s has the seed of %s", c.run, c.rate, prev)
+		}
+		seeds[s] = fmt.Sprintf("run seed %d at %v/s", c.run, c.rate)
+		if again := CellSeed(c.run, c.rate); again != s {
+			t.Errorf("run seed %d at %v/s: seed %d, then %d", c.run, c.rate, s, again)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/clock"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/zerostream"
@@ -91,11 +92,11 @@ func Measure(ctx context.Context, o Options) (Ceiling, error) {
 	if err := waitActive(ctx, srv, o.Streams, done); err != nil {
 		return Ceiling{}, err
 	}
-	if err := sleep(ctx, o.Settle); err != nil {
+	if err := clock.SleepErr(ctx, o.Settle); err != nil {
 		return Ceiling{}, err
 	}
 	cpu0, srv0, tok0, t0 := processCPU(), srv.WriterCPU(), prog.tokens.Load(), time.Now()
-	if err := sleep(ctx, o.Duration); err != nil {
+	if err := clock.SleepErr(ctx, o.Duration); err != nil {
 		return Ceiling{}, err
 	}
 	cpu1, srv1, tok1, t1 := processCPU(), srv.WriterCPU(), prog.tokens.Load(), time.Now()
@@ -127,22 +128,11 @@ func waitActive(ctx context.Context, srv *zerostream.Server, n int, done <-chan 
 		if time.Now().After(deadline) {
 			return fmt.Errorf("only %d of %d calibration streams started within a minute", srv.Stats().Active, n)
 		}
-		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+		if err := clock.SleepErr(ctx, 10*time.Millisecond); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // runner is one decode cell of llmbench run's runner, planned far longer than the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/clock"
 	"io"
 	"os"
 	"os/exec"
@@ -253,7 +254,7 @@ func driveWindow(ctx context.Context, o TableOptions, base string, n int, contro
 	if err := waitActive(pre, base, n, 10*time.Minute); err != nil {
 		return fail(err)
 	}
-	if err := sleep(pre, o.Settle); err != nil {
+	if err := clock.SleepErr(pre, o.Settle); err != nil {
 		return fail(err)
 	}
 	s0, err := serverStats(pre, base)
@@ -292,7 +293,7 @@ func waitActiveBelow(ctx context.Context, base string, n int64, timeout time.Dur
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the server still writes %d streams of the last client", st.Active)
 		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := clock.SleepErr(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}

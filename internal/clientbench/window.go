@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/clock"
 	"github.com/llmbench/llmbench/internal/zerostream"
 )
 
@@ -46,7 +47,7 @@ func (w *selfTimed) open(ctx context.Context) error {
 	if err := waitActive(ctx, w.o.BaseURL, w.o.Streams, 10*time.Minute); err != nil {
 		return err
 	}
-	if err := sleep(ctx, w.o.Settle); err != nil {
+	if err := clock.SleepErr(ctx, w.o.Settle); err != nil {
 		return err
 	}
 	s0, err := serverStats(ctx, w.o.BaseURL)
@@ -54,7 +55,7 @@ func (w *selfTimed) open(ctx context.Context) error {
 	return err
 }
 
-func (w *selfTimed) shut(ctx context.Context) error { return sleep(ctx, w.o.Window) }
+func (w *selfTimed) shut(ctx context.Context) error { return clock.SleepErr(ctx, w.o.Window) }
 
 func (w *selfTimed) serverTokens(ctx context.Context) (int64, error) {
 	s1, err := serverStats(ctx, w.o.BaseURL)
@@ -92,7 +93,7 @@ func (w *parentTimed) open(ctx context.Context) error {
 	}
 }
 
-func (w *parentTimed) shut(ctx context.Context) error { return sleep(ctx, w.window) }
+func (w *parentTimed) shut(ctx context.Context) error { return clock.SleepErr(ctx, w.window) }
 
 func (w *parentTimed) serverTokens(context.Context) (int64, error) { return 0, nil }
 
@@ -166,17 +167,6 @@ func writeHeap(path string) error {
 	return nil
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // statsClient is apart from the clients under test, so that its connection is not
 // one of theirs. Its timeout is long: in a client with thousands of busy goroutines
 // on one CPU, this one waits its turn behind all of them (tens of seconds on a loaded
@@ -214,7 +204,7 @@ func waitActive(ctx context.Context, base string, n int, timeout time.Duration) 
 		if time.Now().After(deadline) {
 			return fmt.Errorf("only %d of %d streams in flight after %s", st.Active, n, timeout)
 		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := clock.SleepErr(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
 	}

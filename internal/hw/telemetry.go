@@ -346,18 +346,6 @@ func startSource(ctx context.Context, source string, o TelemetryOptions) (*Meter
 	return nil, fmt.Errorf("unknown telemetry source %q (use nvidia-smi, amd-smi, rapl, powermetrics, none or http://HOST:PORT)", source)
 }
 
-// sleepCtx waits d or until ctx ends; it reports whether ctx is still alive.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 func fptr(v float64) *float64 { return &v }
 
 // readNumber reads a sysfs file holding one number.

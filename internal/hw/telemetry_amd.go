@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // AMD GPUs are metered from files or a short command, read every interval: the amdgpu
@@ -255,7 +256,7 @@ func startAMDSMI(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 	m := newMeter(SourceAMD, o, infos, idx, what+". The host's CPU, memory and power supply are not included.")
 	m.add(first...)
 	m.run(ctx, func(ctx context.Context) error {
-		for sleepCtx(ctx, o.Interval) {
+		for clock.Sleep(ctx, o.Interval) {
 			ss, err := poll(ctx)
 			if err != nil {
 				if ctx.Err() != nil {

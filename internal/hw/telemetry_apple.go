@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // Apple silicon: powermetrics prints, every interval, a block that opens with
@@ -88,7 +89,7 @@ func startPowermetrics(ctx context.Context, o TelemetryOptions) (*Meter, error) 
 				return nil
 			}
 			m.fail(fmt.Sprintf("powermetrics exited: %v", werr))
-			if !sleepCtx(ctx, time.Second) {
+			if !clock.Sleep(ctx, time.Second) {
 				return nil
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // NVIDIA telemetry: one nvidia-smi process for the whole run, looping every 200 ms
@@ -422,7 +423,7 @@ func (s *nvidiaStream) loop(ctx context.Context) error {
 			return nil
 		}
 		s.m.fail(err.Error())
-		if !sleepCtx(ctx, time.Second) {
+		if !clock.Sleep(ctx, time.Second) {
 			return nil
 		}
 	}

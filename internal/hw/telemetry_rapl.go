@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // CPU packages are metered from the powercap RAPL energy counters (energy_uj, read
@@ -133,7 +134,7 @@ func raplLoop(m *Meter, zones []*raplZone, interval time.Duration) func(context.
 			}
 			prevAt = now
 			m.add(ss...)
-			if !sleepCtx(ctx, interval) {
+			if !clock.Sleep(ctx, interval) {
 				return nil
 			}
 		}

@@ -341,12 +341,12 @@ type StreamResult struct {
 
 	// view is the chunk being read, reused from event to event; usage (and details,
 	// cached) is where Usage points once a chunk carried one.
-	view    chunkView
-	head    headMemo
+	view chunkView
+	head headMemo
 	// lastAt is the last chunk's At, kept here where the next event's comparison
 	// finds it in cache (the chunk list's tail is cold by then, with hundreds of
 	// streams between two of this one's events).
-	lastAt time.Time
+	lastAt  time.Time
 	usage   Usage
 	details PromptTokensDetails
 	cached  int

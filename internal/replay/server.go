@@ -12,6 +12,7 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/clock"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -452,7 +453,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		if step > 0 {
 			due = prevWrite.Add(s.cfg.Step)
 		}
-		if !sleepUntil(ctx, due) {
+		if !clock.Until(ctx, due) {
 			left = true
 			s.markCancelled(rec)
 			return
@@ -484,26 +485,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		if cut > 0 && produced >= cut {
 			return
 		}
-	}
-}
-
-func sleepUntil(ctx interface{ Done() <-chan struct{} }, due time.Time) bool {
-	d := time.Until(due)
-	if d <= 0 {
-		select {
-		case <-ctx.Done():
-			return false
-		default:
-			return true
-		}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
@@ -617,7 +598,7 @@ func (st *streamState) endEvents(produced int) []byte {
 // ignores stream:true does. It reports whether the client stayed.
 func (s *Server) whole(w http.ResponseWriter, r *http.Request, rec *Record, id int64, first time.Time) bool {
 	end := first.Add(time.Duration(max(rec.MaxTokens-1, 0)) * s.cfg.Step)
-	if !sleepUntil(r.Context(), end) {
+	if !clock.Until(r.Context(), end) {
 		s.markCancelled(rec)
 		return false
 	}

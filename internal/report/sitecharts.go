@@ -56,7 +56,7 @@ func TradeoffChart(lang, id, title string, lines []Line) template.HTML {
 	for i, l := range lines {
 		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
 		for _, p := range l.Points {
-			s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+			s.Points = append(s.Points, chartPoint(p))
 		}
 		if len(s.Points) > 0 {
 			c.Series = append(c.Series, s)
@@ -72,7 +72,7 @@ func CategoryChart(lang, id, title, xLabel, yLabel string, xs []float64, xLabelO
 	for i, l := range lines {
 		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
 		for k, p := range l.Points {
-			s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+			s.Points = append(s.Points, chartPoint(p))
 			// A missing x between two points breaks the line rather than bridging it.
 			if k > 0 && nextIndex(xs, l.Points[k-1].X) != indexOf(xs, p.X) {
 				s.Breaks = append(s.Breaks, k)
@@ -159,7 +159,7 @@ func LatencyThroughputChart(lang, id, title, yLabel string, lines []Line) templa
 		for _, p := range l.Points {
 			if p.X >= 0 && !math.IsInf(p.X, 0) && !math.IsNaN(p.X) {
 				maxX = math.Max(maxX, p.X)
-				s.Points = append(s.Points, chartPoint{X: p.X, Y: p.Y, Title: p.Title})
+				s.Points = append(s.Points, chartPoint(p))
 			}
 		}
 		if len(s.Points) > 0 {
