@@ -330,6 +330,25 @@ func (d *decoder) more() (more, ok bool) {
 	return false, d.eat('}')
 }
 
+// members reads an object's members once its '{' is read: for each one, field reads
+// the value of the member named key and reports whether it could. It stops at the
+// closing brace, or gives up with field.
+func (d *decoder) members(field func(key []byte) bool) bool {
+	if d.eat('}') {
+		return true
+	}
+	for {
+		key, ok := d.key()
+		if !ok || !field(key) {
+			return false
+		}
+		more, ok := d.more()
+		if !ok || !more {
+			return ok
+		}
+	}
+}
+
 // seen marks a field read and reports whether it had been read before.
 func seen(mask *uint32, bit uint32) bool {
 	if *mask&bit != 0 {
@@ -492,15 +511,8 @@ func (d *decoder) choice(c *choiceView) bool {
 	if !d.open() {
 		return false
 	}
-	if d.eat('}') {
-		return true
-	}
 	var mask uint32
-	for {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "index":
 			ok = !seen(&mask, fIndex) && d.integer(&c.index)
@@ -518,17 +530,8 @@ func (d *decoder) choice(c *choiceView) bool {
 		default:
 			ok = unknown(key) && d.skip(2)
 		}
-		if !ok {
-			return false
-		}
-		more, ok := d.more()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+		return ok
+	})
 }
 
 // Delta fields.
@@ -547,15 +550,8 @@ func (d *decoder) delta(c *choiceView) bool {
 		return false
 	}
 	c.hasDelta = true
-	if d.eat('}') {
-		return true
-	}
 	var mask uint32
-	for {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "content":
 			ok = !seen(&mask, fContent) && d.text(&c.content)
@@ -568,17 +564,8 @@ func (d *decoder) delta(c *choiceView) bool {
 		default:
 			ok = unknown(key) && d.skip(3)
 		}
-		if !ok {
-			return false
-		}
-		more, ok := d.more()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+		return ok
+	})
 }
 
 // finishReason reads finish_reason: null, or a string that needs no unescaping.
@@ -622,15 +609,8 @@ func (d *decoder) logprobs(c *choiceView) bool {
 	if !d.open() {
 		return false
 	}
-	if d.eat('}') {
-		return true
-	}
 	var mask uint32
-	for {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.members(func(key []byte) (ok bool) {
 		var n int
 		switch string(key) {
 		case "content":
@@ -640,18 +620,11 @@ func (d *decoder) logprobs(c *choiceView) bool {
 		default:
 			ok = unknown(key) && d.skip(3)
 		}
-		if !ok {
-			return false
+		if ok {
+			c.logprobs = max(c.logprobs, n)
 		}
-		c.logprobs = max(c.logprobs, n)
-		more, ok := d.more()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+		return ok
+	})
 }
 
 // countArray reads an array of any values, or null, and counts its elements.
@@ -695,15 +668,8 @@ func (d *decoder) usage(v *chunkView) bool {
 		return false
 	}
 	v.hasUsage = true
-	if d.eat('}') {
-		return true
-	}
 	var mask uint32
-	for {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "prompt_tokens":
 			ok = !seen(&mask, fPromptTokens) && d.integer(&v.usage.PromptTokens)
@@ -716,17 +682,8 @@ func (d *decoder) usage(v *chunkView) bool {
 		default:
 			ok = unknown(key) && d.skip(2)
 		}
-		if !ok {
-			return false
-		}
-		more, ok := d.more()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+		return ok
+	})
 }
 
 // promptDetails reads usage.prompt_tokens_details: null, or an object whose
@@ -739,15 +696,8 @@ func (d *decoder) promptDetails(p *promptDetails) bool {
 		return false
 	}
 	p.present = true
-	if d.eat('}') {
-		return true
-	}
 	seenCached := false
-	for {
-		key, ok := d.key()
-		if !ok {
-			return false
-		}
+	return d.members(func(key []byte) bool {
 		switch string(key) {
 		case "cached_tokens":
 			if seenCached {
@@ -755,22 +705,12 @@ func (d *decoder) promptDetails(p *promptDetails) bool {
 			}
 			seenCached = true
 			if d.null() {
-				break
+				return true
 			}
 			p.hasCached = true
-			ok = d.integer(&p.cached)
+			return d.integer(&p.cached)
 		default:
-			ok = unknown(key) && d.skip(3)
+			return unknown(key) && d.skip(3)
 		}
-		if !ok {
-			return false
-		}
-		more, ok := d.more()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+	})
 }
