@@ -309,7 +309,7 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if s.GPU.Vendor == "intel" {
 		run.Notes = append(run.Notes, fmt.Sprintf("No published measurement of an Intel GPU is in the evidence: the factors are family %s's, fitted on other vendors' GPUs.", s.Engine.Family(s.GPU.Vendor)))
 	}
-	if err := s.EstimateEnergy(run, p, referencePrice(s)); err != nil {
+	if err := s.EstimateEnergy(run, p, s.CatalogPrice()); err != nil {
 		return nil, err
 	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}

@@ -6,22 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/perf"
 )
-
-// referencePrice is the catalog's price for the setup's GPUs, or nil.
-func referencePrice(s perf.Setup) *bench.Price {
-	ec, err := perf.LoadEnergy()
-	if err != nil {
-		return nil
-	}
-	p, ok := ec.ReferencePrice(s.GPU.ID)
-	if !ok {
-		return nil
-	}
-	return p.RunPrice(max(s.GPUs, 1))
-}
 
 // listPrices prints the dated price catalog with its sources.
 func listPrices(w io.Writer) error {

@@ -171,6 +171,20 @@ func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig bench.Dec
 	return math.Min(1, math.Max(t.MemorySeconds, t.ComputeSeconds)/busy.Seconds(t))
 }
 
+// CatalogPrice is the price catalog's reference price for the setup's GPUs (see
+// EnergyCatalog.ReferencePrice), or nil when the catalog lists none for this GPU.
+func (s Setup) CatalogPrice() *bench.Price {
+	ec, err := LoadEnergy()
+	if err != nil {
+		return nil
+	}
+	p, ok := ec.ReferencePrice(s.GPU.ID)
+	if !ok {
+		return nil
+	}
+	return p.RunPrice(s.n())
+}
+
 // EstimateEnergy fills a predicted run's decode cells with estimated power, J/token
 // and tok/s/W from the GPU's board power and each cell's predicted utilization, and
 // $/Mtok where a price is given; the run's energy block says it is an estimate.

@@ -82,6 +82,14 @@ func decodeEnergyCells(lang string, c *bench.DecodeCell) ([]string, []float64) {
 	return energyCells(lang, e.PowerWMean, e.JoulesPerToken, e.USDPerMTok)
 }
 
+// CellEnergyText is a decode cell's power (W), J/token and $/Mtok as the reports
+// write them, "—" for each it lacks: for pages that show energy beside their own
+// tables (the site's calculator).
+func CellEnergyText(lang string, c *bench.DecodeCell) (powerW, jPerToken, usdPerMTok string) {
+	cells, _ := decodeEnergyCells(lang, c)
+	return cells[0], cells[1], cells[2]
+}
+
 // energyInfo is what a cell's energy block adds to its notes: why a figure is missing,
 // the clock events seen, utilization and memory, the peak power.
 func energyInfo(lang string, e *bench.CellEnergy) []string {

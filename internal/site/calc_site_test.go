@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -250,3 +251,73 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 }
 
 var osReadFile = os.ReadFile
+
+// TestCalculatorEstimatesEnergy: the calculator prices each predicted cell as "llmbench
+// calc" does (board power × predicted utilization, the catalog's reference price),
+// says it is an estimate in both languages, and shows each cell's J/token as the API
+// gives it; a GPU the power catalog lacks gets the reason, no invented figure.
+func TestCalculatorEstimatesEnergy(t *testing.T) {
+	hs := wiredSite(t)
+	const q = "gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=INT4+W4A16+g128&kv_dtype=fp8"
+	run := predictDoc(t, hs, q)
+	if run.Energy == nil || run.Energy.Telemetry != "none" || !strings.Contains(strings.Join(run.Energy.Notes, " "), "estimate, not a measurement") {
+		t.Fatalf("the predicted run's energy block does not say it is an estimate: %+v", run.Energy)
+	}
+	if run.Energy.Price == nil || run.Energy.Price.USDPerHour <= 0 {
+		t.Errorf("no reference price for an RTX 3090: %+v", run.Energy.Price)
+	}
+	c := run.Cell(0, 1)
+	if c == nil || c.CellEnergy == nil || c.PowerWMean == nil || c.JoulesPerToken == nil || c.USDPerMTok == nil {
+		t.Fatalf("cell 0×1 has no energy estimate: %+v", c)
+	}
+	if w := *c.PowerWMean; w <= 0 || w > 350 {
+		t.Errorf("0×1 estimated at %.1f W on a 350 W card", w)
+	}
+	// The figures are one another's arithmetic: J/token = W ÷ tok/s, $/Mtok = $/s ÷ tok/s × 10⁶.
+	if want := *c.PowerWMean / c.TotalTokS; math.Abs(*c.JoulesPerToken-want) > 1e-3*want {
+		t.Errorf("J/token %.4f, want W/tok/s = %.4f", *c.JoulesPerToken, want)
+	}
+	if want := run.Energy.Price.USDPerHour / 3600 / c.TotalTokS * 1e6; math.Abs(*c.USDPerMTok-want) > 1e-2*want {
+		t.Errorf("$/Mtok %.4f, want %.4f", *c.USDPerMTok, want)
+	}
+	_, page := fetch(t, hs, "/calculator?"+q+"&lang=en")
+	energy := section(t, page, `<div id="calc-energy">`, `</div>`)
+	_, j, _ := report.CellEnergyText("en", c)
+	if !strings.Contains(energy, ">"+j+"<") || !strings.Contains(page, "Energy per token") || !strings.Contains(page, ">estimate<") {
+		t.Errorf("the page's energy matrix does not show 0×1's %s J/token as an estimate:\n%s", j, energy)
+	}
+	if over := run.Cell(32768, 8); over != nil && over.Status == bench.StatusOverCapacity && over.CellEnergy != nil {
+		t.Errorf("an over-capacity cell has an energy estimate: %+v", over.CellEnergy)
+	}
+	_, ja := fetch(t, hs, "/calculator?"+q+"&lang=ja")
+	if !strings.Contains(ja, "トークンあたりのエネルギー") || !strings.Contains(ja, ">推定<") {
+		t.Error("the Japanese calculator does not label its energy estimate")
+	}
+
+	// A GPU the power catalog does not list: the reason, and no figure.
+	const b200 = "gpu=B200&model=Qwen%2FQwen3-32B"
+	other := predictDoc(t, hs, b200)
+	for _, cell := range other.Decode {
+		if cell.CellEnergy != nil && cell.PowerWMean != nil {
+			t.Fatalf("a B200 cell has an estimated power with no board power to estimate it from: %+v", cell)
+		}
+	}
+	_, page = fetch(t, hs, "/calculator?"+b200+"&lang=en")
+	if strings.Contains(page, `id="calc-energy"`) || !strings.Contains(page, "the catalog has no board power for") {
+		t.Error("the B200 page shows an energy matrix, or not why it has none")
+	}
+}
+
+// section is the part of page from the first start to the next end after it.
+func section(t *testing.T, page, start, end string) string {
+	t.Helper()
+	i := strings.Index(page, start)
+	if i < 0 {
+		t.Fatalf("no %s in the page", start)
+	}
+	j := strings.Index(page[i:], end)
+	if j < 0 {
+		t.Fatalf("%s is not closed", start)
+	}
+	return page[i : i+j]
+}

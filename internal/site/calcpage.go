@@ -26,6 +26,10 @@ type calcData struct {
 	Why          []string // why cells are over capacity, in the page's language
 	Advice       []fitAdvice
 	Notes        []string // the calculator's own notes (English)
+	// Energy is the predicted matrix's estimated J/token (W and $/Mtok below), with
+	// how it was estimated (English); nil when the estimate has nothing to show.
+	Energy       *matrixView
+	EnergyNotes  []string
 	Measured     []store.RunRecord
 	Error        string
 	ErrorField   string
@@ -94,6 +98,7 @@ func (s *Server) fillPrediction(ctx context.Context, d *calcData, lang string) {
 	rec := store.RunRecord{Summary: store.Summarize(p.Run)}
 	rv := newRunView(rec, p.Run, lang)
 	d.Predicted, d.Memory, d.Notes = &rv, &p.Memory, p.Run.Notes
+	d.Energy, d.EnergyNotes = energyMatrix(p.Run, lang)
 	d.Why = overCapacityWhy(lang, p.Run, p.Memory)
 	if len(d.Why) > 0 {
 		d.Advice = s.adviseFit(ctx, d.In, p.Run, p.Memory)
@@ -317,3 +322,42 @@ func diffClass(d float64) string {
 }
 
 func num(lang string, v float64, decimals int) string { return report.FormatNumber(lang, v, decimals) }
+
+// energyMatrix is the predicted matrix's energy estimate: J/token in each cell, its
+// power and $/Mtok beneath; nil when no cell has an estimated power (a GPU the power
+// catalog does not list), so the page shows only the notes saying why.
+func energyMatrix(run *bench.Run, lang string) (*matrixView, []string) {
+	if run.Energy == nil {
+		return nil, nil
+	}
+	notes := slices.Clone(run.Energy.Notes)
+	if p := run.Energy.Price; p != nil {
+		notes = append(notes, fmt.Sprintf("Cost at $%g an hour: %s, %s.", p.USDPerHour, p.Source, p.Date))
+	}
+	shown := false
+	m := matrixView{Concurrency: axisConcurrency(run)}
+	for _, ctx := range axisContexts(run) {
+		row := matrixRow{Context: bench.FormatTokens(ctx)}
+		for _, conc := range m.Concurrency {
+			c := run.Cell(ctx, conc)
+			if c == nil || c.CellEnergy == nil || c.CellEnergy.PowerWMean == nil {
+				v := cellOf(c, 0, 0, lang)
+				v.Sub = ""
+				row.Cells = append(row.Cells, v)
+				continue
+			}
+			shown = true
+			w, j, usd := report.CellEnergyText(lang, c)
+			sub := w + " W"
+			if c.CellEnergy.USDPerMTok != nil {
+				sub += " · $" + usd + "/Mtok"
+			}
+			row.Cells = append(row.Cells, cellView{Class: "valid", Main: j, Sub: sub})
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	if !shown {
+		return nil, notes
+	}
+	return &m, notes
+}

@@ -190,6 +190,11 @@ func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction
 	if err != nil {
 		return nil, &site.CalcError{Reason: err.Error()}
 	}
+	// The same estimate as "llmbench calc": the GPU's board power × the predicted
+	// utilization, priced at the catalog's reference price; the run says it is one.
+	if err := s.EstimateEnergy(run, plan, s.CatalogPrice()); err != nil {
+		return nil, &site.CalcError{Reason: err.Error()}
+	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: "site"}
 	return &site.Prediction{Run: run, Memory: mem}, nil
 }
