@@ -46,6 +46,10 @@ type fakeRequest struct {
 	cold         bool
 	start, end   time.Time
 	emits        []time.Time // one per token, when it was flushed
+	// sends are when each token's write began: on a loaded machine the server can
+	// be descheduled between writing a chunk and reading the clock, so the client may
+	// see a token before its emit time; the token was on its way from its send time.
+	sends []time.Time
 }
 
 const chatOverhead = 3
@@ -217,12 +221,14 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		} else {
 			payload = fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":%s}]%s}`, words, finish, u)
 		}
+		began := time.Now()
 		send(payload)
 		now := time.Now()
 		prev = now
 		f.mu.Lock()
 		for i := 0; i < k; i++ {
 			fr.emits = append(fr.emits, now)
+			fr.sends = append(fr.sends, began)
 		}
 		f.mu.Unlock()
 	}
@@ -235,6 +241,33 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 			promptTokens, produced, promptTokens+produced, cachedTok))
 	}
 	send("[DONE]")
+}
+
+// truthRange brackets the tokens per second the server sent inside a window when
+// each token's moment is only known to lie between its send and its emit: lo counts
+// the tokens whose whole send was inside, hi those whose send touched it. On an idle
+// machine the two are truth's; under load they say how much the server's own clock
+// leaves open, which a test must not blame on the client.
+func (f *fakeServer) truthRange(w Window, promptTokens int) (lo, hi float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var nLo, nHi int
+	for _, r := range f.requests {
+		if r.promptTokens != promptTokens || r.maxTokens <= 1 {
+			continue
+		}
+		for i, emit := range r.emits {
+			sent := r.sends[i]
+			if !sent.Before(w.Open) && !emit.After(w.Close) {
+				nLo++
+			}
+			if !emit.Before(w.Open) && !sent.After(w.Close) {
+				nHi++
+			}
+		}
+	}
+	s := w.Length().Seconds()
+	return float64(nLo) / s, float64(nHi) / s
 }
 
 // truth is what the server really sent inside a window: tokens flushed in it over its

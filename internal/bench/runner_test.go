@@ -271,9 +271,15 @@ func TestMessyStreamUsage(t *testing.T) {
 	if c.DecodeFigures == nil {
 		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
 	}
+	// Three tokens a chunk: a chunk whose moment the server's clock leaves open at a
+	// window's edge moves three tokens at once, so the client is held to the bracket
+	// the server's own timestamps allow (on an idle machine, the truth itself).
 	w := windows[[2]int{1024, 4}]
-	truthTokS, _ := fs.truth(w, c.PromptTokens)
-	within(t, "total tok/s vs server", c.TotalTokS, truthTokS, 0.02)
+	lo, hi := fs.truthRange(w, c.PromptTokens)
+	if c.TotalTokS < lo*0.98 || c.TotalTokS > hi*1.02 {
+		t.Errorf("total tok/s %.3f, the server sent %.3f–%.3f (± 2%%)", c.TotalTokS, lo, hi)
+	}
+	t.Logf("total tok/s %.3f; the server sent %.3f–%.3f", c.TotalTokS, lo, hi)
 	// 3 tokens every 60 ms: each gap of 60 ms counts as 3 gaps of 20 ms.
 	within(t, "TBT of 3-token chunks", c.TBTMs, 20, 0.05)
 	if c.Errors == 0 {
