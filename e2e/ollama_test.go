@@ -85,6 +85,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 		checkAgreement(t, ctx, llmbench, s, served)
 	})
 	t.Run("matrix", func(t *testing.T) { checkMatrix(t, ctx, llmbench, s, served) })
+	t.Run("open loop", func(t *testing.T) { checkOpenLoop(t, ctx, llmbench, s, served) })
 
 	if n := strings.Count(s.logText(), "starting llama server"); n != 1 {
 		t.Errorf("ollama started its runner %d times, want once: a reload in the middle skews every figure", n)

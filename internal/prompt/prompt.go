@@ -57,7 +57,12 @@ type Builder struct {
 	Tokenizer Tokenizer
 
 	words []string // the filler, long enough for the largest context asked so far
+	// singles is the search for one-token words, done once per builder (a run's
+	// open-loop cells share it); its result may be nil (too few found).
+	singles *singlesSearch
 }
+
+type singlesSearch struct{ found *singleWords }
 
 // Context is a row's shared context: Target tokens including the tail of request 0.
 type Context struct {

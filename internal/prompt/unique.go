@@ -14,8 +14,9 @@ import (
 // every prompt starts with when a shared prefix was asked for.
 type UniqueSet struct {
 	Payloads []Payload
-	// Lengths are the prompt sizes as built: exact for token-id prompts and where the
-	// server's tokenizer counted them, estimated from a calibrated ratio elsewhere.
+	// Lengths are the prompt sizes as built: exact for token-id prompts, where the
+	// server's tokenizer counted them and where they are made of one-token words;
+	// estimated from a calibrated ratio elsewhere.
 	Lengths []int
 	Exact   bool
 	// Prefix is the shared prefix's size in tokens (0: prompts are unique).
@@ -31,7 +32,9 @@ type UniqueSet struct {
 // gives the same prompts. prefix > 0 starts every prompt with the same prefix tokens
 // (drawn from seed, so each cell's prefix is its own and cold until warmed). exact
 // says b.Counter is cheap (a tokenize route): each text prompt is then counted and
-// corrected once; otherwise lengths come from a ratio calibrated with two counts.
+// corrected once; otherwise prompts are built from filler words found, with a few
+// counts, to be one token each, and where too few are, lengths come from a ratio
+// calibrated with two counts.
 func (b *Builder) Unique(ctx context.Context, lengths []int, prefix int, seed uint64, exact bool) (*UniqueSet, error) {
 	if b.Tokenizer != nil && b.API == Completions {
 		return b.uniqueIDs(ctx, lengths, prefix, seed)
@@ -60,6 +63,20 @@ func (b *Builder) uniqueText(ctx context.Context, lengths []int, prefix int, see
 			return 0, fmt.Errorf("counting prompt tokens (%s): %w", b.Counter.Name(), err)
 		}
 		return n, nil
+	}
+	if !exact {
+		// Counting every prompt would cost a request each and warm it in the server's
+		// prefix cache: build them from words of known size instead (singlewords.go).
+		if b.singles == nil {
+			found, err := b.findSingleWords(ctx, count)
+			if err != nil {
+				return nil, err
+			}
+			b.singles = &singlesSearch{found: found}
+		}
+		if s := b.singles.found; s != nil {
+			return b.uniqueSingleWords(s, lengths, prefix, seed), nil
+		}
 	}
 	// Two counts calibrate the template's overhead and tokens per word.
 	const sample = 512

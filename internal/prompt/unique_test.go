@@ -115,3 +115,59 @@ func TestUniqueIDsExact(t *testing.T) {
 		t.Error("token-id prompts do not share exactly the 400-token prefix")
 	}
 }
+
+// costlyCounter is a tokenizer that takes no filler word as one token: every word
+// costs two.
+type costlyCounter struct{ calls int }
+
+func (c *costlyCounter) Name() string { return "costly" }
+func (c *costlyCounter) Count(_ context.Context, p Payload) (int, error) {
+	c.calls++
+	return 5 + 2*len(promptWords(p)), nil
+}
+
+// TestUniqueUsageCountedPromptsAreExact: with only a request's usage to count by
+// (exact=false), prompts are built from words found to be one token each: every
+// prompt has the length the set says without being counted itself, the search
+// spends a bounded number of counts once per builder, and a tokenizer with no
+// one-token words falls back to the calibrated estimate, saying it is one.
+func TestUniqueUsageCountedPromptsAreExact(t *testing.T) {
+	lengths := []int{128, 131, 1024, 4000, 64}
+	c := &wordCounter{}
+	b := &Builder{API: Chat, Counter: c}
+	for cell, prefix := range []int{0, 40} {
+		set, err := b.Unique(context.Background(), lengths, prefix, uint64(cell+1), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !set.Exact {
+			t.Fatalf("prefix %d: the set says its lengths are estimates", prefix)
+		}
+		for i, p := range set.Payloads {
+			got, _ := c.Count(context.Background(), p)
+			c.calls--
+			if got != set.Lengths[i] || got != lengths[i] {
+				t.Errorf("prefix %d: prompt %d has %d tokens, the set says %d, %d asked", prefix, i, got, set.Lengths[i], lengths[i])
+			}
+		}
+		if prefix > 0 {
+			shared, _ := c.Count(context.Background(), *set.PrefixPayload)
+			c.calls--
+			if shared != set.Overhead+set.Prefix || shared != prefix {
+				t.Errorf("the shared prefix has %d tokens, the set says %d + %d, %d asked", shared, set.Overhead, set.Prefix, prefix)
+			}
+		}
+	}
+	if c.calls == 0 || c.calls > singleWordsMaxCounts {
+		t.Errorf("the word search spent %d counts for two cells, want 1–%d (once per builder)", c.calls, singleWordsMaxCounts)
+	}
+
+	cc := &costlyCounter{}
+	set, err := (&Builder{API: Chat, Counter: cc}).Unique(context.Background(), lengths, 0, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Exact || cc.calls > singleWordsMaxCounts+2 {
+		t.Errorf("no one-token words: exact %v after %d counts; want the estimate, within the search's bound", set.Exact, cc.calls)
+	}
+}
