@@ -10,13 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
-	"github.com/llmbench/llmbench/internal/openai"
-	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/zerostream"
 )
 
@@ -84,10 +81,9 @@ func Measure(ctx context.Context, o Options) (Ceiling, error) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	prog := &countingProgress{}
-	runner := newRunner(srv.URL(), o, prog)
+	cell := NewCell(srv.URL(), o.Streams, o.MaxTokens, "calibrate", time.Minute)
 	done := make(chan error, 1)
-	go func() { done <- runner.run(ctx) }()
+	go func() { done <- cell.Run(ctx) }()
 
 	if err := waitActive(ctx, srv, o.Streams, done); err != nil {
 		return Ceiling{}, err
@@ -95,11 +91,11 @@ func Measure(ctx context.Context, o Options) (Ceiling, error) {
 	if err := clock.SleepErr(ctx, o.Settle); err != nil {
 		return Ceiling{}, err
 	}
-	cpu0, srv0, tok0, t0 := processCPU(), srv.WriterCPU(), prog.tokens.Load(), time.Now()
+	cpu0, srv0, tok0, t0 := processCPU(), srv.WriterCPU(), cell.Tokens(), time.Now()
 	if err := clock.SleepErr(ctx, o.Duration); err != nil {
 		return Ceiling{}, err
 	}
-	cpu1, srv1, tok1, t1 := processCPU(), srv.WriterCPU(), prog.tokens.Load(), time.Now()
+	cpu1, srv1, tok1, t1 := processCPU(), srv.WriterCPU(), cell.Tokens(), time.Now()
 	cancel()
 	<-done
 
@@ -134,49 +130,6 @@ func waitActive(ctx context.Context, srv *zerostream.Server, n int, done <-chan 
 	}
 	return nil
 }
-
-// runner is one decode cell of llmbench run's runner, planned far longer than the
-// window, with a vLLM-like server description (continuous usage, ignore_eos).
-type runner struct {
-	r   *bench.Runner
-	doc *bench.Run
-}
-
-func newRunner(base string, o Options, prog bench.Progress) *runner {
-	srv := &bench.Server{
-		Client: openai.NewClient(base+"/v1", "", o.Streams), Model: "zerostream", API: prompt.Chat,
-		IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
-		Counter: fixedCounter{}, Exact: true,
-	}
-	doc := &bench.Run{Config: bench.Config{
-		Contexts: []int{0}, Concurrency: []int{o.Streams}, DurationS: 24 * 3600,
-		MaxOutputTokens: o.MaxTokens, DecodeTest: "fixed-duration", PrefillMode: "decode-warmup", API: "chat",
-	}}
-	bench.Plan(doc, nil, nil)
-	return &runner{r: &bench.Runner{Server: srv, Opts: bench.Options{Progress: prog, Nonce: "calibrate", StartTimeout: time.Minute}}, doc: doc}
-}
-
-func (r *runner) run(ctx context.Context) error {
-	err := r.r.Run(ctx, r.doc)
-	if errors.Is(err, bench.ErrInterrupted) {
-		return nil
-	}
-	return err
-}
-
-// countingProgress counts tokens as cmd/llmbench's live display does: one shared
-// atomic add per chunk, which is part of the path being measured.
-type countingProgress struct{ tokens atomic.Int64 }
-
-func (p *countingProgress) Step(string, int, int, time.Duration) {}
-func (p *countingProgress) Tokens(n int)                         { p.tokens.Add(int64(n)) }
-func (p *countingProgress) Log(string)                           {}
-
-// fixedCounter says what the zero-compute server's usage says: 16 prompt tokens.
-type fixedCounter struct{}
-
-func (fixedCounter) Name() string                                       { return "zerostream" }
-func (fixedCounter) Count(context.Context, prompt.Payload) (int, error) { return 16, nil }
 
 // Record writes the ceiling into a run document's client block.
 func (c Ceiling) Record(cl *bench.Client) {

@@ -335,27 +335,20 @@ func energyMatrix(run *bench.Run, lang string) (*matrixView, []string) {
 		notes = append(notes, fmt.Sprintf("Cost at $%g an hour: %s, %s.", p.USDPerHour, p.Source, p.Date))
 	}
 	shown := false
-	m := matrixView{Concurrency: axisConcurrency(run)}
-	for _, ctx := range axisContexts(run) {
-		row := matrixRow{Context: bench.FormatTokens(ctx)}
-		for _, conc := range m.Concurrency {
-			c := run.Cell(ctx, conc)
-			if c == nil || c.CellEnergy == nil || c.CellEnergy.PowerWMean == nil {
-				v := cellOf(c, 0, 0, lang)
-				v.Sub = ""
-				row.Cells = append(row.Cells, v)
-				continue
-			}
-			shown = true
-			w, j, usd := report.CellEnergyText(lang, c)
-			sub := w + " W"
-			if c.CellEnergy.USDPerMTok != nil {
-				sub += " · $" + usd + "/Mtok"
-			}
-			row.Cells = append(row.Cells, cellView{Class: "valid", Main: j, Sub: sub})
+	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *bench.DecodeCell) cellView {
+		if c == nil || c.CellEnergy == nil || c.CellEnergy.PowerWMean == nil {
+			v := cellOf(c, 0, 0, lang)
+			v.Sub = ""
+			return v
 		}
-		m.Rows = append(m.Rows, row)
-	}
+		shown = true
+		w, j, usd := report.CellEnergyText(lang, c)
+		sub := w + " W"
+		if c.CellEnergy.USDPerMTok != nil {
+			sub += " · $" + usd + "/Mtok"
+		}
+		return cellView{Class: "valid", Main: j, Sub: sub}
+	})
 	if !shown {
 		return nil, notes
 	}

@@ -88,11 +88,17 @@ func buildMatrix(run *bench.Run, contexts, concurrency []int, lang string) matri
 			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
 		}
 	}
+	return matrixOf(run, contexts, concurrency, func(c *bench.DecodeCell) cellView { return cellOf(c, lo, hi, lang) })
+}
+
+// matrixOf lays out one view of each cell of run (nil where the run has none) on the
+// axes: the tok/s matrix, the calculator's energy matrix.
+func matrixOf(run *bench.Run, contexts, concurrency []int, view func(*bench.DecodeCell) cellView) matrixView {
 	m := matrixView{Concurrency: concurrency}
 	for _, ctx := range contexts {
 		row := matrixRow{Context: bench.FormatTokens(ctx)}
 		for _, conc := range concurrency {
-			row.Cells = append(row.Cells, cellOf(run.Cell(ctx, conc), lo, hi, lang))
+			row.Cells = append(row.Cells, view(run.Cell(ctx, conc)))
 		}
 		m.Rows = append(m.Rows, row)
 	}
