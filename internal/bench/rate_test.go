@@ -177,12 +177,11 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 			SLO: &SLO{TTFTMs: &ttftTarget, TPOTMs: &tpotTarget, Target: 0.95}}, 2*time.Second)
 		return q, runRateDoc(t, srv, doc, nil)
 	}
-	if !timingChecked(t) {
-		attempt()
-		return
+	if raceEnabled {
+		t.Skip("race detector on: the in-process server cannot keep 10 ms token gaps, so the hand-computed timing is not checked")
 	}
 	if _, _, onTime := onSchedule(t, attempt); !onTime {
-		return
+		t.Skip("the machine was too loaded for the client to hold the schedule in 3 attempts: the hand-computed figures are not checked")
 	}
 	c := doc.Rate[0]
 	if c.Status != StatusValid || c.RateFigures == nil {
@@ -350,11 +349,13 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		doc = newRateRun(RateConfig{Rates: []Rate{40}, InputLen: 32, OutputLen: 10}, 1500*time.Millisecond)
 		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
 	}
-	if !timingChecked(t) {
-		attempt()
-		return
+	var run rateRun
+	onTime := false
+	if timingChecked(t) {
+		_, run, onTime = onSchedule(t, attempt)
+	} else {
+		_, run = attempt()
 	}
-	_, run, onTime := onSchedule(t, attempt)
 	c := doc.Rate[0]
 	f := c.RateFigures
 	if f == nil || f.Requests != 60 || f.CompletedRequests != 60 {
@@ -365,7 +366,7 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		t.Fatalf("a growing queue was not flagged saturated: %+v", f)
 	}
 	if !onTime {
-		return
+		t.Skip("the client did not hold the schedule (race detector on, or a loaded machine): the queue's hand-computed TTFTs are not checked")
 	}
 	truth, done := twoSlotTruth()
 	measured, _ := measuredTTFTs(run.events, 1)
@@ -415,7 +416,7 @@ func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
 		t.Fatalf("%d of 60 requests completed (%d failed: %v, %d unfinished)", f.CompletedRequests, f.FailedRequests, f.ErrorSamples, f.UnfinishedRequests)
 	}
 	if raceEnabled {
-		return
+		t.Skip("race detector on: the slot wait's size is timing, not checked")
 	}
 	// Timed from the actual send, every TTFT would be ~20 ms: the server never queued.
 	if f.TTFTMs.P50 == nil || *f.TTFTMs.P50 < 10*20 {
@@ -425,15 +426,14 @@ func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
 		t.Error("a client-side queue that grows was not flagged saturated")
 	}
 	if !onTime {
-		return
+		t.Skip("the client did not hold the schedule on this loaded machine: the ideal queue is not checked")
 	}
 	// The ideal queue assumes every request took the server 110 ms; here the next
 	// request's slot frees when the last one really ended, so a server goroutine
 	// that a loaded machine stalled moves every later request.
 	for _, s := range q.byArrival() {
 		if took := s.emits[len(s.emits)-1].Sub(s.start); took > 115*time.Millisecond {
-			t.Logf("the server took %s over a 110 ms request (a loaded machine): the ideal queue is not checked", took)
-			return
+			t.Skipf("the server took %s over a 110 ms request (a loaded machine): the ideal queue is not checked", took)
 		}
 	}
 	// Each hand-over of a client slot costs a loopback round trip and a timer's slack
