@@ -102,27 +102,55 @@ func (cr *conformanceRun) checkValid(t *testing.T, c *bench.DecodeCell, maxOutpu
 	t.Logf("%5s × %-3d valid: %8.1f tok/s (server %8.1f), TBT %6.2f ms (server %6.2f), counts %s", bench.FormatTokens(c.Context), c.Concurrency, c.TotalTokS, tokS, c.TBTMs, tbt, c.TokenCountSource)
 }
 
-// checkRescore: re-scoring the events log gives the document's cells and rows.
+// checkRescore: re-scoring the events log gives the document's cells and rows, and
+// every measured cell and row of the document is among them (an empty re-score would
+// otherwise compare nothing and pass).
 func (cr *conformanceRun) checkRescore(t *testing.T) {
 	t.Helper()
 	all, err := bench.RescoreAll(bytes.NewReader(cr.events))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rescored := map[[2]int]bool{}
 	for _, c := range all.Decode {
-		if diff := cmp.Diff(*cr.doc.Cell(c.Context, c.Concurrency), c); diff != "" {
+		rescored[[2]int{c.Context, c.Concurrency}] = true
+		doc := cr.doc.Cell(c.Context, c.Concurrency)
+		if doc == nil {
+			t.Errorf("cell %s × %d re-scored from the log is not in the document", bench.FormatTokens(c.Context), c.Concurrency)
+			continue
+		}
+		if diff := cmp.Diff(*doc, c); diff != "" {
 			t.Errorf("cell %s × %d: document (-) and re-score (+) differ:\n%s", bench.FormatTokens(c.Context), c.Concurrency, diff)
 		}
 	}
+	for _, c := range cr.doc.Decode {
+		if wasScored(c.Status) && !rescored[[2]int{c.Context, c.Concurrency}] {
+			t.Errorf("cell %s × %d (%s) has no events to re-score it from", bench.FormatTokens(c.Context), c.Concurrency, c.Status)
+		}
+	}
+	prefills := map[int]bench.PrefillRow{}
 	for _, p := range all.Prefill {
-		for _, d := range cr.doc.Prefill {
-			if d.Context == p.Context {
-				if diff := cmp.Diff(d, p); diff != "" {
-					t.Errorf("prefill %d: document (-) and re-score (+) differ:\n%s", p.Context, diff)
-				}
+		prefills[p.Context] = p
+	}
+	for _, d := range cr.doc.Prefill {
+		p, ok := prefills[d.Context]
+		switch {
+		case !ok && wasScored(d.Status):
+			t.Errorf("prefill %d (%s) has no events to re-score it from", d.Context, d.Status)
+		case ok:
+			if diff := cmp.Diff(d, p); diff != "" {
+				t.Errorf("prefill %d: document (-) and re-score (+) differ:\n%s", p.Context, diff)
 			}
 		}
 	}
+	if len(all.Decode)+len(all.Prefill) == 0 {
+		t.Error("the events log re-scores to nothing")
+	}
+}
+
+// wasScored: a cell or row with this status was sent to the server and scored.
+func wasScored(s bench.Status) bool {
+	return s == bench.StatusValid || s == bench.StatusInvalid
 }
 
 // fixtureServers is how each stream fixture (internal/replay/testdata, sources in
