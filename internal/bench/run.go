@@ -261,6 +261,11 @@ type WindowStats struct {
 	CompletedRequests int     `json:"completed_requests"`
 	OutputTokens      int     `json:"output_tokens"`
 	MeasuredS         float64 `json:"measured_s"`
+	// AvgInFlight is the time-weighted mean of requests in flight over the window
+	// (sent, not ended); AvgActiveRequests counts only those producing: past their
+	// first token, not ended, not inside a stall. Absent in older documents, whose
+	// avg_active_requests counted every request in flight.
+	AvgInFlight *float64 `json:"avg_in_flight,omitempty"`
 }
 
 // CellDetail is what a measured cell adds beyond the seed's table (extensions).
@@ -271,6 +276,22 @@ type CellDetail struct {
 	TBTP99Ms     *float64 `json:"tbt_p99_ms,omitempty"`
 	TTFTSamples  int      `json:"ttft_samples,omitempty"`
 	TBTSamples   int      `json:"tbt_samples,omitempty"`
+	// TPOTStreams is how many streams' time per output token tbt_ms is the median of;
+	// ITLMs the time between consecutive token-bearing chunks (inter-chunk latency).
+	// tbt_p90_ms and tbt_p99_ms are the tails of the per-token gaps (a chunk of k
+	// tokens gives k gaps of gap/k), as in older documents.
+	TPOTStreams int        `json:"tpot_streams,omitempty"`
+	ITLMs       *ChunkGaps `json:"itl_ms,omitempty"`
+	// MaxStallMs is the longest time any producing stream went without a token inside
+	// the window; StalledStreams how many went longer than max(1 s, 20 median chunk
+	// gaps); StallShare the share of the window's stream-seconds those stalls took.
+	MaxStallMs     *float64 `json:"max_stall_ms,omitempty"`
+	StalledStreams int      `json:"stalled_streams,omitempty"`
+	StallShare     *float64 `json:"stall_share,omitempty"`
+	// TokenCountBound is the relative bound (0.012: ±1.2%) on output_tokens where
+	// some of them were estimated (spread from a request's total, or from the tokens
+	// per chunk of other requests); absent where every token was counted.
+	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
 	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
 	Errors       int      `json:"errors,omitempty"`        // requests that failed
 	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
