@@ -270,12 +270,12 @@ type WindowStats struct {
 
 // CellDetail is what a measured cell adds beyond the seed's table (extensions).
 type CellDetail struct {
-	TTFTP90Ms    *float64 `json:"ttft_p90_ms,omitempty"`
-	TTFTP99Ms    *float64 `json:"ttft_p99_ms,omitempty"`
-	TBTP90Ms     *float64 `json:"tbt_p90_ms,omitempty"`
-	TBTP99Ms     *float64 `json:"tbt_p99_ms,omitempty"`
-	TTFTSamples  int      `json:"ttft_samples,omitempty"`
-	TBTSamples   int      `json:"tbt_samples,omitempty"`
+	TTFTP90Ms   *float64 `json:"ttft_p90_ms,omitempty"`
+	TTFTP99Ms   *float64 `json:"ttft_p99_ms,omitempty"`
+	TBTP90Ms    *float64 `json:"tbt_p90_ms,omitempty"`
+	TBTP99Ms    *float64 `json:"tbt_p99_ms,omitempty"`
+	TTFTSamples int      `json:"ttft_samples,omitempty"`
+	TBTSamples  int      `json:"tbt_samples,omitempty"`
 	// TPOTStreams is how many streams' time per output token tbt_ms is the median of;
 	// ITLMs the time between consecutive token-bearing chunks (inter-chunk latency).
 	// tbt_p90_ms and tbt_p99_ms are the tails of the per-token gaps (a chunk of k
@@ -292,11 +292,11 @@ type CellDetail struct {
 	// some of them were estimated (spread from a request's total, or from the tokens
 	// per chunk of other requests); absent where every token was counted.
 	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
-	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
-	Errors       int      `json:"errors,omitempty"`        // requests that failed
-	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
-	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
-	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
+	Requests        int      `json:"requests,omitempty"`      // requests sent in the cell
+	Errors          int      `json:"errors,omitempty"`        // requests that failed
+	ErrorSamples    []string `json:"error_samples,omitempty"` // the first few distinct errors
+	EndedEarly      int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
+	PromptTokens    int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
 	// ServerOutputTokens is the server's own count (usage) for the requests that
 	// reported one; compared with the client's count.
 	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`

@@ -279,7 +279,7 @@ func TestStalls(t *testing.T) {
 	run := synthCell(16)
 	q := &run.Requests[3]
 	q.Chunks = q.Chunks[:73] // the last at 1.49 s: silent until the close at 3 s
-		cell := ScoreCell(run)
+	cell := ScoreCell(run)
 	if cell.Status != StatusValid || !contains(cell.Flags, "stalled") || cell.StalledStreams != 1 {
 		t.Fatalf("%s %q, flags %v, %d stalled; want valid, flagged stalled, 1 stream", cell.Status, cell.Reason, cell.Flags, cell.StalledStreams)
 	}
