@@ -94,6 +94,9 @@ type StreamCheck struct {
 	// Dropped names request fields the server refused (HTTP 400) and the run stopped
 	// sending.
 	Dropped []string `json:"dropped,omitempty"`
+	// Tries is how many times the check was sent (a failure is retried under the
+	// retry policy for at most 15 s); absent in older documents.
+	Tries int `json:"tries,omitempty"`
 }
 
 // Tool names the program that produced the document.
