@@ -173,6 +173,10 @@ type Config struct {
 	KVCapacity *int64 `json:"kv_capacity_override,omitempty"`
 	Quick      bool   `json:"quick,omitempty"`
 	Endpoint   string `json:"endpoint,omitempty"`
+	// Endpoints lists every endpoint the run measured, Endpoint first, where a
+	// resumed run reached the same server (same engine, version, model and KV
+	// capacity) at another address; absent when it used Endpoint alone.
+	Endpoints []string `json:"endpoints,omitempty"`
 	// Rate is the plan of an open-loop run; such a run has no decode matrix.
 	Rate *RateConfig `json:"rate,omitempty"`
 }
