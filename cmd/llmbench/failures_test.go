@@ -298,3 +298,44 @@ func TestCase10SmallContext(t *testing.T) {
 	}
 	checkCells(t, cr, 1024)
 }
+
+// TestCase11ServerCannotGenerate (issue 22): a server that lists its models and
+// answers 501 to every POST stops the run at once, non-zero, with its answer; no
+// measurement is tried and every cell stays pending for --resume.
+func TestCase11ServerCannotGenerate(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	cr := runReplay(t, replay.Config{Shape: "ollama", Discovery: discoveryDir("ollama"), ChatOverhead: 3,
+		Failures: []replay.Failure{{Every: 1, Status: 501, Body: `{"error":{"message":"POST not implemented here","code":501}}`}}}, false,
+		"--contexts", "0,1K", "--concurrency", "1,2,4", "--prefill", "1K,2K", "--duration", "2s", "--max-output", "64")
+	took := time.Since(start)
+	t.Logf("run stopped after %.1f s: %v", took.Seconds(), cr.err)
+	if cr.err == nil || !strings.Contains(cr.err.Error(), "cannot generate") || !strings.Contains(cr.err.Error(), "POST not implemented here") {
+		t.Errorf("run: %v; want it to stop saying the server cannot generate, with its answer", cr.err)
+	}
+	if took > 30*time.Second {
+		t.Errorf("the run took %.1f s to stop, more than 30 s", took.Seconds())
+	}
+	if cr.doc == nil {
+		t.Fatal("no document written")
+	}
+	for _, c := range cr.doc.Decode {
+		if c.Status != bench.StatusPending {
+			t.Errorf("%d × %d: %s %q, want pending (nothing measured)", c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	for _, p := range cr.doc.Prefill {
+		if p.Status != bench.StatusPending {
+			t.Errorf("prefill %d: %s, want pending", p.Context, p.Status)
+		}
+	}
+	// Only the check's tries reached the server: no warm-up, no prefill.
+	for _, r := range cr.log {
+		if r.MaxTokens > 16 || r.Prompt > 100 {
+			t.Errorf("a request of %d prompt tokens, %d output was sent after the check failed", r.Prompt, r.MaxTokens)
+		}
+	}
+	if sc := cr.doc.StreamCheck; sc == nil || sc.Tries < 2 || !strings.Contains(sc.Error, "501") {
+		t.Errorf("stream check %+v: want several tries recorded with the 501", sc)
+	}
+}

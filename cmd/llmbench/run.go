@@ -189,14 +189,8 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if f.out == "" {
 			f.out = f.resume
 		}
-		if f.endpoint == "" && doc.Kind() != bench.RunEmulated {
-			f.endpoint = doc.Config.Endpoint
-		}
-		if f.model == "" {
-			f.model = doc.Model.ServedName
-		}
-		if doc.Engine.Preset != "" && !cmd.Flags().Changed("preset") {
-			f.preset = doc.Engine.Preset
+		if err := resumeTarget(cmd, f, doc); err != nil {
+			return err
 		}
 	} else {
 		if err := checkRateFlags(cmd, &f.rate); err != nil {
@@ -206,6 +200,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return err
 		}
 	}
+	apiKeyFlag := f.apiKey != ""
 	if f.apiKey == "" {
 		f.apiKey = os.Getenv("OPENAI_API_KEY")
 	}
@@ -281,6 +276,14 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 
+	if f.resume != "" {
+		if err := sameServer(doc, info, base); err != nil {
+			return err
+		}
+		if !emulated {
+			recordEndpoint(doc, base)
+		}
+	}
 	if f.resume == "" {
 		fillFromProbe(doc, info, f.model, emulated, base)
 		kv := doc.Config.KVCapacity
@@ -399,8 +402,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if errors.Is(runErr, bench.ErrNotStreaming) {
 		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", base, f.out)
 	}
+	if errors.Is(runErr, bench.ErrCannotGenerate) {
+		return fmt.Errorf("%s: %w; nothing was measured (every cell of %s is still pending: finish it with --resume once the server answers)", base, runErr, f.out)
+	}
 	if errors.Is(runErr, bench.ErrInterrupted) {
-		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  llmbench run --resume %s\n", f.out, f.out)
+		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", f.out, resumeHint(cmd, f, apiKeyFlag))
 		return &exitError{code: 130, err: errors.New("interrupted")}
 	}
 	if runErr != nil {

@@ -271,27 +271,30 @@ func (f *fakeServer) truthRange(w Window, promptTokens int) (lo, hi float64) {
 }
 
 // truth is what the server really sent inside a window: tokens flushed in it over its
-// length, and the median gap between consecutive tokens of one request.
-func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, medianGapMs float64) {
+// length, and the median over its requests of the time per output token inside it
+// (last − first emit in the window over the emits after the first).
+func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, tpotMs float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
-	var gaps []float64
+	var tpots []float64
 	for _, r := range f.requests {
 		if r.promptTokens != promptTokens || r.maxTokens <= 1 {
 			continue
 		}
-		for i, t := range r.emits {
+		var in []time.Time
+		for _, t := range r.emits {
 			if w.inside(t) {
-				n++
-			}
-			if i > 0 && !r.emits[i-1].Before(w.Open) && !t.After(w.Close) {
-				gaps = append(gaps, ms(t.Sub(r.emits[i-1])))
+				in = append(in, t)
 			}
 		}
+		n += len(in)
+		if len(in) >= 2 {
+			tpots = append(tpots, ms(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
+		}
 	}
-	slices.Sort(gaps)
-	return float64(n) / w.Length().Seconds(), quantile(gaps, 0.5)
+	slices.Sort(tpots)
+	return float64(n) / w.Length().Seconds(), quantile(tpots, 0.5)
 }
 
 func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {

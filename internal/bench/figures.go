@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/openai"
 )
 
 // Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
@@ -47,6 +49,8 @@ type windowFigures struct {
 	deviation      float64
 	// sources are the count sources of the requests with tokens in the window.
 	sources []string
+	// streams are the per-stream figures: TPOT, chunk gaps, stalls.
+	streams streamFigures
 }
 
 // cellFigures computes a cell's figures. It is the one place those numbers come from;
@@ -56,7 +60,7 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 		out     windowFigures
 		ttfts   []float64
 		gaps    []float64
-		active  int64
+		views   = make([]streamView, len(reqs))
 		tokens  int
 		moved   int
 		winSecs = w.seconds()
@@ -70,7 +74,7 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 		if q.FirstToken != 0 && q.Sent != 0 {
 			ttfts = append(ttfts, float64(q.FirstToken-q.Sent)/1e6)
 		}
-		active += inFlight(q, w)
+		views[i] = viewOf(q, c.counts[i], w)
 		inWindow := false
 		prev := int64(-1)
 		for j, ch := range q.Chunks {
@@ -105,8 +109,11 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	out.detail.PeakStreaming = peakStreaming(reqs, w.close)
 	out.stats.OutputTokens = tokens
 	out.stats.MeasuredS = round(winSecs, 3)
+	out.streams = perStream(views, reqs, w)
+	st := &out.streams
 	if winSecs > 0 {
-		out.stats.AvgActiveRequests = round(float64(active)/1e9/winSecs, 3)
+		out.stats.AvgActiveRequests = round(float64(st.producingNs)/1e9/winSecs, 3)
+		out.stats.AvgInFlight = openai.Ptr(round(float64(st.inFlightNs)/1e9/winSecs, 3))
 		out.fig.TotalTokS = round(float64(tokens)/winSecs, 2)
 	}
 	if out.stats.AvgActiveRequests > 0 {
@@ -118,9 +125,17 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	slices.Sort(ttfts)
 	slices.Sort(gaps)
 	out.fig.TTFTMs = round(quantile(ttfts, 0.5), 1)
-	out.fig.TBTMs = round(quantile(gaps, 0.5), 2)
+	// TBT is the median stream's time per output token (TPOT): exact wherever the
+	// count is, however many tokens a chunk carries.
+	out.fig.TBTMs = round(quantile(st.tpots, 0.5), 2)
 	d := &out.detail
 	d.TTFTSamples, d.TBTSamples = len(ttfts), len(gaps)
+	d.TPOTStreams = len(st.tpots)
+	d.ITLMs = chunkGaps(st.itl)
+	if st.maxSilence > 0 {
+		d.MaxStallMs = openai.Ptr(round(float64(st.maxSilence)/1e6, 1))
+	}
+	d.StalledStreams = st.stalled
 	d.TTFTP90Ms = tail(ttfts, 0.90, minSamplesP90)
 	d.TTFTP99Ms = tail(ttfts, 0.99, minSamplesP99)
 	d.TBTP90Ms = tail(gaps, 0.90, minSamplesP90)

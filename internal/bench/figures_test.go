@@ -42,15 +42,27 @@ func TestCellFigures(t *testing.T) {
 	if fig.TotalTokS != 95 {
 		t.Errorf("total tok/s = %v, want 95", fig.TotalTokS)
 	}
-	// a in flight the whole second, b 200–700, c 700–1200: 2 on average.
-	if stats.AvgActiveRequests != 2 {
-		t.Errorf("avg active = %v, want 2", stats.AvgActiveRequests)
+	// a in flight the whole second, b 200–700, c 700–1200: 2 on average. Producing:
+	// a the whole second, b 200–700, c from its first token at 800: 1.9.
+	if stats.AvgInFlight == nil || *stats.AvgInFlight != 2 {
+		t.Errorf("avg in flight = %v, want 2", stats.AvgInFlight)
 	}
-	if fig.PerRequestTokS != 47.5 {
-		t.Errorf("per request = %v, want 47.5", fig.PerRequestTokS)
+	if stats.AvgActiveRequests != 1.9 {
+		t.Errorf("avg active = %v, want 1.9", stats.AvgActiveRequests)
 	}
-	if fig.TBTMs != 20 {
-		t.Errorf("TBT = %v, want 20 (60 ms chunks of 3 count as three 20 ms gaps)", fig.TBTMs)
+	if fig.PerRequestTokS != 50 {
+		t.Errorf("per request = %v, want 50", fig.PerRequestTokS)
+	}
+	// TPOT per stream: a (1200−220)/49, b (680−260)/21, c (1160−800)/18: 20 ms each.
+	if fig.TBTMs != 20 || detail.TPOTStreams != 3 {
+		t.Errorf("TBT = %v over %d streams, want 20 over 3 (60 ms chunks of 3 are 20 ms a token)", fig.TBTMs, detail.TPOTStreams)
+	}
+	// Chunk gaps: a's 49 of 20 ms, b's 7 and c's 6 of 60 ms.
+	if g := detail.ITLMs; g == nil || g.Samples != 62 || g.P50 != 20 {
+		t.Errorf("itl %+v, want 62 gaps, median 20", g)
+	}
+	if detail.StalledStreams != 0 || detail.MaxStallMs == nil || *detail.MaxStallMs != 60 {
+		t.Errorf("stalls: %d streams, longest %v ms; want none, longest 60", detail.StalledStreams, detail.MaxStallMs)
 	}
 	// TTFTs 100, 200, 100: median 100.
 	if fig.TTFTMs != 100 {

@@ -3,38 +3,61 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/prompt"
 )
 
 // ErrNotStreaming is returned by Run when the server does not stream: no cell could
 // time a token, so none is measured.
 var ErrNotStreaming = errors.New("the server does not stream")
 
+// ErrCannotGenerate is returned (wrapped, with the server's answer) by Run when the
+// stream check failed on every try: a server that cannot generate one short answer
+// would only fail every measurement, a minute of retries each.
+var ErrCannotGenerate = errors.New("the server cannot generate")
+
+// checkBudget bounds the stream check's tries: a server that fails it on every try
+// for this long stops the run (docs/run.md: within 30 s, the last wait included).
+const checkBudget = 15 * time.Second
+
 // checkStream sends one short request before any measurement and records what it
 // shows: whether the server streams at all, and whether it counts every chunk's
 // tokens when asked. A field the server refuses (HTTP 400 for continuous usage or
 // timings_per_token, as strict gateways answer unknown fields) is dropped and the
-// request tried once more.
+// request tried once more. A request that fails otherwise is retried under the retry
+// policy for at most checkBudget; when every try failed, the error wraps
+// ErrCannotGenerate with the server's last answer.
 func (r *Runner) checkStream(ctx context.Context) (*StreamCheck, error) {
-	pctx, err := r.builder.Build(ctx, 0, "")
-	if err != nil {
-		return &StreamCheck{Outcome: openai.OutcomeFailed.String(), Error: "building the check's prompt: " + err.Error()}, nil
-	}
 	check := &StreamCheck{}
+	policy := r.policy()
+	budget := min(checkBudget, policy.Budget)
+	started := time.Now()
 	var res *openai.StreamResult
-	for try := 0; try < 2; try++ {
-		res = r.Server.Send(ctx, pctx.Payload(0), 16, nil, false)
-		if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
+	for failures := 0; ; {
+		// Building the prompt may ask the server to count it (a POST too): a server
+		// that cannot answer that fails the check the same way.
+		check.Tries++
+		var retryAfter time.Duration
+		pctx, err := r.builder.Build(ctx, 0, "")
+		if err == nil {
+			res = r.sendCheck(ctx, pctx.Payload(0), check)
+			if res.Outcome.Success() || res.NotStreamed || ctx.Err() != nil {
+				break
+			}
+			retryAfter = res.RetryAfter
+		} else {
+			res = &openai.StreamResult{Outcome: openai.OutcomeFailed, Err: fmt.Errorf("building the check's prompt: %w", err)}
+			var herr *openai.HTTPError
+			if errors.As(err, &herr) {
+				retryAfter = herr.RetryAfter
+			}
+		}
+		failures++
+		if ctx.Err() != nil || time.Since(started) > budget || !policy.Wait(ctx, failures, retryAfter) {
 			break
-		}
-		if r.Server.ContinuousUsage {
-			r.Server.ContinuousUsage = false
-			check.Dropped = append(check.Dropped, "stream_options.continuous_usage_stats")
-		}
-		if r.Server.TimingsPerToken {
-			r.Server.TimingsPerToken = false
-			check.Dropped = append(check.Dropped, "timings_per_token")
 		}
 	}
 	check.Outcome = res.Outcome.String()
@@ -47,10 +70,35 @@ func (r *Runner) checkStream(ctx context.Context) (*StreamCheck, error) {
 		v := round(float64(res.Usage.CompletionTokens)/float64(len(res.Chunks)), 2)
 		check.TokensPerChunk = &v
 	}
-	if res.NotStreamed {
+	switch {
+	case res.NotStreamed:
 		return check, ErrNotStreaming
+	case !res.Outcome.Success() && ctx.Err() == nil:
+		answer := check.Error
+		if answer == "" {
+			answer = "outcome " + check.Outcome
+		}
+		return check, fmt.Errorf("%w: the stream check (a 16-token request) failed on all %d tries in %.0f s: %s", ErrCannotGenerate, check.Tries, time.Since(started).Seconds(), answer)
 	}
 	return check, nil
+}
+
+// sendCheck sends the check's request; a field the server refuses with HTTP 400 is
+// dropped and the request sent once more.
+func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *StreamCheck) *openai.StreamResult {
+	res := r.Server.Send(ctx, payload, 16, nil, false)
+	if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
+		return res
+	}
+	if r.Server.ContinuousUsage {
+		r.Server.ContinuousUsage = false
+		check.Dropped = append(check.Dropped, "stream_options.continuous_usage_stats")
+	}
+	if r.Server.TimingsPerToken {
+		r.Server.TimingsPerToken = false
+		check.Dropped = append(check.Dropped, "timings_per_token")
+	}
+	return r.Server.Send(ctx, payload, 16, nil, false)
 }
 
 // failPending marks every measurement not done yet failed, for reason.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
 )
@@ -12,10 +13,14 @@ const (
 	// one before means the gaps were not resolved.
 	unresolvedShare = 0.10
 	// estimatedDeviation: settled per-chunk counts that moved more than this share of
-	// the window's tokens from the client's make TBT an estimate. Chunks of 3 tokens
-	// move 67%, speculative steps of 1-4 about 60%; a byte-fallback piece held back
-	// once per request, 1-2%.
+	// the window's tokens from the client's flag the cell multi_token_chunks (it
+	// describes; TBT is per stream and exact wherever the count is). Chunks of 3
+	// tokens move 67%, speculative steps of 1-4 about 60%; a byte-fallback piece held
+	// back once per request, 1-2%.
 	estimatedDeviation = 0.10
+	// maxCountBound: an estimated token count bounded within more than this is not
+	// valid.
+	maxCountBound = 0.03
 	// counterTolerance: the server's generation counter confirms an otherwise
 	// unverified count within this.
 	counterTolerance = 0.03
@@ -40,6 +45,7 @@ type scoring struct {
 	cacheRatio  *float64
 	firstError  string
 	finished    int // requests the server finished
+	bound       countBound
 }
 
 // rule is one validity check: a flag, and the reason the cell is not valid when the
@@ -60,7 +66,11 @@ var validityRules = []rule{
 	}},
 	{"not_in_flight", func(s *scoring) string {
 		n := s.run.Concurrency
-		if avg := s.w.stats.AvgActiveRequests; avg < 0.9*float64(n) {
+		avg := 0.0
+		if p := s.w.stats.AvgInFlight; p != nil {
+			avg = *p
+		}
+		if avg < 0.9*float64(n) {
 			r := fmt.Sprintf("only %.2f of %d requests were in flight on average", avg, n)
 			if s.firstError != "" {
 				r += " (" + s.firstError + ")"
@@ -99,11 +109,24 @@ var validityRules = []rule{
 		}
 		return r
 	}},
-	{"tbt_estimated", func(s *scoring) string {
-		if s.w.deviation > estimatedDeviation {
-			return fmt.Sprintf("chunks carry %.2f tokens on average and the server does not count them per chunk: time between tokens is an estimate (continuous usage stats would count them)", float64(s.w.stats.OutputTokens)/float64(max(s.w.clientTokens, 1)))
+	{"token_count_bound", func(s *scoring) string {
+		b := s.bound
+		switch {
+		case !b.estimated || s.source == CountClientOnly:
+			return ""
+		case !b.ok:
+			return fmt.Sprintf("%d of the window's tokens rest on an estimate and only %d request(s) the server counted in total: too few to bound it (ask for fewer output tokens with --max-output, so that requests finish and their usage counts them)", s.w.stats.OutputTokens, b.counted)
+		case b.rel > maxCountBound:
+			return fmt.Sprintf("the token count is an estimate within ±%.1f%% (more than %.0f%%), from the tokens per chunk of %d requests the server counted", 100*b.rel, 100*maxCountBound, b.counted)
 		}
 		return ""
+	}},
+	{"stalled", func(s *scoring) string {
+		st := &s.w.streams
+		if st.stalled == 0 || st.inFlightNs == 0 || float64(st.stallNs) <= stallShare*float64(st.inFlightNs) {
+			return ""
+		}
+		return fmt.Sprintf("%d of %d streams went more than %s without a token (the longest %.1f s): stalls took %.0f%% of the window's stream-seconds", st.stalled, s.run.Concurrency, st.threshold.Round(time.Millisecond), float64(st.maxSilence)/1e9, 100*float64(st.stallNs)/float64(st.inFlightNs))
 	}},
 	{"timing_unresolved", func(s *scoring) string {
 		if s.speculative || s.zeroShare <= unresolvedShare {

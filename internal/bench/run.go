@@ -94,6 +94,9 @@ type StreamCheck struct {
 	// Dropped names request fields the server refused (HTTP 400) and the run stopped
 	// sending.
 	Dropped []string `json:"dropped,omitempty"`
+	// Tries is how many times the check was sent (a failure is retried under the
+	// retry policy for at most 15 s); absent in older documents.
+	Tries int `json:"tries,omitempty"`
 }
 
 // Tool names the program that produced the document.
@@ -170,6 +173,10 @@ type Config struct {
 	KVCapacity *int64 `json:"kv_capacity_override,omitempty"`
 	Quick      bool   `json:"quick,omitempty"`
 	Endpoint   string `json:"endpoint,omitempty"`
+	// Endpoints lists every endpoint the run measured, Endpoint first, where a
+	// resumed run reached the same server (same engine, version, model and KV
+	// capacity) at another address; absent when it used Endpoint alone.
+	Endpoints []string `json:"endpoints,omitempty"`
 	// Rate is the plan of an open-loop run; such a run has no decode matrix.
 	Rate *RateConfig `json:"rate,omitempty"`
 }
@@ -261,21 +268,42 @@ type WindowStats struct {
 	CompletedRequests int     `json:"completed_requests"`
 	OutputTokens      int     `json:"output_tokens"`
 	MeasuredS         float64 `json:"measured_s"`
+	// AvgInFlight is the time-weighted mean of requests in flight over the window
+	// (sent, not ended); AvgActiveRequests counts only those producing: past their
+	// first token, not ended, not inside a stall. Absent in older documents, whose
+	// avg_active_requests counted every request in flight.
+	AvgInFlight *float64 `json:"avg_in_flight,omitempty"`
 }
 
 // CellDetail is what a measured cell adds beyond the seed's table (extensions).
 type CellDetail struct {
-	TTFTP90Ms    *float64 `json:"ttft_p90_ms,omitempty"`
-	TTFTP99Ms    *float64 `json:"ttft_p99_ms,omitempty"`
-	TBTP90Ms     *float64 `json:"tbt_p90_ms,omitempty"`
-	TBTP99Ms     *float64 `json:"tbt_p99_ms,omitempty"`
-	TTFTSamples  int      `json:"ttft_samples,omitempty"`
-	TBTSamples   int      `json:"tbt_samples,omitempty"`
-	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
-	Errors       int      `json:"errors,omitempty"`        // requests that failed
-	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
-	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
-	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
+	TTFTP90Ms   *float64 `json:"ttft_p90_ms,omitempty"`
+	TTFTP99Ms   *float64 `json:"ttft_p99_ms,omitempty"`
+	TBTP90Ms    *float64 `json:"tbt_p90_ms,omitempty"`
+	TBTP99Ms    *float64 `json:"tbt_p99_ms,omitempty"`
+	TTFTSamples int      `json:"ttft_samples,omitempty"`
+	TBTSamples  int      `json:"tbt_samples,omitempty"`
+	// TPOTStreams is how many streams' time per output token tbt_ms is the median of;
+	// ITLMs the time between consecutive token-bearing chunks (inter-chunk latency).
+	// tbt_p90_ms and tbt_p99_ms are the tails of the per-token gaps (a chunk of k
+	// tokens gives k gaps of gap/k), as in older documents.
+	TPOTStreams int        `json:"tpot_streams,omitempty"`
+	ITLMs       *ChunkGaps `json:"itl_ms,omitempty"`
+	// MaxStallMs is the longest time any producing stream went without a token inside
+	// the window; StalledStreams how many went longer than max(1 s, 20 median chunk
+	// gaps); StallShare the share of the window's stream-seconds those stalls took.
+	MaxStallMs     *float64 `json:"max_stall_ms,omitempty"`
+	StalledStreams int      `json:"stalled_streams,omitempty"`
+	StallShare     *float64 `json:"stall_share,omitempty"`
+	// TokenCountBound is the relative bound (0.012: ±1.2%) on output_tokens where
+	// some of them were estimated (spread from a request's total, or from the tokens
+	// per chunk of other requests); absent where every token was counted.
+	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
+	Requests        int      `json:"requests,omitempty"`      // requests sent in the cell
+	Errors          int      `json:"errors,omitempty"`        // requests that failed
+	ErrorSamples    []string `json:"error_samples,omitempty"` // the first few distinct errors
+	EndedEarly      int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
+	PromptTokens    int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
 	// ServerOutputTokens is the server's own count (usage) for the requests that
 	// reported one; compared with the client's count.
 	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`

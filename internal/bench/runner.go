@@ -91,7 +91,8 @@ type rowWork struct {
 // one being resumed), checkpointing after each. On cancellation the work in progress is
 // marked interrupted, the document checkpointed, and ErrInterrupted returned. Against a
 // server that does not stream, every pending measurement is marked failed and
-// ErrNotStreaming returned.
+// ErrNotStreaming returned; against one whose stream check fails on every try, nothing
+// is measured and an error wrapping ErrCannotGenerate is returned.
 func (r *Runner) Run(ctx context.Context, doc *Run) error {
 	cfg := doc.Config
 	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer}
@@ -120,6 +121,15 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 			return err
 		}
 		return ErrNotStreaming
+	}
+	if errors.Is(err, ErrCannotGenerate) {
+		// Nothing is measured and every cell stays pending: --resume measures them
+		// once the server answers.
+		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
+		if cerr := o.checkpoint(); cerr != nil {
+			return cerr
+		}
+		return err
 	}
 	for _, w := range r.plan(doc) {
 		if err := o.row(ctx, w); err != nil {

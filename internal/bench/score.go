@@ -66,8 +66,10 @@ func ScoreCell(run *CellRun) DecodeCell {
 		return cell
 	}
 	c := settleCounts(run.Requests)
-	w := cellFigures(run.Requests, c, span{run.Open, run.Close})
-	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests)}
+	win := span{run.Open, run.Close}
+	w := cellFigures(run.Requests, c, win)
+	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests),
+		bound: boundCounts(run.Requests, c, win, w.stats.OutputTokens)}
 	d := &s.w.detail
 	s.describe(c)
 	fig, stats := s.w.fig, s.w.stats
@@ -142,6 +144,19 @@ func (s *scoring) describe(c counting) {
 	d.TokenCountSource = s.source
 	if slices.Contains(c.source, CountFinishedRatio) && math.Abs(c.ratio-1) > 0.005 || s.w.deviation > 0 {
 		d.addFlag("token_counts_estimated")
+	}
+	if s.bound.estimated && s.bound.ok {
+		d.TokenCountBound = openai.Ptr(round(s.bound.rel, 4))
+	}
+	if s.w.deviation > estimatedDeviation {
+		d.addFlag("multi_token_chunks")
+	}
+	// Stalls: a stream that kept its connection and sent nothing.
+	if st := &s.w.streams; st.stalled > 0 {
+		d.addFlag("stalled")
+		if st.inFlightNs > 0 {
+			d.StallShare = openai.Ptr(round(float64(st.stallNs)/float64(st.inFlightNs), 4))
+		}
 	}
 
 	// Timing resolution.

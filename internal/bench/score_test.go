@@ -88,7 +88,29 @@ func TestValidityRules(t *testing.T) {
 			// 150 tokens.
 			endEarly(r, 0, 50)
 			r.Requests[0].Usage = &openai.Usage{CompletionTokens: 150}
-		}, StatusInvalid, "tbt_estimated", "chunks carry 3.00 tokens on average"},
+		}, StatusInvalid, "token_count_bound", "only 1 request(s) the server counted in total: too few to bound it"},
+		{"several tokens per chunk, counted by the tokenize route", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].ChunkUsage = false
+				r.Requests[i].TextTokens = openai.Ptr(3 * len(r.Requests[i].Chunks))
+			}
+		}, StatusValid, "", ""},
+		{"several tokens per chunk, a ratio too uncertain", func(r *CellRun) {
+			for i := range r.Requests {
+				r.Requests[i].ChunkUsage = false
+				// 1, 5, 1, 5 tokens a chunk: the ratio spreads over requests.
+				r.Requests[i].TextTokens = openai.Ptr((1 + 4*(i%2)) * len(r.Requests[i].Chunks))
+			}
+			for i := 0; i < 2; i++ {
+				endEarly(r, i, 5) // replacements the ratio of the four counts
+			}
+		}, StatusInvalid, "token_count_bound", "more than 3%"},
+		{"two of four streams stalled", func(r *CellRun) {
+			for i := 0; i < 2; i++ {
+				q := &r.Requests[i]
+				q.Chunks = q.Chunks[:60] // nothing after 1.25 s, the connection kept open
+			}
+		}, StatusInvalid, "stalled", "2 of 4 streams went more than 1s without a token"},
 		{"gaps not resolved", func(r *CellRun) {
 			for i := range r.Requests {
 				for j := range r.Requests[i].Chunks {
@@ -247,5 +269,57 @@ func TestScorePrefill(t *testing.T) {
 		if row.Status != tc.status || !strings.Contains(row.Reason, tc.reason) {
 			t.Errorf("%+v: %s %q, want %s %q", tc.run, row.Status, row.Reason, tc.status, tc.reason)
 		}
+	}
+}
+
+// TestStalls: one of 16 streams silent for the last 1.5 s of the window is seen
+// (max_stall_ms, stalled_streams, the flag, fewer producing than in flight) but, at
+// under 10% of the window's stream-seconds, does not invalidate the cell.
+func TestStalls(t *testing.T) {
+	run := synthCell(16)
+	q := &run.Requests[3]
+	q.Chunks = q.Chunks[:73] // the last at 1.49 s: silent until the close at 3 s
+	cell := ScoreCell(run)
+	if cell.Status != StatusValid || !contains(cell.Flags, "stalled") || cell.StalledStreams != 1 {
+		t.Fatalf("%s %q, flags %v, %d stalled; want valid, flagged stalled, 1 stream", cell.Status, cell.Reason, cell.Flags, cell.StalledStreams)
+	}
+	if cell.MaxStallMs == nil || *cell.MaxStallMs != 1510 {
+		t.Errorf("max stall %v ms, want 1510", *cell.MaxStallMs)
+	}
+	// 1.51 s of 32 stream-seconds.
+	if cell.StallShare == nil || *cell.StallShare != 0.0472 {
+		t.Errorf("stall share %v, want 0.0472", *cell.StallShare)
+	}
+	if *cell.AvgInFlight != 16 || cell.AvgActiveRequests != 15.245 {
+		t.Errorf("in flight %v, producing %v; want 16 and 15.245", *cell.AvgInFlight, cell.AvgActiveRequests)
+	}
+}
+
+// TestCountBound: the bound on a count spread from the tokenize route's totals is its
+// rounding where every request has the same tokens per chunk, and grows with their
+// spread.
+func TestCountBound(t *testing.T) {
+	run := synthCell(4)
+	for i := range run.Requests {
+		run.Requests[i].ChunkUsage = false
+		run.Requests[i].TextTokens = openai.Ptr(3 * len(run.Requests[i].Chunks))
+	}
+	cell := ScoreCell(run)
+	// 4 requests straddling the open, a token of rounding each: 2·√4 of 1,200 tokens.
+	if cell.TokenCountBound == nil || *cell.TokenCountBound != 0.0033 || cell.OutputTokens != 1200 {
+		t.Errorf("bound %v on %d tokens, want 0.0033 on 1200", cell.TokenCountBound, cell.OutputTokens)
+	}
+	// TPOT is 20 ms over 3 tokens a chunk.
+	if cell.TBTMs != 6.67 || !contains(cell.Flags, "multi_token_chunks") {
+		t.Errorf("TBT %v, flags %v; want 6.67, multi_token_chunks", cell.TBTMs, cell.Flags)
+	}
+	run = synthCell(4)
+	for i := range run.Requests {
+		run.Requests[i].ChunkUsage = false
+		run.Requests[i].TextTokens = openai.Ptr(3*len(run.Requests[i].Chunks) + 3*i)
+	}
+	wider := ScoreCell(run)
+	if wider.TokenCountBound == nil || *wider.TokenCountBound <= *cell.TokenCountBound {
+		t.Errorf("bound %v with spread ratios, not above %v", wider.TokenCountBound, *cell.TokenCountBound)
 	}
 }

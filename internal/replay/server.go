@@ -814,36 +814,39 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // Truth is what the server really sent inside a window, by methodology.md's
 // definitions: tokens written inside (open, close] over the window's length, and the
-// median gap between consecutive writes of one request, a write of k tokens counting
-// as k gaps of gap/k. keep selects the requests (nil: every decode request).
+// median over requests of the time per output token inside it (TPOT: last − first
+// write in the window over the tokens written after the first). keep selects the
+// requests (nil: every decode request).
 func Truth(records []*Record, open, close time.Time, keep func(*Record) bool) (tokS, tbtMs float64) {
 	n := 0
-	var gaps []float64
+	var tpots []float64
 	for _, r := range records {
 		if keep != nil && !keep(r) || keep == nil && r.MaxTokens <= 1 {
 			continue
 		}
-		for i, e := range r.Emits {
-			if e.At.After(open) && !e.At.After(close) {
-				n += e.K
-			}
-			if i == 0 {
+		var first, last time.Time
+		after := 0
+		for _, e := range r.Emits {
+			if !e.At.After(open) || e.At.After(close) {
 				continue
 			}
-			prev := r.Emits[i-1].At
-			if !prev.Before(open) && !e.At.After(close) {
-				g := float64(e.At.Sub(prev)) / float64(time.Millisecond) / float64(e.K)
-				for j := 0; j < e.K; j++ {
-					gaps = append(gaps, g)
-				}
+			n += e.K
+			if first.IsZero() {
+				first = e.At
+			} else {
+				after += e.K
 			}
+			last = e.At
+		}
+		if after > 0 {
+			tpots = append(tpots, float64(last.Sub(first))/float64(time.Millisecond)/float64(after))
 		}
 	}
 	secs := close.Sub(open).Seconds()
 	if secs <= 0 {
 		return 0, 0
 	}
-	return float64(n) / secs, median(gaps)
+	return float64(n) / secs, median(tpots)
 }
 
 func median(v []float64) float64 {

@@ -1,0 +1,110 @@
+package bench
+
+import "math"
+
+// countBound is the bound on a window's token count where some of it was estimated.
+type countBound struct {
+	// estimated: some window tokens were not counted by the server one by one, nor
+	// as a request wholly inside the window.
+	estimated bool
+	// ok: the run saw enough requests the server counted (two) to bound the estimate;
+	// rel is then the relative bound on the window's tokens.
+	ok  bool
+	rel float64
+	// counted is how many requests the server counted in total.
+	counted int
+}
+
+// boundCounts bounds the window's settled count. Every estimate rests on the tokens
+// per chunk of the requests the server counted in total: under the model that a
+// request's tokens are its chunks × a common ratio plus independent per-chunk noise
+// of variance σ², those requests give the ratio and σ² (pooled over their chunks).
+// A request whose total was spread over its chunks and that straddles the window's
+// edge errs by at most its smaller part's noise; one counted by the ratio errs by its
+// window part's noise plus the ratio's own error, common to all such requests. The
+// bound is two standard errors, plus a token of rounding per estimated request, over
+// the window's tokens.
+func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
+	var b countBound
+	var sumT, sumL float64
+	type counted struct{ total, client float64 }
+	var totals []counted
+	for i := range reqs {
+		q := &reqs[i]
+		if c.source[i] != CountServerTotals && c.source[i] != CountTokenizeRoute {
+			continue
+		}
+		total, _, _ := serverTotal(q)
+		client := clientTotal(q)
+		if client == 0 {
+			continue
+		}
+		totals = append(totals, counted{float64(total), float64(client)})
+		sumT += float64(total)
+		sumL += float64(client)
+	}
+	b.counted = len(totals)
+	var sigma2 float64 // per-chunk variance of tokens
+	if len(totals) >= 2 && sumL > 0 {
+		r := sumT / sumL
+		ss := 0.0
+		for _, t := range totals {
+			d := t.total - r*t.client
+			ss += d * d
+		}
+		sigma2 = ss / sumL * float64(len(totals)) / float64(len(totals)-1)
+	}
+	var random2, system float64
+	for i := range reqs {
+		q := &reqs[i]
+		in, out := clientSplit(q, w)
+		if in == 0 {
+			continue
+		}
+		switch c.source[i] {
+		case CountServerTotals, CountTokenizeRoute:
+			total, src, _ := serverTotal(q)
+			if out == 0 || agrees(total, clientTotal(q), src) {
+				continue // counted whole, or the server confirmed one token a chunk
+			}
+			b.estimated = true
+			random2 += sigma2*float64(min(in, out)) + 1
+		case CountFinishedRatio:
+			b.estimated = true
+			random2 += sigma2*float64(in) + 1
+			if sumL > 0 {
+				system += float64(in) * math.Sqrt(sigma2/sumL)
+			}
+		}
+	}
+	if !b.estimated {
+		return b
+	}
+	b.ok = len(totals) >= 2 && tokens > 0
+	if b.ok {
+		b.rel = (2*math.Sqrt(random2) + 2*system) / float64(tokens)
+	}
+	return b
+}
+
+// clientTotal is the client's own count of a request's tokens.
+func clientTotal(q *Request) int {
+	n := 0
+	for _, ch := range q.Chunks {
+		n += int(ch[1])
+	}
+	return n
+}
+
+// clientSplit is the client's count of a request's tokens inside and outside the
+// window.
+func clientSplit(q *Request, w span) (in, out int) {
+	for _, ch := range q.Chunks {
+		if w.inside(q.Sent + ch[0]) {
+			in += int(ch[1])
+		} else {
+			out += int(ch[1])
+		}
+	}
+	return in, out
+}

@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"slices"
+	"time"
+)
+
+// Thresholds of the stall check (docs/run.md).
+const (
+	// stallFloor and stallGaps: a stream silent for longer than the larger of a
+	// second and 20 median chunk gaps of its cell is stalled.
+	stallFloor = time.Second
+	stallGaps  = 20
+	// stallShare: stalls taking more than this share of the window's stream-seconds
+	// make the cell not valid.
+	stallShare = 0.10
+)
+
+// arrival is one token-bearing chunk of a request on the run's clock, with its
+// settled token count.
+type arrival struct {
+	at int64
+	n  int
+}
+
+// streamView is one request's arrivals and producing span, as the per-stream
+// figures (TPOT, chunk gaps, stalls) read them.
+type streamView struct {
+	arrivals []arrival
+	// end is when the request stopped producing: its end, or the window's close for
+	// one still open then.
+	end int64
+}
+
+// streamFigures are the cell's per-stream figures.
+type streamFigures struct {
+	tpots []float64 // ms per output token of each stream with two arrivals in the window
+	itl   []float64 // ms between consecutive arrivals inside the window
+	// stallNs are the silences inside the window longer than the threshold;
+	// maxSilence the longest silence of any producing stream; stalled the streams
+	// with one; producingNs the time streams produced (from their first token to
+	// their end, stalls removed); inFlightNs the time they were in flight.
+	maxSilence, stallNs, producingNs, inFlightNs int64
+	stalled                                      int
+	threshold                                    time.Duration
+}
+
+// viewOf is request q's arrivals under the settled counts.
+func viewOf(q *Request, counts []int, w span) streamView {
+	v := streamView{end: q.End}
+	if v.end == 0 || v.end > w.close {
+		v.end = w.close
+	}
+	for j, ch := range q.Chunks {
+		if counts[j] > 0 {
+			v.arrivals = append(v.arrivals, arrival{q.Sent + ch[0], counts[j]})
+		}
+	}
+	return v
+}
+
+// perStream computes TPOT, chunk gaps and stalls over the window from every
+// request's view. TPOT is vLLM's: (last token − first token) / (tokens − 1), here over
+// the stream's arrivals inside the window, where the tokens after the first arrival
+// are those its first arrival's time did not already cover.
+func perStream(views []streamView, reqs []Request, w span) streamFigures {
+	var f streamFigures
+	for i, v := range views {
+		f.inFlightNs += inFlight(&reqs[i], w)
+		var first, last int64
+		after := 0
+		for k, a := range v.arrivals {
+			if !w.inside(a.at) {
+				continue
+			}
+			if first == 0 {
+				first = a.at
+			} else {
+				after += a.n
+				f.itl = append(f.itl, float64(a.at-v.arrivals[k-1].at)/1e6)
+			}
+			last = a.at
+		}
+		if after > 0 {
+			f.tpots = append(f.tpots, float64(last-first)/1e6/float64(after))
+		}
+	}
+	slices.Sort(f.tpots)
+	slices.Sort(f.itl)
+	f.threshold = max(stallFloor, time.Duration(stallGaps*quantile(f.itl, 0.5)*1e6))
+	for i, v := range views {
+		f.addSilences(v, reqs[i].FirstToken, w)
+	}
+	return f
+}
+
+// addSilences adds a stream's silences inside the window: between its arrivals, and
+// from its last arrival to its end (or the window's close), each clipped to the
+// window. Time before a request's first token is its TTFT, not a silence.
+func (f *streamFigures) addSilences(v streamView, firstToken int64, w span) {
+	if firstToken == 0 || len(v.arrivals) == 0 {
+		return
+	}
+	start := max(firstToken, w.open)
+	if v.end > start {
+		f.producingNs += min(v.end, w.close) - start
+	}
+	stalled := false
+	silence := func(a, b int64) {
+		a, b = max(a, w.open), min(b, w.close)
+		if b <= a {
+			return
+		}
+		d := b - a
+		f.maxSilence = max(f.maxSilence, d)
+		if time.Duration(d) > f.threshold {
+			f.stallNs += d
+			f.producingNs -= d
+			stalled = true
+		}
+	}
+	for k := 1; k < len(v.arrivals); k++ {
+		silence(v.arrivals[k-1].at, v.arrivals[k].at)
+	}
+	silence(v.arrivals[len(v.arrivals)-1].at, v.end)
+	if stalled {
+		f.stalled++
+	}
+}
+
+// ChunkGaps are the percentiles of the time between consecutive token-bearing chunks
+// of a stream inside the window (inter-chunk latency), in ms; a tail without enough
+// samples is absent.
+type ChunkGaps struct {
+	P50     float64  `json:"p50"`
+	P90     *float64 `json:"p90,omitempty"`
+	P99     *float64 `json:"p99,omitempty"`
+	Samples int      `json:"samples"`
+}
+
+func chunkGaps(sorted []float64) *ChunkGaps {
+	if len(sorted) == 0 {
+		return nil
+	}
+	return &ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, minSamplesP90),
+		P99: tail(sorted, 0.99, minSamplesP99), Samples: len(sorted)}
+}
