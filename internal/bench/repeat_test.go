@@ -28,7 +28,7 @@ func (p *speedChanger) Step(desc string, done, total int, expect time.Duration) 
 		p.fs.mu.Unlock()
 	}
 }
-func (p *speedChanger) Tokens(int)  {}
+func (p *speedChanger) Tokens(int) {}
 func (p *speedChanger) Log(string) {}
 
 // TestRepeatInterleavedAndUnstable: --repeat 3 measures each cell three times, the
