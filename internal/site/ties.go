@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
@@ -279,7 +280,7 @@ func markNoise(c *cellView, base cellView) {
 		return
 	}
 	if c.ci.Overlaps(*base.ci) {
-		c.DiffClass = "noise"
+		c.DiffClass = strings.TrimSpace(c.DiffClass + " noise")
 		c.Diff += " ≈"
 		c.DiffTitle = "diff_noise"
 		return
