@@ -3,7 +3,7 @@ package site
 // tieMessages are the texts of the leaderboard's intervals and ties, merged into
 // messages.
 var tieMessages = map[string][2]string{
-	"tie":       {"tie", "同等"},
+	"tie":       {"Tie", "同等"},
 	"tie_title": {"Tied with the entry above: their 95% intervals overlap, so the difference is within the noise they measured", "上の項目と同等：95% 信頼区間が重なっており、差は測定されたばらつきの範囲内です"},
 	"tie_note": {"± is the value's 95% interval; ≈ tie marks an entry whose interval overlaps the one above.",
 		"± は値の 95% 信頼区間です。「≈ 同等」は区間が上の項目と重なる項目を示します。"},
