@@ -84,9 +84,10 @@ func MergeRepeat(prev, scored DecodeCell) DecodeCell {
 			return v
 		}
 		ci.CIMethod = CIMethodRepeats
-		ci.TotalTokSCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, 2)
-		ci.TTFTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, 1)
-		ci.TBTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TBTMs }), out.TBTMs, 2)
+		own := *ci // the median repeat's own intervals
+		ci.TotalTokSCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, own.TotalTokSCI, 2)
+		ci.TTFTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, own.TTFTMsCI, 1)
+		ci.TBTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TBTMs }), out.TBTMs, own.TBTMsCI, 2)
 		ci.Unstable = disagree(repeats, valid)
 	}
 	out.CellIntervals = ci
@@ -112,11 +113,16 @@ func validRepeats(repeats []CellRepeat) []int {
 }
 
 // overRepeats is the t interval over the repeats' values (n − 1 degrees of freedom),
-// widened to hold the published value (the median repeat's).
-func overRepeats(v []float64, published float64, decimals int) *stats.Interval {
+// widened to hold the published value (the median repeat's) and that repeat's own
+// interval, when it has one: the published figure is one measurement, so it is never
+// surer than its window was (two repeats that happen to agree have an sd of 0).
+func overRepeats(v []float64, published float64, own *stats.Interval, decimals int) *stats.Interval {
 	mean, sd := stats.MeanSD(v)
 	h := stats.TQuantile(len(v)-1) * sd / math.Sqrt(float64(len(v)))
 	iv := stats.Interval{Low: min(mean-h, published), High: max(mean+h, published)}
+	if own != nil {
+		iv.Low, iv.High = min(iv.Low, own.Low), max(iv.High, own.High)
+	}
 	return roundedCI(iv, decimals, 0)
 }
 
@@ -165,8 +171,8 @@ func MergePrefillRepeat(prev, scored PrefillRow) PrefillRow {
 		for i, j := range valid {
 			v[i], t[i] = repeats[j].PromptTokS, repeats[j].TTFTMs
 		}
-		pi.PromptTokSCI = overRepeats(v, out.PromptTokS, 1)
-		pi.TTFTMsCI = overRepeats(t, out.TTFTMs, 0)
+		pi.PromptTokSCI = overRepeats(v, out.PromptTokS, nil, 1)
+		pi.TTFTMsCI = overRepeats(t, out.TTFTMs, nil, 0)
 	}
 	out.PrefillIntervals = pi
 	return out

@@ -120,3 +120,15 @@ func TestMergeRepeatSteady(t *testing.T) {
 		t.Errorf("after a failed repeat: %d repeats, %s, %.2f (was %.2f)", len(failed.Repeats), failed.Status, failed.TotalTokS, cell.TotalTokS)
 	}
 }
+
+// TestRepeatsThatAgreeKeepTheirNoise: two repeats with the same rate leave the cell
+// as uncertain as its median repeat's own window, never a zero-width interval.
+func TestRepeatsThatAgreeKeepTheirNoise(t *testing.T) {
+	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
+	one := ScoreCell(s.cell(7))
+	cell := MergeRepeat(MergeRepeat(DecodeCell{}, one), one)
+	own := one.TotalTokSCI
+	if got := cell.TotalTokSCI; got == nil || got.Low > own.Low || got.High < own.High || got.HalfWidth() == 0 {
+		t.Errorf("two equal repeats: interval %+v, the repeat's own %+v", got, *own)
+	}
+}
