@@ -137,3 +137,20 @@ func TestCompareSaysNoise(t *testing.T) {
 
 // htmlText is s as html/template writes it in text.
 func htmlText(s string) string { return template.HTMLEscapeString(s) }
+
+// TestIntervalsValidated: an interval that does not hold its figure, or is upside
+// down, is refused with the field named; a sound one is stored.
+func TestIntervalsValidated(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{RateBurst: 100})
+	for _, c := range []struct {
+		id        string
+		low, high float64
+		field     string
+	}{{"outside", 50, 51, "total_tok_s_ci"}, {"upside-down", 49, 47, "total_tok_s_ci"}, {"negative", -1, 49, "total_tok_s_ci.low"}} {
+		code, body := ts.submit(t, tieDoc(t, c.id, "RTX 5090", 48.2, c.low, c.high))
+		if e := apiErr(t, body); code != http.StatusBadRequest || !strings.HasSuffix(e.Field, c.field) {
+			t.Errorf("%s: %d %+v, want 400 naming %s", c.id, code, e, c.field)
+		}
+	}
+	ts.mustSubmit(t, tieDoc(t, "sound", "RTX 5090", 48.2, 47.6, 48.8))
+}
