@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -239,4 +240,26 @@ func (o *orchestration) prefillLeft(p *PrefillRow) int {
 
 func (o *orchestration) prefillPending(p *PrefillRow) bool {
 	return o.prefillLeft(p) > 0 && o.repeats()-o.prefillLeft(p) <= o.rep
+}
+
+// addRepeatNote says in the document's notes how a --repeat run was measured and
+// which cells came out unstable (once: a resumed run replaces its note).
+func addRepeatNote(doc *Run) {
+	n := doc.Config.Repeat
+	if n <= 1 {
+		return
+	}
+	const lead = "Every cell and prefill row was measured "
+	doc.Notes = slices.DeleteFunc(doc.Notes, func(s string) bool { return strings.HasPrefix(s, lead) })
+	note := fmt.Sprintf(lead+"%d times, the plan run whole once per repeat: each shows its median repeat, with the 95%% interval over the repeats.", n)
+	var unstable []string
+	for i := range doc.Decode {
+		if c := &doc.Decode[i]; c.CellIntervals != nil && c.Unstable {
+			unstable = append(unstable, fmt.Sprintf("%s × %d", FormatTokens(c.Context), c.Concurrency))
+		}
+	}
+	if len(unstable) > 0 {
+		note += fmt.Sprintf(" Unstable (repeats disagree beyond their intervals): %s.", strings.Join(unstable, ", "))
+	}
+	doc.Notes = append(doc.Notes, note)
 }

@@ -79,6 +79,9 @@ func TestRepeatInterleavedAndUnstable(t *testing.T) {
 			t.Errorf("×%d: published %.1f is not the median repeat", c.Concurrency, c.TotalTokS)
 		}
 	}
+	if len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "3 times") || !strings.Contains(doc.Notes[0], "Unstable") || !strings.Contains(doc.Notes[0], "1K × 2") {
+		t.Errorf("notes %q: want the repeat note naming the unstable cells", doc.Notes)
+	}
 	r.Opts.Events.Flush()
 	re, err := RescoreAll(&events)
 	if err != nil {

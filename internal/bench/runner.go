@@ -131,6 +131,7 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		}
 	}
 	o.step("done", 0)
+	addRepeatNote(doc)
 	return nil
 }
 
