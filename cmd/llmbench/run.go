@@ -58,6 +58,7 @@ type runFlags struct {
 	launchTimeout                   time.Duration
 	format                          string
 	noProgress                      bool
+	repeat                          int
 	fit                             bool
 	settle, drainTimeout            time.Duration
 	noCalibrate                     bool   // calibrate.go
@@ -114,6 +115,10 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   # fit it and run stops with the flags that would; --fit applies them
   llmbench run --endpoint http://localhost:8000 --fit
 
+  # Every cell three times, the plan run whole once per repeat: the median with a 95%
+  # interval over the repeats, and "unstable" where the repeats disagree
+  llmbench run --endpoint http://localhost:8000 --repeat 3
+
   # Finish an interrupted run
   llmbench run --resume qwen3-20261130-101500.json
 
@@ -159,6 +164,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	fl.IntVar(&f.repeat, "repeat", 1, "measure every decode cell and prefill row this many times, the whole plan once per repeat (interleaved, so drift shows): each cell publishes its median repeat with a 95% interval over the repeats and is flagged unstable when two repeats disagree beyond their intervals")
 	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
 	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
@@ -169,7 +175,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 }
 
 // planFlags are the flags that define the plan; they cannot change on --resume.
-var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit"}, rateFlagNames...)
+var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit", "repeat"}, rateFlagNames...)
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
@@ -442,6 +448,9 @@ func ensureFileLimit(stderr io.Writer, need uint64) {
 func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 	changed := cmd.Flags().Changed
 	if f.rate.active() {
+		if f.repeat != 1 {
+			return nil, errors.New("--repeat measures the decode matrix and prefill rows; an open-loop run (--rate) gets its intervals from its requests")
+		}
 		return newRateDocument(cmd, f)
 	}
 	if f.quick {
@@ -482,6 +491,9 @@ func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 	if f.maxOutput < 1 {
 		return nil, fmt.Errorf("--max-output must be at least 1")
 	}
+	if f.repeat < 1 || f.repeat > 100 {
+		return nil, fmt.Errorf("--repeat %d: give 1 to 100 measurements per cell", f.repeat)
+	}
 	if f.api != "chat" && f.api != "completions" {
 		return nil, fmt.Errorf("--api %q: use chat or completions", f.api)
 	}
@@ -508,6 +520,9 @@ func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 			Seed: &seed, Quick: f.quick,
 		},
 		Client: &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+	}
+	if f.repeat > 1 {
+		doc.Config.Repeat = f.repeat
 	}
 	if f.kvCapacity != "" {
 		kv, err := bench.ParseTokens(f.kvCapacity)

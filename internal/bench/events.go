@@ -21,6 +21,9 @@ type EventMeta struct {
 	Index       int    `json:"index,omitempty"`
 	// Cell numbers the cells of an open-loop run (phase "rate"), from 1.
 	Cell int `json:"cell,omitempty"`
+	// Repeat numbers a --repeat measurement of a cell or prefill row, from 1 (absent
+	// without --repeat).
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // Event is one line of the NDJSON events log:
@@ -150,16 +153,16 @@ func Rescore(r io.Reader) ([]DecodeCell, error) {
 // RescoreAll recomputes every prefill row and decode cell of an events log.
 func RescoreAll(r io.Reader) (*Rescored, error) {
 	type key struct {
-		attempt string
-		ctx, n  int
+		attempt     string
+		ctx, n, rep int
 	}
-	type place struct{ ctx, n int }
+	type place struct{ ctx, n, rep int }
 	requests := map[key][]Request{}
 	cells := map[place]*CellRun{}
 	cellAttempt := map[place]string{}
 	var cellOrder []place
-	prefills := map[int]*PrefillRun{}
-	var prefillOrder []int
+	prefills := map[place]*PrefillRun{}
+	var prefillOrder []place
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var ev Event
@@ -169,8 +172,8 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 			}
 			return nil, fmt.Errorf("reading events: %w", err)
 		}
-		k := key{ev.Attempt, ev.Context, ev.Concurrency}
-		p := place{ev.Context, ev.Concurrency}
+		k := key{ev.Attempt, ev.Context, ev.Concurrency, ev.Repeat}
+		p := place{ev.Context, ev.Concurrency, ev.Repeat}
 		switch ev.Type {
 		case "request":
 			if ev.Phase == "decode" && ev.Request != nil {
@@ -197,20 +200,38 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 			if ev.Prefill == nil {
 				continue
 			}
-			if _, ok := prefills[ev.Prefill.Context]; !ok {
-				prefillOrder = append(prefillOrder, ev.Prefill.Context)
+			pp := place{ev.Prefill.Context, 0, ev.Repeat}
+			if _, ok := prefills[pp]; !ok {
+				prefillOrder = append(prefillOrder, pp)
 			}
-			prefills[ev.Prefill.Context] = ev.Prefill
+			prefills[pp] = ev.Prefill
 		}
 	}
 	out := &Rescored{}
-	for _, c := range prefillOrder {
-		out.Prefill = append(out.Prefill, ScorePrefill(prefills[c]))
+	for _, p := range prefillOrder {
+		out.Prefill = appendRepeat(out.Prefill, p.rep, ScorePrefill(prefills[p]),
+			func(r *PrefillRow) bool { return r.Context == p.ctx }, MergePrefillRepeat)
 	}
 	for _, p := range cellOrder {
 		run := *cells[p]
-		run.Requests = requests[key{cellAttempt[p], p.ctx, p.n}]
-		out.Decode = append(out.Decode, ScoreCell(&run))
+		run.Requests = requests[key{cellAttempt[p], p.ctx, p.n, p.rep}]
+		out.Decode = appendRepeat(out.Decode, p.rep, ScoreCell(&run),
+			func(c *DecodeCell) bool { return c.Context == p.ctx && c.Concurrency == p.n }, MergeRepeat)
 	}
 	return out, nil
+}
+
+// appendRepeat adds a re-scored measurement to out: a new entry, or with --repeat
+// (rep > 0) merged into the entry its earlier repeats made, as the live run did.
+func appendRepeat[T any](out []T, rep int, scored T, same func(*T) bool, merge func(prev, scored T) T) []T {
+	if rep == 0 {
+		return append(out, scored)
+	}
+	for i := range out {
+		if same(&out[i]) {
+			out[i] = merge(out[i], scored)
+			return out
+		}
+	}
+	return append(out, merge(*new(T), scored))
 }

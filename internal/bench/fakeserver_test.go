@@ -122,6 +122,7 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		n = f.decodes
 	}
 	f.requests = append(f.requests, fr)
+	interval := f.interval // read under the lock: a test may change the speed between cells
 	f.inFlight[promptTokens]++
 	f.maxIn[promptTokens] = max(f.maxIn[promptTokens], f.inFlight[promptTokens])
 	f.mu.Unlock()
@@ -184,8 +185,8 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		// On an absolute schedule, so the rate holds on a loaded machine; but a server
 		// that fell behind (the machine stalled it) takes up the schedule from where it
 		// is, never catching up in a burst of back-to-back writes no engine would send.
-		due := t0.Add(time.Duration(produced+k-1) * f.interval)
-		if earliest := prev.Add(time.Duration(k) * f.interval / 2); !prev.IsZero() && due.Before(earliest) {
+		due := t0.Add(time.Duration(produced+k-1) * interval)
+		if earliest := prev.Add(time.Duration(k) * interval / 2); !prev.IsZero() && due.Before(earliest) {
 			t0 = t0.Add(earliest.Sub(due))
 			due = earliest
 		}

@@ -231,6 +231,9 @@ type RateFigures struct {
 	Saturation   []string `json:"saturation,omitempty"`
 	Flags        []string `json:"flags,omitempty"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
+
+	// The cell's 95% intervals (rateinterval.go).
+	*RateIntervals
 }
 
 // Saturated reports whether the cell's queue grew.

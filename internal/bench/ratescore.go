@@ -225,6 +225,7 @@ func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
 		f.OfferedRPS = ptrRound(float64(n-1)/s.lastSched.Sub(s.firstSched).Seconds(), 3)
 	}
 	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(s.ttft), latencyStats(s.e2e), latencyStats(s.tpot), latencyStats(s.itl)
+	rateIntervals(f, s)
 	f.ClientSendLagMs = latencyStats(s.sendLag)
 	if in.MaxConcurrency > 0 {
 		st := latencyStats(s.slotWait)
@@ -289,6 +290,7 @@ func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
 	if f.DurationS > 0 {
 		f.GoodputRPS = ptrRound(float64(met)/f.DurationS, 3)
 	}
+	sloIntervals(f, met, len(times))
 	meets := ratio >= slo.Target
 	f.MeetsSLO = &meets
 }

@@ -179,6 +179,9 @@ type Config struct {
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Rate is the plan of an open-loop run; such a run has no decode matrix.
 	Rate *RateConfig `json:"rate,omitempty"`
+	// Repeat is how many times every cell and prefill row is measured (--repeat),
+	// the plan run whole once per repeat; absent (or 1): once.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // Duration is the measurement window of each decode cell.
@@ -224,6 +227,7 @@ type PrefillRow struct {
 	Reason  string `json:"reason,omitempty"`
 	*PrefillFigures
 	*PrefillEnergy
+	*PrefillIntervals
 }
 
 // PrefillFigures are present when the row was measured or predicted.
@@ -252,6 +256,7 @@ type DecodeCell struct {
 	*WindowStats
 	*CellDetail
 	*CellEnergy
+	*CellIntervals
 }
 
 // DecodeFigures are the headline figures of a cell, measured or predicted.

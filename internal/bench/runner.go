@@ -131,12 +131,17 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 		}
 		return err
 	}
-	for _, w := range r.plan(doc) {
-		if err := o.row(ctx, w); err != nil {
-			return err
+	// With --repeat, the whole plan runs once per repeat (interleaved, so that a
+	// server drifting over the run shows as repeats that disagree).
+	for o.rep = 0; o.rep < o.repeats(); o.rep++ {
+		for _, w := range r.plan(doc) {
+			if err := o.row(ctx, w); err != nil {
+				return err
+			}
 		}
 	}
 	o.step("done", 0)
+	addRepeatNote(doc)
 	return nil
 }
 
@@ -189,23 +194,22 @@ type orchestration struct {
 	done, total int
 	// measuring is the prefill row whose cold request is in flight, if any.
 	measuring *PrefillRow
+	// rep is the repeat being measured (from 0; repeat.go).
+	rep int
 }
 
 func (o *orchestration) count() {
-	for _, p := range o.doc.Prefill {
-		if p.Status != StatusOverCapacity {
-			o.total++
-			if p.Status.done() {
-				o.done++
-			}
+	n := o.repeats()
+	for i := range o.doc.Prefill {
+		if p := &o.doc.Prefill[i]; p.Status != StatusOverCapacity {
+			o.total += n
+			o.done += n - o.prefillLeft(p)
 		}
 	}
-	for _, c := range o.doc.Decode {
-		if c.Status != StatusOverCapacity {
-			o.total++
-			if c.Status.done() {
-				o.done++
-			}
+	for i := range o.doc.Decode {
+		if c := &o.doc.Decode[i]; c.Status != StatusOverCapacity {
+			o.total += n
+			o.done += n - o.cellLeft(c)
 		}
 	}
 }
@@ -237,10 +241,10 @@ func (o *orchestration) interrupt() error {
 // cells), then each pending cell.
 func (o *orchestration) row(ctx context.Context, w rowWork) error {
 	r := o.r
-	needPrefill := w.prefill != nil && !w.prefill.Status.done()
+	needPrefill := w.prefill != nil && o.prefillPending(w.prefill)
 	var pending []*DecodeCell
 	for _, c := range w.cells {
-		if !c.Status.done() {
+		if o.cellPending(c) {
 			pending = append(pending, c)
 		}
 	}
@@ -252,8 +256,10 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 	}
 	settle := r.settleAfterCell(ctx)
 	if needPrefill {
-		o.step(fmt.Sprintf("prefill %s", FormatTokens(w.context)), 0)
-		o.measuring = w.prefill
+		o.step(fmt.Sprintf("prefill %s", FormatTokens(w.context))+o.repeatLabel(), 0)
+		if w.prefill.PrefillIntervals == nil {
+			o.measuring = w.prefill // earlier repeats are kept, not marked interrupted
+		}
 	} else {
 		o.step(fmt.Sprintf("warm-up %s", FormatTokens(w.context)), 0)
 	}
@@ -264,9 +270,13 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 	o.measuring = nil
 	pre.Settle = settle
 	if needPrefill {
-		r.Opts.Events.Prefill(r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1}), pre)
-		*w.prefill = ScorePrefill(pre)
-		r.scorePrefillEnergy(ctx, w.prefill, &pre.Request)
+		r.Opts.Events.Prefill(r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1, Repeat: o.repeatIndex()}), pre)
+		scored := ScorePrefill(pre)
+		r.scorePrefillEnergy(ctx, &scored, &pre.Request)
+		if o.repeats() > 1 {
+			scored = MergePrefillRepeat(*w.prefill, scored)
+		}
+		*w.prefill = scored
 		o.done++
 		if err := o.checkpoint(); err != nil {
 			return err
@@ -278,7 +288,11 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 			reason = "warm-up failed: no token arrived"
 		}
 		for _, c := range pending {
-			c.Status, c.Reason = StatusFailed, reason
+			failed := DecodeCell{Context: c.Context, Concurrency: c.Concurrency, Status: StatusFailed, Reason: reason}
+			if o.repeats() > 1 {
+				failed = MergeRepeat(*c, failed)
+			}
+			*c = failed
 			o.done++
 		}
 		return o.checkpoint()
@@ -300,22 +314,28 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 func (o *orchestration) cell(ctx context.Context, cell *DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64) error {
 	r, cfg := o.r, o.doc.Config
 	settle := r.settleAfterCell(ctx)
-	o.step(fmt.Sprintf("decode %s × %d", FormatTokens(cell.Context), cell.Concurrency), cfg.Duration())
+	o.step(fmt.Sprintf("decode %s × %d", FormatTokens(cell.Context), cell.Concurrency)+o.repeatLabel(), cfg.Duration())
 	run := r.executeCell(ctx, cellSpec{context: cell.Context, concurrency: cell.Concurrency, duration: cfg.Duration(),
 		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex, ceiling: o.doc.Client.Ceiling()})
 	r.dirty = true
 	if run == nil || ctx.Err() != nil {
-		cell.Status, cell.Reason = StatusInterrupted, "the run was stopped during this cell"
-		cell.DecodeFigures, cell.WindowStats, cell.CellDetail = nil, nil, nil
+		if cell.CellIntervals == nil { // earlier repeats are kept as they were
+			cell.Status, cell.Reason = StatusInterrupted, "the run was stopped during this cell"
+			cell.DecodeFigures, cell.WindowStats, cell.CellDetail = nil, nil, nil
+		}
 		return o.interrupt()
 	}
 	run.Settle = settle
-	r.Opts.Events.Cell(r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency}), run)
-	*cell = ScoreCell(run)
+	r.Opts.Events.Cell(r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()}), run)
+	scored := ScoreCell(run)
 	if run.Open != 0 {
 		// Energy is read from the meter for the window: not part of the events log.
-		r.scoreCellEnergy(ctx, cell, Window{Open: time.Unix(0, run.Open), Close: time.Unix(0, run.Close)})
+		r.scoreCellEnergy(ctx, &scored, Window{Open: time.Unix(0, run.Open), Close: time.Unix(0, run.Close)})
 	}
+	if o.repeats() > 1 {
+		scored = MergeRepeat(*cell, scored)
+	}
+	*cell = scored
 	o.done++
 	if p := r.Opts.Progress; p != nil {
 		p.Log(cellLine(cell))

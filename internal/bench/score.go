@@ -74,6 +74,7 @@ func ScoreCell(run *CellRun) DecodeCell {
 	s.describe(c)
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
+	cell.CellIntervals = cellIntervals(run.Requests, c, span{run.Open, run.Close}, fig)
 
 	cell.Status = StatusValid
 	for _, r := range validityRules {

@@ -25,6 +25,8 @@ var csvColumns = []string{
 	"client_cpu_s", "client_headroom",
 }
 
+func init() { csvColumns = append(csvColumns, csvIntervalColumns...) }
+
 func writeCSV(w io.Writer, run *bench.Run) error {
 	if run.Config.Rate != nil || len(run.Rate) > 0 {
 		return writeRateCSV(w, run)
@@ -52,6 +54,7 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 				set("completed_requests", strconv.Itoa(f.CompletedRequests))
 			}
 		}
+		csvPrefillIntervals(set, &p)
 		if e := p.PrefillEnergy; e != nil {
 			csvPowerStats(set, e.PowerStats)
 			csvPtr(set, "joules_per_prompt_token", e.JoulesPerPromptToken)
@@ -100,6 +103,7 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 		set("ttft_ms", num(f.TTFTMs))
 		set("tbt_ms", num(f.TBTMs))
 	}
+	csvDecodeIntervals(set, c)
 	if s := c.WindowStats; s != nil {
 		set("avg_active_requests", num(s.AvgActiveRequests))
 		set("completed_requests", strconv.Itoa(s.CompletedRequests))

@@ -76,6 +76,9 @@ func newRateView(run *bench.Run, v *view) *rateView {
 				row.SLOMet = FormatPercent(lang, *f.SLOMetRatio)
 			}
 			row.Goodput = optNum(lang, f.GoodputRPS, 2)
+			if f.GoodputRPS != nil && f.RateIntervals != nil {
+				row.Goodput = plusMinus(lang, row.Goodput, *f.GoodputRPS, f.GoodputRPSCI, 2)
+			}
 			row.Saturated = c.Saturated()
 		}
 		warnings, info := rateDetails(lang, c)
@@ -204,6 +207,7 @@ func rateDetails(lang string, c *bench.RateCell) (warnings, info []string) {
 	if p := f.ClientSendLagMs.P50; p != nil {
 		info = append(info, T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
 	}
+	info = append(info, rateIntervalInfo(lang, f)...)
 	if s := f.Server; s != nil {
 		var g []string
 		if s.Running != nil {

@@ -109,5 +109,6 @@ func rateRecord(c *bench.RateCell, col map[string]int) []string {
 	}
 	set("flags", strings.Join(f.Flags, ";"))
 	set("error_samples", strings.Join(f.ErrorSamples, " | "))
+	csvRateIntervals(set, f)
 	return rec
 }

@@ -441,6 +441,7 @@ func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
 	}
 	warnings, info := cellDetails(lang, c)
 	info = append(info, energyInfo(lang, c.CellEnergy)...)
+	info = append(info, intervalInfo(lang, c)...)
 	mc.Details = append(warnings, info...)
 	failedStatus := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
 	mc.Warn = len(warnings) > 0 || (failedStatus && c.Reason != "")
@@ -540,8 +541,9 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 		m.Cells = []string{T(lang, "phase_prefill"), bench.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
-			m.Cells[4], m.Raw[4] = FormatNumber(lang, f.PromptTokS, 1), f.PromptTokS
-			m.Cells[6], m.Raw[6] = FormatMs(lang, f.TTFTMs, 0), f.TTFTMs
+			pi := prefillIntervals(&p)
+			m.Cells[4], m.Raw[4] = plusMinus(lang, FormatNumber(lang, f.PromptTokS, 1), f.PromptTokS, pi.PromptTokSCI, 1), f.PromptTokS
+			m.Cells[6], m.Raw[6] = plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, pi.TTFTMsCI, 0), f.TTFTMs
 			if f.CompletedRequests > 0 {
 				m.Cells[9], m.Raw[9] = FormatInt(lang, f.CompletedRequests), float64(f.CompletedRequests)
 			}
@@ -566,10 +568,11 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 			m.Cells = []string{T(lang, "phase_decode"), bench.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
 			if f := c.DecodeFigures; f != nil && c.Status != bench.StatusOverCapacity {
-				m.Cells[4], m.Raw[4] = FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS
+				ci := cellIntervals(c)
+				m.Cells[4], m.Raw[4] = plusMinus(lang, FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS, ci.TotalTokSCI, 1), f.TotalTokS
 				m.Cells[5], m.Raw[5] = FormatNumber(lang, f.PerRequestTokS, 1), f.PerRequestTokS
-				m.Cells[6], m.Raw[6] = FormatMs(lang, f.TTFTMs, 0), f.TTFTMs
-				m.Cells[7], m.Raw[7] = FormatMs(lang, f.TBTMs, 1), f.TBTMs
+				m.Cells[6], m.Raw[6] = plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, ci.TTFTMsCI, 0), f.TTFTMs
+				m.Cells[7], m.Raw[7] = plusMinus(lang, FormatMs(lang, f.TBTMs, 1), f.TBTMs, ci.TBTMsCI, 1), f.TBTMs
 			}
 			if w := c.WindowStats; w != nil && c.Status != bench.StatusOverCapacity {
 				m.Cells[8], m.Raw[8] = FormatNumber(lang, w.AvgActiveRequests, 2), w.AvgActiveRequests

@@ -203,6 +203,12 @@ type boardEntry struct {
 	Rec   store.RunRecord
 	Value string
 	Row   []string // the metric at each of the board's RowHeads, "—" where the run has none
+	// CI is "± 0.6" where the value has a 95% interval; Tied marks an entry whose
+	// interval overlaps the one above (ties.go); Runs and Spread a grouped setup's.
+	CI     string
+	Tied   bool
+	Runs   int
+	Spread string
 }
 
 type metricOption struct {
@@ -263,6 +269,9 @@ type boardData struct {
 	CondLabel string
 	Conds     []condOption
 	NeedSLO   bool // an SLO metric asked for without one: pick from Conds
+	// Grouped: one entry per setup (?group=setup); GroupURL toggles it.
+	Grouped  bool
+	GroupURL string
 }
 
 // condForm holds the form's values of an open-loop cell's conditions.
@@ -312,14 +321,16 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	q, cell := boardQuery(r, lang, d)
 	ctx := r.Context()
 	var entries []store.RankedRun
+	var marks []rankMark
 	next := -1
 	if !d.NeedSLO {
 		var err error
-		if entries, next, err = s.rankPage(ctx, cell, q); err != nil {
+		if entries, marks, next, err = s.rankMarked(ctx, cell, q, r.URL.Query()); err != nil {
 			s.serverError(w, r, "ranking runs", err)
 			return
 		}
 	}
+	d.Grouped, d.GroupURL = groupedSetups(r.URL.Query()), groupToggle(r.URL)
 	if next >= 0 {
 		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
 	}
@@ -331,6 +342,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, "reading the board's cells", err)
 		return
 	}
+	applyMarks(d.Entries, entries, marks, cell, lang)
 	var err error
 	if d.Facets, err = s.cachedFacets(ctx); err != nil {
 		s.serverError(w, r, "listing filter values", err)
@@ -588,6 +600,7 @@ type boardJSON struct {
 	Unit          string       `json:"unit"`
 	Entries       []entryJSON  `json:"entries"`
 	NextOffset    *int         `json:"next_offset,omitempty"`
+	Grouped       bool         `json:"grouped_by_setup,omitempty"`
 	Metrics       []metricJSON `json:"metrics"`
 }
 
@@ -643,6 +656,7 @@ type entryJSON struct {
 	Profile       string  `json:"profile"`
 	Mode          string  `json:"mode"`
 	Submitter     string  `json:"submitter"`
+	entryMarks
 }
 
 // metricJSON describes a registered metric, so that a client learns what it may ask:
@@ -672,7 +686,7 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q = boardDefaults(q, r.URL.Query())
-	ranked, next, err := s.rankPage(r.Context(), cell, q)
+	ranked, marks, next, err := s.rankMarked(r.Context(), cell, q, r.URL.Query())
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
 		writeAPIError(w, http.StatusInternalServerError, "", "could not rank runs")
@@ -693,10 +707,13 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	if cell.rated() {
 		out.Conditions = condOf(cell)
 	}
+	out.Grouped = groupedSetups(r.URL.Query())
 	for i, rr := range ranked {
-		out.Entries = append(out.Entries, entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
+		e := entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
 			Title: rr.Title, Kind: rr.Kind, Model: rr.Model, Family: rr.Family, GPU: rr.GPU, GPUCount: rr.GPUCount, Engine: rr.Engine,
-			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Mode: rr.Mode, Submitter: rr.Submitter})
+			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Mode: rr.Mode, Submitter: rr.Submitter}
+		markJSON(&e, marks[i], cell)
+		out.Entries = append(out.Entries, e)
 	}
 	if next >= 0 {
 		out.NextOffset = &next

@@ -118,6 +118,7 @@ type Server struct {
 	mux             *http.ServeMux
 	predictions     *predictionCache
 	best            *bestCache
+	boundsCache     *boundCache // leaderboard intervals (bounds.go)
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -152,7 +153,8 @@ func New(opt Options) (*Server, error) {
 		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
 		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
 		bodies:      make(bodySlots, maxBodiesAtOnce),
-		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL)}
+		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL),
+		boundsCache: newBoundCache(20000)}
 	if opt.RatePerIP > 0 {
 		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
 	}

@@ -339,6 +339,7 @@ func (v *validator) run(r *bench.Run) {
 	}
 	v.runEnergy(r.Energy)
 	v.rates(r, predicted)
+	v.intervals(r)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.

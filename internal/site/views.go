@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // runView is what a run's page and the compare page show of one run.
@@ -41,8 +42,10 @@ type cellView struct {
 	Main, Sub string // "48.2", "85 ms TTFT"
 	Title     string // a failed cell's reason, on hover
 	Diff      string // compare: "+12.3%" against the first run
-	DiffClass string // up, down
+	DiffClass string // up, down; noise where the intervals overlap (ties.go)
+	DiffTitle string // whether the difference is beyond the noise
 	tokS      *float64
+	ci        *stats.Interval // total tok/s's 95% interval, where the cell has one
 }
 
 func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
@@ -117,8 +120,10 @@ func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
 			shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
 		}
 		v := c.TotalTokS
-		return cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: report.FormatNumber(lang, c.TotalTokS, 1),
+		cv := cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: report.FormatNumber(lang, c.TotalTokS, 1),
 			Sub: report.FormatMs(lang, c.TTFTMs, 0) + " " + T(lang, "ttft"), tokS: &v}
+		withCellCI(&cv, c, lang)
+		return cv
 	default:
 		return cellView{Class: "failed", Main: statusText(lang, c.Status), Title: c.Reason}
 	}
@@ -152,6 +157,7 @@ func addDiffs(m, base *matrixView) {
 			case d < -0.05:
 				c.DiffClass = "down"
 			}
+			markNoise(c, b)
 		}
 	}
 }

@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"math"
+	"slices"
+
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// The methods a cell's or a row's intervals were computed by (ci_method, docs/run.md
+// "Intervals").
+const (
+	// CIMethodWindow: total_tok_s by batch means over the window cut into
+	// one-second batches (at least five), tbt_ms by sectioning over the same
+	// batches, ttft_ms by order statistics over the cell's requests.
+	CIMethodWindow = "batch_means_1s"
+	// CIMethodRepeats: the figures are the median of --repeat measurements and each
+	// interval is the t interval over the repeats' values.
+	CIMethodRepeats = "repeats_t"
+)
+
+// ciBatchSeconds is the batches' target length; minCIBatches the fewest a window is
+// cut into (a shorter window gets shorter batches); minBatchGaps the fewest gaps a
+// batch needs for its median to stand as a section of tbt_ms.
+const (
+	ciBatchSeconds = 1.0
+	minCIBatches   = 5
+	minBatchGaps   = 5
+)
+
+// CellIntervals are a measured cell's 95% intervals and repeats (extensions: a
+// document from before has none, and is shown without ±). An interval is absent
+// where what the cell measured cannot support one (too few requests for a TTFT
+// median's, too few gaps per batch for TBT's).
+type CellIntervals struct {
+	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
+	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
+	CIMethod    string          `json:"ci_method,omitempty"`
+	// Repeats are each --repeat measurement's figures, in the order they ran;
+	// Unstable says two of them disagree beyond their intervals (repeat.go).
+	Repeats  []CellRepeat `json:"repeats,omitempty"`
+	Unstable bool         `json:"unstable,omitempty"`
+}
+
+// windowBatches is a cell's window cut into equal batches: the tokens and the
+// inter-token gaps that arrived in each.
+type windowBatches struct {
+	seconds float64 // one batch's length
+	tokens  []int
+	gaps    [][]float64
+}
+
+// batchesOf cuts the window into batches and files every token and gap by its
+// arrival, with the settled counts and the gap rule of cellFigures (a k-token chunk is
+// k gaps of gap/k; the first arrival of a request in the window has no gap before it).
+func batchesOf(reqs []Request, c counting, w span) windowBatches {
+	secs := w.seconds()
+	n := max(int(math.Floor(secs/ciBatchSeconds)), minCIBatches)
+	b := windowBatches{seconds: secs / float64(n), tokens: make([]int, n), gaps: make([][]float64, n)}
+	width := float64(w.close-w.open) / float64(n)
+	batch := func(at int64) int { return min(int(float64(at-w.open)/width), n-1) }
+	for i := range reqs {
+		q := &reqs[i]
+		prev := int64(-1)
+		for j, ch := range q.Chunks {
+			k := c.counts[i][j]
+			at := q.Sent + ch[0]
+			if k == 0 {
+				continue
+			}
+			if w.inside(at) {
+				bi := batch(at)
+				b.tokens[bi] += k
+				if prev >= w.open {
+					g := float64(at-prev) / 1e6 / float64(k)
+					for range k {
+						b.gaps[bi] = append(b.gaps[bi], g)
+					}
+				}
+			}
+			prev = at
+		}
+	}
+	return b
+}
+
+// cellIntervals computes a measured cell's intervals from what it recorded. Pure:
+// the live run and Rescore get the same intervals.
+func cellIntervals(reqs []Request, c counting, w span, fig DecodeFigures) *CellIntervals {
+	if w.seconds() <= 0 {
+		return nil
+	}
+	b := batchesOf(reqs, c, w)
+	ci := &CellIntervals{CIMethod: CIMethodWindow}
+	rates := make([]float64, len(b.tokens))
+	for i, t := range b.tokens {
+		rates[i] = float64(t) / b.seconds
+	}
+	if iv, ok := stats.BatchMeans(rates); ok {
+		ci.TotalTokSCI = roundedCI(iv, 2, 0)
+	}
+	if iv, ok := tbtSections(b.gaps, fig.TBTMs); ok {
+		ci.TBTMsCI = roundedCI(iv, 2, 0)
+	}
+	if iv, ok := stats.QuantileCI(requestTTFTs(reqs), 0.5); ok {
+		ci.TTFTMsCI = roundedCI(iv, 1, 0)
+	}
+	if ci.TotalTokSCI == nil && ci.TBTMsCI == nil && ci.TTFTMsCI == nil {
+		return nil
+	}
+	return ci
+}
+
+// tbtSections is tbt_ms's interval by sectioning: the spread of each batch's median
+// gap around the window's. Batches with too few gaps are merged with their
+// neighbours (a slow stream can leave a second without a gap) while at least
+// stats.MinBatches remain.
+func tbtSections(gaps [][]float64, center float64) (stats.Interval, bool) {
+	for len(gaps) >= stats.MinBatches && slices.ContainsFunc(gaps, func(g []float64) bool { return len(g) < minBatchGaps }) {
+		merged := make([][]float64, 0, (len(gaps)+1)/2)
+		for i := 0; i < len(gaps); i += 2 {
+			g := slices.Clone(gaps[i])
+			if i+1 < len(gaps) {
+				g = append(g, gaps[i+1]...)
+			}
+			merged = append(merged, g)
+		}
+		gaps = merged
+	}
+	if len(gaps) < stats.MinBatches {
+		return stats.Interval{}, false
+	}
+	sections := make([]float64, len(gaps))
+	for i, g := range gaps {
+		if len(g) < minBatchGaps {
+			return stats.Interval{}, false
+		}
+		sections[i] = stats.Median(g)
+	}
+	return stats.Sectioning(center, sections)
+}
+
+func requestTTFTs(reqs []Request) []float64 {
+	var v []float64
+	for i := range reqs {
+		if q := &reqs[i]; q.FirstToken != 0 && q.Sent != 0 {
+			v = append(v, float64(q.FirstToken-q.Sent)/1e6)
+		}
+	}
+	slices.Sort(v)
+	return v
+}
+
+// roundedCI rounds an interval outward and keeps it at or above floor (a rate or a
+// latency is never negative).
+func roundedCI(iv stats.Interval, decimals int, floor float64) *stats.Interval {
+	iv.Low = math.Max(iv.Low, floor)
+	r := iv.Round(decimals)
+	return &r
+}

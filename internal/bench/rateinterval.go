@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"math"
+	"slices"
+
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// CIMethodRate names how an open-loop cell's intervals are computed: percentiles of
+// per-request latencies (TTFT, TPOT, E2E) by order statistics, ITL's by sectioning over
+// ten groups of consecutive requests (a request's gaps are correlated, its neighbours'
+// much less), goodput by the Wilson interval of the share of requests that met the SLO.
+const CIMethodRate = "order_statistic+sections_10+wilson"
+
+// PercentileCIs are the 95% intervals of a latency's reported percentiles (absent
+// where the percentile is, or the samples cannot bound it).
+type PercentileCIs struct {
+	P50 *stats.Interval `json:"p50_ci,omitempty"`
+	P90 *stats.Interval `json:"p90_ci,omitempty"`
+	P99 *stats.Interval `json:"p99_ci,omitempty"`
+}
+
+// RateIntervals are an open-loop cell's intervals (extensions: absent in documents
+// from before).
+type RateIntervals struct {
+	TTFTMs        *PercentileCIs  `json:"ttft_ms_ci,omitempty"`
+	TPOTMs        *PercentileCIs  `json:"tpot_ms_ci,omitempty"`
+	ITLMs         *PercentileCIs  `json:"itl_ms_ci,omitempty"`
+	E2EMs         *PercentileCIs  `json:"e2e_ms_ci,omitempty"`
+	SLOMetRatioCI *stats.Interval `json:"slo_met_ratio_ci,omitempty"`
+	GoodputRPSCI  *stats.Interval `json:"goodput_rps_ci,omitempty"`
+	CIMethod      string          `json:"ci_method,omitempty"`
+}
+
+// itlSections is how many groups of consecutive requests ITL's intervals section.
+const itlSections = 10
+
+// rateIntervals computes a rate cell's percentile intervals from its samples. Pure.
+func rateIntervals(f *RateFigures, s *rateSamples) {
+	ri := &RateIntervals{CIMethod: CIMethodRate}
+	ri.TTFTMs = sampleCIs(s.ttft, f.TTFTMs)
+	ri.TPOTMs = sampleCIs(s.tpot, f.TPOTMs)
+	ri.E2EMs = sampleCIs(s.e2e, f.E2EMs)
+	ri.ITLMs = sectionedCIs(s.times, f.ITLMs)
+	f.RateIntervals = ri
+}
+
+// sampleCIs are order-statistic intervals of independent per-request samples, some
+// censored (known only to exceed their value).
+func sampleCIs(s []latencySample, st LatencyStats) *PercentileCIs {
+	lo, hi := make([]float64, len(s)), make([]float64, len(s))
+	for i, x := range s {
+		lo[i], hi[i] = x.V, x.V
+		if x.Censored {
+			hi[i] = math.Inf(1)
+		}
+	}
+	slices.Sort(lo)
+	slices.Sort(hi)
+	ci := func(p float64, reported *float64) *stats.Interval {
+		if reported == nil {
+			return nil
+		}
+		iv, ok := stats.QuantileCIBounds(lo, hi, p)
+		if !ok {
+			return nil
+		}
+		return roundedCI(iv, 2, 0)
+	}
+	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
+	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
+		return nil
+	}
+	return out
+}
+
+// sectionedCIs are ITL's intervals: the percentile over each of itlSections groups of
+// consecutive requests, around the cell's. A group needs 5 / (1 − p) gaps (10 for the
+// median, 500 for p99) for its percentile to stand as a section.
+func sectionedCIs(times []requestTimes, st LatencyStats) *PercentileCIs {
+	groups := make([][]float64, itlSections)
+	for i := range times {
+		g := i * itlSections / max(len(times), 1)
+		groups[g] = append(groups[g], times[i].gaps...)
+	}
+	for _, g := range groups {
+		slices.Sort(g)
+	}
+	ci := func(p float64, reported *float64) *stats.Interval {
+		if reported == nil {
+			return nil
+		}
+		need := int(math.Ceil(5 / (1 - p)))
+		sections := make([]float64, len(groups))
+		for i, g := range groups {
+			if len(g) < need {
+				return nil
+			}
+			sections[i] = stats.Quantile(g, p)
+		}
+		iv, ok := stats.Sectioning(*reported, sections)
+		if !ok {
+			return nil
+		}
+		return roundedCI(iv, 2, 0)
+	}
+	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
+	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
+		return nil
+	}
+	return out
+}
+
+// sloIntervals are goodput's intervals: Wilson's for the share of the n requests that
+// met the SLO, and that share's ends times n over the cell's span for goodput_rps.
+func sloIntervals(f *RateFigures, met, n int) {
+	iv, ok := stats.Wilson(met, n)
+	if !ok {
+		return
+	}
+	if f.RateIntervals == nil {
+		f.RateIntervals = &RateIntervals{CIMethod: CIMethodRate}
+	}
+	r := iv.Round(4)
+	f.SLOMetRatioCI = &r
+	if f.DurationS > 0 {
+		g := iv.Scale(float64(n) / f.DurationS).Round(3)
+		f.GoodputRPSCI = &g
+	}
+}

@@ -1,0 +1,265 @@
+package bench
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// CellRepeat is one --repeat measurement of a decode cell, whole: its status,
+// figures, counts, detail and energy, and its own intervals.
+type CellRepeat struct {
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	*DecodeFigures
+	*WindowStats
+	*CellDetail
+	*CellEnergy
+	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
+	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
+}
+
+// PrefillRepeat is one --repeat measurement of a prefill row, whole.
+type PrefillRepeat struct {
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	*PrefillFigures
+	*PrefillEnergy
+}
+
+// PrefillIntervals are a prefill row's intervals, which need --repeat: one cold
+// request is one sample, and no interval can be drawn from one sample.
+type PrefillIntervals struct {
+	PromptTokSCI *stats.Interval `json:"prompt_tok_s_ci,omitempty"`
+	TTFTMsCI     *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	CIMethod     string          `json:"ci_method,omitempty"`
+	Repeats      []PrefillRepeat `json:"repeats,omitempty"`
+}
+
+// repeatOf is what a scored cell keeps of itself as a repeat.
+func repeatOf(c DecodeCell) CellRepeat {
+	r := CellRepeat{Status: c.Status, Reason: c.Reason, DecodeFigures: c.DecodeFigures,
+		WindowStats: c.WindowStats, CellDetail: c.CellDetail, CellEnergy: c.CellEnergy}
+	if ci := c.CellIntervals; ci != nil {
+		r.TotalTokSCI, r.TTFTMsCI, r.TBTMsCI = ci.TotalTokSCI, ci.TTFTMsCI, ci.TBTMsCI
+	}
+	return r
+}
+
+// MergeRepeat adds a newly scored repeat to a cell's earlier ones (prev.Repeats).
+// The cell becomes its median repeat — the valid repeat with the median total_tok_s
+// (the lower of the middle two for an even count), whole, so that its figures, counts
+// and energy stay one measurement's — with each headline figure's interval over the
+// valid repeats' values, every repeat kept in the order it ran, and the unstable flag
+// where two repeats' own intervals do not overlap. Pure.
+func MergeRepeat(prev, scored DecodeCell) DecodeCell {
+	var repeats []CellRepeat
+	if prev.CellIntervals != nil {
+		repeats = slices.Clone(prev.Repeats)
+	}
+	repeats = append(repeats, repeatOf(scored))
+	valid := validRepeats(repeats)
+	out := scored // no valid repeat: the cell is the latest, as it failed
+	if len(valid) > 0 {
+		m := &repeats[valid[(len(valid)-1)/2]]
+		out = DecodeCell{Context: scored.Context, Concurrency: scored.Concurrency, Status: m.Status, Reason: m.Reason,
+			DecodeFigures: m.DecodeFigures, WindowStats: m.WindowStats, CellDetail: m.CellDetail, CellEnergy: m.CellEnergy}
+		out.CellIntervals = &CellIntervals{TotalTokSCI: m.TotalTokSCI, TTFTMsCI: m.TTFTMsCI, TBTMsCI: m.TBTMsCI, CIMethod: CIMethodWindow}
+	}
+	ci := out.CellIntervals
+	if ci == nil {
+		ci = &CellIntervals{}
+	}
+	ci.Repeats = repeats
+	if len(valid) >= 2 {
+		pick := func(f func(*CellRepeat) float64) []float64 {
+			v := make([]float64, len(valid))
+			for i, j := range valid {
+				v[i] = f(&repeats[j])
+			}
+			return v
+		}
+		ci.CIMethod = CIMethodRepeats
+		own := *ci // the median repeat's own intervals
+		ci.TotalTokSCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, own.TotalTokSCI, 2)
+		ci.TTFTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, own.TTFTMsCI, 1)
+		ci.TBTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TBTMs }), out.TBTMs, own.TBTMsCI, 2)
+		ci.Unstable = disagree(repeats, valid)
+	}
+	out.CellIntervals = ci
+	if ci.Unstable && out.CellDetail != nil {
+		d := *out.CellDetail
+		d.Flags = slices.Clone(d.Flags)
+		d.addFlag("unstable")
+		out.CellDetail = &d
+	}
+	return out
+}
+
+// validRepeats are the indexes of the valid repeats, by ascending total_tok_s.
+func validRepeats(repeats []CellRepeat) []int {
+	var idx []int
+	for i := range repeats {
+		if repeats[i].Status == StatusValid && repeats[i].DecodeFigures != nil {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(repeats[a].TotalTokS, repeats[b].TotalTokS) })
+	return idx
+}
+
+// overRepeats is the t interval over the repeats' values (n − 1 degrees of freedom),
+// widened to hold the published value (the median repeat's) and that repeat's own
+// interval, when it has one: the published figure is one measurement, so it is never
+// surer than its window was (two repeats that happen to agree have an sd of 0).
+func overRepeats(v []float64, published float64, own *stats.Interval, decimals int) *stats.Interval {
+	mean, sd := stats.MeanSD(v)
+	h := stats.TQuantile(len(v)-1) * sd / math.Sqrt(float64(len(v)))
+	iv := stats.Interval{Low: min(mean-h, published), High: max(mean+h, published)}
+	if own != nil {
+		iv.Low, iv.High = min(iv.Low, own.Low), max(iv.High, own.High)
+	}
+	return roundedCI(iv, decimals, 0)
+}
+
+// disagree reports whether two valid repeats' own intervals (rate or TBT) do not
+// overlap: the server changed speed between them by more than either saw of noise.
+func disagree(repeats []CellRepeat, valid []int) bool {
+	for a := 0; a < len(valid); a++ {
+		for b := a + 1; b < len(valid); b++ {
+			x, y := &repeats[valid[a]], &repeats[valid[b]]
+			if apart(x.TotalTokSCI, y.TotalTokSCI) || apart(x.TBTMsCI, y.TBTMsCI) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func apart(a, b *stats.Interval) bool { return a != nil && b != nil && !a.Overlaps(*b) }
+
+// MergePrefillRepeat adds a newly scored repeat to a prefill row's earlier ones: the
+// row becomes its median repeat by prompt_tok_s, whole, with the t interval over
+// the valid repeats. Pure.
+func MergePrefillRepeat(prev, scored PrefillRow) PrefillRow {
+	var repeats []PrefillRepeat
+	if prev.PrefillIntervals != nil {
+		repeats = slices.Clone(prev.Repeats)
+	}
+	repeats = append(repeats, PrefillRepeat{Status: scored.Status, Reason: scored.Reason,
+		PrefillFigures: scored.PrefillFigures, PrefillEnergy: scored.PrefillEnergy})
+	var valid []int
+	for i := range repeats {
+		if repeats[i].Status == StatusValid && repeats[i].PrefillFigures != nil {
+			valid = append(valid, i)
+		}
+	}
+	slices.SortStableFunc(valid, func(a, b int) int { return cmp.Compare(repeats[a].PromptTokS, repeats[b].PromptTokS) })
+	out := scored
+	if len(valid) > 0 {
+		m := &repeats[valid[(len(valid)-1)/2]]
+		out = PrefillRow{Context: scored.Context, Status: m.Status, Reason: m.Reason, PrefillFigures: m.PrefillFigures, PrefillEnergy: m.PrefillEnergy}
+	}
+	pi := &PrefillIntervals{Repeats: repeats}
+	if len(valid) >= 2 {
+		pi.CIMethod = CIMethodRepeats
+		v, t := make([]float64, len(valid)), make([]float64, len(valid))
+		for i, j := range valid {
+			v[i], t[i] = repeats[j].PromptTokS, repeats[j].TTFTMs
+		}
+		pi.PromptTokSCI = overRepeats(v, out.PromptTokS, nil, 1)
+		pi.TTFTMsCI = overRepeats(t, out.TTFTMs, nil, 0)
+	}
+	out.PrefillIntervals = pi
+	return out
+}
+
+// repeats is how many times the plan runs (--repeat; 1 without it).
+func (o *orchestration) repeats() int { return max(o.doc.Config.Repeat, 1) }
+
+// repeatIndex numbers the repeat in progress from 1 for the events log; 0 without
+// --repeat, so that a log without repeats reads as before.
+func (o *orchestration) repeatIndex() int {
+	if o.repeats() == 1 {
+		return 0
+	}
+	return o.rep + 1
+}
+
+func (o *orchestration) repeatLabel() string {
+	if o.repeats() == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (repeat %d/%d)", o.rep+1, o.repeats())
+}
+
+// cellLeft is how many measurements a cell still needs; cellPending whether it needs
+// one in the repeat in progress (each repeat measures a cell once, in plan order).
+func (o *orchestration) cellLeft(c *DecodeCell) int {
+	if o.repeats() == 1 {
+		if c.Status.done() {
+			return 0
+		}
+		return 1
+	}
+	if c.Status == StatusOverCapacity || c.Status == StatusPredicted {
+		return 0
+	}
+	have := 0
+	if c.CellIntervals != nil {
+		have = len(c.Repeats)
+	}
+	return max(o.repeats()-have, 0)
+}
+
+func (o *orchestration) cellPending(c *DecodeCell) bool {
+	return o.cellLeft(c) > 0 && o.repeats()-o.cellLeft(c) <= o.rep
+}
+
+func (o *orchestration) prefillLeft(p *PrefillRow) int {
+	if o.repeats() == 1 {
+		if p.Status.done() {
+			return 0
+		}
+		return 1
+	}
+	if p.Status == StatusOverCapacity || p.Status == StatusPredicted {
+		return 0
+	}
+	have := 0
+	if p.PrefillIntervals != nil {
+		have = len(p.Repeats)
+	}
+	return max(o.repeats()-have, 0)
+}
+
+func (o *orchestration) prefillPending(p *PrefillRow) bool {
+	return o.prefillLeft(p) > 0 && o.repeats()-o.prefillLeft(p) <= o.rep
+}
+
+// addRepeatNote says in the document's notes how a --repeat run was measured and
+// which cells came out unstable (once: a resumed run replaces its note).
+func addRepeatNote(doc *Run) {
+	n := doc.Config.Repeat
+	if n <= 1 {
+		return
+	}
+	const lead = "Every cell and prefill row was measured "
+	doc.Notes = slices.DeleteFunc(doc.Notes, func(s string) bool { return strings.HasPrefix(s, lead) })
+	note := fmt.Sprintf(lead+"%d times, the plan run whole once per repeat: each shows its median repeat, with the 95%% interval over the repeats.", n)
+	var unstable []string
+	for i := range doc.Decode {
+		if c := &doc.Decode[i]; c.CellIntervals != nil && c.Unstable {
+			unstable = append(unstable, fmt.Sprintf("%s × %d", FormatTokens(c.Context), c.Concurrency))
+		}
+	}
+	if len(unstable) > 0 {
+		note += fmt.Sprintf(" Unstable (repeats disagree beyond their intervals): %s.", strings.Join(unstable, ", "))
+	}
+	doc.Notes = append(doc.Notes, note)
+}

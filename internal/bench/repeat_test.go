@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+// speedChanger is a Progress that sets the fake server's token interval when a
+// given repeat starts: a server that changes speed between repeats.
+type speedChanger struct {
+	fs     *fakeServer
+	at     string // a step description's suffix, e.g. "(repeat 3/3)"
+	to     time.Duration
+	steps  []string
+	before time.Duration
+}
+
+func (p *speedChanger) Step(desc string, done, total int, expect time.Duration) {
+	p.steps = append(p.steps, desc)
+	if strings.HasSuffix(desc, p.at) {
+		p.fs.mu.Lock()
+		p.fs.interval = p.to
+		p.fs.mu.Unlock()
+	}
+}
+func (p *speedChanger) Tokens(int) {}
+func (p *speedChanger) Log(string) {}
+
+// TestRepeatInterleavedAndUnstable: --repeat 3 measures each cell three times, the
+// plan whole once per repeat (cell A, cell B, A, B, A, B), keeps the repeats, and
+// flags a cell unstable when the server's speed changed between them; a cell that
+// held its speed is not.
+func TestRepeatInterleavedAndUnstable(t *testing.T) {
+	fs := newFakeServer()
+	fs.interval = 10 * time.Millisecond
+	srv := fs.start(t)
+	doc := newTestRun([]int{1024}, []int{1, 2}, nil, 2*time.Second, 100000)
+	doc.Config.Repeat = 3
+	Plan(doc, nil, nil)
+	var events bytes.Buffer
+	p := &speedChanger{fs: fs, at: "(repeat 3/3)", to: 20 * time.Millisecond}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "rep", Progress: p, Events: NewEventLog(&events)}}
+	if err := r.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, s := range p.steps {
+		if strings.HasPrefix(s, "decode") {
+			order = append(order, s)
+		}
+	}
+	want := []string{"decode 1K × 1 (repeat 1/3)", "decode 1K × 2 (repeat 1/3)", "decode 1K × 1 (repeat 2/3)",
+		"decode 1K × 2 (repeat 2/3)", "decode 1K × 1 (repeat 3/3)", "decode 1K × 2 (repeat 3/3)"}
+	if strings.Join(order, "|") != strings.Join(want, "|") {
+		t.Errorf("decode steps %q, want %q", order, want)
+	}
+	for _, c := range doc.Decode {
+		if c.CellIntervals == nil || len(c.Repeats) != 3 {
+			t.Fatalf("cell ×%d: %+v, want 3 repeats", c.Concurrency, c.CellIntervals)
+		}
+		if c.Status != StatusValid || c.CIMethod != CIMethodRepeats || c.TotalTokSCI == nil {
+			t.Fatalf("cell ×%d: status %s, method %q, interval %v", c.Concurrency, c.Status, c.CIMethod, c.TotalTokSCI)
+		}
+		fast, slow := c.Repeats[0].TotalTokS, c.Repeats[2].TotalTokS
+		t.Logf("×%d: repeats %.1f, %.1f, %.1f tok/s; published %.1f in [%.1f, %.1f]; unstable %v",
+			c.Concurrency, fast, c.Repeats[1].TotalTokS, slow, c.TotalTokS, c.TotalTokSCI.Low, c.TotalTokSCI.High, c.Unstable)
+		if slow > 0.7*fast {
+			t.Errorf("×%d: the third repeat ran at %.1f tok/s against %.1f: the server did not slow down", c.Concurrency, slow, fast)
+		}
+		if !c.Unstable || !strings.Contains(strings.Join(c.Flags, ","), "unstable") {
+			t.Errorf("×%d: repeats %.1f and %.1f tok/s, yet not flagged unstable", c.Concurrency, fast, slow)
+		}
+		if c.TotalTokS != c.Repeats[1].TotalTokS && c.TotalTokS != c.Repeats[0].TotalTokS {
+			t.Errorf("×%d: published %.1f is not the median repeat", c.Concurrency, c.TotalTokS)
+		}
+	}
+	if len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "3 times") || !strings.Contains(doc.Notes[0], "Unstable") || !strings.Contains(doc.Notes[0], "1K × 2") {
+		t.Errorf("notes %q: want the repeat note naming the unstable cells", doc.Notes)
+	}
+	r.Opts.Events.Flush()
+	re, err := RescoreAll(&events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(re.Decode) != 2 {
+		t.Fatalf("rescored %d cells, want 2", len(re.Decode))
+	}
+	for _, c := range re.Decode {
+		live := doc.Cell(c.Context, c.Concurrency)
+		if c.CellIntervals == nil || len(c.Repeats) != 3 || c.TotalTokS != live.TotalTokS || *c.TotalTokSCI != *live.TotalTokSCI || c.Unstable != live.Unstable {
+			t.Errorf("rescored ×%d: %v tok/s %+v, live %v %+v", c.Concurrency, c.TotalTokS, c.CellIntervals, live.TotalTokS, live.CellIntervals)
+		}
+	}
+	if len(re.Prefill) != 0 {
+		t.Errorf("rescored %d prefill rows, none planned", len(re.Prefill))
+	}
+}
+
+// TestMergeRepeatSteady: repeats of one speed agree, the cell is not unstable, and
+// the interval over them holds every repeat's rate.
+func TestMergeRepeatSteady(t *testing.T) {
+	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
+	var cell DecodeCell
+	for i := range 3 {
+		cell = MergeRepeat(cell, ScoreCell(s.cell(uint64(50+i))))
+	}
+	if cell.Unstable || len(cell.Repeats) != 3 || cell.CIMethod != CIMethodRepeats {
+		t.Fatalf("steady repeats: unstable %v, %d repeats, method %q", cell.Unstable, len(cell.Repeats), cell.CIMethod)
+	}
+	for _, r := range cell.Repeats {
+		if !cell.TotalTokSCI.Contains(r.TotalTokS) {
+			t.Errorf("interval %+v over repeats misses repeat %.2f", *cell.TotalTokSCI, r.TotalTokS)
+		}
+	}
+	// A failed repeat is kept, and the cell stays its valid repeats' median.
+	failed := MergeRepeat(cell, DecodeCell{Status: StatusFailed, Reason: "boom"})
+	if len(failed.Repeats) != 4 || failed.Status != StatusValid || failed.TotalTokS != cell.TotalTokS {
+		t.Errorf("after a failed repeat: %d repeats, %s, %.2f (was %.2f)", len(failed.Repeats), failed.Status, failed.TotalTokS, cell.TotalTokS)
+	}
+}
+
+// TestRepeatsThatAgreeKeepTheirNoise: two repeats with the same rate leave the cell
+// as uncertain as its median repeat's own window, never a zero-width interval.
+func TestRepeatsThatAgreeKeepTheirNoise(t *testing.T) {
+	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
+	one := ScoreCell(s.cell(7))
+	cell := MergeRepeat(MergeRepeat(DecodeCell{}, one), one)
+	own := one.TotalTokSCI
+	if got := cell.TotalTokSCI; got == nil || got.Low > own.Low || got.High < own.High || got.HalfWidth() == 0 {
+		t.Errorf("two equal repeats: interval %+v, the repeat's own %+v", got, *own)
+	}
+}

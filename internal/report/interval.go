@@ -1,0 +1,153 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// intervalLabels are the texts of the 95% intervals, merged into labels.
+var intervalLabels = map[string][2]string{
+	"n_ci":            {"95%% interval: %s", "95%% 信頼区間：%s"},
+	"n_ci_method":     {"(%s)", "（%s）"},
+	"n_repeats":       {"%d repeats: %s tok/s", "%d 回の繰り返し：%s tok/s"},
+	"ci_batch_means":  {"batch means over 1-s batches", "1 秒ごとのバッチ平均"},
+	"ci_repeats":      {"over the repeats", "繰り返し間"},
+	"ci_rate":         {"order statistics, Wilson", "順序統計量・Wilson"},
+	"n_unstable_hint": {"the repeats disagree beyond their intervals: the server changed speed during the run", "繰り返しの結果が区間を超えて食い違っています：実行中にサーバーの速度が変化しました"},
+}
+
+func init() {
+	for k, v := range intervalLabels {
+		labels[k] = v
+	}
+}
+
+// plusMinus is a figure with its interval as "48.2 ± 0.6": the larger of the distances
+// from the value to either end (an interval over repeats need not be symmetric). A
+// figure without an interval (a document from before intervals) is left as it is.
+func plusMinus(lang, text string, v float64, iv *stats.Interval, decimals int) string {
+	if iv == nil {
+		return text
+	}
+	h := math.Max(v-iv.Low, iv.High-v)
+	return text + " ± " + FormatNumber(lang, h, decimals)
+}
+
+// ciSpan writes an interval "47.6–48.8".
+func ciSpan(lang string, iv stats.Interval, decimals int) string {
+	return FormatNumber(lang, iv.Low, decimals) + "–" + FormatNumber(lang, iv.High, decimals)
+}
+
+// cellIntervals is a cell's intervals, empty (not nil) for a cell without any.
+func cellIntervals(c *bench.DecodeCell) *bench.CellIntervals {
+	if c.CellIntervals == nil {
+		return &bench.CellIntervals{}
+	}
+	return c.CellIntervals
+}
+
+func prefillIntervals(p *bench.PrefillRow) *bench.PrefillIntervals {
+	if p.PrefillIntervals == nil {
+		return &bench.PrefillIntervals{}
+	}
+	return p.PrefillIntervals
+}
+
+// intervalInfo lists a cell's intervals and repeats for its details (the matrix
+// cell's hover, the notes): nothing for a document without them.
+func intervalInfo(lang string, c *bench.DecodeCell) []string {
+	ci := c.CellIntervals
+	if ci == nil || c.DecodeFigures == nil {
+		return nil
+	}
+	var parts []string
+	if iv := ci.TotalTokSCI; iv != nil {
+		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
+	}
+	if iv := ci.TTFTMsCI; iv != nil {
+		parts = append(parts, "TTFT "+T(lang, "ms", ciSpan(lang, *iv, 0)))
+	}
+	if iv := ci.TBTMsCI; iv != nil {
+		parts = append(parts, "TBT "+T(lang, "ms", ciSpan(lang, *iv, 1)))
+	}
+	var out []string
+	if len(parts) > 0 {
+		line := T(lang, "n_ci", strings.Join(parts, ", "))
+		if m := ciMethodLabel(lang, ci.CIMethod); m != "" {
+			line += " " + T(lang, "n_ci_method", m)
+		}
+		out = append(out, line)
+	}
+	if len(ci.Repeats) > 1 {
+		var v []string
+		for _, r := range ci.Repeats {
+			if r.DecodeFigures == nil || r.Status != bench.StatusValid {
+				v = append(v, statusLabel(lang, r.Status))
+				continue
+			}
+			v = append(v, FormatNumber(lang, r.TotalTokS, 1))
+		}
+		out = append(out, T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
+	}
+	if ci.Unstable {
+		out = append(out, T(lang, "n_unstable_hint"))
+	}
+	return out
+}
+
+func ciMethodLabel(lang, method string) string {
+	switch method {
+	case bench.CIMethodWindow:
+		return T(lang, "ci_batch_means")
+	case bench.CIMethodRepeats:
+		return T(lang, "ci_repeats")
+	case bench.CIMethodRate:
+		return T(lang, "ci_rate")
+	}
+	return method
+}
+
+// csvIntervalColumns follow the other extensions: each interval as low and high.
+var csvIntervalColumns = []string{
+	"total_tok_s_low", "total_tok_s_high", "ttft_ms_low", "ttft_ms_high", "tbt_ms_low", "tbt_ms_high",
+	"prompt_tok_s_low", "prompt_tok_s_high", "ci_method", "repeats", "unstable",
+}
+
+func csvInterval(set func(k, v string), name string, iv *stats.Interval) {
+	if iv != nil {
+		set(name+"_low", num(iv.Low))
+		set(name+"_high", num(iv.High))
+	}
+}
+
+func csvDecodeIntervals(set func(k, v string), c *bench.DecodeCell) {
+	ci := c.CellIntervals
+	if ci == nil {
+		return
+	}
+	csvInterval(set, "total_tok_s", ci.TotalTokSCI)
+	csvInterval(set, "ttft_ms", ci.TTFTMsCI)
+	csvInterval(set, "tbt_ms", ci.TBTMsCI)
+	set("ci_method", ci.CIMethod)
+	if len(ci.Repeats) > 0 {
+		set("repeats", strconv.Itoa(len(ci.Repeats)))
+		set("unstable", strconv.FormatBool(ci.Unstable))
+	}
+}
+
+func csvPrefillIntervals(set func(k, v string), p *bench.PrefillRow) {
+	pi := p.PrefillIntervals
+	if pi == nil {
+		return
+	}
+	csvInterval(set, "prompt_tok_s", pi.PromptTokSCI)
+	csvInterval(set, "ttft_ms", pi.TTFTMsCI)
+	set("ci_method", pi.CIMethod)
+	if len(pi.Repeats) > 0 {
+		set("repeats", strconv.Itoa(len(pi.Repeats)))
+	}
+}

@@ -1,0 +1,87 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// withIntervals is the seed run with intervals on its 0 × 1 cell (three repeats,
+// unstable) and its first prefill row, as a run with --repeat 3 writes them.
+func withIntervals(t *testing.T) *bench.Run {
+	t.Helper()
+	run := readSeed(t)
+	c := run.Cell(0, 1)
+	if c == nil || c.DecodeFigures == nil {
+		t.Fatal("the seed has no measured 0 × 1 cell")
+	}
+	c.CellDetail = &bench.CellDetail{Flags: []string{"unstable"}}
+	c.CellIntervals = &bench.CellIntervals{
+		TotalTokSCI: &stats.Interval{Low: c.TotalTokS - 0.6, High: c.TotalTokS + 0.4},
+		TBTMsCI:     &stats.Interval{Low: c.TBTMs - 0.2, High: c.TBTMs + 0.2},
+		CIMethod:    bench.CIMethodRepeats, Unstable: true,
+		Repeats: []bench.CellRepeat{{Status: bench.StatusValid, DecodeFigures: c.DecodeFigures},
+			{Status: bench.StatusValid, DecodeFigures: &bench.DecodeFigures{TotalTokS: 40}}, {Status: bench.StatusFailed}},
+	}
+	p := &run.Prefill[0]
+	if p.PrefillFigures == nil {
+		t.Fatal("the seed's first prefill row has no figures")
+	}
+	p.PrefillIntervals = &bench.PrefillIntervals{PromptTokSCI: &stats.Interval{Low: p.PromptTokS - 30, High: p.PromptTokS + 20}, CIMethod: bench.CIMethodRepeats}
+	return run
+}
+
+// TestIntervalsShown: every format shows a cell's and a prefill row's intervals,
+// in both languages (± in the All measurements table, the interval and the repeats
+// in the cell's notes, low/high columns in CSV, the fields in JSON); the seed, which
+// has none, shows no ± anywhere.
+func TestIntervalsShown(t *testing.T) {
+	run := withIntervals(t)
+	c := run.Cell(0, 1)
+	for _, lang := range Languages() {
+		for _, format := range []string{"text", "md", "html"} {
+			got := render(t, run, Options{Format: format, Lang: lang})
+			wants := []string{
+				FormatNumber(lang, c.TotalTokS, 1) + " ± 0.6",
+				FormatNumber(lang, run.Prefill[0].PromptTokS, 1) + " ± 30.0",
+				T(lang, "n_unstable_hint"),
+			}
+			if format == "html" {
+				// The matrix cell's hover; text and md show notes only for cells with a
+				// warning, and the All measurements table has the ±.
+				wants = append(wants, ciSpan(lang, *c.TotalTokSCI, 1)+" tok/s")
+			}
+			for _, want := range wants {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s %s: no %q", lang, format, want)
+				}
+			}
+			if format == "html" && !strings.Contains(got, T(lang, "n_repeats", 3, "")[:8]) {
+				t.Errorf("%s html: the repeats are not in the cell's notes", lang)
+			}
+			if seed := render(t, readSeed(t), Options{Format: format, Lang: lang}); strings.Contains(seed, "±") {
+				t.Errorf("%s %s: the seed, without intervals, shows ±", lang, format)
+			}
+		}
+	}
+	rows := readCSV(t, render(t, run, Options{Format: "csv"}))
+	r := rows["decode/0/1"]
+	if r["total_tok_s_low"] != num(c.TotalTokSCI.Low) || r["total_tok_s_high"] != num(c.TotalTokSCI.High) ||
+		r["tbt_ms_low"] == "" || r["ttft_ms_low"] != "" || r["repeats"] != "3" || r["unstable"] != "true" || r["ci_method"] != bench.CIMethodRepeats {
+		t.Errorf("csv row of the cell with intervals: %v", r)
+	}
+	if p := rows["prefill/8192/1"]; p["prompt_tok_s_low"] == "" || p["prompt_tok_s_high"] == "" {
+		t.Errorf("csv row of the prefill row with an interval: %v", p)
+	}
+	if o := rows["decode/0/2"]; o["total_tok_s_low"] != "" || o["ci_method"] != "" {
+		t.Errorf("csv row of a cell without intervals: %v", o)
+	}
+	js := render(t, run, Options{Format: "json"})
+	for _, want := range []string{`"total_tok_s_ci"`, `"ci_method": "repeats_t"`, `"unstable": true`, `"prompt_tok_s_ci"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("json: no %s", want)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// rateCIColumns are the open-loop CSV's interval columns: each percentile's and
+// goodput's low and high.
+var rateCIColumns = func() []string {
+	var cols []string
+	for _, m := range []string{"ttft", "tpot", "itl", "e2e"} {
+		for _, p := range []string{"p50", "p90", "p99"} {
+			cols = append(cols, m+"_"+p+"_ms_low", m+"_"+p+"_ms_high")
+		}
+	}
+	return append(cols, "slo_met_ratio_low", "slo_met_ratio_high", "goodput_rps_low", "goodput_rps_high", "ci_method")
+}()
+
+func init() { rateCSVColumns = append(rateCSVColumns, rateCIColumns...) }
+
+// rateLatencyCIs pairs each latency's name with its intervals.
+func rateLatencyCIs(ri *bench.RateIntervals) []struct {
+	name string
+	ci   *bench.PercentileCIs
+} {
+	return []struct {
+		name string
+		ci   *bench.PercentileCIs
+	}{{"ttft", ri.TTFTMs}, {"tpot", ri.TPOTMs}, {"itl", ri.ITLMs}, {"e2e", ri.E2EMs}}
+}
+
+func csvRateIntervals(set func(k, v string), f *bench.RateFigures) {
+	ri := f.RateIntervals
+	if ri == nil {
+		return
+	}
+	for _, l := range rateLatencyCIs(ri) {
+		if l.ci == nil {
+			continue
+		}
+		csvInterval(set, l.name+"_p50_ms", l.ci.P50)
+		csvInterval(set, l.name+"_p90_ms", l.ci.P90)
+		csvInterval(set, l.name+"_p99_ms", l.ci.P99)
+	}
+	csvInterval(set, "slo_met_ratio", ri.SLOMetRatioCI)
+	csvInterval(set, "goodput_rps", ri.GoodputRPSCI)
+	set("ci_method", ri.CIMethod)
+}
+
+// rateIntervalInfo is a rate cell's intervals for its notes (the row's hover and
+// footnote): "95% interval: TTFT p50 41–45 ms, p90 …; goodput 1.2–1.4".
+func rateIntervalInfo(lang string, f *bench.RateFigures) []string {
+	ri := f.RateIntervals
+	if ri == nil {
+		return nil
+	}
+	var parts []string
+	for _, l := range rateLatencyCIs(ri) {
+		if l.ci == nil {
+			continue
+		}
+		var ps []string
+		for _, p := range []struct {
+			name string
+			iv   *stats.Interval
+		}{{"p50", l.ci.P50}, {"p90", l.ci.P90}, {"p99", l.ci.P99}} {
+			if p.iv != nil {
+				ps = append(ps, p.name+" "+T(lang, "ms", ciSpan(lang, *p.iv, 1)))
+			}
+		}
+		if len(ps) > 0 {
+			parts = append(parts, strings.ToUpper(l.name)+" "+strings.Join(ps, ", "))
+		}
+	}
+	if ri.GoodputRPSCI != nil {
+		parts = append(parts, T(lang, "goodput")+" "+ciSpan(lang, *ri.GoodputRPSCI, 2))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{T(lang, "n_ci", strings.Join(parts, "; ")) + " " + T(lang, "n_ci_method", ciMethodLabel(lang, ri.CIMethod))}
+}

@@ -1,0 +1,221 @@
+package site
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// A leaderboard value's 95% interval is read from the run document: the store
+// indexes values, not intervals. To key a bound exactly as the store keys the value
+// (context, level, an open-loop cell's conditions), the metric's own Values function
+// reads a copy of the run whose figure holds the bound instead (boundRun).
+
+// boundSubst puts the low (or high) end of each cell's interval of a metric in place
+// of its figure, NaN where the cell has no interval. Metrics without one (energy,
+// cost, run-level figures) have no entry.
+var boundSubst = map[string]func(r *bench.Run, end func(*stats.Interval) float64){
+	"total_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
+		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) { f.TotalTokS = end(ci.TotalTokSCI) })
+	},
+	"per_request_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
+		// per_request_tok_s is total_tok_s over a measured constant (avg_active_requests).
+		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) {
+			k := math.NaN()
+			if f.TotalTokS > 0 {
+				k = f.PerRequestTokS / f.TotalTokS
+			}
+			f.PerRequestTokS = end(ci.TotalTokSCI) * k
+		})
+	},
+	"ttft_ms": func(r *bench.Run, end func(*stats.Interval) float64) {
+		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) { f.TTFTMs = end(ci.TTFTMsCI) })
+	},
+	"prompt_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
+		for i := range r.Prefill {
+			p := &r.Prefill[i]
+			if p.PrefillFigures == nil {
+				continue
+			}
+			f := *p.PrefillFigures
+			var iv *stats.Interval
+			if p.PrefillIntervals != nil {
+				iv = p.PromptTokSCI
+			}
+			f.PromptTokS = end(iv)
+			p.PrefillFigures = &f
+		}
+	},
+	"goodput_rps": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+		return &f.GoodputRPS, ri.GoodputRPSCI
+	}),
+	"slo_met_ratio": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+		return &f.SLOMetRatio, ri.SLOMetRatioCI
+	}),
+	"rate_ttft_p50_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+		return &f.TTFTMs.P50, pct(ri.TTFTMs, 50)
+	}),
+	"rate_ttft_p90_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+		return &f.TTFTMs.P90, pct(ri.TTFTMs, 90)
+	}),
+	"rate_tpot_p50_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+		return &f.TPOTMs.P50, pct(ri.TPOTMs, 50)
+	}),
+}
+
+// eachDecode gives every decode cell with figures a copy of them to change, with its
+// intervals (empty for a cell without any).
+func eachDecode(r *bench.Run, set func(*bench.DecodeFigures, *bench.CellIntervals)) {
+	for i := range r.Decode {
+		c := &r.Decode[i]
+		if c.DecodeFigures == nil {
+			continue
+		}
+		f := *c.DecodeFigures
+		ci := c.CellIntervals
+		if ci == nil {
+			ci = &bench.CellIntervals{}
+		}
+		set(&f, ci)
+		c.DecodeFigures = &f
+	}
+}
+
+func rateSubst(field func(*bench.RateFigures, *bench.RateIntervals) (**float64, *stats.Interval)) func(*bench.Run, func(*stats.Interval) float64) {
+	return func(r *bench.Run, end func(*stats.Interval) float64) {
+		for i := range r.Rate {
+			c := &r.Rate[i]
+			if c.RateFigures == nil {
+				continue
+			}
+			f := *c.RateFigures
+			ri := f.RateIntervals
+			if ri == nil {
+				ri = &bench.RateIntervals{}
+			}
+			p, iv := field(&f, ri)
+			if *p != nil {
+				v := end(iv)
+				*p = &v
+			}
+			c.RateFigures = &f
+		}
+	}
+}
+
+func pct(p *bench.PercentileCIs, n int) *stats.Interval {
+	switch {
+	case p == nil:
+		return nil
+	case n == 50:
+		return p.P50
+	default:
+		return p.P90
+	}
+}
+
+func lowEnd(iv *stats.Interval) float64 {
+	if iv == nil {
+		return math.NaN()
+	}
+	return iv.Low
+}
+
+func highEnd(iv *stats.Interval) float64 {
+	if iv == nil {
+		return math.NaN()
+	}
+	return iv.High
+}
+
+// boundKey is a value's place as the store keys it.
+type boundKey struct {
+	metric  string
+	context int
+	level   float64
+	cond    string
+}
+
+// runBounds are every interval of a run's ranked values.
+type runBounds map[boundKey]stats.Interval
+
+// boundsOf reads the intervals of every metric that has them from a run document.
+func boundsOf(run *bench.Run) runBounds {
+	out := runBounds{}
+	for name, subst := range boundSubst {
+		m, ok := store.MetricByName(name)
+		if !ok {
+			continue
+		}
+		lo, hi := m.Values(withBound(run, name, subst, lowEnd)), m.Values(withBound(run, name, subst, highEnd))
+		if len(lo) != len(hi) {
+			continue // the copies keep every cell, so never; but never pair them wrongly
+		}
+		for i := range lo {
+			l, h := lo[i].Value, hi[i].Value
+			if math.IsNaN(l) || math.IsNaN(h) || math.IsInf(l, 0) || math.IsInf(h, 0) {
+				continue
+			}
+			out[boundKey{name, lo[i].Context, lo[i].Level, lo[i].Cond}] = stats.Interval{Low: l, High: h}
+		}
+	}
+	return out
+}
+
+// withBound is a copy of run whose metric's figures are their intervals' ends; the
+// document itself is not changed.
+func withBound(run *bench.Run, metric string, subst func(*bench.Run, func(*stats.Interval) float64), end func(*stats.Interval) float64) *bench.Run {
+	c := *run
+	c.Decode = append([]bench.DecodeCell(nil), run.Decode...)
+	c.Prefill = append([]bench.PrefillRow(nil), run.Prefill...)
+	c.Rate = append([]bench.RateCell(nil), run.Rate...)
+	subst(&c, end)
+	return &c
+}
+
+// boundCache keeps the intervals of the runs leaderboards showed: a stored run never
+// changes (a different document under its id is refused), so they never go stale.
+type boundCache struct {
+	mu   sync.Mutex
+	runs map[string]runBounds
+	max  int
+}
+
+func newBoundCache(max int) *boundCache { return &boundCache{runs: map[string]runBounds{}, max: max} }
+
+// bounds returns the intervals of the runs with ids, reading the documents not yet
+// cached. A run that cannot be read has none (its entry shows no interval).
+func (s *Server) bounds(ctx context.Context, ids []string) map[string]runBounds {
+	c := s.boundsCache
+	out := map[string]runBounds{}
+	var missing []string
+	c.mu.Lock()
+	for _, id := range ids {
+		if b, ok := c.runs[id]; ok {
+			out[id] = b
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range missing {
+		_, run, err := s.loadRun(ctx, id)
+		if err != nil {
+			s.log.Warn("reading a run for its intervals", "id", id, "err", err)
+			continue
+		}
+		b := boundsOf(run)
+		out[id] = b
+		c.mu.Lock()
+		if len(c.runs) >= c.max {
+			clear(c.runs) // a crude bound on memory: the next pages read again
+		}
+		c.runs[id] = b
+		c.mu.Unlock()
+	}
+	return out
+}
