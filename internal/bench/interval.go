@@ -43,12 +43,49 @@ type CellIntervals struct {
 	Unstable bool         `json:"unstable,omitempty"`
 }
 
-// windowBatches is a cell's window cut into equal batches: the tokens and the
-// inter-token gaps that arrived in each.
+// windowBatches is a cell's window cut into equal batches: the tokens and each
+// stream's inter-token gaps that arrived in each.
 type windowBatches struct {
 	seconds float64 // one batch's length
 	tokens  []int
-	gaps    [][]float64
+	gaps    []streamGaps
+}
+
+// streamGaps are one batch's inter-token gaps, summed per stream (request index):
+// each stream's time per output token in the batch is its sum over its count, the
+// batch-sized version of the cell's tbt_ms.
+type streamGaps struct {
+	sum []float64
+	n   []int
+}
+
+func (g streamGaps) total() (n int) {
+	for _, k := range g.n {
+		n += k
+	}
+	return n
+}
+
+// plus is g and h together (a merged batch).
+func (g streamGaps) plus(h streamGaps) streamGaps {
+	out := streamGaps{sum: slices.Clone(g.sum), n: slices.Clone(g.n)}
+	for i := range h.sum {
+		out.sum[i] += h.sum[i]
+		out.n[i] += h.n[i]
+	}
+	return out
+}
+
+// tpot is the median over the batch's streams of their time per output token, as
+// figures.go takes tbt_ms over the window.
+func (g streamGaps) tpot() float64 {
+	var v []float64
+	for i, k := range g.n {
+		if k > 0 {
+			v = append(v, g.sum[i]/float64(k))
+		}
+	}
+	return stats.Median(v)
 }
 
 // batchesOf cuts the window into batches and files every token and gap by its
@@ -57,7 +94,10 @@ type windowBatches struct {
 func batchesOf(reqs []Request, c counting, w span) windowBatches {
 	secs := w.seconds()
 	n := max(int(math.Floor(secs/ciBatchSeconds)), minCIBatches)
-	b := windowBatches{seconds: secs / float64(n), tokens: make([]int, n), gaps: make([][]float64, n)}
+	b := windowBatches{seconds: secs / float64(n), tokens: make([]int, n), gaps: make([]streamGaps, n)}
+	for i := range b.gaps {
+		b.gaps[i] = streamGaps{sum: make([]float64, len(reqs)), n: make([]int, len(reqs))}
+	}
 	width := float64(w.close-w.open) / float64(n)
 	batch := func(at int64) int { return min(int(float64(at-w.open)/width), n-1) }
 	for i := range reqs {
@@ -73,10 +113,8 @@ func batchesOf(reqs []Request, c counting, w span) windowBatches {
 				bi := batch(at)
 				b.tokens[bi] += k
 				if prev >= w.open {
-					g := float64(at-prev) / 1e6 / float64(k)
-					for range k {
-						b.gaps[bi] = append(b.gaps[bi], g)
-					}
+					b.gaps[bi].sum[i] += float64(at-prev) / 1e6
+					b.gaps[bi].n[i] += k
 				}
 			}
 			prev = at
@@ -112,31 +150,29 @@ func cellIntervals(reqs []Request, c counting, w span, fig DecodeFigures) *CellI
 	return ci
 }
 
-// tbtSections is tbt_ms's interval by sectioning: the spread of each batch's median
-// gap around the window's. Batches with too few gaps are merged with their
-// neighbours (a slow stream can leave a second without a gap) while at least
-// stats.MinBatches remain.
-func tbtSections(gaps [][]float64, center float64) (stats.Interval, bool) {
-	for len(gaps) >= stats.MinBatches && slices.ContainsFunc(gaps, func(g []float64) bool { return len(g) < minBatchGaps }) {
-		merged := make([][]float64, 0, (len(gaps)+1)/2)
+// tbtSections is tbt_ms's interval by sectioning: the spread of each batch's
+// median-stream time per output token around the window's. Batches with too few
+// gaps are merged with their neighbours (a slow stream can leave a second without a
+// gap) while at least stats.MinBatches remain.
+func tbtSections(gaps []streamGaps, center float64) (stats.Interval, bool) {
+	few := func(g streamGaps) bool { return g.total() < minBatchGaps }
+	for len(gaps) >= stats.MinBatches && slices.ContainsFunc(gaps, few) {
+		merged := make([]streamGaps, 0, (len(gaps)+1)/2)
 		for i := 0; i < len(gaps); i += 2 {
-			g := slices.Clone(gaps[i])
+			g := gaps[i]
 			if i+1 < len(gaps) {
-				g = append(g, gaps[i+1]...)
+				g = g.plus(gaps[i+1])
 			}
 			merged = append(merged, g)
 		}
 		gaps = merged
 	}
-	if len(gaps) < stats.MinBatches {
+	if len(gaps) < stats.MinBatches || slices.ContainsFunc(gaps, few) {
 		return stats.Interval{}, false
 	}
 	sections := make([]float64, len(gaps))
 	for i, g := range gaps {
-		if len(g) < minBatchGaps {
-			return stats.Interval{}, false
-		}
-		sections[i] = stats.Median(g)
+		sections[i] = g.tpot()
 	}
 	return stats.Sectioning(center, sections)
 }

@@ -151,8 +151,9 @@ func TestRescoreAgrees(t *testing.T) {
 // TestRetryAfterHonoured: a server that answers 503 with Retry-After gets that long
 // between a stream's tries, and the cell measures once it recovers.
 func TestRetryAfterHonoured(t *testing.T) {
-	// Three 503s: the run's stream check takes the first, the cell's stream two.
-	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", Every: 1, Limit: 3, Status: 503, RetryAfter: "1",
+	// The run's stream check passes (a server failing it on every try stops the run:
+	// TestUnreachableServer), then two 503s for the cell's stream.
+	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", After: 1, Every: 1, Limit: 2, Status: 503, RetryAfter: "1",
 		Body: `{"error":{"message":"Service Unavailable","code":503}}`}}})
 	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 4096)
 	Plan(doc, nil, nil)
@@ -202,7 +203,8 @@ func TestWarmupRetries(t *testing.T) {
 // without a finish_reason, each stream backs off, the cell gives up after the retry
 // budget with the reason, and the request rate stays bounded.
 func TestFailingServerBounded(t *testing.T) {
-	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", Every: 1, ContentType: "text/event-stream", Body: "data: [DONE]\n\n"}}})
+	// The stream check passes; every decode request after it fails.
+	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", After: 1, Every: 1, ContentType: "text/event-stream", Body: "data: [DONE]\n\n"}}})
 	doc := newTestRun([]int{0}, []int{2}, nil, time.Second, 4096)
 	Plan(doc, nil, nil)
 	start := time.Now()

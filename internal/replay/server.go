@@ -100,6 +100,9 @@ type Failure struct {
 	// failures (0: never).
 	Every int `json:"every"`
 	Limit int `json:"limit,omitempty"`
+	// After lets the first After matching requests through: a run's stream check is
+	// the first decode request, and a test of a cell's retries needs it to pass.
+	After int `json:"after,omitempty"`
 	// Status and headers of the answer; 0 is 200.
 	Status      int    `json:"status,omitempty"`
 	RetryAfter  string `json:"retry_after,omitempty"`
@@ -117,7 +120,10 @@ func (f *Failure) matches(c *failCount, phase string) bool {
 	if f.Phase != "" && f.Phase != phase {
 		return false
 	}
-	n := c.seen.Add(1)
+	n := c.seen.Add(1) - int64(f.After)
+	if n <= 0 {
+		return false
+	}
 	every := int64(max(f.Every, 1))
 	if n%every != 0 {
 		return false
