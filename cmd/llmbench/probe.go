@@ -19,7 +19,7 @@ func init() { commands = append(commands, newProbeCmd) }
 func newProbeCmd() *cobra.Command {
 	var endpoint, apiKey, format string
 	cmd := &cobra.Command{
-		Use:   "probe --endpoint URL",
+		Use:   "probe [--endpoint URL]",
 		Short: "Say what a server is: engine, version, model, KV cache, limits",
 		Long: `probe asks an OpenAI-compatible server what it is, using each engine's own
 endpoints (vLLM, SGLang, llama.cpp, Ollama, TGI, TensorRT-LLM, LM Studio, and
@@ -35,7 +35,10 @@ The notes say where derived figures come from.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if endpoint == "" {
-				return fmt.Errorf("--endpoint is required (e.g. --endpoint http://127.0.0.1:8000)")
+				endpoint = envEndpoint(cmd.ErrOrStderr())
+			}
+			if endpoint == "" {
+				return fmt.Errorf("--endpoint is required (e.g. --endpoint http://127.0.0.1:8000), or set $%s", baseURLEnv)
 			}
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: use text or json", format)
@@ -43,14 +46,14 @@ The notes say where derived figures come from.`,
 			if apiKey == "" {
 				apiKey = os.Getenv("OPENAI_API_KEY")
 			}
-			base, err := engine.NormalizeBase(endpoint)
+			base, err := serverBase(endpoint, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			c := engine.WithAPIKey(&http.Client{}, apiKey)
 			info, err := engine.Probe(cmd.Context(), c, base)
 			if err != nil {
-				return err
+				return explainServerError(err, base, apiKey != "")
 			}
 			if format == "json" {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -62,9 +65,10 @@ The notes say where derived figures come from.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&endpoint, "endpoint", "", "server URL: its root or its /v1 base")
+	fl.StringVar(&endpoint, "endpoint", "", "server URL: its root or its /v1 base; also --base-url (default: $"+baseURLEnv+")")
 	fl.StringVar(&apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
 	fl.StringVar(&format, "format", "text", "output format: text or json")
+	fl.SetNormalizeFunc(aliasFlags)
 	return cmd
 }
 

@@ -20,9 +20,9 @@ func init() { commands = append(commands, newReportCmd) }
 
 func newReportCmd() *cobra.Command {
 	var format, out, lang string
-	var noColor bool
+	var noColor, wide bool
 	cmd := &cobra.Command{
-		Use:   "report RUN.json",
+		Use:   "report RUN.json [RUN.json …]",
 		Short: "Render a saved run: text, markdown, csv, json, or a self-contained html page",
 		Long: `report renders a run document written by "llmbench run" (or "llmbench calc") as
 the seed page's tables: Prefill, Sustained decode (rows context, columns concurrency,
@@ -34,13 +34,25 @@ Formats:
   csv    one row per measurement, raw numbers, for spreadsheets and scripts
   json   the run document itself, indented
   html   one self-contained page (no network needed): cards, shaded matrix, SVG charts,
-         sortable table of all measurements`,
+         sortable table of all measurements
+
+The text format fits the terminal: $COLUMNS, else the terminal's width (no limit when
+the output is not a terminal). A table too wide for it wraps its headers, shows the
+decode matrix transposed (rows simultaneous requests, columns context), or cuts it into
+column groups that each repeat the row's keys: every figure is still printed.
+--wide prints every table one line a row whatever the width.
+
+Several documents (say llmbench report my-model-*.json): text and md render each in
+turn, in the order given; csv, json and html hold one run, so they render the newest
+(by created_at) and say on stderr which one, and how to render another.`,
 		Example: `  llmbench report run.json
+  llmbench report my-model-*.json                 # every run, one after another
+  COLUMNS=200 llmbench report run.json            # or --wide: the full tables
   llmbench report run.json --format md > RESULTS.md
   llmbench report run.json --format csv -o run.csv
   llmbench report run.json --format html -o page.html
   llmbench report run.json --format html --lang ja -o page-ja.html`,
-		Args: cobra.ExactArgs(1),
+		Args: reportArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(report.Formats(), format) {
 				return fmt.Errorf("unknown --format %q (choose one of %s)", format, strings.Join(report.Formats(), ", "))
@@ -48,22 +60,26 @@ Formats:
 			if !slices.Contains(report.Languages(), lang) {
 				return fmt.Errorf("unknown --lang %q (choose one of %s)", lang, strings.Join(report.Languages(), ", "))
 			}
-			run, err := reportReadRun(args[0])
+			runs, err := reportReadRuns(args, format, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			opts := report.Options{Format: format, Lang: lang}
 			if out == "" || out == "-" {
 				opts.Color = format == "text" && !noColor && reportIsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
-				return report.Write(cmd.OutOrStdout(), run, opts)
+				if !wide {
+					opts.Width = terminalWidth(os.Stdout)
+				}
+				return writeReports(cmd.OutOrStdout(), runs, opts)
 			}
-			return reportWriteFile(out, func(w io.Writer) error { return report.Write(w, run, opts) })
+			return reportWriteFile(out, func(w io.Writer) error { return writeReports(w, runs, opts) })
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(report.Languages(), ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
+	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")
 	return cmd
 }
 
@@ -83,6 +99,9 @@ func reportReadRun(path string) (*bench.Run, error) {
 		}
 		if json.Unmarshal(b, &probe) == nil && probe.SchemaVersion == nil {
 			return nil, fmt.Errorf("%s is not an llmbench run document (it has no schema_version)", path)
+		}
+		if at := jsonErrorAt(b, err); at != "" {
+			return nil, fmt.Errorf("%s, at %s: %w", path, at, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -79,7 +79,7 @@ func TestReportErrors(t *testing.T) {
 		{"wrong schema", []string{write("v9.json", `{"schema_version": 9}`)}, "schema_version 9"},
 		{"unknown format", []string{seedRun, "--format", "xml"}, `unknown --format "xml"`},
 		{"unknown language", []string{seedRun, "--lang", "fr"}, `unknown --lang "fr"`},
-		{"no file", nil, "accepts 1 arg"},
+		{"no file", nil, "report needs a run document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -132,13 +132,13 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 
   # The emulator saturating, no GPU needed
   llmbench run --quick --rate 1,2,4,8`,
-		Args: cobra.NoArgs,
+		Args: goodputArgs(&f.rate),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd, f)
+			return runCleanly(func() error { return runRun(cmd, f) }, f, cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.endpoint, "endpoint", "", "server root or its /v1 base URL (default: start the built-in emulator)")
+	fl.StringVar(&f.endpoint, "endpoint", "", "server root or its /v1 base URL; also --base-url or --target URL (default: $"+baseURLEnv+", else start the built-in emulator)")
 	fl.StringVar(&f.model, "model", "", "model name to request (default: the first model /v1/models lists)")
 	fl.StringVar(&f.apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
 	fl.StringVar(&f.api, "api", "chat", "request API: chat or completions")
@@ -149,7 +149,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.IntVar(&f.maxOutput, "max-output", 8192, "max output tokens per request (also used by the over-capacity rule)")
 	fl.StringVar(&f.prefillMode, "prefill-mode", "decode-warmup", "decode-warmup (prefill measured on each row's cold warm-up) or separate")
 	fl.StringVar(&f.kvCapacity, "kv-capacity", "", "KV cache size in tokens, overriding what the server reports (e.g. 72000 or 70K)")
-	fl.StringVar(&f.out, "out", "", "run document to write (default: <model>-<time>.json)")
+	fl.StringVarP(&f.out, "out", "o", "", "run document to write; also --output (default: <model>-<time>.json)")
 	fl.StringVar(&f.resume, "resume", "", "finish the run in this document without redoing finished cells")
 	fl.StringVar(&f.events, "events", "", "write every request's events (send, first token, each chunk, end, usage) to this NDJSON file")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the prompt filler text")
@@ -171,6 +171,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
 	addEnergyFlags(fl, f)
 	f.rate.register(cmd)
+	fl.SetNormalizeFunc(aliasFlags)
 	return cmd
 }
 
@@ -180,12 +181,15 @@ var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration"
 func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := f.resolveEndpoint(stderr); err != nil {
+		return err
+	}
 
 	var doc *bench.Run
 	var err error
 	if f.resume != "" {
 		for _, name := range planFlags {
-			if cmd.Flags().Changed(name) {
+			if cmd.Flags().Changed(name) && !(name == "target" && f.rate.targetURL != "") {
 				return fmt.Errorf("--%s cannot be combined with --resume: the plan comes from %s", name, f.resume)
 			}
 		}
@@ -219,10 +223,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return fmt.Errorf("starting the built-in emulator: %w", err)
 		}
 		defer shutdown(context.Background())
-		fmt.Fprintf(stdout, "No --endpoint given: measuring llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", f.preset, base)
+		fmt.Fprintf(stdout, "No --endpoint given (nor $%s): measuring llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", baseURLEnv, f.preset, base)
+		if c, err := sim.PresetConfig(f.preset); err == nil && f.model == "" {
+			fmt.Fprintf(stdout, "The emulator serves one model, named %q: the run and its document are named after it.\n", c.ServedModel)
+		}
 		f.endpoint = base
 	}
-	base, err := engine.NormalizeBase(f.endpoint)
+	base, err := serverBase(f.endpoint, stderr)
 	if err != nil {
 		return err
 	}
@@ -268,7 +275,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	info, err := engine.Probe(probeCtx, discovery, base)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("probing %s: %w", base, err)
+		return explainServerError(fmt.Errorf("probing %s: %w", base, err), base, f.apiKey != "")
 	}
 	if f.model == "" {
 		if info.ServedModel == nil {
@@ -420,11 +427,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	if f.format != "none" {
 		fmt.Fprintln(stdout)
-		if err := report.Write(stdout, doc, report.Options{Format: f.format}); err != nil {
+		if err := report.Write(stdout, doc, report.Options{Format: f.format, Width: terminalWidth(os.Stdout)}); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "\nSaved %s\n", f.out)
+	nextSteps(stdout, f.out)
 	return nil
 }
 

@@ -35,14 +35,16 @@ type rateFlags struct {
 	requests       int
 	drainTimeout   time.Duration
 	slo            string
+	goodput        []string // vLLM's --goodput ttft:500 tpot:50 (goodput.go)
 	target         float64
+	targetURL      string // --target given a URL (GuideLLM's name for the server)
 	findMaxRate    bool
 	searchSteps    int
 	precision      float64
 }
 
 var rateFlagNames = []string{"rate", "arrival", "max-concurrency", "input-len", "output-len", "len-dist", "prefix-share",
-	"requests", "drain-timeout", "slo", "target", "find-max-rate", "max-rate-steps", "rate-precision"}
+	"requests", "drain-timeout", "slo", "goodput", "target", "find-max-rate", "max-rate-steps", "rate-precision"}
 
 func (rf *rateFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
@@ -56,7 +58,9 @@ func (rf *rateFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&rf.requests, "requests", 0, "requests per rate cell (default: the arrivals that fall in --duration; rate inf: as many as the busiest rate)")
 	fl.DurationVar(&rf.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long a rate cell waits after its last arrival for requests in flight; those still running are cancelled and counted unfinished")
 	fl.StringVar(&rf.slo, "slo", "", "latency targets a request must all meet to count toward goodput, e.g. ttft=500ms,tpot=50ms[,e2e=10s]")
-	fl.Float64Var(&rf.target, "target", bench.DefaultSLOTarget, "share of requests that must meet --slo (for --find-max-rate and each cell's meets_slo)")
+	fl.StringArrayVar(&rf.goodput, "goodput", nil, "the SLO in vLLM's form, beside --slo: --goodput ttft:500 tpot:50 (milliseconds; e2el or e2e too)")
+	rf.target = bench.DefaultSLOTarget
+	fl.Var(&targetValue{share: &rf.target, url: &rf.targetURL}, "target", "share of requests that must meet --slo (for --find-max-rate and each cell's meets_slo); a URL instead is the server, as GuideLLM's --target")
 	fl.BoolVar(&rf.findMaxRate, "find-max-rate", false, "search for the highest rate meeting --slo at --target: double from the first --rate (default 1) until a cell fails or saturates, then bisect")
 	fl.IntVar(&rf.searchSteps, "max-rate-steps", bench.DefaultSearchSteps, "most cells --find-max-rate runs")
 	fl.Float64Var(&rf.precision, "rate-precision", bench.DefaultSearchPrecision, "--find-max-rate stops when the pass and the failure are this close (relative)")
@@ -105,8 +109,12 @@ func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateC
 		InputLen: rf.inputLen, OutputLen: rf.outputLen, LenDist: dist.String(), PrefixShare: rf.prefixShare,
 		Requests: rf.requests, DrainTimeoutS: rf.drainTimeout.Seconds(),
 	}
-	if rf.slo != "" {
-		if cfg.SLO, err = bench.ParseSLO(rf.slo, rf.target); err != nil {
+	slo, err := rf.sloSpec()
+	if err != nil {
+		return nil, err
+	}
+	if slo != "" {
+		if cfg.SLO, err = bench.ParseSLO(slo, rf.target); err != nil {
 			return nil, fmt.Errorf("--slo: %w", err)
 		}
 	}
@@ -142,6 +150,9 @@ func checkRateFlags(cmd *cobra.Command, rf *rateFlags) error {
 		return nil
 	}
 	for _, name := range rateFlagNames {
+		if name == "target" && rf.targetURL != "" {
+			continue // the server, as GuideLLM names it
+		}
 		if name != "rate" && name != "find-max-rate" && cmd.Flags().Changed(name) {
 			return fmt.Errorf("--%s needs --rate or --find-max-rate", name)
 		}

@@ -117,7 +117,7 @@ with "llmbench serve token create".`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", ":8080", "address to listen on")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (default: this machine only; --addr :8080 serves every interface)")
 	cmd.PersistentFlags().StringVar(&db, "db", defaultDB(), "database: a SQLite file path, or a postgres:// URL")
 	f.Int64Var(&maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
 	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token (with PostgreSQL, across all instances)")

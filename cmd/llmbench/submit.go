@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +44,7 @@ operator creates one with "llmbench serve token create".`,
 			client := &http.Client{Timeout: 2 * time.Minute}
 			res, err := site.Submit(cmd.Context(), client, server, token, doc)
 			if err != nil {
-				return err
+				return explainSiteError(err, server)
 			}
 			verb := "submitted"
 			if !res.Created {
@@ -55,4 +57,19 @@ operator creates one with "llmbench serve token create".`,
 	cmd.Flags().StringVar(&server, "server", "", "the site's URL (required)")
 	cmd.Flags().StringVar(&token, "token", "", "API token (default $LLMBENCH_TOKEN)")
 	return cmd
+}
+
+// explainSiteError says what to do when the site cannot be reached at all: the raw
+// dial error names a socket call, not the site or the fix.
+func explainSiteError(err error, server string) error {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("cannot reach the site at %s: connection refused — is llmbench serve running there, and is --server its URL? (%w)", server, err)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot reach the site at %s: unknown host %s — check --server (%w)", server, dnsErr.Name, err)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("the site at %s did not answer in time — is --server its URL? (%w)", server, err)
+	}
+	return err
 }

@@ -434,6 +434,12 @@ func WriteFile(path string, r *Run) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after a successful rename
+	// CreateTemp makes the file 0600; a run document is meant to be read and shared
+	// (report, submit, another user's checkout), so it gets a plain file's 0644.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("writing run document: %w", err)
+	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return fmt.Errorf("writing run document: %w", err)

@@ -53,6 +53,10 @@ func NormalizeBase(endpoint string) (string, error) {
 	return u.String(), nil
 }
 
+// ErrUnauthorized is a server refusing the request's credentials (HTTP 401 or 403):
+// no API key where it wants one, or a key it does not take. The caller knows which.
+var ErrUnauthorized = errors.New("the server refused the request's credentials (no API key, or one it does not take)")
+
 // Probe learns what the server at base (its root, without /v1) is. It lists the
 // served models, identifies the engine from its own endpoints, and fills what that
 // engine exposes. An unreachable server or one that does not speak the OpenAI API
@@ -125,21 +129,30 @@ type prober struct {
 // reachError turns a transport error into the sentence a user needs.
 func reachError(u string, err error) error {
 	var reason string
+	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		reason = "connection refused"
+		reason = "connection refused — is the server running?"
 	case errors.Is(err, context.DeadlineExceeded):
-		reason = "timed out"
+		reason = "timed out — is the server running?"
+	case errors.As(err, &dnsErr):
+		reason = "unknown host " + dnsErr.Name
 	default:
-		var dnsErr *net.DNSError
-		if errors.As(err, &dnsErr) {
-			reason = "unknown host " + dnsErr.Name
-		} else {
-			reason = err.Error()
-		}
+		// A TLS or protocol mismatch: the server is there, so asking whether it runs
+		// would point the wrong way; the caller adds the hint.
+		reason = err.Error()
 	}
-	return fmt.Errorf("cannot reach %s: %s — is the server running?", u, reason)
+	return &reachErr{msg: fmt.Sprintf("cannot reach %s: %s", u, reason), err: err}
 }
+
+// reachErr keeps the transport error for errors.Is while saying it in a sentence.
+type reachErr struct {
+	msg string
+	err error
+}
+
+func (e *reachErr) Error() string { return e.msg }
+func (e *reachErr) Unwrap() error { return e.err }
 
 // do sends one request and reads a bounded body. A transport failure is returned as
 // an error; any HTTP status is returned with the body.
@@ -210,7 +223,7 @@ func (p *prober) models(ctx context.Context) (*openai.ModelList, int, error) {
 		return nil, 0, err
 	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		return nil, status, fmt.Errorf("%s/v1/models answered HTTP %d: the server wants an API key (--api-key or OPENAI_API_KEY)", p.base, status)
+		return nil, status, fmt.Errorf("%s/v1/models answered HTTP %d: %w", p.base, status, ErrUnauthorized)
 	}
 	if status != http.StatusOK {
 		return nil, status, nil

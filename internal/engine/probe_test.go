@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"net"
 	"net/http"
@@ -210,8 +211,8 @@ func TestProbeAPIKeyRequired(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := Probe(context.Background(), srv.Client(), srv.URL)
-	if err == nil || !strings.Contains(err.Error(), "API key") {
-		t.Fatalf("err = %v, want one asking for an API key", err)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("err = %v, want ErrUnauthorized naming the 401", err)
 	}
 }
 

@@ -37,6 +37,10 @@ type Options struct {
 	Format string // text | md | csv | json | html; empty means text
 	Lang   string // en | ja; empty means en (csv and json are language-neutral)
 	Color  bool   // ANSI colour, text only
+	// Width fits the text report to a terminal this many columns wide: tables wrap
+	// their headers, then transpose or split into column groups; prose wraps. 0 is no
+	// limit: every table one line a row.
+	Width int
 }
 
 // Formats lists the formats Write knows.
@@ -57,7 +61,7 @@ func Write(w io.Writer, run *bench.Run, opts Options) error {
 	var err error
 	switch format {
 	case "text", "txt":
-		err = writeText(w, newView(run, opts.Lang), opts.Color)
+		err = writeText(w, newView(run, opts.Lang), opts.Color, opts.Width)
 	case "md", "markdown":
 		err = writeMarkdown(w, newView(run, opts.Lang))
 	case "csv":

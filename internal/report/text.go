@@ -22,7 +22,11 @@ const (
 	ansiLoud   = "\x1b[1;30;43m" // bold black on yellow
 )
 
-type painter struct{ on bool }
+// painter colours text (on) and fits it to a terminal's width (0: no limit).
+type painter struct {
+	on    bool
+	width int
+}
 
 func (p painter) paint(style, s string) string {
 	if !p.on || style == "" || s == "" {
@@ -43,8 +47,8 @@ func statusStyle(s bench.Status) string {
 	return ""
 }
 
-func writeText(w io.Writer, v *view, color bool) error {
-	p := painter{color}
+func writeText(w io.Writer, v *view, color bool, width int) error {
+	p := painter{on: color, width: width}
 	var b strings.Builder
 	b.WriteString(p.paint(ansiBold, v.Title) + "\n")
 	b.WriteString(joinNonEmpty(" · ", v.Engine, v.Plan) + "\n")
@@ -56,9 +60,6 @@ func writeText(w io.Writer, v *view, color bool) error {
 		}
 	}
 	b.WriteString(joinNonEmpty(" · ", v.Submitter, v.Tool, kind) + "\n")
-	if v.Headroom != "" {
-		b.WriteString(T(v.Lang, "headroom_line", v.Headroom) + "\n")
-	}
 	if v.Warning != "" {
 		b.WriteString("\n" + p.paint(ansiLoud, "!! "+strings.ToUpper(v.KindLabel)+": "+v.Warning+" !!") + "\n")
 	}
@@ -80,28 +81,7 @@ func writeText(w io.Writer, v *view, color bool) error {
 	}
 
 	if len(v.Matrix) > 0 {
-		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "decode")) + " — " + T(v.Lang, "decode_sub_text") + "\n")
-		head := []string{T(v.Lang, "context")}
-		right := []bool{false}
-		for _, n := range v.Concurrency {
-			head = append(head, strconv.Itoa(n))
-			right = append(right, false)
-		}
-		var rows, styles [][]string
-		for i, ctx := range v.Contexts {
-			row := []string{bench.FormatTokens(ctx)}
-			st := []string{""}
-			for _, c := range v.Matrix[i] {
-				row = append(row, cellText(c))
-				s := statusStyle(c.Status)
-				if c.Warn && s == "" {
-					s = ansiYellow
-				}
-				st = append(st, s)
-			}
-			rows, styles = append(rows, row), append(styles, st)
-		}
-		writeTable(&b, p, head, right, rows, styles)
+		writeMatrixText(&b, v, p)
 		b.WriteString("\n")
 		if v.HasOverCap {
 			b.WriteString(T(v.Lang, "note_over_capacity") + "\n")
@@ -122,15 +102,83 @@ func writeText(w io.Writer, v *view, color bool) error {
 			}
 			rows, styles = append(rows, row), append(styles, st)
 		}
-		writeTable(&b, p, head, right, rows, styles)
+		// Phase, context and requests at once say which row it is.
+		writeTableKeys(&b, p, 3, head, right, rows, styles)
 		if v.HasOverCap {
 			b.WriteString("\n" + T(v.Lang, "note_over_capacity") + "\n")
 		}
+		if zeroCompleted(v) {
+			b.WriteString(T(v.Lang, "note_completed") + "\n")
+		}
 	}
 	writeRateText(&b, v, p, false)
+	// The client's headroom is a check on the measurements: it follows them.
+	if v.Headroom != "" {
+		b.WriteString("\n" + T(v.Lang, "headroom_line", v.Headroom) + "\n")
+	}
 	writeFootnotes(&b, v, "", func(s string) string { return s })
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, wrapProse(b.String(), width))
 	return err
+}
+
+// writeMatrixText writes the sustained-decode matrix: rows context, columns
+// concurrency, or transposed when that is too wide for p.width and the transpose is
+// not (the seed's 8 concurrency levels against its 4 contexts).
+func writeMatrixText(b *strings.Builder, v *view, p painter) {
+	head := []string{T(v.Lang, "context")}
+	for _, n := range v.Concurrency {
+		head = append(head, strconv.Itoa(n))
+	}
+	var rows, styles [][]string
+	for i, ctx := range v.Contexts {
+		row := []string{bench.FormatTokens(ctx)}
+		st := []string{""}
+		for _, c := range v.Matrix[i] {
+			row = append(row, cellText(c))
+			st = append(st, matrixStyle(c))
+		}
+		rows, styles = append(rows, row), append(styles, st)
+	}
+	sub := T(v.Lang, "decode_sub_text")
+	if !tableFits(head, rows, p.width) {
+		th, trows, tstyles := transpose(T(v.Lang, "requests_at_once"), head, rows, styles)
+		if tableFits(th, trows, p.width) {
+			head, rows, styles, sub = th, trows, tstyles, T(v.Lang, "decode_sub_transposed")
+		}
+	}
+	b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "decode")) + " — " + sub + "\n")
+	writeTable(b, p, head, make([]bool, len(head)), rows, styles)
+}
+
+func matrixStyle(c matrixCell) string {
+	s := statusStyle(c.Status)
+	if c.Warn && s == "" {
+		s = ansiYellow
+	}
+	return s
+}
+
+// transpose swaps a table's rows and columns: the first column's cells become the
+// header (after corner), the header's the first column.
+func transpose(corner string, head []string, rows, styles [][]string) ([]string, [][]string, [][]string) {
+	th := []string{corner}
+	for _, r := range rows {
+		th = append(th, r[0])
+	}
+	var trows, tstyles [][]string
+	for j := 1; j < len(head); j++ {
+		row, st := []string{head[j]}, []string{""}
+		for i, r := range rows {
+			row = append(row, r[j])
+			s := ""
+			if i < len(styles) && j < len(styles[i]) {
+				s = styles[i][j]
+			}
+			st = append(st, s)
+		}
+		trows, tstyles = append(trows, row), append(tstyles, st)
+	}
+	return th, trows, tstyles
 }
 
 // cellText is a matrix cell with its footnote mark: "48.2 (85 ms) [1]".
@@ -212,25 +260,57 @@ func writeFootnotes(b *strings.Builder, v *view, bullet string, escape func(stri
 	}
 }
 
-// writeTable writes an aligned table. Widths count display cells (a Japanese label is
-// two cells a character), and colour is applied after padding so it never shifts columns.
+// writeTable writes an aligned table whose first column names the row.
 func writeTable(b *strings.Builder, p painter, head []string, right []bool, rows, styles [][]string) {
-	width := make([]int, len(head))
-	for i, h := range head {
-		width[i] = runewidth.StringWidth(h)
+	writeTableKeys(b, p, 1, head, right, rows, styles)
+}
+
+// writeTableKeys writes an aligned table that fits p.width (see fit.go): as it is, or
+// with its headers wrapped, or cut into column groups that each start with the first
+// keys columns, the ones that say which row it is.
+func writeTableKeys(b *strings.Builder, p painter, keys int, head []string, right []bool, rows, styles [][]string) {
+	width := columnWidths(head, rows, false)
+	if p.width <= 0 || totalWidth(width) <= p.width {
+		writeAligned(b, p, [][]string{head}, width, right, rows, styles)
+		return
 	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], runewidth.StringWidth(c))
+	width = columnWidths(head, rows, true)
+	if totalWidth(width) <= p.width {
+		writeAligned(b, p, headerLines(head, width), width, right, rows, styles)
+		return
+	}
+	for g, cols := range columnGroups(width, keys, p.width) {
+		if g > 0 {
+			b.WriteString("\n")
 		}
+		gw, gr := make([]int, len(cols)), make([]bool, len(cols))
+		for j, c := range cols {
+			gw[j], gr[j] = width[c], right[c]
+		}
+		var grows, gstyles [][]string
+		for i, r := range rows {
+			grows = append(grows, pick(r, cols))
+			if i < len(styles) && styles[i] != nil {
+				gstyles = append(gstyles, pick(styles[i], cols))
+			} else {
+				gstyles = append(gstyles, nil)
+			}
+		}
+		writeAligned(b, p, headerLines(pick(head, cols), gw), gw, gr, grows, gstyles)
 	}
+}
+
+// writeAligned writes header lines and rows padded to width. Widths count display
+// cells (a Japanese label is two cells a character), and colour is applied after
+// padding so it never shifts columns.
+func writeAligned(b *strings.Builder, p painter, heads [][]string, width []int, right []bool, rows, styles [][]string) {
 	line := func(cells []string, st []string, bold bool) {
 		// Empty trailing cells would leave trailing blanks: stop at the last non-empty one.
 		for len(cells) > 1 && cells[len(cells)-1] == "" {
 			cells = cells[:len(cells)-1]
 		}
 		for i, c := range cells {
-			pad := strings.Repeat(" ", width[i]-runewidth.StringWidth(c))
+			pad := strings.Repeat(" ", max(width[i]-runewidth.StringWidth(c), 0))
 			if right[i] {
 				c = pad + c
 			} else if i < len(cells)-1 {
@@ -244,13 +324,15 @@ func writeTable(b *strings.Builder, p painter, head []string, right []bool, rows
 				style = ansiBold
 			}
 			if i > 0 {
-				b.WriteString("  ")
+				b.WriteString(strings.Repeat(" ", colGap))
 			}
 			b.WriteString(p.paint(style, c))
 		}
 		b.WriteString("\n")
 	}
-	line(head, nil, true)
+	for _, h := range heads {
+		line(h, nil, true)
+	}
 	for i, r := range rows {
 		var st []string
 		if i < len(styles) {
