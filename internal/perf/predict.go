@@ -475,7 +475,7 @@ func (s Setup) ChunkFor() int {
 	if s.PrefillChunk > 0 {
 		return s.PrefillChunk
 	}
-	if s.Engine.ID == "llama.cpp" {
+	if s.Engine.vectorKernels() {
 		return 512
 	}
 	if s.GPU.VRAMGiB >= 70 {
