@@ -9,15 +9,15 @@ import (
 // Setup is one configuration to predict: hardware, model, formats, engine and the
 // memory share the engine is given.
 type Setup struct {
-	GPU   GPU
-	GPUs  int // tensor-parallel degree; 0 means 1
+	GPU  GPU
+	GPUs int // tensor-parallel degree; 0 means 1
 	// PipelineStages splits the layers over this many groups of GPUs (vLLM's
 	// --pipeline-parallel-size); 0 means 1. Each stage holds its share of the weights
 	// and KV cache; a token passes the stages one after another.
 	PipelineStages int
-	Model Model
-	Quant Quant
-	KV    KVDtype
+	Model          Model
+	Quant          Quant
+	KV             KVDtype
 	// Engine supplies the runtime reserve and the efficiency family; Eff the factors.
 	Engine Engine
 	Eff    Efficiency
