@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +20,8 @@ func init() { commands = append(commands, newCalcCmd) }
 
 type calcFlags struct {
 	gpu, model, quant, kvDtype, engine string
-	gpus                               int
+	gpus, pp                           int
+	engineVersion                      string
 	util, reserve, loadedWeights       float64
 	noPrefixCaching                    bool
 	mambaSSMDtype                      string
@@ -105,7 +105,9 @@ kv-dtypes|engines|interconnects|prices), or give explicit specifications instead
 	fl.StringVar(&f.model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang or llama.cpp (also ollama, lm-studio)")
+	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama")
+	fl.StringVar(&f.engineVersion, "engine-version", "", "the engine's release or build (vLLM 0.10.1, llama.cpp b6609) or its date (2024-05); default a current build (see --list engines)")
+	fl.IntVar(&f.pp, "pipeline-parallel-size", 1, "pipeline stages (vLLM --pipeline-parallel-size): the layers split over them, --gpus each")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
 	fl.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "the engine's max_num_seqs (vLLM --max-num-seqs); 0 = vLLM's default, 256 (1024 on GPUs with 70 GiB or more); its sampler warm-up takes memory from the KV cache")
@@ -250,9 +252,14 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if s.Engine, err = c.Engine(f.engine); err != nil {
 		return nil, err
 	}
-	if s.Eff, err = c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
+	era, err := engineEra(c, &s, f.engineVersion)
+	if err != nil {
 		return nil, err
 	}
+	if f.pp < 1 {
+		return nil, fmt.Errorf("--pipeline-parallel-size %d: at least 1", f.pp)
+	}
+	s.PipelineStages = f.pp
 	s.MemoryUtilization = f.util
 	if f.util <= 0 || f.util > 1 {
 		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
@@ -305,6 +312,10 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	run, err := s.PredictRun(p, time.Now())
 	if err != nil {
 		return nil, err
+	}
+	if note := eraNote(era); note != "" {
+		run.Engine.Version = f.engineVersion
+		run.Notes = append(run.Notes, note)
 	}
 	if s.GPU.Vendor == "intel" {
 		run.Notes = append(run.Notes, fmt.Sprintf("No published measurement of an Intel GPU is in the evidence: the factors are family %s's, fitted on other vendors' GPUs.", s.Engine.Family(s.GPU.Vendor)))
@@ -447,15 +458,7 @@ func listCatalog(w io.Writer, what string) error {
 			fmt.Fprintf(tw, "%s\t%g\n", k.ID, k.Bits)
 		}
 	case "engines", "engine":
-		fmt.Fprintln(tw, "ID\tALSO\tFAMILIES")
-		for _, e := range c.Engines {
-			var fams []string
-			for v, f := range e.Families {
-				fams = append(fams, v+"="+f)
-			}
-			sort.Strings(fams)
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Aliases, ", "), strings.Join(fams, " "))
-		}
+		return listEngines(w, c)
 	case "interconnects", "interconnect", "links":
 		fmt.Fprintln(tw, "ID\tNAME\tGB/s ONE WAY\tALL-REDUCE LATENCY µs")
 		for _, l := range c.Interconnects {

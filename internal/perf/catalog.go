@@ -281,7 +281,25 @@ type Engine struct {
 	// TensorTileRows: vLLM, SGLang) or "vector" (matrix-vector kernels without padding:
 	// llama.cpp's MMVQ); empty means vector.
 	SmallBatchGEMM string `json:"small_batch_gemm,omitempty"`
+	// FamilySource says why the engine has families of its own where it shares
+	// another engine's kernels.
+	FamilySource string `json:"family_source,omitempty"`
+	// Quants are the weight formats the engine loads (quants.json ids) and KVDtypes the
+	// KV cache dtypes it offers; a setup with any other is refused (Setup.Validate), as
+	// the server would refuse it. Empty means any. QuantsSource says where they are
+	// from.
+	Quants       []string `json:"quants,omitempty"`
+	KVDtypes     []string `json:"kv_dtypes,omitempty"`
+	QuantsSource string   `json:"quants_source,omitempty"`
+	// Eras are the engine's builds by date, oldest first: --engine-version picks one
+	// by release or build number, and its date ages the fitted factors
+	// (Efficiency.aged). The newest evidence is the current era.
+	Eras []Era `json:"eras,omitempty"`
 }
+
+// vectorKernels says the engine multiplies small batches with matrix-vector kernels
+// (llama.cpp's ggml, and Ollama on it): it also prefills in 512-token micro-batches.
+func (e Engine) vectorKernels() bool { return e.SmallBatchGEMM != "tensor" }
 
 // Reserve is the per-GPU memory an engine keeps beyond weights and KV cache: a fixed
 // part (CUDA context, graphs) and an activation peak measured for one model, scaled by

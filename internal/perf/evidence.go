@@ -46,7 +46,10 @@ type Measurement struct {
 	// older than its family's newest evidence is predicted slower by the family's
 	// AgeSlowdownPerYear (Efficiency.aged).
 	EngineDate string `json:"engine_date,omitempty"`
-	Source     string `json:"source"`
+	// EngineBuild is the build the source names: a llama.cpp build number (b6413) or
+	// commit, an engine version (0.10.1); "" where it names none.
+	EngineBuild string `json:"engine_build,omitempty"`
+	Source      string `json:"source"`
 	// Origin is the publication the row comes from; leave-one-source-out holds out one
 	// origin at a time.
 	Origin string `json:"origin"`
@@ -109,7 +112,7 @@ func (c *Catalog) measurementSetup(m Measurement, eff Efficiency) (Setup, string
 	}
 	s := Setup{GPU: gpu, GPUs: max(m.GPUs, 1), Model: model, Quant: q, KV: kv, Engine: eng, Eff: eff, MemoryUtilization: 0.9,
 		PrefillChunk: m.PrefillChunk, MaxNumSeqs: m.MaxNumSeqs}
-	if m.Kind == "prefill" && eng.ID == "llama.cpp" {
+	if m.Kind == "prefill" && eng.vectorKernels() {
 		s.PrefillChunk = 512
 	}
 	fam := eng.Family(gpu.Vendor)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -292,7 +293,8 @@ func fitFamilies(byFam map[string][]rowModel) fitSet {
 	}
 	set := fitSet{pooled: fitFactors(all, nil, nil), groups: map[string]Efficiency{}, fams: map[string]Efficiency{}, groupOf: map[string]string{}}
 	for g, rows := range byGroup {
-		set.groups[g] = fitFactors(rows, &set.pooled, &set.pooled)
+		prior := kernelPrior(set.pooled, rows)
+		set.groups[g] = fitFactors(rows, &prior, &prior)
 	}
 	for f, rows := range single {
 		if len(rows) > 0 {
@@ -306,6 +308,34 @@ func fitFamilies(byFam map[string][]rowModel) fitSet {
 		}
 	}
 	return set
+}
+
+// kernelFactors are the factors that describe one kernel group's own kernels (its
+// dequantizing GEMMs, its MoE expert GEMMs): another group's value says nothing about
+// them.
+var kernelFactors = []string{"dequant_compute", "expert_compute"}
+
+// kernelPrior is the pooled fit as a kernel group's prior, with each kernel factor the
+// group's rows cannot identify set to 1 (the dense GEMM's efficiency) instead of the
+// pooled value, which other groups' kernels decide: SGLang's fused MoE kernels left
+// out by source would otherwise borrow llama.cpp's expert GEMM factor.
+func kernelPrior(pooled Efficiency, rows []rowModel) Efficiency {
+	for _, p := range allParams {
+		if !slices.Contains(kernelFactors, p.name) {
+			continue
+		}
+		identified := false
+		for _, r := range rows {
+			if p.needKind(r) {
+				identified = true
+				break
+			}
+		}
+		if !identified {
+			*p.get(&pooled) = 1
+		}
+	}
+	return pooled
 }
 
 // fitSet is one fit of every level: the pooled factors, each kernel group's and each

@@ -140,6 +140,9 @@ func (s Setup) Title() string {
 // measured run), the engine's KV cache in tokens, and notes saying where the numbers
 // come from.
 func (s Setup) PredictRun(p Plan, now time.Time) (*bench.Run, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	if s.MaxModelLen <= 0 {
 		s.MaxModelLen = p.MaxModelLen
 	}

@@ -9,11 +9,15 @@ import (
 // Setup is one configuration to predict: hardware, model, formats, engine and the
 // memory share the engine is given.
 type Setup struct {
-	GPU   GPU
-	GPUs  int // tensor-parallel degree; 0 means 1
-	Model Model
-	Quant Quant
-	KV    KVDtype
+	GPU  GPU
+	GPUs int // tensor-parallel degree; 0 means 1
+	// PipelineStages splits the layers over this many groups of GPUs (vLLM's
+	// --pipeline-parallel-size); 0 means 1. Each stage holds its share of the weights
+	// and KV cache; a token passes the stages one after another.
+	PipelineStages int
+	Model          Model
+	Quant          Quant
+	KV             KVDtype
 	// Engine supplies the runtime reserve and the efficiency family; Eff the factors.
 	Engine Engine
 	Eff    Efficiency
@@ -68,6 +72,9 @@ func (s Setup) linearState() *LinearState {
 	c.StateBytes = s.MambaSSMBytes
 	return &c
 }
+
+// pp is the pipeline stages, at least 1.
+func (s Setup) pp() int { return max(s.PipelineStages, 1) }
 
 func (s Setup) n() int {
 	if s.GPUs < 1 {
@@ -173,14 +180,14 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 		// vLLM's requested memory is the utilization × the total cudaMemGetInfo reports
 		// (Worker.init_device, vllm/v1/worker/gpu_worker.py), not the card's size.
 		BudgetBytes:  util * float64(s.GPU.CUDATotalBytes()),
-		WeightBytes:  s.WeightBytes() / float64(s.n()),
+		WeightBytes:  s.WeightBytes() / float64(s.n()*s.pp()),
 		ReserveBytes: s.ReserveBytes(),
 	}
 	if s.LoadedWeightsGiB > 0 {
 		mb.WeightBytes = s.LoadedWeightsGiB * GiB
 	}
 	mb.KVBytes = mb.BudgetBytes - mb.WeightBytes - mb.ReserveBytes
-	perToken := s.KVBytesPerToken() / s.kvShards()
+	perToken := s.KVBytesPerToken() / s.kvShards() / float64(s.pp())
 	if mb.KVBytes <= 0 || perToken <= 0 {
 		return mb, fmt.Errorf("%s at %s needs %.1f GiB per GPU for weights and %.1f GiB reserve, %.0f%% of %.0f GiB is %.1f GiB: %w",
 			s.Model.Name, s.Quant.Name, mb.WeightBytes/GiB, mb.ReserveBytes/GiB, util*100, float64(s.GPU.CUDATotalBytes())/GiB, mb.BudgetBytes/GiB, ErrNoRoom)
@@ -195,7 +202,7 @@ func (s Setup) kvLayout(kvBytes float64) (int64, *HybridKV) {
 	if h := s.hybridKV(kvBytes); h != nil {
 		return h.Tokens, h
 	}
-	perToken := s.KVBytesPerToken() / s.kvShards()
+	perToken := s.KVBytesPerToken() / s.kvShards() / float64(s.pp())
 	if perToken <= 0 {
 		return 0, nil
 	}
@@ -330,6 +337,13 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 	}
 	if s.n() > 1 && tokens > 0 {
 		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
+	}
+	if pp := s.pp(); pp > 1 && tokens > 0 {
+		// The stages run one after another for a step's tokens (no overlap of
+		// micro-batches is modelled): their times add up to the whole model's, plus one
+		// hand-over of the hidden states between consecutive stages.
+		bw, lat := s.linkFigures()
+		t.CommSeconds += float64(pp-1) * (lat*1e-6 + float64(tokens*s.Model.Hidden)*activationBytes/(bw*1e9))
 	}
 	return t
 }
@@ -475,7 +489,7 @@ func (s Setup) ChunkFor() int {
 	if s.PrefillChunk > 0 {
 		return s.PrefillChunk
 	}
-	if s.Engine.ID == "llama.cpp" {
+	if s.Engine.vectorKernels() {
 		return 512
 	}
 	if s.GPU.VRAMGiB >= 70 {

@@ -182,6 +182,10 @@ func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction
 	if err != nil {
 		return nil, err
 	}
+	// A setup the engine would refuse at startup gets its reason, not a memory split.
+	if err := s.Validate(); err != nil {
+		return nil, &site.CalcError{Reason: err.Error()}
+	}
 	mem, err := p.memory(s, in)
 	if err != nil {
 		return nil, err

@@ -50,6 +50,22 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 	}
 }
 
+// TestCalculatorRefusesWhatTheServerRefuses checks the site's calculator gives the
+// engine's refusal, as calc does: vLLM does not start tp=3 on 64 attention heads.
+func TestCalculatorRefusesWhatTheServerRefuses(t *testing.T) {
+	p, err := NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Predict(context.Background(), site.CalcInput{GPU: "h100-sxm", GPUs: 3, Model: "qwen3-32b"})
+	if err == nil || !strings.Contains(err.Error(), "does not divide Qwen3 32B's 64 attention heads") {
+		t.Errorf("tp=3 on Qwen3 32B: %v; want the refusal", err)
+	}
+	if _, err := p.Predict(context.Background(), site.CalcInput{GPU: "h100-sxm", GPUs: 4, Model: "qwen3-32b"}); err != nil {
+		t.Errorf("tp=4 on Qwen3 32B: %v", err)
+	}
+}
+
 func specsText(ss []site.Spec) string {
 	var b strings.Builder
 	for _, s := range ss {

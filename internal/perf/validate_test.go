@@ -1,0 +1,69 @@
+package perf
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestValidateRefusesWhatTheServerRefuses checks the setups vLLM and llama.cpp refuse
+// at startup are refused, with the reason, and that their valid neighbours pass.
+func TestValidateRefusesWhatTheServerRefuses(t *testing.T) {
+	c := MustLoad()
+	setup := func(gpu, model, quant, kv, engine string, tp, pp int) Setup {
+		t.Helper()
+		g, err := c.GPU(gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := c.Quant(quant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := c.KVDtype(kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := c.Engine(engine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Setup{GPU: g, GPUs: tp, PipelineStages: pp, Model: m, Quant: q, KV: k, Engine: e, MemoryUtilization: 0.9}
+	}
+	for _, tc := range []struct {
+		name string
+		s    Setup
+		want string // "" = accepted
+	}{
+		// Qwen3 32B has 64 attention heads and 8 KV heads: vLLM refuses tp=3.
+		{"tp3 64/8 heads", setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 3, 1), "does not divide Qwen3 32B's 64 attention heads"},
+		{"tp2", setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 2, 1), ""},
+		{"tp8", setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 8, 1), ""},
+		// Llama 3.1 8B: 32 heads, 8 KV heads; tp=16 replicates KV heads (16 % 8 == 0).
+		{"tp16 replicated kv", setup("h100-sxm", "llama-3.1-8b", "bf16", "fp16", "vllm", 16, 1), ""},
+		{"pp5 of 64 layers", setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 1, 5), "5 pipeline stages do not divide"},
+		{"pp4 of 64 layers", setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 1, 4), ""},
+		{"llama.cpp awq", setup("rtx-3090", "qwen3-8b", "awq", "fp16", "llama.cpp", 1, 1), "llama.cpp does not run AWQ"},
+		{"llama.cpp fp8 kv", setup("rtx-3090", "qwen3-8b", "q4_k_m", "fp8", "llama.cpp", 1, 1), "KV cache (it offers fp16, bf16, q8_0, q4_0)"},
+		{"vllm q8_0 kv", setup("rtx-3090", "qwen3-8b", "awq", "q8_0", "vllm", 1, 1), "vLLM has no"},
+		{"llama.cpp tp3 no head rule", setup("rtx-3090", "qwen3-32b", "q4_k_m", "q8_0", "llama.cpp", 3, 1), ""},
+	} {
+		err := tc.s.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.want != "" && err == nil:
+			t.Errorf("%s: accepted, want a refusal saying %q", tc.name, tc.want)
+		case tc.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v; want ErrRefused saying %q", tc.name, err, tc.want)
+		}
+	}
+	// PredictRun refuses too, so every caller (calc, the site's API) does.
+	if _, err := setup("h100-sxm", "qwen3-32b", "bf16", "fp16", "vllm", 3, 1).PredictRun(DefaultPlan(), testNow); !errors.Is(err, ErrRefused) {
+		t.Errorf("PredictRun of tp=3 on 64 heads: %v, want ErrRefused", err)
+	}
+}
