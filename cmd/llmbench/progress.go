@@ -28,6 +28,12 @@ type progress struct {
 	bar    *mpb.Bar
 	closed bool
 
+	// The plan's own durations (bench.PlanProgress): the time its work still needed
+	// at this step's start (left), at the first step (firstLeft), and this step's.
+	left, firstLeft, expect time.Duration
+	stepAt                  time.Time
+	planned                 bool
+
 	rateMu  sync.Mutex
 	rateAt  time.Time
 	rateTok int64
@@ -51,11 +57,15 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 		return
 	}
 	p.desc, p.done, p.total = desc, done, total
+	p.expect, p.stepAt = expect, time.Now()
 	bar, pp := p.bar, p.p
 	p.mu.Unlock()
 	if pp == nil {
 		if desc != "done" {
-			fmt.Fprintf(p.w, "[%d/%d %s] %s\n", done+1, total, fmtDur(time.Since(p.start)), desc)
+			p.mu.Lock()
+			eta := p.eta(time.Now())
+			p.mu.Unlock()
+			fmt.Fprintf(p.w, "[%d/%d %s, ETA %s] %s\n", done+1, total, fmtDur(time.Since(p.start)), eta, desc)
 		}
 		return
 	}
@@ -75,19 +85,48 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 	bar.SetCurrent(int64(done))
 }
 
+// Left is bench.PlanProgress's: what the plan still needs as this step starts.
+func (p *progress) Left(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.planned {
+		p.firstLeft, p.planned = d, true
+	}
+	p.left = d
+}
+
 // status is "cell 3/12 · 0:42 elapsed · ETA 1:10 · 329 tok/s".
 func (p *progress) status() string {
 	p.mu.Lock()
 	done, total := p.done, p.total
+	eta := p.eta(time.Now())
 	p.mu.Unlock()
-	elapsed := time.Since(p.start)
-	eta := "…"
-	if done > 0 && done < total {
-		eta = fmtDur(time.Duration(float64(elapsed) / float64(done) * float64(total-done)))
-	} else if done >= total {
-		eta = "0:00"
+	return fmt.Sprintf(" %d/%d · %s elapsed · ETA %s · %.0f tok/s", min(done+1, total), total, fmtDur(time.Since(p.start)), eta, p.liveRate())
+}
+
+// eta is the time the run still needs. From the plan's durations when the runner
+// gives them: the windows left, less what the current one has run, stretched by how
+// much longer than its windows the run has taken so far (warm-ups, prefill, drains),
+// once that is measured over a few seconds. Otherwise from the items done so far.
+// p.mu is held.
+func (p *progress) eta(now time.Time) string {
+	if p.done >= p.total {
+		return "0:00"
 	}
-	return fmt.Sprintf(" %d/%d · %s elapsed · ETA %s · %.0f tok/s", min(done+1, total), total, fmtDur(elapsed), eta, p.liveRate())
+	elapsed := now.Sub(p.start)
+	if !p.planned {
+		if p.done == 0 {
+			return "…"
+		}
+		return fmtDur(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
+	}
+	inStep := min(now.Sub(p.stepAt), p.expect)
+	left := max(p.left-inStep, 0)
+	stretch := 1.0
+	if consumed := p.firstLeft - p.left + inStep; consumed >= 5*time.Second {
+		stretch = max(1, float64(elapsed)/float64(consumed))
+	}
+	return fmtDur(time.Duration(float64(left) * stretch))
 }
 
 // liveRate is tokens per second over the last second or so.

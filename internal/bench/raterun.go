@@ -75,6 +75,9 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 			if cfg.Search != nil {
 				total = max(total, cfg.Search.MaxSteps)
 			}
+			if pp, ok := r.Opts.Progress.(PlanProgress); ok {
+				pp.Left(time.Duration(total-i) * doc.Config.Duration())
+			}
 			r.Opts.Progress.Step(fmt.Sprintf("rate %s req/s", cell.RateRPS), i, total, doc.Config.Duration())
 		}
 		r.measure(ctx, i+1, cell, doc, builder)

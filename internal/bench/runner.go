@@ -28,6 +28,15 @@ type Progress interface {
 	Log(line string)
 }
 
+// PlanProgress is a Progress that also wants, at every step, the time the plan's
+// work still needs by its own durations (each cell left, the current one included,
+// is one window of the plan's duration): an ETA from the first second, before any
+// cell has finished to time.
+type PlanProgress interface {
+	Progress
+	Left(d time.Duration)
+}
+
 // Options configure a Runner.
 type Options struct {
 	// StartTimeout bounds how long a cell waits for all its streams' first tokens.
@@ -215,9 +224,23 @@ func (o *orchestration) count() {
 }
 
 func (o *orchestration) step(desc string, expect time.Duration) {
-	if p := o.r.Opts.Progress; p != nil {
-		p.Step(desc, o.done, o.total, expect)
+	p := o.r.Opts.Progress
+	if p == nil {
+		return
 	}
+	if pp, ok := p.(PlanProgress); ok {
+		pp.Left(o.left())
+	}
+	p.Step(desc, o.done, o.total, expect)
+}
+
+// left is the plan's time still to measure: a window for each cell measurement left.
+func (o *orchestration) left() time.Duration {
+	n := 0
+	for i := range o.doc.Decode {
+		n += o.cellLeft(&o.doc.Decode[i])
+	}
+	return time.Duration(n) * o.doc.Config.Duration()
 }
 
 func (o *orchestration) checkpoint() error {
