@@ -232,6 +232,9 @@ func TestConformance(t *testing.T) {
 }
 
 func cell(doc *bench.Run, ctx, n int) *bench.DecodeCell {
+	if doc == nil {
+		return &bench.DecodeCell{Status: "missing", Reason: "no run document"}
+	}
 	c := doc.Cell(ctx, n)
 	if c == nil {
 		return &bench.DecodeCell{Status: "missing"}

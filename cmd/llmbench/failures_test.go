@@ -139,7 +139,7 @@ func TestCase4RetryAfter(t *testing.T) {
 	// 503s with Retry-After: 2 on the cell's first requests: each stream waits 2 s,
 	// then the cell measures.
 	cr = runReplay(t, with(vllm, func(c *replay.Config) {
-		c.Failures = []replay.Failure{{Phase: "decode", Every: 1, Limit: 5, Status: 503, RetryAfter: "2", Body: `{"error":{"message":"Service Unavailable","code":503}}`}}
+		c.Failures = []replay.Failure{{Phase: "decode", After: 1, Every: 1, Limit: 5, Status: 503, RetryAfter: "2", Body: `{"error":{"message":"Service Unavailable","code":503}}`}}
 	}), false, "--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "2s", "--max-output", "64")
 	logCells(t, cr, 64)
 	if valid, _ := checkCells(t, cr, 64); valid != 1 {
@@ -151,8 +151,8 @@ func TestCase4RetryAfter(t *testing.T) {
 			starts = append(starts, r.Start)
 		}
 	}
-	// The check request took the first 503; the two streams' first tries the next
-	// two; their retries came no sooner than the 2 s asked.
+	// The check request passed; the two streams' first tries took the first two 503s;
+	// their retries came no sooner than the 2 s asked.
 	if len(starts) < 5 || starts[3].Sub(starts[1]) < 1900*time.Millisecond {
 		t.Errorf("request starts %v: Retry-After: 2 not honoured", starts)
 	}
@@ -172,7 +172,9 @@ func TestCase5ErrorForms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cr := runReplay(t, with(vllm, func(c *replay.Config) {
-				c.Failures = []replay.Failure{{Phase: "decode", Every: 1, Body: tc.body, ContentType: tc.contentType, AfterTokens: tc.after}}
+				// The run's stream check passes (a server failing it on every try stops
+				// the run: TestCase11ServerCannotGenerate); the cell's streams meet the error form.
+				c.Failures = []replay.Failure{{Phase: "decode", After: 1, Every: 1, Body: tc.body, ContentType: tc.contentType, AfterTokens: tc.after}}
 			}), false, "--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "2s", "--max-output", "64", "--start-timeout", "20s")
 			logCells(t, cr, 64)
 			c := cell(cr.doc, 0, 2)
