@@ -76,12 +76,23 @@ type Config struct {
 	EmptyFirstToken bool `json:"empty_first_token,omitempty"`
 	// Failures answer some requests with an error instead.
 	Failures []Failure `json:"failures,omitempty"`
+	// Stall makes some requests stop sending and keep their connection open (a stuck
+	// request, a long preemption).
+	Stall *Stall `json:"stall,omitempty"`
 	// TokensPerStep overrides the shape's tokens per step.
 	TokensPerStep []int `json:"tokens_per_step,omitempty"`
 	// PrefillContention slows a cold prefill by this factor per request the server is
 	// still running (decoding or aborting) when it starts: engines interleave prefill
 	// with their running batch.
 	PrefillContention float64 `json:"prefill_contention,omitempty"`
+}
+
+// Stall stops every Every-th request that asks for more than 16 tokens (so never the
+// run's 16-token stream check) from sending After its start: it writes nothing more
+// until the client goes away.
+type Stall struct {
+	Every int           `json:"every"`
+	After time.Duration `json:"after"`
 }
 
 // LlamaSlots is llama-server's context and slots.
@@ -151,6 +162,7 @@ type Server struct {
 	waiting  int
 	genTotal int64
 	nextID   int64
+	long     int // requests seen that asked for more than 16 tokens (Stall)
 }
 
 // Record is what the server did with one request.
@@ -445,6 +457,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	fl.Flush()
 
 	st := s.newStreamState(rec, id)
+	stallAt := s.stallAt(rec, start)
 	produced, step := 0, 0
 	var prevWrite time.Time
 	for produced < rec.MaxTokens {
@@ -458,6 +471,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		due := start.Add(ttft)
 		if step > 0 {
 			due = prevWrite.Add(s.cfg.Step)
+		}
+		if !stallAt.IsZero() && due.After(stallAt) {
+			due = time.Now().Add(24 * time.Hour) // stuck: silent until the client leaves
 		}
 		if !clock.Until(ctx, due) {
 			left = true
@@ -492,6 +508,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 			return
 		}
 	}
+}
+
+// stallAt is when rec stops sending under Config.Stall; zero when it does not.
+func (s *Server) stallAt(rec *Record, start time.Time) time.Time {
+	st := s.cfg.Stall
+	if st == nil || st.Every <= 0 || rec.MaxTokens <= 16 {
+		return time.Time{}
+	}
+	s.mu.Lock()
+	s.long++
+	n := s.long
+	s.mu.Unlock()
+	if (n-1)%st.Every != 0 {
+		return time.Time{}
+	}
+	return start.Add(st.After)
 }
 
 func (s *Server) adjust(running, waiting int) {
