@@ -323,7 +323,7 @@ func TestCase10SmallContext(t *testing.T) {
 
 // TestCase11ServerCannotGenerate (issue 22): a server that lists its models and
 // answers 501 to every POST stops the run at once, non-zero, with its answer; no
-// measurement is tried and every cell stays pending for --resume.
+// measurement is tried and no document of pending cells is left behind.
 func TestCase11ServerCannotGenerate(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -333,32 +333,24 @@ func TestCase11ServerCannotGenerate(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("run stopped after %.1f s: %v", took.Seconds(), cr.err)
 	if cr.err == nil || !strings.Contains(cr.err.Error(), "cannot generate") || !strings.Contains(cr.err.Error(), "POST not implemented here") {
-		t.Errorf("run: %v; want it to stop saying the server cannot generate, with its answer", cr.err)
+		t.Fatalf("run: %v; want it to stop saying the server cannot generate, with its answer", cr.err)
 	}
 	if took > 30*time.Second {
 		t.Errorf("the run took %.1f s to stop, more than 30 s", took.Seconds())
 	}
-	if cr.doc == nil {
-		t.Fatal("no document written")
+	// Nothing was measured, so no document of pending cells is left to be mistaken
+	// for a run (issue 27); the error says what the check saw.
+	if cr.doc != nil {
+		t.Errorf("a document of %d pending cells was left behind", len(cr.doc.Decode))
 	}
-	for _, c := range cr.doc.Decode {
-		if c.Status != bench.StatusPending {
-			t.Errorf("%d × %d: %s %q, want pending (nothing measured)", c.Context, c.Concurrency, c.Status, c.Reason)
-		}
-	}
-	for _, p := range cr.doc.Prefill {
-		if p.Status != bench.StatusPending {
-			t.Errorf("prefill %d: %s, want pending", p.Context, p.Status)
-		}
+	if !strings.Contains(cr.err.Error(), "tries") || !strings.Contains(cr.err.Error(), "501") {
+		t.Errorf("run: %v; want the check's tries and the server's 501", cr.err)
 	}
 	// Only the check's tries reached the server: no warm-up, no prefill.
 	for _, r := range cr.log {
 		if r.MaxTokens > 16 || r.Prompt > 100 {
 			t.Errorf("a request of %d prompt tokens, %d output was sent after the check failed", r.Prompt, r.MaxTokens)
 		}
-	}
-	if sc := cr.doc.StreamCheck; sc == nil || sc.Tries < 2 || !strings.Contains(sc.Error, "501") {
-		t.Errorf("stream check %+v: want several tries recorded with the 501", sc)
 	}
 }
 

@@ -416,7 +416,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", base, f.out)
 	}
 	if errors.Is(runErr, bench.ErrCannotGenerate) {
-		return fmt.Errorf("%s: %w; nothing was measured (every cell of %s is still pending: finish it with --resume once the server answers)", base, runErr, f.out)
+		return fmt.Errorf("%s: %w; nothing was measured: run again once the server answers", base, runErr)
 	}
 	if errors.Is(runErr, bench.ErrInterrupted) {
 		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", f.out, resumeHint(cmd, f, apiKeyFlag))
