@@ -20,7 +20,8 @@ func init() { commands = append(commands, newCalcCmd) }
 
 type calcFlags struct {
 	gpu, model, quant, kvDtype, engine string
-	gpus, pp                           int
+	gpus, pp, cpuMoE                   int
+	hostBandwidth                      float64
 	engineVersion                      string
 	util, reserve, loadedWeights       float64
 	noPrefixCaching                    bool
@@ -107,6 +108,8 @@ kv-dtypes|engines|interconnects|prices), or give explicit specifications instead
 	fl.StringVar(&f.kvDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
 	fl.StringVar(&f.engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama")
 	fl.StringVar(&f.engineVersion, "engine-version", "", "the engine's release or build (vLLM 0.10.1, llama.cpp b6609) or its date (2024-05); default a current build (see --list engines)")
+	fl.IntVar(&f.cpuMoE, "n-cpu-moe", 0, "llama.cpp/Ollama: layers whose routed experts stay in host memory, computed by the CPU (llama.cpp's --n-cpu-moe); needs --host-bandwidth")
+	fl.Float64Var(&f.hostBandwidth, "host-bandwidth", 0, "host memory bandwidth in GB/s that the CPU reads host-resident experts at (with --n-cpu-moe)")
 	fl.IntVar(&f.pp, "pipeline-parallel-size", 1, "pipeline stages (vLLM --pipeline-parallel-size): the layers split over them, --gpus each")
 	fl.Float64Var(&f.util, "gpu-memory-utilization", 0.9, "share of each GPU's memory the engine may use (vLLM's flag)")
 	fl.BoolVar(&f.noPrefixCaching, "no-prefix-caching", false, "the engine runs without prefix caching (vLLM --no-enable-prefix-caching); changes a hybrid model's KV count")
@@ -260,6 +263,10 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		return nil, fmt.Errorf("--pipeline-parallel-size %d: at least 1", f.pp)
 	}
 	s.PipelineStages = f.pp
+	if f.cpuMoE < 0 || f.hostBandwidth < 0 {
+		return nil, errors.New("--n-cpu-moe and --host-bandwidth cannot be negative")
+	}
+	s.HostExpertLayers, s.HostBandwidthGBps = f.cpuMoE, f.hostBandwidth
 	s.MemoryUtilization = f.util
 	if f.util <= 0 || f.util > 1 {
 		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)

@@ -15,9 +15,14 @@ type Setup struct {
 	// --pipeline-parallel-size); 0 means 1. Each stage holds its share of the weights
 	// and KV cache; a token passes the stages one after another.
 	PipelineStages int
-	Model          Model
-	Quant          Quant
-	KV             KVDtype
+	// HostExpertLayers is how many layers keep their routed experts in host memory,
+	// where the CPU computes them (llama.cpp's --n-cpu-moe); HostBandwidthGBps is the
+	// host memory's bandwidth the CPU reads them at. 0 keeps every expert resident.
+	HostExpertLayers  int
+	HostBandwidthGBps float64
+	Model             Model
+	Quant             Quant
+	KV                KVDtype
 	// Engine supplies the runtime reserve and the efficiency family; Eff the factors.
 	Engine Engine
 	Eff    Efficiency
@@ -186,6 +191,7 @@ func (s Setup) Memory() (MemoryBreakdown, error) {
 	if s.LoadedWeightsGiB > 0 {
 		mb.WeightBytes = s.LoadedWeightsGiB * GiB
 	}
+	mb.WeightBytes -= s.hostExpertBytes() / float64(s.n()*s.pp())
 	mb.KVBytes = mb.BudgetBytes - mb.WeightBytes - mb.ReserveBytes
 	perToken := s.KVBytesPerToken() / s.kvShards() / float64(s.pp())
 	if mb.KVBytes <= 0 || perToken <= 0 {
@@ -242,6 +248,9 @@ type StepTerms struct {
 	// (Setup.Dequantized), so they run at Efficiency.DequantCompute of the native rate.
 	Dequantized bool
 	CommSeconds float64 // tensor-parallel all-reduces
+	// HostSeconds is the CPU's reading of host-resident experts (HostExpertLayers) at
+	// the host's bandwidth, after which the GPU goes on: it adds to the step.
+	HostSeconds float64
 	// Layers is the model's layers: each launches its kernels once per step.
 	Layers int
 	// ClockScale stretches the per-layer overhead for a GPU clocked below the
@@ -249,6 +258,33 @@ type StepTerms struct {
 	ClockScale float64
 	// Seqs is the sequences the step computes (decoding ones and prefill chunks).
 	Seqs int
+}
+
+// hostExpertShare is the share of the routed experts kept in host memory.
+func (s Setup) hostExpertShare() float64 {
+	l := s.Model.moeLayers()
+	if l == 0 || s.HostExpertLayers <= 0 {
+		return 0
+	}
+	return float64(min(s.HostExpertLayers, l)) / float64(l)
+}
+
+// hostExpertBytes is the routed-expert weights kept in host memory.
+func (s Setup) hostExpertBytes() float64 {
+	return s.Model.ExpertParamsB * 1e9 * s.Quant.Bits / 8 * s.hostExpertShare()
+}
+
+// streamedExpertBytes splits a step's routed-expert traffic of tokens tokens into what
+// the GPU reads and what the CPU reads from host memory.
+func (s Setup) streamedExpertBytes(tokens int) (gpu, host float64) {
+	m := s.Model
+	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
+		return 0, 0
+	}
+	expertBytes := m.ExpertParamsB * 1e9 * s.Quant.Bits / 8
+	touched := expertBytes * (1 - math.Pow(1-float64(m.ExpertsPerToken)/float64(m.Experts), float64(max(tokens, 1))))
+	share := s.hostExpertShare()
+	return touched * (1 - share), touched * share
 }
 
 // weightBytesRead is the weight traffic of a step that computes tokens tokens: every
@@ -260,9 +296,8 @@ func (s Setup) weightBytesRead(tokens int) float64 {
 	if m.Experts == 0 || m.ExpertsPerToken == 0 || m.ExpertParamsB == 0 {
 		return total
 	}
-	expertBytes := m.ExpertParamsB * 1e9 * s.Quant.Bits / 8
-	touched := 1 - math.Pow(1-float64(m.ExpertsPerToken)/float64(m.Experts), float64(max(tokens, 1)))
-	return total - expertBytes + expertBytes*touched
+	gpu, _ := s.streamedExpertBytes(tokens)
+	return total - m.ExpertParamsB*1e9*s.Quant.Bits/8 + gpu
 }
 
 // lookupOnlyParams is the parameters (billions) a step reads only a few rows of: the
@@ -338,6 +373,9 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 	if s.n() > 1 && tokens > 0 {
 		t.CommSeconds = 2 * float64(s.Model.Layers) * s.allReduceSeconds(float64(tokens*s.Model.Hidden)*activationBytes)
 	}
+	if _, host := s.streamedExpertBytes(tokens); host > 0 && s.HostBandwidthGBps > 0 {
+		t.HostSeconds = host / (s.HostBandwidthGBps * 1e9)
+	}
 	if pp := s.pp(); pp > 1 && tokens > 0 {
 		// The stages run one after another for a step's tokens (no overlap of
 		// micro-batches is modelled): their times add up to the whole model's, plus one
@@ -354,6 +392,15 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 // Marlin GEMM).
 func (s Setup) Dequantized() bool {
 	return s.Quant.Bits < 16 && (s.Quant.Compute == "fp16" || s.Quant.Compute == "" || !s.GPU.nativeCompute(s.Quant.Compute))
+}
+
+// moeLayers is the layers that route to experts: all of an MoE model's (DeepSeek's
+// leading dense layers are counted as routed), none of a dense one's.
+func (m Model) moeLayers() int {
+	if m.activeExpertParams() > 0 {
+		return m.Layers
+	}
+	return 0
 }
 
 // activeExpertParams is the expert parameters one token multiplies in an MoE model:
@@ -446,7 +493,7 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	dense := t.ComputeSeconds - t.AttentionSeconds - t.ExpertSeconds
 	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
-		(float64(t.Layers)*e.OverheadPerLayerUs*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds
+		(float64(t.Layers)*e.OverheadPerLayerUs*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds + t.HostSeconds
 }
 
 // aged are the factors for an engine build of the given date (years; 0 is none):

@@ -30,6 +30,16 @@ func (s Setup) Validate() error {
 	if kv := s.Engine.KVDtypes; len(kv) > 0 && s.KV.ID != "" && !slices.Contains(kv, s.KV.ID) {
 		why = append(why, fmt.Sprintf("%s has no %s KV cache (it offers %s)", s.Engine.Name, s.KV.Name, strings.Join(kv, ", ")))
 	}
+	if s.HostExpertLayers > 0 {
+		switch {
+		case s.Model.moeLayers() == 0:
+			why = append(why, fmt.Sprintf("%s has no experts to keep in host memory", s.Model.Name))
+		case !s.Engine.vectorKernels():
+			why = append(why, fmt.Sprintf("%s keeps no experts in host memory (llama.cpp's --n-cpu-moe does)", s.Engine.Name))
+		case !(s.HostBandwidthGBps > 0):
+			why = append(why, "experts in host memory need the host's memory bandwidth")
+		}
+	}
 	if len(why) == 0 {
 		return nil
 	}

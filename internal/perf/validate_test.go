@@ -67,3 +67,42 @@ func TestValidateRefusesWhatTheServerRefuses(t *testing.T) {
 		t.Errorf("PredictRun of tp=3 on 64 heads: %v, want ErrRefused", err)
 	}
 }
+
+// TestHostResidentExperts checks experts kept in host memory leave the GPU's memory
+// and add their reading at the host's bandwidth to a step, by the bytes routed to.
+func TestHostResidentExperts(t *testing.T) {
+	c := MustLoad()
+	g, _ := c.GPU("rtx-4090")
+	m, err := c.Model("qwen3-30b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := c.Quant("q4_k_m")
+	kv, _ := c.KVDtype("fp16")
+	e, _ := c.Engine("llama.cpp")
+	eff, _ := c.Efficiency(e.Family(g.Vendor))
+	s := Setup{GPU: g, Model: m, Quant: q, KV: kv, Engine: e, Eff: eff, MemoryUtilization: 0.9}
+	off := s
+	off.HostExpertLayers, off.HostBandwidthGBps = m.Layers/2, 80
+	if err := off.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Memory()
+	b, _ := off.Memory()
+	half := m.ExpertParamsB * 1e9 * q.Bits / 8 / 2
+	if d := a.WeightBytes - b.WeightBytes; d < half*0.999 || d > half*1.001 {
+		t.Errorf("half the experts offloaded frees %.3g B of GPU memory, want %.3g", d, half)
+	}
+	// Batch 1: k of E experts' bytes per layer; half of them read by the CPU at 80 GB/s.
+	host := half * float64(m.ExpertsPerToken) / float64(m.Experts) / 80e9
+	dt := off.DecodeStepSeconds(0, 1) - s.DecodeStepSeconds(0, 1)
+	gpuSaved := half * float64(m.ExpertsPerToken) / float64(m.Experts) / (g.BandwidthGBps * 1e9) / eff.Bandwidth
+	if want := host - gpuSaved; dt < want*0.9 || dt > want*1.1 {
+		t.Errorf("a batch-1 step takes %.3g s longer with half the experts in host memory, want %.3g", dt, want)
+	}
+	off.Engine, _ = c.Engine("vllm")
+	off.Quant, _ = c.Quant("awq")
+	if err := off.Validate(); err == nil || !strings.Contains(err.Error(), "keeps no experts in host memory") {
+		t.Errorf("vLLM with host experts: %v", err)
+	}
+}
