@@ -1,6 +1,9 @@
 package bench
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // countBound is the bound on a window's token count where some of it was estimated.
 type countBound struct {
@@ -107,4 +110,62 @@ func clientSplit(q *Request, w span) (in, out int) {
 		}
 	}
 	return in, out
+}
+
+// tpotBound bounds tbt_ms where the split of a request's tokens over its chunks was
+// estimated (spread from the request's total or by the ratio): a stream's time per
+// output token divides by the tokens after its first arrival in the window, and what
+// that first chunk carried is then unknown by up to the largest share a chunk was
+// given, less one. A short request of large chunks (speculative decoding with usage
+// only at the end) errs by several percent; a long one by a fraction of one. The
+// bound is the median over the requests with tokens after their first arrival, as
+// tbt_ms is a median, plus the window's count bound where that is known.
+func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
+	var rels []float64
+	for i := range reqs {
+		q := &reqs[i]
+		after, kmax, first := 0, 0, true
+		for j, ch := range q.Chunks {
+			k := c.counts[i][j]
+			if k == 0 || !w.inside(q.Sent+ch[0]) {
+				continue
+			}
+			kmax = max(kmax, k)
+			if first {
+				first = false
+				continue
+			}
+			after += k
+		}
+		if after == 0 {
+			continue
+		}
+		rel := 0.0
+		if splitEstimated(q, c, i) {
+			rel = float64(max(kmax-1, 0)) / float64(after)
+		}
+		rels = append(rels, rel)
+	}
+	if len(rels) == 0 {
+		return 0
+	}
+	slices.Sort(rels)
+	b := quantile(rels, 0.5)
+	if count.estimated && count.ok {
+		b += count.rel
+	}
+	return b
+}
+
+// splitEstimated says whether request i's per-chunk counts are an estimate: not the
+// server's per chunk, and not the client's own confirmed by the server's total.
+func splitEstimated(q *Request, c counting, i int) bool {
+	switch c.source[i] {
+	case CountServerPerChunk, CountClientOnly:
+		return false
+	case CountServerTotals, CountTokenizeRoute:
+		total, src, _ := serverTotal(q)
+		return !agrees(total, clientTotal(q), src)
+	}
+	return math.Abs(c.ratio-1) > 0.005
 }

@@ -46,6 +46,7 @@ type scoring struct {
 	firstError  string
 	finished    int // requests the server finished
 	bound       countBound
+	tpotBound   float64 // tbt_ms's relative bound where chunk splits were estimated (tpotBound)
 }
 
 // rule is one validity check: a flag, and the reason the cell is not valid when the
@@ -120,6 +121,12 @@ var validityRules = []rule{
 			return fmt.Sprintf("the token count is an estimate within ±%.1f%% (more than %.0f%%), from the tokens per chunk of %d requests the server counted", 100*b.rel, 100*maxCountBound, b.counted)
 		}
 		return ""
+	}},
+	{"tpot_bound", func(s *scoring) string {
+		if s.tpotBound <= maxCountBound {
+			return ""
+		}
+		return fmt.Sprintf("time per output token rests on an estimated split of each request's tokens over its chunks: the first chunk a stream sent in the window may have carried more or fewer tokens than given, ±%.1f%% on tbt_ms (more than %.0f%%); longer requests (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*maxCountBound)
 	}},
 	{"stalled", func(s *scoring) string {
 		st := &s.w.streams

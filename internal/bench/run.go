@@ -304,11 +304,14 @@ type CellDetail struct {
 	// some of them were estimated (spread from a request's total, or from the tokens
 	// per chunk of other requests); absent where every token was counted.
 	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
-	Requests        int      `json:"requests,omitempty"`      // requests sent in the cell
-	Errors          int      `json:"errors,omitempty"`        // requests that failed
-	ErrorSamples    []string `json:"error_samples,omitempty"` // the first few distinct errors
-	EndedEarly      int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
-	PromptTokens    int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
+	// TPOTBound is the relative bound on tbt_ms where the split of requests' tokens
+	// over their chunks was estimated (bound.go tpotBound); absent where it was not.
+	TPOTBound    *float64 `json:"tpot_bound,omitempty"`
+	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
+	Errors       int      `json:"errors,omitempty"`        // requests that failed
+	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
+	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
+	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
 	// ServerOutputTokens is the server's own count (usage) for the requests that
 	// reported one; compared with the client's count.
 	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`

@@ -70,6 +70,7 @@ func ScoreCell(run *CellRun) DecodeCell {
 	w := cellFigures(run.Requests, c, win)
 	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests),
 		bound: boundCounts(run.Requests, c, win, w.stats.OutputTokens)}
+	s.tpotBound = tpotBound(run.Requests, c, win, s.bound)
 	d := &s.w.detail
 	s.describe(c)
 	fig, stats := s.w.fig, s.w.stats
@@ -148,6 +149,9 @@ func (s *scoring) describe(c counting) {
 	}
 	if s.bound.estimated && s.bound.ok {
 		d.TokenCountBound = openai.Ptr(round(s.bound.rel, 4))
+	}
+	if s.tpotBound > 0 {
+		d.TPOTBound = openai.Ptr(round(s.tpotBound, 4))
 	}
 	if s.w.deviation > estimatedDeviation {
 		d.addFlag("multi_token_chunks")
