@@ -87,10 +87,7 @@ func (s *Server) userForToken(r *http.Request, token string) (store.User, *authF
 // authenticate finds the user of the request's bearer token (userForToken), writing
 // the 401, 429 or 500 itself when the request may not go on.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
-	token, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !hasBearer {
-		token = ""
-	}
+	token := bearerToken(r.Header.Get("Authorization"))
 	u, fail := s.userForToken(r, token)
 	if fail == nil {
 		return u, true
@@ -111,6 +108,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.Use
 	return store.User{}, false
 }
 
+// bearerToken is the token of an Authorization header's Bearer credentials, "" when it
+// has none. The scheme is case-insensitive (RFC 7235 §2.1: "bearer" is "Bearer").
+func bearerToken(header string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
 // readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger
 // (before reading anything, when Content-Length says so), and a 503 when too many
 // bodies are being read at once.
@@ -125,10 +132,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		return nil, false
 	}
 	defer s.bodies.release()
+	s.bodyDeadline(w, s.apiTimeout)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
+		return nil, false
+	}
+	if isTimeout(err) {
+		writeAPIError(w, http.StatusRequestTimeout, "", fmt.Sprintf("the body did not arrive within %s", s.apiTimeout))
 		return nil, false
 	}
 	if err != nil {
@@ -166,7 +178,13 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !s.validations.acquire(r.Context(), bodyWait) {
+		setRetryAfter(w, bodyWait)
+		writeAPIError(w, http.StatusServiceUnavailable, "", "the site is busy checking other submissions; try again shortly")
+		return
+	}
 	run, ferr := ValidateRun(body)
+	s.validations.release()
 	if ferr != nil {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
@@ -401,7 +419,7 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := json.Unmarshal(body, &sub); err != nil {
-		ferr := jsonError(err)
+		ferr := jsonError(err, body, reflect.TypeOf(sub))
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}

@@ -2,9 +2,13 @@ package site
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -103,3 +107,71 @@ func (b bodySlots) acquire(ctx context.Context, wait time.Duration) bool {
 }
 
 func (b bodySlots) release() { <-b }
+
+// How long a body may take to arrive, and how many unauthenticated bodies (the report
+// form's: its token is inside the body) are read at once, in all and per address. The
+// form has slots of its own, so that clients without a token who send slowly hold at
+// most those, never the slots of API submissions (which are read only after their
+// token is known and within its rate).
+const (
+	apiReadTimeout       = 60 * time.Second // a 4 MiB run at 70 KB/s
+	formReadTimeout      = 15 * time.Second // a 784 KB form at 52 KB/s
+	maxFormBodiesAtOnce  = 8
+	maxFormBodiesPerAddr = 2
+)
+
+// formSlots bounds the report form's bodies read at once, in all and per address.
+type formSlots struct {
+	all     bodySlots
+	mu      sync.Mutex
+	perAddr map[string]int
+}
+
+func newFormSlots() *formSlots {
+	return &formSlots{all: make(bodySlots, maxFormBodiesAtOnce), perAddr: map[string]int{}}
+}
+
+// acquire takes a slot for addr, waiting at most wait for one of all; false at once
+// when addr already holds maxFormBodiesPerAddr.
+func (f *formSlots) acquire(ctx context.Context, addr string, wait time.Duration) bool {
+	f.mu.Lock()
+	if f.perAddr[addr] >= maxFormBodiesPerAddr {
+		f.mu.Unlock()
+		return false
+	}
+	f.perAddr[addr]++
+	f.mu.Unlock()
+	if f.all.acquire(ctx, wait) {
+		return true
+	}
+	f.drop(addr)
+	return false
+}
+
+func (f *formSlots) release(addr string) {
+	f.all.release()
+	f.drop(addr)
+}
+
+func (f *formSlots) drop(addr string) {
+	f.mu.Lock()
+	if f.perAddr[addr]--; f.perAddr[addr] <= 0 {
+		delete(f.perAddr, addr)
+	}
+	f.mu.Unlock()
+}
+
+// bodyDeadline ends the reading of the request's body after d (the connection's read
+// deadline), so that a client sending a byte a second holds its slot for d at most.
+// A ResponseWriter that cannot set it (a test recorder) leaves the body unbounded in time.
+func (s *Server) bodyDeadline(w http.ResponseWriter, d time.Duration) {
+	if err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(d)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Warn("setting a body's read deadline", "err", err)
+	}
+}
+
+// isTimeout reports whether reading a body failed because its deadline passed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return err != nil && (errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded))
+}

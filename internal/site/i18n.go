@@ -296,6 +296,7 @@ var messages = map[string][2]string{
 	"err_auth_failures":                 {"too many failed authentications from this address; try again later", "このアドレスからの認証失敗が多すぎます。しばらくしてから再度お試しください"},
 	"err_form_size":                     {"the form is larger than a report can be (at most %d bytes)", "フォームがレポートの上限（%d バイト）を超えています"},
 	"err_busy":                          {"the site is busy reading other submissions; try again shortly", "ほかの投稿を処理中です。少し待ってから再度お試しください"},
+	"err_form_timeout":                  {"the form did not arrive within %g s; send it again", "フォームが %g 秒以内に届きませんでした。もう一度送信してください"},
 	"report_by":                         {"by %s", "投稿：%s"},
 	"spec_catalog_name":                 {"Catalog name", "カタログ名"},
 	"spec_vendor":                       {"Vendor", "メーカー"},

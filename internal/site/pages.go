@@ -566,14 +566,20 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusRequestEntityTooLarge, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
-	if !s.bodies.acquire(r.Context(), bodyWait) {
+	addr := s.clientAddr(r)
+	if !s.formBodies.acquire(r.Context(), addr, bodyWait) {
 		setRetryAfter(w, bodyWait)
 		refuse(http.StatusServiceUnavailable, reportFormData{Error: T(lang, "err_busy")})
 		return
 	}
+	s.bodyDeadline(w, s.formTimeout)
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	err := r.ParseForm()
-	s.bodies.release()
+	s.formBodies.release(addr)
+	if isTimeout(err) {
+		refuse(http.StatusRequestTimeout, reportFormData{Error: T(lang, "err_form_timeout", s.formTimeout.Seconds())})
+		return
+	}
 	if err != nil {
 		refuse(http.StatusBadRequest, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
 		return

@@ -25,6 +25,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,10 +115,15 @@ type Server struct {
 	// authFail limits failed authentications per client address; perIP (nil when
 	// Options.RatePerIP is 0) every request per client address.
 	authFail, perIP limiter
-	bodies          bodySlots // request bodies being read at once
-	mux             *http.ServeMux
-	predictions     *predictionCache
-	best            *bestCache
+	bodies          bodySlots  // API request bodies being read at once
+	formBodies      *formSlots // the report form's (unauthenticated) bodies
+	validations     bodySlots  // run documents being checked at once
+	// apiTimeout and formTimeout bound the time a body may take (apiReadTimeout,
+	// formReadTimeout; shorter in tests).
+	apiTimeout, formTimeout time.Duration
+	mux                     *http.ServeMux
+	predictions             *predictionCache
+	best                    *bestCache
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -152,6 +158,9 @@ func New(opt Options) (*Server, error) {
 		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
 		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
 		bodies:      make(bodySlots, maxBodiesAtOnce),
+		formBodies:  newFormSlots(),
+		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
+		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
 		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL)}
 	if opt.RatePerIP > 0 {
 		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
@@ -284,6 +293,9 @@ func (r *statusRecorder) WriteHeader(code int) {
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the connection (a body's read deadline).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	r.wrote = true

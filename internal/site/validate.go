@@ -67,12 +67,8 @@ func ValidateRun(doc []byte) (*bench.Run, *FieldError) {
 		return nil, ferr
 	}
 	var r bench.Run
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if err := dec.Decode(&r); err != nil {
-		return nil, jsonError(err)
-	}
-	if dec.More() {
-		return nil, &FieldError{Reason: "the body holds more than one JSON value"}
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, jsonError(err, doc, reflect.TypeOf(r))
 	}
 	v := validator{}
 	v.run(&r)
@@ -82,19 +78,24 @@ func ValidateRun(doc []byte) (*bench.Run, *FieldError) {
 	return &r, nil
 }
 
-func jsonError(err error) *FieldError {
+// jsonError says what encoding/json found wrong in doc (decoded into typ), naming the
+// field by its JSON path with indices (decode[0].total_tok_s), as the walk of
+// checkJSON finds it at the error's offset.
+func jsonError(err error, doc []byte, typ reflect.Type) *FieldError {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
+	case len(bytes.TrimSpace(doc)) == 0:
+		return &FieldError{Reason: "empty body: send a JSON document"}
 	case errors.As(err, &te):
-		// Drop the Go names of embedded structs (decode.DecodeFigures.total_tok_s).
-		var parts []string
-		for _, p := range strings.Split(te.Field, ".") {
-			if p != "" && !unicode.IsUpper(rune(p[0])) {
-				parts = append(parts, p)
-			}
+		field := pathAt(doc, typ, te.Offset)
+		if field == "" {
+			field = goFieldPath(te.Field)
 		}
-		field, want := strings.Join(parts, "."), jsonKind(te.Type.Kind().String())
+		want := jsonKind(te.Type.Kind().String())
+		if want == "number" && strings.HasPrefix(te.Value, "number") && strings.HasPrefix(te.Type.Kind().String(), "int") && strings.ContainsAny(te.Value, ".eE") {
+			return &FieldError{Field: field, Reason: fmt.Sprintf("must be a whole number, not %s", strings.TrimPrefix(te.Value, "number "))}
+		}
 		if want == "number" && strings.HasPrefix(te.Value, "number") {
 			return &FieldError{Field: field, Reason: fmt.Sprintf("%s is out of range", te.Value)}
 		}
@@ -102,7 +103,7 @@ func jsonError(err error) *FieldError {
 	case errors.As(err, &se):
 		return &FieldError{Reason: fmt.Sprintf("not valid JSON (at byte %d: %v)", se.Offset, err)}
 	case errors.Is(err, io.EOF):
-		return &FieldError{Reason: "empty body: send a run document (JSON)"}
+		return &FieldError{Reason: "empty body: send a JSON document"}
 	default:
 		var pe *time.ParseError
 		if errors.As(err, &pe) {
@@ -110,6 +111,18 @@ func jsonError(err error) *FieldError {
 		}
 		return &FieldError{Reason: "not a run document: " + err.Error()}
 	}
+}
+
+// goFieldPath is encoding/json's name of a field without the Go names of embedded
+// structs (decode.DecodeFigures.total_tok_s → decode.total_tok_s).
+func goFieldPath(field string) string {
+	var parts []string
+	for _, p := range strings.Split(field, ".") {
+		if p != "" && !unicode.IsUpper(rune(p[0])) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 func jsonKind(goKind string) string {

@@ -1,0 +1,258 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+)
+
+// slowBody is a request body that sends its first bytes and then nothing until it is
+// closed: a client trickling its body.
+type slowBody struct {
+	first []byte
+	done  chan struct{}
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if len(b.first) > 0 {
+		n := copy(p, b.first)
+		b.first = b.first[n:]
+		return n, nil
+	}
+	<-b.done
+	return 0, io.EOF
+}
+
+func (b *slowBody) Close() error { return nil }
+
+// TestSlowFormBodiesDoNotStarveSubmitters sends 16 report forms without a token whose
+// bodies never finish (issue 24: they took all 16 body slots and the API answered 503
+// while they lasted), then submits a run through the API, which must be stored; the
+// address's forms beyond its share are refused at once, and a form body that stops
+// arriving is cut off at its deadline.
+func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	ts.srv.formTimeout = 2 * time.Second
+	done := make(chan struct{})
+	codes := make(chan int, 16)
+	for range 16 {
+		go func() {
+			body := &slowBody{first: []byte("slug=s&title=t&body_md=x"), done: done}
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/reports/new", body)
+			req.ContentLength = 1 << 19
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	defer close(done)
+	// The forms beyond the address's share are refused without waiting for a slot.
+	busy := 0
+	for range 16 - maxFormBodiesPerAddr {
+		select {
+		case c := <-codes:
+			if c == http.StatusServiceUnavailable {
+				busy++
+			}
+		case <-time.After(time.Second):
+		}
+	}
+	if busy != 16-maxFormBodiesPerAddr {
+		t.Errorf("%d of 16 slow forms from one address were refused as busy at once, want %d", busy, 16-maxFormBodiesPerAddr)
+	}
+	start := time.Now()
+	code, body := ts.submit(t, seedDoc(t))
+	if code != http.StatusCreated {
+		t.Fatalf("an API submission while 16 slow forms are open: %d %s", code, body)
+	}
+	if took := time.Since(start); took >= bodyWait {
+		t.Errorf("the API submission waited %s for a body slot", took)
+	}
+	// The two forms still being read end at their deadline with 408.
+	for range maxFormBodiesPerAddr {
+		select {
+		case c := <-codes:
+			if c != http.StatusRequestTimeout {
+				t.Errorf("a form body that stopped arriving: %d, want 408", c)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a form body that stopped arriving was still being read 30 s later")
+		}
+	}
+}
+
+// TestTrailingDataIsRefused: a run document followed by anything but white space is
+// refused (issue 24: a ] or } after it was stored, and its pages then answered 500).
+func TestTrailingDataIsRefused(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) { trailingDataIsRefused(t, st) })
+}
+
+func trailingDataIsRefused(t *testing.T, st *store.Store) {
+	ts := newTestSite(t, st, Options{})
+	seed := seedDoc(t)
+	for _, tail := range []string{"]", "}", " ]", "\n}", "x", " {}", "[]", "null"} {
+		doc := append(append([]byte{}, seed...), tail...)
+		code, body := ts.submit(t, doc)
+		if code != http.StatusBadRequest || !strings.Contains(apiErr(t, body).Reason, "more after its JSON value") {
+			t.Errorf("the seed followed by %q: %d %s, want 400 naming what follows", tail, code, body)
+		}
+	}
+	code, _, body := ts.do(t, http.MethodPost, "/api/v1/reports", ts.token, []byte(`{"slug":"a","title":"t","body_md":"b"}]`))
+	if code != http.StatusBadRequest {
+		t.Errorf("a report followed by ]: %d %s, want 400", code, body)
+	}
+	ts.mustSubmit(t, append(append([]byte{}, seed...), " \r\n\t"...))
+	if code, body := ts.get(t, "/api/v1/runs/"+seedID); code != http.StatusOK || !json.Valid([]byte(body)) {
+		t.Errorf("the run stored with trailing white space: %d, valid JSON %v", code, json.Valid([]byte(body)))
+	}
+}
+
+// hugeDecode is the seed with its decode array replaced by n empty objects.
+func hugeDecode(t testing.TB, n int) []byte {
+	var m map[string]any
+	if err := json.Unmarshal(seedDoc(t), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "decode")
+	head, _ := json.Marshal(m)
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1])
+	b.WriteString(`,"decode":[{}`)
+	for range n - 1 {
+		b.WriteString(`,{}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// TestHugeArraysAreRefusedByTheLargestPlan: an array longer than any plan can fill is
+// refused, naming it, before its elements are read (issue 24: 1.3 million {} in decode
+// cost a core a minute); BenchmarkHugeDecodeArray measures how long the refusal takes.
+func TestHugeArraysAreRefusedByTheLargestPlan(t *testing.T) {
+	_, ferr := ValidateRun(hugeDecode(t, 1_300_000))
+	if ferr == nil || ferr.Field != "decode" || !strings.Contains(ferr.Reason, fmt.Sprint(maxAxis*maxAxis)) {
+		t.Errorf("1.3 million decode cells: %v, want decode refused by the largest plan (%d cells)", ferr, maxAxis*maxAxis)
+	}
+	// As many cells as the largest plan has pass the bound (and fail on what they hold).
+	_, ferr = ValidateRun(hugeDecode(t, maxAxis*maxAxis))
+	if ferr == nil || ferr.Field == "decode" {
+		t.Errorf("%d decode cells: %v, want a fault inside a cell, not the array's length", maxAxis*maxAxis, ferr)
+	}
+	for _, c := range []struct{ doc, field string }{
+		{`{"notes":[` + strings.Repeat(`"n",`, maxNotes) + `"n"]}`, "notes"},
+		{`{"rate":[` + strings.Repeat(`{},`, maxRateCells) + `{}]}`, "rate"},
+		{`{"x":[` + strings.Repeat(`0,`, maxAxis*maxAxis) + `0]}`, "x"},
+	} {
+		if ferr := checkJSON([]byte(c.doc), reflect.TypeOf(bench.Run{}), maxString); ferr == nil || ferr.Field != c.field {
+			t.Errorf("an over-long %s: %v, want it refused", c.field, ferr)
+		}
+	}
+}
+
+// TestValidationsAtOnceAreBounded: with every validation slot taken, a submission is
+// told to retry (503 with Retry-After) instead of taking another core.
+func TestValidationsAtOnceAreBounded(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	for range cap(ts.srv.validations) {
+		ts.srv.validations <- struct{}{}
+	}
+	go func() {
+		time.Sleep(bodyWait + time.Second)
+		for range cap(ts.srv.validations) {
+			<-ts.srv.validations
+		}
+	}()
+	code, hdr, body := ts.do(t, http.MethodPost, "/api/v1/runs", ts.token, seedDoc(t))
+	if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
+		t.Errorf("a submission while %d validations run: %d %s, want 503 with Retry-After", cap(ts.srv.validations), code, body)
+	}
+}
+
+// TestFieldErrorsNameTheJSONPath: errors name a field as a JSON path with its indices,
+// a time that is not RFC 3339 text gets a plain reason, and lone surrogates are refused.
+func TestFieldErrorsNameTheJSONPath(t *testing.T) {
+	cases := []struct {
+		name, field, reason string
+		edit                func(m map[string]any)
+	}{
+		{"a string figure", "decode[1].total_tok_s", "must be a JSON number", func(m map[string]any) {
+			m["decode"].([]any)[1].(map[string]any)["total_tok_s"] = "fast"
+		}},
+		{"a fractional count", "decode[2].completed_requests", "whole number", func(m map[string]any) {
+			m["decode"].([]any)[2].(map[string]any)["completed_requests"] = 1.5
+		}},
+		{"a numeric time", "created_at", "RFC 3339", func(m map[string]any) { m["created_at"] = 12345 }},
+		{"a time in words", "created_at", "RFC 3339", func(m map[string]any) { m["created_at"] = "yesterday" }},
+		{"a lone high surrogate", "title", "surrogate", func(m map[string]any) { m["title"] = "\x00SURROGATE" }},
+	}
+	for _, c := range cases {
+		doc := rawEdit(t, c.edit)
+		doc = bytes.Replace(doc, []byte(`\u0000SURROGATE`), []byte(`x\ud800y`), 1)
+		_, ferr := ValidateRun(doc)
+		if ferr == nil || ferr.Field != c.field || !strings.Contains(ferr.Reason, c.reason) {
+			t.Errorf("%s: %v, want %s: …%s…", c.name, ferr, c.field, c.reason)
+		}
+	}
+	for _, s := range []string{`\udc00`, `\ud800\u0041`, `a\ud83d`} {
+		if loneSurrogate([]byte(`"`+s+`"`)) != true {
+			t.Errorf("%s: not seen as a lone surrogate", s)
+		}
+	}
+	for _, s := range []string{`\ud83d\ude00`, `\\ud800`, `\u00e9`, `plain`} {
+		if loneSurrogate([]byte(`"` + s + `"`)) {
+			t.Errorf("%s: taken for a lone surrogate", s)
+		}
+	}
+	ok := rawEdit(t, func(m map[string]any) { m["title"] = "\x00PAIR" })
+	ok = bytes.Replace(ok, []byte(`\u0000PAIR`), []byte(`\ud83d\ude00 and \\ud800`), 1)
+	if _, ferr := ValidateRun(ok); ferr != nil {
+		t.Errorf("a title with a surrogate pair and an escaped backslash: %v", ferr)
+	}
+}
+
+// TestBearerSchemeIsCaseInsensitive: RFC 7235 makes the scheme case-insensitive; the
+// site took "bearer" for no token and counted it toward the address's lockout.
+func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) { bearerSchemeIsCaseInsensitive(t, st) })
+}
+
+func bearerSchemeIsCaseInsensitive(t *testing.T, st *store.Store) {
+	ts := newTestSite(t, st, Options{})
+	for i, scheme := range []string{"bearer", "BEARER", "Bearer", "bEaReR"} {
+		doc := rawEdit(t, func(m map[string]any) { m["id"] = fmt.Sprintf("scheme-%d", i) })
+		code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", "", doc, "Authorization", scheme+" "+ts.token)
+		if code != http.StatusCreated {
+			t.Errorf("Authorization: %s <token>: %d %s", scheme, code, body)
+		}
+	}
+	if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "", seedDoc(t), "Authorization", "Basic "+ts.token); code != http.StatusUnauthorized {
+		t.Errorf("Authorization: Basic <token>: %d, want 401", code)
+	}
+}
+
+// BenchmarkHugeDecodeArray is the cost of refusing a 3.9 MB document of 1.3 million
+// empty decode cells (issue 24: 54–79 s of a core before).
+func BenchmarkHugeDecodeArray(b *testing.B) {
+	doc := hugeDecode(b, 1_300_000)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, ferr := ValidateRun(doc); ferr == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
