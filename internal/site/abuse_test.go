@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
@@ -98,7 +99,11 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 // TestTrailingDataIsRefused: a run document followed by anything but white space is
 // refused (issue 24: a ] or } after it was stored, and its pages then answered 500).
 func TestTrailingDataIsRefused(t *testing.T) {
-	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	storetest.Each(t, func(t *testing.T, st *store.Store) { trailingDataIsRefused(t, st) })
+}
+
+func trailingDataIsRefused(t *testing.T, st *store.Store) {
+	ts := newTestSite(t, st, Options{})
 	seed := seedDoc(t)
 	for _, tail := range []string{"]", "}", " ]", "\n}", "x", " {}", "[]", "null"} {
 		doc := append(append([]byte{}, seed...), tail...)
@@ -204,7 +209,7 @@ func TestFieldErrorsNameTheJSONPath(t *testing.T) {
 		}
 	}
 	for _, s := range []string{`\udc00`, `\ud800\u0041`, `a\ud83d`} {
-		if loneSurrogate([]byte(`"` + s + `"`)) != true {
+		if loneSurrogate([]byte(`"`+s+`"`)) != true {
 			t.Errorf("%s: not seen as a lone surrogate", s)
 		}
 	}
@@ -223,7 +228,11 @@ func TestFieldErrorsNameTheJSONPath(t *testing.T) {
 // TestBearerSchemeIsCaseInsensitive: RFC 7235 makes the scheme case-insensitive; the
 // site took "bearer" for no token and counted it toward the address's lockout.
 func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
-	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	storetest.Each(t, func(t *testing.T, st *store.Store) { bearerSchemeIsCaseInsensitive(t, st) })
+}
+
+func bearerSchemeIsCaseInsensitive(t *testing.T, st *store.Store) {
+	ts := newTestSite(t, st, Options{})
 	for i, scheme := range []string{"bearer", "BEARER", "Bearer", "bEaReR"} {
 		doc := rawEdit(t, func(m map[string]any) { m["id"] = fmt.Sprintf("scheme-%d", i) })
 		code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", "", doc, "Authorization", scheme+" "+ts.token)
