@@ -123,7 +123,8 @@ var validityRules = []rule{
 		return ""
 	}},
 	{"tpot_bound", func(s *scoring) string {
-		if s.tpotBound <= maxCountBound {
+		// A count already bounded too loosely (token_count_bound) says it first.
+		if s.tpotBound <= maxCountBound || s.bound.estimated && (!s.bound.ok || s.bound.rel > maxCountBound) {
 			return ""
 		}
 		return fmt.Sprintf("time per output token rests on an estimated split of each request's tokens over its chunks: the first chunk a stream sent in the window may have carried more or fewer tokens than given, ±%.1f%% on tbt_ms (more than %.0f%%); longer requests (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*maxCountBound)
