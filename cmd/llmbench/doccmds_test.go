@@ -50,9 +50,8 @@ type docCommand struct {
 // continuation lines joined and their trailing comments apart.
 func documentedCommands(t *testing.T, root string) []docCommand {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	var cmds []docCommand
-	for _, f := range append(files, filepath.Join(root, "README.md")) {
+	for _, f := range docFiles(t, root) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

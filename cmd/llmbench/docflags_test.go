@@ -45,13 +45,8 @@ func TestEveryFlagIsDocumented(t *testing.T) {
 // readDocs is README.md and every docs/*.md, together.
 func readDocs(t *testing.T) string {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no docs found: %v", err)
-	}
 	var b strings.Builder
-	for _, f := range append(files, filepath.Join(root, "README.md")) {
+	for _, f := range docFiles(t, filepath.Join("..", "..")) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -59,4 +54,14 @@ func readDocs(t *testing.T) string {
 		b.Write(data)
 	}
 	return b.String()
+}
+
+// docFiles are the docs a newcomer reads: every docs/*.md and README.md.
+func docFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no docs found under %s: %v", root, err)
+	}
+	return append(files, filepath.Join(root, "README.md"))
 }

@@ -68,11 +68,7 @@ func sampleCIs(s []latencySample, st LatencyStats) *PercentileCIs {
 		}
 		return roundedCI(iv, 2, 0)
 	}
-	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
-	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
-		return nil
-	}
-	return out
+	return percentileCIs(st, ci)
 }
 
 // sectionedCIs are ITL's intervals: the percentile over each of itlSections groups of
@@ -105,11 +101,7 @@ func sectionedCIs(times []requestTimes, st LatencyStats) *PercentileCIs {
 		}
 		return roundedCI(iv, 2, 0)
 	}
-	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
-	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
-		return nil
-	}
-	return out
+	return percentileCIs(st, ci)
 }
 
 // sloIntervals are goodput's intervals: Wilson's for the share of the n requests that
@@ -128,4 +120,13 @@ func sloIntervals(f *RateFigures, met, n int) {
 		g := iv.Scale(float64(n) / f.DurationS).Round(3)
 		f.GoodputRPSCI = &g
 	}
+}
+
+// percentileCIs applies ci to p50, p90 and p99 of st; nil when none has an interval.
+func percentileCIs(st LatencyStats, ci func(p float64, reported *float64) *stats.Interval) *PercentileCIs {
+	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
+	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
+		return nil
+	}
+	return out
 }
