@@ -63,7 +63,7 @@ type ollamaServer struct {
 func startOllama(t *testing.T, ctx context.Context, bin string) *ollamaServer {
 	t.Helper()
 	dir := t.TempDir()
-	model, err := gguf.TinyLlama(gguf.DefaultTinyLlama())
+	model, err := gguf.TinyLlama(gguf.MultibyteTinyLlama())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -60,6 +61,11 @@ func checkOpenLoop(t *testing.T, ctx context.Context, llmbench string, s *ollama
 		}
 		if c.OutputTokens != c.Requests*openLoopOutput {
 			t.Errorf("%v/s: %d output tokens for %d requests of %d", c.RateRPS, c.OutputTokens, c.Requests, openLoopOutput)
+		}
+		// The model's multi-byte text comes in chunks of several tokens, counted by
+		// Ollama only at the end: the counts are the server's, and the cell says so.
+		if !slices.Contains(c.Flags, "multi_token_chunks") {
+			t.Errorf("%v/s: flags %v, want multi_token_chunks (the model writes multi-byte text)", c.RateRPS, c.Flags)
 		}
 		if c.TTFTMs.P50 == nil || *c.TTFTMs.P50 <= 0 || c.TPOTMs.P50 == nil || *c.TPOTMs.P50 <= 0 {
 			t.Errorf("%v/s: TTFT p50 %v, TPOT p50 %v: want both measured", c.RateRPS, c.TTFTMs.P50, c.TPOTMs.P50)

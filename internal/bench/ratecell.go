@@ -219,13 +219,16 @@ type RateFigures struct {
 	MeetsSLO    *bool    `json:"meets_slo,omitempty"`
 
 	// What the server said.
-	PromptTokensMean   float64        `json:"prompt_tokens_mean,omitempty"` // server-counted, per request
-	PromptTokensTarget float64        `json:"prompt_tokens_target,omitempty"`
-	ServerOutputTokens *int           `json:"server_output_tokens,omitempty"`
-	CachedTokens       *int           `json:"cached_tokens,omitempty"`
-	CacheHitRatio      *float64       `json:"cache_hit_ratio,omitempty"`
-	EndedEarly         int            `json:"ended_early,omitempty"`
-	Server             *ServerMetrics `json:"server_metrics,omitempty"`
+	PromptTokensMean   float64 `json:"prompt_tokens_mean,omitempty"` // server-counted, per request
+	PromptTokensTarget float64 `json:"prompt_tokens_target,omitempty"`
+	ServerOutputTokens *int    `json:"server_output_tokens,omitempty"`
+	// TokenCountBound is the relative bound on output_tokens where chunks carried
+	// several tokens and unfinished requests were counted one per chunk.
+	TokenCountBound *float64       `json:"token_count_bound,omitempty"`
+	CachedTokens    *int           `json:"cached_tokens,omitempty"`
+	CacheHitRatio   *float64       `json:"cache_hit_ratio,omitempty"`
+	EndedEarly      int            `json:"ended_early,omitempty"`
+	Server          *ServerMetrics `json:"server_metrics,omitempty"`
 
 	// Saturation lists the evidence that the queue grew (flags then has "saturated").
 	Saturation   []string `json:"saturation,omitempty"`

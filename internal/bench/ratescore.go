@@ -83,7 +83,7 @@ func timesOf(r *RateRequest) requestTimes {
 		res = &openai.StreamResult{Cancelled: true}
 	}
 	base := r.Scheduled
-	t.tokens = res.Tokens
+	t.tokens = outputTokens(res)
 	t.failed = res.Err != nil
 	t.finished = res.Finished()
 	t.unfinished = !t.failed && !t.finished
@@ -101,8 +101,8 @@ func timesOf(r *RateRequest) requestTimes {
 	switch {
 	case t.finished:
 		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base))}, true
-		if res.Tokens >= 2 && t.hasTTFT {
-			t.tpot, t.hasTPOT = latencySample{V: (t.e2e.V - t.ttft.V) / float64(res.Tokens-1)}, true
+		if t.tokens >= 2 && t.hasTTFT {
+			t.tpot, t.hasTPOT = latencySample{V: (t.e2e.V - t.ttft.V) / float64(t.tokens-1)}, true
 		}
 	case t.unfinished && !res.End.IsZero():
 		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base)), Censored: true}, true
@@ -115,6 +115,20 @@ func timesOf(r *RateRequest) requestTimes {
 		}
 	}
 	return t
+}
+
+// outputTokens is a request's output tokens: the server's count where it finished
+// and said more than the client saw, as when it streams several tokens in a chunk and
+// counts them only at the end (Ollama holding back byte-fallback tokens until they
+// form a character, speculative decoding without per-chunk usage). TPOT is then
+// exact, as vLLM defines it: (end − first token) / (tokens − 1). A server count below
+// the client's, or one that contradicts per-chunk counts, is not taken:
+// verifyTokens invalidates the cell instead.
+func outputTokens(res *openai.StreamResult) int {
+	if res.Finished() && res.Usage != nil && !res.ChunkUsage && res.Usage.CompletionTokens > res.Tokens {
+		return res.Usage.CompletionTokens
+	}
+	return res.Tokens
 }
 
 // ScoreRate computes a rate cell from what every request saw, as methodology.md
@@ -295,19 +309,52 @@ func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
 	f.MeetsSLO = &meets
 }
 
+// verifyChunkCounts compares the client's count of the finished requests' tokens
+// with the server's. More on the server's side means chunks carried several tokens:
+// the finished requests were counted by the server (outputTokens), which the flag
+// multi_token_chunks says; the unfinished ones, counted one per chunk, may then be
+// short by up to the finished requests' excess ratio, and the cell is not valid when
+// that bound passes maxCountBound of its tokens. Fewer on the server's side, or any
+// difference where the server counted every chunk, is a count the run cannot trust.
+func verifyChunkCounts(cell *RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
+	f := cell.RateFigures
+	perChunk := slices.ContainsFunc(reqs, func(r RateRequest) bool { return r.Result != nil && r.Result.ChunkUsage })
+	if relDiff(client, server) <= 0.01 {
+		return
+	}
+	if perChunk || server < client {
+		cell.invalidate(fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
+		return
+	}
+	f.Flags = append(f.Flags, "multi_token_chunks")
+	if unfinishedChunked == 0 || f.OutputTokens == 0 {
+		return
+	}
+	bound := float64(unfinishedChunked) * (float64(server)/float64(client) - 1) / float64(f.OutputTokens)
+	f.TokenCountBound = ptrRound(bound, 4)
+	if bound > maxCountBound {
+		cell.invalidate(fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
+			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*maxCountBound))
+	}
+}
+
 // verifyTokens checks the counts against the server's: output tokens, prompt lengths,
 // and the prefix cache (unique prompts must not hit it beyond the template; shared
 // prefixes must).
 func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in RateInput) {
 	f := cell.RateFigures
 	var client, server, withUsage, prompted, asked, promptReqs, cached, cachedReqs int
+	var unfinishedChunked int // unfinished requests' tokens, counted one per chunk
 	for i := range reqs {
 		res := reqs[i].Result
 		if res == nil {
 			continue
 		}
-		if times[i].finished && (res.FinishReason != "length" || res.Tokens < reqs[i].OutputTarget) {
+		if times[i].finished && (res.FinishReason != "length" || outputTokens(res) < reqs[i].OutputTarget) {
 			f.EndedEarly++
+		}
+		if !times[i].finished && !res.ChunkUsage {
+			unfinishedChunked += res.Tokens
 		}
 		if res.Usage == nil {
 			continue
@@ -333,9 +380,7 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 		cell.invalidate("the server reported no usage: nothing verifies the client's token counts")
 	case withUsage > 0:
 		f.ServerOutputTokens = openai.Ptr(server)
-		if relDiff(client, server) > 0.01 {
-			cell.invalidate(fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
-		}
+		verifyChunkCounts(cell, reqs, client, server, unfinishedChunked)
 	}
 	if f.EndedEarly > 0 {
 		f.Flags = append(f.Flags, "ended_early")

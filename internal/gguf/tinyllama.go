@@ -120,6 +120,10 @@ type LlamaConfig struct {
 	// stream cut short. At OutputScale 1 (σ ≈ 16) runs of 10 occurred; at 0.25 none
 	// longer than 3 in 30 generations of 1,024 tokens.
 	OutputScale float64
+	// Multibyte makes the model write non-ASCII text, whole pieces and byte-fallback
+	// characters, as real models do (see multibyte.go); false keeps it to whole
+	// printable pieces, one streamed chunk per token.
+	Multibyte bool
 }
 
 // DefaultTinyLlama is the model the end-to-end tests serve: about 3 million
@@ -138,6 +142,24 @@ func DefaultTinyLlama() LlamaConfig {
 	}
 }
 
+// MultibyteTinyLlama is DefaultTinyLlama writing non-ASCII text: about one character
+// in six spelled in byte-fallback tokens, so that an engine streams some chunks of
+// two or three tokens.
+func MultibyteTinyLlama() LlamaConfig {
+	c := DefaultTinyLlama()
+	c.Name = "llmbench-tiny-multibyte"
+	c.Multibyte = true
+	return c
+}
+
+// vocabulary is the model's vocabulary.
+func (c LlamaConfig) vocabulary() Vocabulary {
+	if c.Multibyte {
+		return MultibyteVocabulary()
+	}
+	return TinyVocabulary()
+}
+
 func (c LlamaConfig) validate() error {
 	switch {
 	case c.Embedding <= 0 || c.Layers <= 0 || c.Heads <= 0 || c.KVHeads <= 0 || c.FeedForward <= 0:
@@ -150,6 +172,8 @@ func (c LlamaConfig) validate() error {
 		return fmt.Errorf("gguf: llama config: head size %d must be even for RoPE", c.Embedding/c.Heads)
 	case c.ContextLength <= 0:
 		return fmt.Errorf("gguf: llama config: context length must be positive")
+	case c.Multibyte && c.Embedding <= 4*grammarStates:
+		return fmt.Errorf("gguf: llama config: embedding %d is too small for the multibyte grammar", c.Embedding)
 	}
 	return nil
 }
@@ -161,7 +185,7 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	v := TinyVocabulary()
+	v := c.vocabulary()
 	nVocab := uint64(len(v.Tokens))
 	nEmbd := uint64(c.Embedding)
 	headDim := c.Embedding / c.Heads
@@ -214,8 +238,23 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 	matrix := func(name string, in, out uint64) Tensor {
 		return NewF16(name, []uint64{in, out}, normal(in*out, 1/math.Sqrt(float64(in))))
 	}
+	// A layer's output projection: in the multibyte model, scaled down so that the
+	// embedding decides the next token (multibyte.go).
+	output := func(name string, in, out uint64) Tensor {
+		std := 1 / math.Sqrt(float64(in))
+		if c.Multibyte {
+			std *= residualScale
+		}
+		return NewF16(name, []uint64{in, out}, normal(in*out, std))
+	}
 
-	f.Tensors = append(f.Tensors, NewF16("token_embd.weight", []uint64{nEmbd, nVocab}, normal(nEmbd*nVocab, 1)))
+	embd := normal(nEmbd*nVocab, 1)
+	if c.Multibyte {
+		for t := range v.Tokens {
+			setStateEmbedding(embd[uint64(t)*nEmbd:uint64(t+1)*nEmbd], v, t)
+		}
+	}
+	f.Tensors = append(f.Tensors, NewF16("token_embd.weight", []uint64{nEmbd, nVocab}, embd))
 	for l := 0; l < c.Layers; l++ {
 		p := fmt.Sprintf("blk.%d.", l)
 		f.Tensors = append(f.Tensors,
@@ -223,10 +262,10 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 			matrix(p+"attn_q.weight", nEmbd, nEmbd),
 			matrix(p+"attn_k.weight", nEmbd, nKV),
 			matrix(p+"attn_v.weight", nEmbd, nKV),
-			matrix(p+"attn_output.weight", nEmbd, nEmbd),
+			output(p+"attn_output.weight", nEmbd, nEmbd),
 			NewF32(p+"ffn_norm.weight", []uint64{nEmbd}, ones(nEmbd)),
 			matrix(p+"ffn_gate.weight", nEmbd, nFF),
-			matrix(p+"ffn_down.weight", nFF, nEmbd),
+			output(p+"ffn_down.weight", nFF, nEmbd),
 			matrix(p+"ffn_up.weight", nEmbd, nFF),
 		)
 	}
@@ -238,10 +277,17 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 	// The byte tokens' rows are zero too, so that the model only ever emits whole
 	// printable pieces: a lone byte ≥ 0x80 is invalid UTF-8, which the engine holds back
 	// and merges with later tokens, and then one streamed chunk would not be one token.
+	// In the multibyte model the bytes of its grammar's characters have rows too, and
+	// every row has the state part that spells characters correctly (multibyte.go):
+	// the tokens outside the grammar, EOS among them, are forbidden in every state.
 	head := normal(nEmbd*nVocab, c.OutputScale)
 	for t := range v.Tokens {
-		if v.Types[t] != TokenNormal {
-			clear(head[uint64(t)*nEmbd : uint64(t+1)*nEmbd])
+		row := head[uint64(t)*nEmbd : uint64(t+1)*nEmbd]
+		if !c.Multibyte && v.Types[t] != TokenNormal || c.Multibyte && !inGrammar(v, t) {
+			clear(row)
+		}
+		if c.Multibyte {
+			setStateHead(row, v, t)
 		}
 	}
 	f.Tensors = append(f.Tensors, NewF16("output.weight", []uint64{nEmbd, nVocab}, head))
