@@ -41,7 +41,7 @@ const (
 	decodeTolerance  = 0.10
 	prefillTolerance = 0.15
 	// multiTokenChunks: the least average tokens per chunk that shows the model's
-	// multi-byte text reached the measurement (about 1.5 is seen).
+	// multi-byte text reached the measurement (2.05–2.10 was seen).
 	multiTokenChunks = 1.2
 	// agreementRounds bounds the measurement rounds of checkAgreement (about 15 s each).
 	agreementRounds = 3

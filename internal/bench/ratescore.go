@@ -317,11 +317,11 @@ func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
 // that bound passes maxCountBound of its tokens. Fewer on the server's side, or any
 // difference where the server counted every chunk, is a count the run cannot trust.
 func verifyChunkCounts(cell *RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
-	f := cell.RateFigures
-	perChunk := slices.ContainsFunc(reqs, func(r RateRequest) bool { return r.Result != nil && r.Result.ChunkUsage })
 	if relDiff(client, server) <= 0.01 {
 		return
 	}
+	f := cell.RateFigures
+	perChunk := slices.ContainsFunc(reqs, func(r RateRequest) bool { return r.Result != nil && r.Result.ChunkUsage })
 	if perChunk || server < client {
 		cell.invalidate(fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
 		return
