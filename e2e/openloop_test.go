@@ -71,8 +71,8 @@ func checkOpenLoop(t *testing.T, ctx context.Context, llmbench string, s *ollama
 			t.Errorf("%v/s: TTFT p50 %v, TPOT p50 %v: want both measured", c.RateRPS, c.TTFTMs.P50, c.TPOTMs.P50)
 		}
 		if c.SLOMetRatio == nil || *c.SLOMetRatio != 1 || c.GoodputRPS == nil || c.AchievedRPS == nil || *c.GoodputRPS != *c.AchievedRPS {
-			t.Errorf("%v/s: SLO met by %v, goodput %v against achieved %v; with targets no request can miss, want 1 and goodput = achieved",
-				c.RateRPS, c.SLOMetRatio, c.GoodputRPS, c.AchievedRPS)
+			t.Errorf("%v/s: SLO met by %.4f, goodput %.3f against achieved %.3f; with targets no request can miss, want 1 and goodput = achieved",
+				c.RateRPS, orNaN(c.SLOMetRatio), orNaN(c.GoodputRPS), orNaN(c.AchievedRPS))
 		}
 	}
 }

@@ -96,3 +96,32 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 		t.Errorf("server counts half the chunks: status %s (%s), want invalid", cell.Status, cell.Reason)
 	}
 }
+
+// TestGoodputIsAchievedWhenAllMeetTheSLO: with every request finished inside targets
+// none can miss, goodput is the achieved rate to the last digit, whatever the span's
+// rounding (CI saw 1.094 against 1.095 when goodput divided by duration_s rounded).
+func TestGoodputIsAchievedWhenAllMeetTheSLO(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	ttftMs, tpotMs := 10_000.0, 2_000.0
+	in := RateInput{Rate: Rate(1), Arrival: "constant", SLO: &SLO{TTFTMs: &ttftMs, TPOTMs: &tpotMs, Target: 0.9}}
+	mismatches := 0
+	// Spans 7 µs apart cross many of duration_s's millisecond rounding boundaries.
+	for k := range 300 {
+		var reqs []RateRequest
+		ttft := 300*time.Millisecond + time.Duration(k)*7*time.Microsecond
+		for i := range 6 {
+			reqs = append(reqs, multiTokenRequest(i, t0, ttft, 9*time.Millisecond, 24, []int{1, 2}, true))
+		}
+		f := ScoreRate(reqs, in).RateFigures
+		if f.SLOMetRatio == nil || *f.SLOMetRatio != 1 || f.GoodputRPS == nil || f.AchievedRPS == nil {
+			t.Fatalf("ttft %v: slo_met_ratio %v goodput %v achieved %v, want 1 and both rates", ttft, f.SLOMetRatio, f.GoodputRPS, f.AchievedRPS)
+		}
+		if *f.GoodputRPS != *f.AchievedRPS {
+			mismatches++
+			t.Errorf("span %.6f s: goodput %.3f, achieved %.3f", f.DurationS, *f.GoodputRPS, *f.AchievedRPS)
+		}
+	}
+	if mismatches > 0 {
+		t.Errorf("%d of 300 spans gave goodput ≠ achieved with every request meeting the SLO", mismatches)
+	}
+}

@@ -106,7 +106,7 @@ func sectionedCIs(times []requestTimes, st LatencyStats) *PercentileCIs {
 
 // sloIntervals are goodput's intervals: Wilson's for the share of the n requests that
 // met the SLO, and that share's ends times n over the cell's span for goodput_rps.
-func sloIntervals(f *RateFigures, met, n int) {
+func sloIntervals(f *RateFigures, met, n int, span float64) {
 	iv, ok := stats.Wilson(met, n)
 	if !ok {
 		return
@@ -116,8 +116,8 @@ func sloIntervals(f *RateFigures, met, n int) {
 	}
 	r := iv.Round(4)
 	f.SLOMetRatioCI = &r
-	if f.DurationS > 0 {
-		g := iv.Scale(float64(n) / f.DurationS).Round(3)
+	if span > 0 {
+		g := iv.Scale(float64(n) / span).Round(3)
 		f.GoodputRPSCI = &g
 	}
 }

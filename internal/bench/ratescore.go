@@ -144,7 +144,7 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 	s := gatherRate(reqs, f)
 	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
-	scoreSLO(f, s.times, in.SLO)
+	scoreSLO(f, s.times, s.span(), in.SLO)
 	verifyTokens(&cell, reqs, s.times, in)
 	clientChecks(&cell, s, in)
 	f.Saturation = saturationEvidence(reqs, s.times, f, in)
@@ -229,8 +229,7 @@ func gatherRate(reqs []RateRequest, f *RateFigures) *rateSamples {
 
 // rateFigures computes the cell's rates and latency summaries from its samples.
 func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
-	if !s.firstSched.IsZero() && s.last.After(s.firstSched) {
-		span := s.last.Sub(s.firstSched).Seconds()
+	if span := s.span(); span > 0 {
 		f.DurationS = round(span, 3)
 		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
 		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/span, 3)
@@ -281,9 +280,19 @@ func (c *RateCell) invalidate(reason string) {
 	}
 }
 
+// span is the cell's seconds from the first scheduled send to the last end: achieved
+// and goodput both divide by it unrounded, so that goodput equals achieved exactly
+// when every completed request met the SLO (duration_s is it rounded, for reading).
+func (s *rateSamples) span() float64 {
+	if s.firstSched.IsZero() || !s.last.After(s.firstSched) {
+		return 0
+	}
+	return s.last.Sub(s.firstSched).Seconds()
+}
+
 // scoreSLO counts the requests that met every target. A request that failed or did
 // not finish met none; one with a single output token has no TPOT to miss.
-func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
+func scoreSLO(f *RateFigures, times []requestTimes, span float64, slo *SLO) {
 	if slo == nil || len(times) == 0 {
 		return
 	}
@@ -301,10 +310,10 @@ func scoreSLO(f *RateFigures, times []requestTimes, slo *SLO) {
 	}
 	ratio := round(float64(met)/float64(len(times)), 4)
 	f.SLOMetRatio = &ratio
-	if f.DurationS > 0 {
-		f.GoodputRPS = ptrRound(float64(met)/f.DurationS, 3)
+	if span > 0 {
+		f.GoodputRPS = ptrRound(float64(met)/span, 3)
 	}
-	sloIntervals(f, met, len(times))
+	sloIntervals(f, met, len(times), span)
 	meets := ratio >= slo.Target
 	f.MeetsSLO = &meets
 }
