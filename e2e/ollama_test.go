@@ -421,12 +421,13 @@ func measuredRight(c *bench.DecodeCell) bool {
 }
 
 // boundTooLoose says a cell was measured but is not valid because its estimated count
-// or TPOT is bounded only beyond 3%: seen at 2K × 2 and 2K × 4, where 128-token
-// requests at ~45 tok/s a stream leave 4–6 requests the server counted in a 5 s
-// window to estimate the chunks' tokens from, and at 0 × 1 on a loaded machine, where
-// the client merged events that arrived together and a chunk's estimated share grew.
-// The bound is then stated, not hidden; checkMatrix accepts it in at most half the
-// cells (issue 22 asks for all of them valid: not yet met).
+// or TPOT is bounded only beyond 3%. Before TPOT counted from a stream's first token
+// (vLLM's) and, for a stream the window cut into, from its last arrival before the
+// window, what a first chunk carried entered the TPOT bound: on the development VM,
+// 0 × 1 and 0 × 2 read ±4.1% and ±3.3% (2K × 2 ±3.1–3.6% in an earlier run; 2K × 4 a
+// count bound of ±3.9–4.2%, from 4 counted requests). Since, every cell that fits was
+// valid there, the largest bounds ±0.55% (count) and ±0.87% (TPOT). checkMatrix
+// accepts one such cell, with its bound stated, for a loaded machine.
 func boundTooLoose(c *bench.DecodeCell) bool {
 	if c == nil || c.Status != bench.StatusInvalid || c.DecodeFigures == nil || c.CellDetail == nil {
 		return false
@@ -489,8 +490,8 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 		}
 	}
 
-	if 2*loose > fitting {
-		t.Errorf("%d of %d cells that fit were not valid on their stated bounds: the multi-byte text should leave most cells bounded within 3%%", loose, fitting)
+	if loose > 1 {
+		t.Errorf("%d of %d cells that fit were not valid on their stated bounds: every cell should be bounded within 3%% (see boundTooLoose)", loose, fitting)
 	}
 
 	// 8 streams on 4 slots: Ollama queues the extra requests (its runner waits for a

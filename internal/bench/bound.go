@@ -16,6 +16,9 @@ type countBound struct {
 	rel float64
 	// counted is how many requests the server counted in total.
 	counted int
+	// sigma2 is the per-chunk variance of tokens about the ratio, and ratioSE the
+	// ratio's standard error, over those requests (zero with fewer than two).
+	sigma2, ratioSE float64
 }
 
 // boundCounts bounds the window's settled count. Every estimate rests on the tokens
@@ -56,6 +59,7 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 			ss += d * d
 		}
 		sigma2 = ss / sumL * float64(len(totals)) / float64(len(totals)-1)
+		b.sigma2, b.ratioSE = sigma2, math.Sqrt(sigma2/sumL)
 	}
 	var random2, system float64
 	for i := range reqs {
@@ -112,37 +116,29 @@ func clientSplit(q *Request, w span) (in, out int) {
 	return in, out
 }
 
-// tpotBound bounds tbt_ms where the split of a request's tokens over its chunks was
-// estimated (spread from the request's total or by the ratio): a stream's time per
-// output token divides by the tokens after its first arrival in the window, and what
-// that first chunk carried is then unknown by up to the largest share a chunk was
-// given, less one. A short request of large chunks (speculative decoding with usage
-// only at the end) errs by several percent; a long one by a fraction of one. The
-// bound is the median over the requests with tokens after their first arrival, as
-// tbt_ms is a median, plus the window's count bound where that is known.
+// tpotBound bounds tbt_ms where a stream's count in the window was estimated. TPOT
+// needs no split of a chunk's tokens (tpotSpan), only the tokens its span covers: a
+// request counted whole inside the window has them exactly; one the window's edge cut
+// and whose total was spread over its chunks errs by its smaller part's noise; one
+// counted by the ratio by its window part's noise plus the ratio's error (the model
+// of boundCounts). Each stream's bound is two standard errors, plus a token of
+// rounding, over its tokens; the cell's is the median over streams, as tbt_ms is a
+// median. With too few requests counted to know the noise, token_count_bound already
+// says the count is unbounded, and this is 0.
 func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
+	if !count.estimated || !count.ok {
+		return 0
+	}
 	var rels []float64
 	for i := range reqs {
 		q := &reqs[i]
-		after, kmax, first := 0, 0, true
-		for j, ch := range q.Chunks {
-			k := c.counts[i][j]
-			if k == 0 || !w.inside(q.Sent+ch[0]) {
-				continue
-			}
-			kmax = max(kmax, k)
-			if first {
-				first = false
-				continue
-			}
-			after += k
-		}
-		if after == 0 {
+		_, tokens, _, ok := tpotSpan(viewOf(q, c.counts[i], w), w)
+		if !ok {
 			continue
 		}
 		rel := 0.0
-		if splitEstimated(q, c, i) {
-			rel = float64(max(kmax-1, 0)) / float64(after)
+		if chunks, system, estimated := streamEstimate(q, c, i, w, count); estimated {
+			rel = (2*math.Sqrt(count.sigma2*float64(chunks)+1) + 2*system) / float64(tokens)
 		}
 		rels = append(rels, rel)
 	}
@@ -150,22 +146,23 @@ func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
 		return 0
 	}
 	slices.Sort(rels)
-	b := quantile(rels, 0.5)
-	if count.estimated && count.ok {
-		b += count.rel
-	}
-	return b
+	return quantile(rels, 0.5)
 }
 
-// splitEstimated says whether request i's per-chunk counts are an estimate: not the
-// server's per chunk, and not the client's own confirmed by the server's total.
-func splitEstimated(q *Request, c counting, i int) bool {
+// streamEstimate says how request i's count in the window was estimated: over how
+// many client-counted tokens the per-chunk noise adds up, and the systematic error
+// of the ratio it was scaled by; estimated is false where the count is exact.
+func streamEstimate(q *Request, c counting, i int, w span, count countBound) (chunks int, system float64, estimated bool) {
+	in, out := clientSplit(q, w)
 	switch c.source[i] {
-	case CountServerPerChunk, CountClientOnly:
-		return false
 	case CountServerTotals, CountTokenizeRoute:
 		total, src, _ := serverTotal(q)
-		return !agrees(total, clientTotal(q), src)
+		if out == 0 || agrees(total, clientTotal(q), src) {
+			return 0, 0, false
+		}
+		return min(in, out), 0, true
+	case CountFinishedRatio:
+		return in, float64(in) * count.ratioSE, true
 	}
-	return math.Abs(c.ratio-1) > 0.005
+	return 0, 0, false
 }

@@ -81,7 +81,7 @@ func (g streamGaps) plus(h streamGaps) streamGaps {
 func (g streamGaps) tpot() float64 {
 	var v []float64
 	for i, k := range g.n {
-		if k > 0 {
+		if k > 0 && g.sum[i] > 0 { // a first chunk alone in a batch holds no time
 			v = append(v, g.sum[i]/float64(k))
 		}
 	}
@@ -89,8 +89,9 @@ func (g streamGaps) tpot() float64 {
 }
 
 // batchesOf cuts the window into batches and files every token and gap by its
-// arrival, with the settled counts and the gap rule of cellFigures (a k-token chunk is
-// k gaps of gap/k; the first arrival of a request in the window has no gap before it).
+// arrival, with the settled counts and tpotSpan's rule: a k-token chunk is k tokens
+// of its gap from the arrival before (inside the window or not); a request's first
+// chunk is k − 1 tokens and no time.
 func batchesOf(reqs []Request, c counting, w span) windowBatches {
 	secs := w.seconds()
 	n := max(int(math.Floor(secs/ciBatchSeconds)), minCIBatches)
@@ -112,9 +113,12 @@ func batchesOf(reqs []Request, c counting, w span) windowBatches {
 			if w.inside(at) {
 				bi := batch(at)
 				b.tokens[bi] += k
-				if prev >= w.open {
+				switch {
+				case prev >= 0: // a gap inside, or from the last arrival before the window
 					b.gaps[bi].sum[i] += float64(at-prev) / 1e6
 					b.gaps[bi].n[i] += k
+				default: // the request's first chunk: its tokens past the first take no time
+					b.gaps[bi].n[i] += k - 1
 				}
 			}
 			prev = at

@@ -127,7 +127,7 @@ var validityRules = []rule{
 		if s.tpotBound <= maxCountBound || s.bound.estimated && (!s.bound.ok || s.bound.rel > maxCountBound) {
 			return ""
 		}
-		return fmt.Sprintf("time per output token rests on an estimated split of each request's tokens over its chunks: the first chunk a stream sent in the window may have carried more or fewer tokens than given, ±%.1f%% on tbt_ms (more than %.0f%%); longer requests (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*maxCountBound)
+		return fmt.Sprintf("time per output token rests on estimated counts of the streams the window's edges cut: ±%.1f%% on tbt_ms for the median stream (more than %.0f%%); a longer window (--duration), requests that finish inside it (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*maxCountBound)
 	}},
 	{"stalled", func(s *scoring) string {
 		st := &s.w.streams

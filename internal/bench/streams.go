@@ -60,29 +60,18 @@ func viewOf(q *Request, counts []int, w span) streamView {
 }
 
 // perStream computes TPOT, chunk gaps and stalls over the window from every
-// request's view. TPOT is vLLM's: (last token − first token) / (tokens − 1), here over
-// the stream's arrivals inside the window, where the tokens after the first arrival
-// are those its first arrival's time did not already cover.
+// request's view (TPOT: tpotSpan).
 func perStream(views []streamView, reqs []Request, w span) streamFigures {
 	var f streamFigures
 	for i, v := range views {
 		f.inFlightNs += inFlight(&reqs[i], w)
-		var first, last int64
-		after := 0
-		for k, a := range v.arrivals {
-			if !w.inside(a.at) {
-				continue
-			}
-			if first == 0 {
-				first = a.at
-			} else {
-				after += a.n
-				f.itl = append(f.itl, float64(a.at-v.arrivals[k-1].at)/1e6)
-			}
-			last = a.at
+		if ns, tokens, _, ok := tpotSpan(v, w); ok {
+			f.tpots = append(f.tpots, float64(ns)/1e6/float64(tokens))
 		}
-		if after > 0 {
-			f.tpots = append(f.tpots, float64(last-first)/1e6/float64(after))
+		for k := 1; k < len(v.arrivals); k++ {
+			if w.inside(v.arrivals[k].at) && w.inside(v.arrivals[k-1].at) {
+				f.itl = append(f.itl, float64(v.arrivals[k].at-v.arrivals[k-1].at)/1e6)
+			}
 		}
 	}
 	slices.Sort(f.tpots)
@@ -92,6 +81,41 @@ func perStream(views []streamView, reqs []Request, w span) streamFigures {
 		f.addSilences(v, reqs[i].FirstToken, w)
 	}
 	return f
+}
+
+// tpotSpan is a stream's time per output token over the window, as the span ns and
+// the tokens it covers; first is the stream's first arrival inside the window.
+//
+// A stream whose first token arrived inside the window counts as vLLM does, (last −
+// first token) / (tokens − 1), so that TTFT + (tokens − 1) × TPOT is its latency
+// however many tokens its first chunk carried (a server holding back a character's
+// bytes, a speculative step): exact whenever its count is. A stream the window's open
+// cut into starts from its last arrival before the window, the gap in which its first
+// chunk inside was generated: the span then covers exactly the window's tokens, and
+// what that chunk carried need not be known either.
+func tpotSpan(v streamView, w span) (ns int64, tokens, first int, ok bool) {
+	first = -1
+	var start, last int64
+	for k, a := range v.arrivals {
+		if !w.inside(a.at) {
+			continue
+		}
+		if first < 0 {
+			first = k
+			if k == 0 {
+				start, tokens = a.at, a.n-1
+			} else {
+				start, tokens = v.arrivals[k-1].at, a.n
+			}
+		} else {
+			tokens += a.n
+		}
+		last = a.at
+	}
+	if first < 0 || tokens <= 0 || last <= start {
+		return 0, 0, first, false
+	}
+	return last - start, tokens, first, true
 }
 
 // addSilences adds a stream's silences inside the window: between its arrivals, and

@@ -852,9 +852,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // Truth is what the server really sent inside a window, by methodology.md's
 // definitions: tokens written inside (open, close] over the window's length, and the
-// median over requests of the time per output token inside it (TPOT: last − first
-// write in the window over the tokens written after the first). keep selects the
-// requests (nil: every decode request).
+// median over requests of the time per output token inside it (TPOT as tpotSpan in
+// internal/bench defines it: from a request's first write, over its tokens less one;
+// for one the window's open cut into, from its last write before the window, over
+// the tokens written inside). keep selects the requests (nil: every decode request).
 func Truth(records []*Record, open, close time.Time, keep func(*Record) bool) (tokS, tbtMs float64) {
 	n := 0
 	var tpots []float64
@@ -862,22 +863,25 @@ func Truth(records []*Record, open, close time.Time, keep func(*Record) bool) (t
 		if keep != nil && !keep(r) || keep == nil && r.MaxTokens <= 1 {
 			continue
 		}
-		var first, last time.Time
-		after := 0
-		for _, e := range r.Emits {
+		var start, last time.Time
+		after, seen := 0, false
+		for k, e := range r.Emits {
 			if !e.At.After(open) || e.At.After(close) {
 				continue
 			}
 			n += e.K
-			if first.IsZero() {
-				first = e.At
-			} else {
+			switch {
+			case seen:
 				after += e.K
+			case k == 0: // the request's first token: vLLM's (last − first) / (tokens − 1)
+				start, after, seen = e.At, e.K-1, true
+			default: // cut by the window's open: from the emission before it
+				start, after, seen = r.Emits[k-1].At, e.K, true
 			}
 			last = e.At
 		}
-		if after > 0 {
-			tpots = append(tpots, float64(last.Sub(first))/float64(time.Millisecond)/float64(after))
+		if after > 0 && last.After(start) {
+			tpots = append(tpots, float64(last.Sub(start))/float64(time.Millisecond)/float64(after))
 		}
 	}
 	secs := close.Sub(open).Seconds()
