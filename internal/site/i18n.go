@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"golang.org/x/text/language"
 
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -346,16 +347,25 @@ func requestLang(r *http.Request) string {
 	if c, err := r.Cookie(langCookie); err == nil && (c.Value == LangEN || c.Value == LangJA) {
 		return c.Value
 	}
-	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
-		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
-		if strings.HasPrefix(tag, "ja") {
-			return LangJA
-		}
-		if strings.HasPrefix(tag, "en") {
-			return LangEN
-		}
+	return acceptedLang(r.Header.Get("Accept-Language"))
+}
+
+// pageLangs are the languages pages are written in, the default first.
+var pageLangs = language.NewMatcher([]language.Tag{language.English, language.Japanese})
+
+// acceptedLang is the page language an Accept-Language header prefers, by its
+// quality values (RFC 9110: "en;q=0.1, ja" prefers Japanese, "ja;q=0" refuses it);
+// English where it names neither or cannot be read.
+func acceptedLang(header string) string {
+	tags, _, err := language.ParseAcceptLanguage(header)
+	if err != nil || len(tags) == 0 {
+		return LangEN
 	}
-	return LangEN
+	_, i, conf := pageLangs.Match(tags...)
+	if conf == language.No || i != 1 {
+		return LangEN
+	}
+	return LangJA
 }
 
 // rememberLang sets the cookie that keeps a language chosen with ?lang= for later
