@@ -41,8 +41,10 @@ var (
 
 type groupListData struct {
 	Groups []store.GroupStat
-	Base   string // "/hardware/", "/models/" or "/families/"
-	Kind   string // hardware, models, families
+	// Kind is hardware, models or families, each group's page /Kind/name: the
+	// template writes the path's start as text, so that a name that looks like a
+	// URL scheme (an Ollama tag, qwen3:32b) is not taken for one.
+	Kind string
 }
 
 type groupPageData struct {
@@ -86,7 +88,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, kind groupKin
 		s.serverError(w, r, "listing "+kind.what, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "groups", kind.Nav, "", groupListData{Groups: gs, Base: "/" + kind.Nav + "/", Kind: kind.Nav})
+	s.render(w, r, http.StatusOK, "groups", kind.Nav, "", groupListData{Groups: gs, Kind: kind.Nav})
 }
 
 func (s *Server) apiHardware(w http.ResponseWriter, r *http.Request) { s.apiGroups(w, r, gpuGroup) }

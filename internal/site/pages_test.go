@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -447,5 +448,38 @@ func TestReportForm(t *testing.T) {
 	}
 	if list, _ := ts.store.Reports(context.Background()); len(list) != 1 {
 		t.Errorf("%d reports stored, want only the published one", len(list))
+	}
+}
+
+// TestGroupLinksForNamesWithColons: Ollama tags and the emulator's GPU names hold a
+// colon, which html/template takes for a URL scheme when a link's path starts with
+// the name's action; every group list links each of its names to a page that shows it.
+func TestGroupLinksForNamesWithColons(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+		r.ID = "ollama-tag"
+		r.Model.ID = "qwen3.8:27b-q4_K_M"
+		r.Hardware.GPUs[0].Name = "Emulated (perf:h200/qwen3.8-27b)"
+	}))
+	href := regexp.MustCompile(`href="(/(?:models|hardware|families)/[^"]+)"`)
+	for _, list := range []string{"/models", "/hardware", "/families"} {
+		code, body := ts.get(t, list)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", list, code)
+		}
+		if strings.Contains(body, "ZgotmplZ") {
+			t.Errorf("GET %s: a link was replaced by html/template's unsafe-URL marker", list)
+		}
+		links := href.FindAllStringSubmatch(body, -1)
+		if len(links) == 0 {
+			t.Errorf("GET %s: no group links", list)
+		}
+		for _, m := range links {
+			link := html.UnescapeString(m[1])
+			code, page := ts.get(t, link)
+			if code != http.StatusOK || !strings.Contains(page, "ollama-tag") {
+				t.Errorf("GET %s (linked from %s) = %d, want 200 listing the run", link, list, code)
+			}
+		}
 	}
 }
