@@ -216,9 +216,11 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if sources != 1 {
 		return nil, errors.New("give exactly one model: --model NAME, --config FILE, --gguf FILE, or --params/--layers/--hidden/--heads")
 	}
+	var nameQuant *perf.Quant // the weight format the model's name states
+	var nameNote string
 	switch {
 	case f.model != "":
-		s.Model, err = c.Model(f.model)
+		s.Model, nameQuant, nameNote, err = modelByName(c, f.model, f.quant == "" && f.weightBits == 0)
 	case f.configPath != "":
 		s.Model, err = perf.ModelFromHFConfig(f.configPath)
 	case f.ggufPath != "":
@@ -246,6 +248,8 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	case f.weightBits > 0:
 		s.Quant = perf.Quant{ID: fmt.Sprintf("%gbit", f.weightBits), Name: fmt.Sprintf("%g-bit", f.weightBits), Bits: f.weightBits,
 			EmbeddingBits: max(f.weightBits, 16), Compute: "fp16", Source: "command line"}
+	case nameQuant != nil:
+		s.Quant = *nameQuant
 	case s.Quant.Bits == 0:
 		return nil, errors.New("give the weight format: --quant (see --list quants) or --weight-bits")
 	}
@@ -320,6 +324,9 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if nameNote != "" {
+		run.Notes = append(run.Notes, nameNote+".")
+	}
 	if note := eraNote(era); note != "" {
 		run.Engine.Version = f.engineVersion
 		run.Notes = append(run.Notes, note)
@@ -332,6 +339,26 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
+}
+
+// modelByName resolves --model as tools print names (perf.Catalog.ResolveModel): the
+// model, the weight format the name states where the catalog holds it and takeQuant
+// (no --quant or --weight-bits was given), and a note saying how the name was read.
+// A format the name states that the catalog does not hold is an error unless a flag
+// gives one: predicting another silently would answer a different question.
+func modelByName(c *perf.Catalog, name string, takeQuant bool) (perf.Model, *perf.Quant, string, error) {
+	mm, err := c.ResolveModel(name)
+	if err != nil {
+		return perf.Model{}, nil, "", err
+	}
+	if !takeQuant || mm.Quant == "" {
+		return mm.Model, nil, mm.Note(name, nil), nil
+	}
+	q, ok := c.ResolveQuant(mm)
+	if !ok {
+		return perf.Model{}, nil, "", fmt.Errorf("--model %q states weights %q, which the calculator does not model: give --quant (see --list quants) or --weight-bits", name, mm.Quant)
+	}
+	return mm.Model, &q, mm.Note(name, &q), nil
 }
 
 // gpuFamilyFlag checks --gpu-family and returns the vendor it names (nvidia by default).

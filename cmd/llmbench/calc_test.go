@@ -120,10 +120,46 @@ func TestCalcErrors(t *testing.T) {
 		{[]string{"--gpu", "rtx-3090", "--model", "llama-3.1-70b", "--quant", "bf16"}, "no room"},
 		{[]string{"--gpu", "rtx-3090", "--model", "qwen3-8b", "--quant", "awq", "--contexts", "0,x"}, "--contexts"},
 		{[]string{"--list", "cars"}, "gpus, models, quants"},
+		{[]string{"--gpu", "rtx-4090", "--model", "mlx-community/Qwen3-32B-4bit"}, `states weights "4bit"`},
+		{[]string{"--gpu", "rtx-4090", "--model", "qwen3:latest", "--quant", "q4_k_m"}, "unknown model"},
 	} {
 		_, err := runCalcCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("calc %v: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestCalcReadsNamesAsToolsPrintThem: --gpu as nvidia-smi prints it and --model as a
+// Hugging Face repo id, an Ollama tag or a GGUF file name give the catalog's GPU and
+// model with the weight format the name states, and the notes say how they were read
+// (issue 26 item 4); an alias for another model is predicted and said to be one.
+func TestCalcReadsNamesAsToolsPrintThem(t *testing.T) {
+	for _, tc := range []struct {
+		args              []string
+		model, quant, gpu string
+		note              string
+	}{
+		{[]string{"--gpu", "NVIDIA GeForce RTX 4090", "--model", "Qwen/Qwen3-32B-AWQ"}, "qwen3-32b", "AWQ INT4 g128", "RTX 4090", "weights AWQ INT4 g128, from the name"},
+		{[]string{"--gpu", "rtx 4090", "--model", "qwen3:32b-q4_K_M"}, "qwen3-32b", "GGUF Q4_K_M", "RTX 4090", `"qwen3:32b-q4_K_M" read as Qwen3 32B`},
+		{[]string{"--gpu", "NVIDIA H100 80GB HBM3", "--model", "Meta-Llama-3.1-8B-Instruct-Q8_0.gguf"}, "llama-3.1-8b", "GGUF Q8_0", "H100 SXM", "from the name"},
+		{[]string{"--gpu", "h100", "--model", "llama-3-8b", "--quant", "bf16"}, "llama-3.1-8b", "BF16", "H100 SXM", `"llama-3-8b" is not in the catalog: predicted as Llama 3.1 8B`},
+		// A flag's weight format wins over the name's.
+		{[]string{"--gpu", "h100", "--model", "Qwen/Qwen3-32B-AWQ", "--quant", "fp8"}, "qwen3-32b", "FP8 W8A8", "H100 SXM", ""},
+	} {
+		out, err := runCalcCmd(t, append(tc.args, "--format", "json")...)
+		if err != nil {
+			t.Errorf("calc %v: %v", tc.args, err)
+			continue
+		}
+		run, err := bench.Decode([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(run.Notes, "\n")
+		if run.Model.ServedName != tc.model || run.Engine.Quantization != tc.quant || run.Hardware.GPUs[0].Name != tc.gpu || !strings.Contains(notes, tc.note) {
+			t.Errorf("calc %v: model %q, weights %q, GPU %q, notes %q; want %q, %q, %q and a note with %q",
+				tc.args, run.Model.ServedName, run.Engine.Quantization, run.Hardware.GPUs[0].Name, notes, tc.model, tc.quant, tc.gpu, tc.note)
 		}
 	}
 }

@@ -586,22 +586,33 @@ func (e *NotFoundError) Error() string {
 
 // lookup finds the entry whose id or alias matches name after normalization.
 func lookup[T any](kind, name string, items []T, keys func(T) (string, []string)) (T, error) {
+	it, _, err := lookupKey(kind, name, items, keys)
+	return it, err
+}
+
+// lookupKey is lookup that also says which of the entry's keys matched.
+func lookupKey[T any](kind, name string, items []T, keys func(T) (string, []string)) (T, string, error) {
 	var zero T
 	n := normalizeName(name)
 	if n == "" {
-		return zero, fmt.Errorf("empty %s name", kind)
+		return zero, "", fmt.Errorf("empty %s name", kind)
 	}
 	for _, it := range items {
 		id, aliases := keys(it)
 		if normalizeName(id) == n {
-			return it, nil
+			return it, id, nil
 		}
 		for _, a := range aliases {
-			if normalizeName(a) == n {
-				return it, nil
+			if a != "" && normalizeName(a) == n {
+				return it, a, nil
 			}
 		}
 	}
+	return zero, "", notFound(kind, name, n, items, keys)
+}
+
+// notFound is the error for a name no entry has, with the closest entries' ids.
+func notFound[T any](kind, name, n string, items []T, keys func(T) (string, []string)) error {
 	type scored struct {
 		id string
 		d  int
@@ -628,7 +639,7 @@ func lookup[T any](kind, name string, items []T, keys func(T) (string, []string)
 		}
 		closest = append(closest, c.id)
 	}
-	return zero, &NotFoundError{Kind: kind, Name: name, Closest: closest}
+	return &NotFoundError{Kind: kind, Name: name, Closest: closest}
 }
 
 func levenshtein(a, b string) int {
@@ -653,16 +664,14 @@ func levenshtein(a, b string) int {
 
 // GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm").
 func (c *Catalog) GPU(name string) (GPU, error) {
-	return lookup("gpu", name, c.GPUs, func(g GPU) (string, []string) {
-		return g.ID, append([]string{g.Name}, g.Aliases...)
-	})
+	return lookup("gpu", name, c.GPUs, gpuKeys)
 }
 
-// Model finds a model by id, Hugging Face id or alias.
+// Model finds a model by id, Hugging Face id or alias, or by the name's family as
+// ResolveModel reads it (an Ollama tag, a GGUF file name, a repo id with a format).
 func (c *Catalog) Model(name string) (Model, error) {
-	return lookup("model", name, c.Models, func(m Model) (string, []string) {
-		return m.ID, append([]string{m.Name, m.HFID}, m.Aliases...)
-	})
+	m, err := c.ResolveModel(name)
+	return m.Model, err
 }
 
 // Quant finds a weight format.

@@ -102,6 +102,20 @@ func (s *Server) familyPage(w http.ResponseWriter, r *http.Request)   { s.groupP
 func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKind) {
 	ctx, lang := r.Context(), requestLang(r)
 	name := r.PathValue("name")
+	// One page per group: other spellings (nvidia-smi's GPU names, another case)
+	// redirect to the name the store holds.
+	switch held, err := s.store.Spelling(ctx, kind.Dim, name); {
+	case err == nil && held != name:
+		target := "/" + kind.Nav + "/" + pathEscape(held)
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusMovedPermanently)
+		return
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		s.serverError(w, r, "reading "+name, err)
+		return
+	}
 	d := groupPageData{Name: name, Kind: kind.Nav, Dim: kind.Dim}
 	d.Specs, d.Catalog = kind.specs(s, name)
 	q := kind.runs(name)

@@ -483,3 +483,48 @@ func TestGroupLinksForNamesWithColons(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesInAnySpelling: a GPU as nvidia-smi names it and names in another case find
+// the runs, on pages (a permanent redirect to the page of the name the site holds)
+// and in filters (issue 24 items 2 and 4).
+func TestNamesInAnySpelling(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	ts.mustSubmit(t, seedDoc(t)) // RTX 3090, RedHatAI/Qwen3.8-27B-INT4
+	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+		r.ID, r.Model.ID, r.Hardware.GPUs[0].Name = "smi-4090", "qwen3.8:27b-q4_K_M", "NVIDIA GeForce RTX 4090"
+	}))
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tt := range []struct{ path, to string }{
+		{"/hardware/rtx%203090", "/hardware/RTX%203090"},
+		{"/hardware/NVIDIA%20GeForce%20RTX%204090?lang=ja", "/hardware/RTX%204090?lang=ja"},
+		{"/families/Qwen3.8-27B", "/families/qwen3.8-27b"},
+		{"/models/QWEN3.8:27B-Q4_K_M", "/models/qwen3.8:27b-q4_K_M"},
+	} {
+		resp, err := noFollow.Get(ts.URL + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != tt.to {
+			t.Errorf("GET %s: %d to %q, want 301 to %s", tt.path, resp.StatusCode, resp.Header.Get("Location"), tt.to)
+		}
+		if code, body := ts.get(t, tt.path); code != http.StatusOK || strings.Contains(body, "No runs yet") {
+			t.Errorf("GET %s, followed: %d (no runs: %v)", tt.path, code, strings.Contains(body, "No runs yet"))
+		}
+	}
+	if code, _ := ts.get(t, "/hardware/RTX%204090"); code != http.StatusOK {
+		t.Errorf("the GPU nvidia-smi named NVIDIA GeForce RTX 4090 has no page at its catalog name: %d", code)
+	}
+	for _, tt := range []struct{ query, want, not string }{
+		{"/api/v1/runs?gpu=rtx+3090", seedID, "smi-4090"},
+		{"/api/v1/runs?gpu=RTX+4090", "smi-4090", seedID},
+		{"/api/v1/runs?gpu=NVIDIA+GeForce+RTX+4090", "smi-4090", seedID},
+		{"/api/v1/runs?family=Qwen3.8-27B&gpu=rtx+4090", "smi-4090", seedID},
+		{"/api/v1/runs?model=QWEN3.8:27B-Q4_K_M", "smi-4090", seedID},
+		{"/runs?gpu=rtx+3090", seedID, "smi-4090"},
+	} {
+		if code, body := ts.get(t, tt.query); code != http.StatusOK || !strings.Contains(body, tt.want) || strings.Contains(body, tt.not) {
+			t.Errorf("GET %s: %d, want the run %s and not %s", tt.query, code, tt.want, tt.not)
+		}
+	}
+}

@@ -82,6 +82,10 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 	if _, ok := MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("ranking runs: unknown metric %q", q.Metric)
 	}
+	var err error
+	if q.Query, err = s.spelled(ctx, q.Query); err != nil {
+		return nil, fmt.Errorf("ranking runs: %w", err)
+	}
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
@@ -229,6 +233,10 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 	}
 	if _, ok := MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("best by %s: unknown metric %q", by, q.Metric)
+	}
+	var err error
+	if q.Query, err = s.spelled(ctx, q.Query); err != nil {
+		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}
 	q.Sort = ""
 	// Every run with the cell is read, so a narrow filter's index is the way in

@@ -15,35 +15,6 @@ import (
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
-func TestFamily(t *testing.T) {
-	tests := []struct {
-		model  string
-		family string
-		size   float64
-	}{
-		{"RedHatAI/Qwen3.8-27B-INT4", "qwen3.8-27b", 27},
-		{"Qwen/Qwen3.8-27B", "qwen3.8-27b", 27},
-		{"qwen3.8:27b-q4_K_M", "qwen3.8-27b", 27},
-		{"Qwen/Qwen3-32B-AWQ", "qwen3-32b", 32},
-		{"qwen3:32b", "qwen3-32b", 32},
-		{"Qwen3-32B-Q4_0.gguf", "qwen3-32b", 32},
-		{"meta-llama/Llama-3.1-8B-Instruct", "llama3.1-8b", 8},
-		{"meta-llama/Meta-Llama-3.1-8B-Instruct-FP8", "llama3.1-8b", 8},
-		{"llama3.1:8b-instruct-q8_0", "llama3.1-8b", 8},
-		{"neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w4a16", "llama3.1-70b-quantized.w4a16", 70},
-		{"Qwen/Qwen3-30B-A3B-GPTQ-Int4", "qwen3-30b-a3b", 30},
-		{"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b-v0.1", 56},
-		{"google/gemma-3-27b-it", "gemma3-27b", 27},
-		{"bench", "bench", 0},
-	}
-	for _, tt := range tests {
-		f, size := store.Family(tt.model)
-		if f != tt.family || size != tt.size {
-			t.Errorf("Family(%q) = %q, %g; want %q, %g", tt.model, f, size, tt.family, tt.size)
-		}
-	}
-}
-
 // putVariant stores a variant of the seed (decode figures scaled, TTFT divided by the
 // same scale so that faster is also quicker) and returns its document.
 func putVariant(t *testing.T, s *store.Store, id, model, gpu string, scale float64, kind string) *bench.Run {

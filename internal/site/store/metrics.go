@@ -215,8 +215,9 @@ func cellValues(r *bench.Run) []CellValue {
 }
 
 // summaryRev is bumped when Summarize derives a column differently (family, size,
-// author, mode), so that stored runs are summarised again.
-const summaryRev = 2
+// author, mode; 3: the GPU by the catalog's name), so that stored runs are summarised
+// again.
+const summaryRev = 3
 
 // condRev is bumped when RateCond.Key writes the same conditions differently.
 const condRev = 1

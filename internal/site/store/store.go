@@ -539,6 +539,10 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 
 // ListRuns returns the runs q selects, ranked or newest first.
 func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
+	q, err := s.spelled(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
@@ -588,6 +592,10 @@ func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
 
 // CountRuns counts the runs q selects (ignoring its paging).
 func (s *Store) CountRuns(ctx context.Context, q Query) (int, error) {
+	q, err := s.spelled(ctx, q)
+	if err != nil {
+		return 0, fmt.Errorf("counting runs: %w", err)
+	}
 	where, args := s.where(q, anyIndex)
 	var n int
 	if err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs`+where), args...).Scan(&n); err != nil {
@@ -670,6 +678,53 @@ func (s *Store) GPU(ctx context.Context, name string) (GroupStat, error) {
 // Model returns the summary of one model's runs; ErrNotFound when no run was made of it.
 func (s *Store) Model(ctx context.Context, name string) (GroupStat, error) {
 	return s.group(ctx, "model", name)
+}
+
+// Spelling is the name the store holds for a GPU, model or family written another
+// way: a GPU as a tool printed it (the catalog's name: nvidia-smi's "NVIDIA GeForce
+// RTX 4090" is "RTX 4090"), and any name in another case ("rtx 3090", "Qwen3.8-27B").
+// Pages redirect to it and filters query by it. ErrNotFound when no stored run has
+// the name in any spelling.
+func (s *Store) Spelling(ctx context.Context, dim, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if dim == "gpu" {
+		name = catalogGPUName(name)
+	}
+	var got string
+	// As written first, from the index; then in any case, over the dimension's names.
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND name = ?`), dim, name).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND LOWER(name) = LOWER(?) ORDER BY runs DESC, name LIMIT 1`), dim, name).Scan(&got)
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", ErrNotFound
+	case err != nil:
+		return "", fmt.Errorf("finding the %s %q: %w", dim, name, s.classify(err))
+	}
+	return got, nil
+}
+
+// spelled is q with its GPU, model and family filters in the names the store holds
+// for them (Spelling): ?gpu=rtx+3090 and nvidia-smi's names find the runs. A name no
+// run has in any spelling stays, and matches none.
+func (s *Store) spelled(ctx context.Context, q Query) (Query, error) {
+	for _, f := range []struct {
+		dim string
+		v   *string
+	}{{"gpu", &q.GPU}, {"model", &q.Model}, {"family", &q.Family}} {
+		if strings.TrimSpace(*f.v) == "" {
+			continue
+		}
+		got, err := s.Spelling(ctx, f.dim, *f.v)
+		switch {
+		case err == nil:
+			*f.v = got
+		case !errors.Is(err, ErrNotFound):
+			return q, err
+		}
+	}
+	return q, nil
 }
 
 func (s *Store) group(ctx context.Context, dim, name string) (GroupStat, error) {

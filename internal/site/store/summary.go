@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/names"
+	"github.com/llmbench/llmbench/internal/perf"
 )
 
 // Summary is what the site ranks and filters runs by: a few figures taken from the run
@@ -118,10 +120,10 @@ func Summarize(r *bench.Run) Summary {
 	s.Quantization = strings.TrimSpace(r.Engine.Quantization)
 	s.Profile = ProfileOf(r.Config)
 	s.Author = strings.TrimSpace(r.Submitter)
-	s.Family, s.ParamsB = Family(s.Model)
+	s.Family, s.ParamsB = names.Family(s.Model)
 	s.Mode = ModeOf(r)
 	s.GPU, s.GPUCount = GPUName(r.Hardware)
-	s.GPU = strings.TrimSpace(s.GPU)
+	s.GPU = catalogGPUName(s.GPU)
 	if len(r.Hardware.GPUs) == 0 && r.Hardware.CPU == nil && (r.Hardware.Type == "emulated" || s.Kind == "emulated") {
 		// The emulator runs on no particular hardware; name it by its preset.
 		s.GPU = "Emulated"
@@ -134,6 +136,17 @@ func Summarize(r *bench.Run) Summary {
 	}
 	s.Cells = cellValues(r)
 	return s
+}
+
+// catalogGPUName is the catalog's name for a GPU as a tool printed it, so that
+// nvidia-smi's "NVIDIA GeForce RTX 4090" and a document's "RTX 4090" are one GPU of
+// the site (perf.Catalog.GPUName); a GPU the catalog does not hold keeps its name.
+func catalogGPUName(name string) string {
+	c, err := perf.Load()
+	if err != nil {
+		return strings.TrimSpace(name)
+	}
+	return c.GPUName(name)
 }
 
 // summarizeFigures is the summary's figures: the ranking columns and the VRAM they

@@ -87,8 +87,10 @@ func (p *Perf) id(kind, name string) string {
 			if g, err := p.c.GPU(name); err == nil {
 				return g.ID
 			}
-		} else if m, err := p.c.Model(name); err == nil {
-			return m.ID
+		} else if mm, err := p.c.ResolveModel(name); err == nil && !mm.StandIn {
+			// A stand-in (llama-3-8b for Llama 3.1 8B) is another model: its
+			// measured runs are not this one's.
+			return mm.Model.ID
 		}
 		return ""
 	})
@@ -137,10 +139,14 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 	if s.GPU, err = p.c.GPU(in.GPU); err != nil {
 		return fail("gpu", in.GPU, err)
 	}
-	if s.Model, err = p.c.Model(in.Model); err != nil {
+	mm, err := p.c.ResolveModel(in.Model)
+	if err != nil {
 		return fail("model", in.Model, err)
 	}
-	quant, kv, engine := cmp.Or(in.Quant, "bf16"), cmp.Or(in.KVDtype, "fp16"), cmp.Or(in.Engine, "vllm")
+	s.Model = mm.Model
+	// The weight format the model's name states (Qwen/Qwen3-32B-AWQ), as llmbench calc
+	// takes it, where the form gives none.
+	quant, kv, engine := cmp.Or(in.Quant, mm.Quant, "bf16"), cmp.Or(in.KVDtype, "fp16"), cmp.Or(in.Engine, "vllm")
 	if s.Quant, err = p.c.Quant(quant); err != nil {
 		return fail("quant", quant, err)
 	}

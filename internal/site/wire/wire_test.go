@@ -92,3 +92,33 @@ func TestReportBodyHasTheSeedNumbers(t *testing.T) {
 		t.Errorf("no report styles")
 	}
 }
+
+// TestCalculatorReadsNamesAsToolsPrintThem: an Ollama tag and nvidia-smi's GPU name
+// are the catalog's model and GPU on the site too (issue 24 item 3): the model page
+// has its specs, the calculator predicts it with the tag's weight format, and a run
+// under the tag is the same model as the catalog's; an alias for another model is not.
+func TestCalculatorReadsNamesAsToolsPrintThem(t *testing.T) {
+	p, err := NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.ModelSpecs("qwen3.8:27b-q4_K_M"); !ok {
+		t.Error("the Ollama tag qwen3.8:27b-q4_K_M is not found in the catalog")
+	}
+	pred, err := p.Predict(context.Background(), site.CalcInput{GPU: "NVIDIA GeForce RTX 4090", Model: "qwen3.8:27b-q4_K_M"})
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	if q := pred.Run.Engine.Quantization; q != "GGUF Q4_K_M" {
+		t.Errorf("predicted with weights %q, want the tag's GGUF Q4_K_M", q)
+	}
+	if !p.SameModel("qwen3.8:27b-q4_K_M", "qwen3.8-27b") || !p.SameModel("RedHatAI/Qwen3.8-27B-INT4", "qwen3.8:27b-q4_K_M") {
+		t.Error("an Ollama tag and the catalog's id are not the same model")
+	}
+	if p.SameModel("llama-3-8b", "llama-3.1-8b") {
+		t.Error("llama-3-8b, a stand-in for Llama 3.1 8B, counted as the same model: its runs are not Llama 3.1's")
+	}
+	if !p.SameGPU("NVIDIA GeForce RTX 4090", "RTX 4090") {
+		t.Error("nvidia-smi's name and the catalog's are not the same GPU")
+	}
+}
