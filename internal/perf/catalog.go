@@ -12,9 +12,12 @@ package perf
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -674,12 +677,28 @@ func (c *Catalog) Model(name string) (Model, error) {
 	return m.Model, err
 }
 
-// Quant finds a weight format.
+// Quant finds a weight format. A name that says only a width ("4bit", "4-bit",
+// MLX's and bitsandbytes' words) is not one format: the error offers those of that
+// width.
 func (c *Catalog) Quant(name string) (Quant, error) {
-	return lookup("quant", name, c.Quants, func(q Quant) (string, []string) {
+	q, err := lookup("quant", name, c.Quants, func(q Quant) (string, []string) {
 		return q.ID, append([]string{q.Name}, q.Aliases...)
 	})
+	var nf *NotFoundError
+	if m := bitWidth.FindStringSubmatch(strings.ToLower(strings.TrimSpace(name))); m != nil && errors.As(err, &nf) {
+		bits, _ := strconv.Atoi(m[1])
+		nf.Closest = nil
+		for _, q := range c.Quants {
+			if int(q.Bits) == bits {
+				nf.Closest = append(nf.Closest, q.ID)
+			}
+		}
+	}
+	return q, err
 }
+
+// bitWidth is a weight format named by its width alone.
+var bitWidth = regexp.MustCompile(`^([0-9]+)[ _-]?bits?$`)
 
 // KVDtype finds a KV cache dtype.
 func (c *Catalog) KVDtype(name string) (KVDtype, error) {

@@ -91,3 +91,26 @@ func TestGPUName(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantWidthAloneSuggests: "4bit" names no one format; the error offers those of
+// that width the calculator models.
+func TestQuantWidthAloneSuggests(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"4bit", "4-bit", "8 bit"} {
+		_, err := c.Quant(name)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) || len(nf.Closest) == 0 {
+			t.Errorf("Quant(%q): %v, want not found with the formats of that width", name, err)
+			continue
+		}
+		for _, id := range nf.Closest {
+			q, _ := c.Quant(id)
+			if want := name[0] - '0'; int(q.Bits) != int(want) {
+				t.Errorf("Quant(%q) suggests %s of %.3g bits", name, id, q.Bits)
+			}
+		}
+	}
+}
