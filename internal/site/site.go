@@ -170,51 +170,67 @@ func New(opt Options) (*Server, error) {
 	return srv, nil
 }
 
+// route is one pattern of the site's router and its handler.
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+// routes are every pattern the site answers: the router is built from them, and the
+// API reference's test checks that it documents each one under /api/v1.
+func (s *Server) routes() []route {
+	return []route{
+		// Pages.
+		{"GET /{$}", s.leaderboard},
+		{"GET /leaderboard", s.leaderboard},
+		{"GET /getting-started", s.static("start")},
+		{"GET /docs", s.static("docs")},
+		{"GET /api", s.apiReference},
+		{"GET /runs", s.runList},
+		{"GET /runs/{id}", s.runPage},
+		{"GET /compare", s.compare},
+		{"GET /hardware", s.hardwareList},
+		{"GET /hardware/{name...}", s.hardwarePage},
+		{"GET /models", s.modelList},
+		{"GET /models/{name...}", s.modelPage},
+		{"GET /calculator", s.calculator},
+		{"GET /benchmarks", s.benchmarks},
+		{"GET /orgs", s.orgList},
+		{"GET /orgs/{name}", s.orgPage},
+		{"GET /reports", s.reportList},
+		{"GET /reports/new", s.reportForm},
+		{"POST /reports/new", s.reportFormSubmit},
+		{"GET /reports/{slug}", s.reportPage},
+		{"GET /families", s.familyList},
+		{"GET /families/{name...}", s.familyPage},
+		{"GET /submitters/{name}", s.submitterPage},
+		{"GET /authors/{name}", s.authorPage},
+		{"GET /static/{file}", s.staticFile},
+		{"GET /favicon.ico", s.favicon},
+		{"GET /robots.txt", s.robots},
+		{"GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }},
+		// API.
+		{"GET /api/openapi.json", s.openAPI},
+		{"POST /api/v1/runs", s.apiSubmitRun},
+		{"GET /api/v1/runs", s.apiListRuns},
+		{"GET /api/v1/runs/{id}", s.apiGetRun},
+		{"GET /api/v1/hardware", s.apiHardware},
+		{"GET /api/v1/models", s.apiModels},
+		{"POST /api/v1/reports", s.apiSubmitReport},
+		{"GET /api/v1/reports", s.apiListReports},
+		{"GET /api/v1/leaderboard", s.apiLeaderboard},
+		{"GET /api/v1/predict", s.apiPredict},
+		{"GET /api/v1/families", s.apiFamilies},
+		{"/", s.noRoute},
+	}
+}
+
 // Handler returns the site's routes, wrapped in logging, recovery and security headers.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	// Pages.
-	mux.HandleFunc("GET /{$}", s.leaderboard)
-	mux.HandleFunc("GET /leaderboard", s.leaderboard)
-	mux.HandleFunc("GET /getting-started", s.static("start"))
-	mux.HandleFunc("GET /docs", s.static("docs"))
-	mux.HandleFunc("GET /api", s.apiReference)
-	mux.HandleFunc("GET /runs", s.runList)
-	mux.HandleFunc("GET /runs/{id}", s.runPage)
-	mux.HandleFunc("GET /compare", s.compare)
-	mux.HandleFunc("GET /hardware", s.hardwareList)
-	mux.HandleFunc("GET /hardware/{name...}", s.hardwarePage)
-	mux.HandleFunc("GET /models", s.modelList)
-	mux.HandleFunc("GET /models/{name...}", s.modelPage)
-	mux.HandleFunc("GET /calculator", s.calculator)
-	mux.HandleFunc("GET /benchmarks", s.benchmarks)
-	mux.HandleFunc("GET /orgs", s.orgList)
-	mux.HandleFunc("GET /orgs/{name}", s.orgPage)
-	mux.HandleFunc("GET /reports", s.reportList)
-	mux.HandleFunc("GET /reports/new", s.reportForm)
-	mux.HandleFunc("POST /reports/new", s.reportFormSubmit)
-	mux.HandleFunc("GET /reports/{slug}", s.reportPage)
-	mux.HandleFunc("GET /families", s.familyList)
-	mux.HandleFunc("GET /families/{name...}", s.familyPage)
-	mux.HandleFunc("GET /submitters/{name}", s.submitterPage)
-	mux.HandleFunc("GET /authors/{name}", s.authorPage)
-	mux.HandleFunc("GET /static/{file}", s.staticFile)
-	mux.HandleFunc("GET /favicon.ico", s.favicon)
-	mux.HandleFunc("GET /robots.txt", s.robots)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	// API.
-	mux.HandleFunc("GET /api/openapi.json", s.openAPI)
-	mux.HandleFunc("POST /api/v1/runs", s.apiSubmitRun)
-	mux.HandleFunc("GET /api/v1/runs", s.apiListRuns)
-	mux.HandleFunc("GET /api/v1/runs/{id}", s.apiGetRun)
-	mux.HandleFunc("GET /api/v1/hardware", s.apiHardware)
-	mux.HandleFunc("GET /api/v1/models", s.apiModels)
-	mux.HandleFunc("POST /api/v1/reports", s.apiSubmitReport)
-	mux.HandleFunc("GET /api/v1/reports", s.apiListReports)
-	mux.HandleFunc("GET /api/v1/leaderboard", s.apiLeaderboard)
-	mux.HandleFunc("GET /api/v1/predict", s.apiPredict)
-	mux.HandleFunc("GET /api/v1/families", s.apiFamilies)
-	mux.HandleFunc("/", s.noRoute)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, rt.handler)
+	}
 	s.mux = mux
 	return s.middleware(mux)
 }
