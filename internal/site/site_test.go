@@ -184,3 +184,25 @@ func TestStaticFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsExplainEveryFigure: /docs says what each figure the pages show means, in
+// both languages (issue 24 item 11: goodput, SLO, TPOT/ITL, saturation, J/token,
+// $/Mtok and client headroom were explained nowhere on the site).
+func TestDocsExplainEveryFigure(t *testing.T) {
+	ts := newTestSite(t, storetest.SQLite(t), Options{})
+	want := map[string][]string{
+		"en": {"TPOT", "ITL", "meets the SLO", "goodput", "saturated", "J/token", "$/Mtok", "Client headroom", "≈ Tie"},
+		"ja": {"TPOT", "ITL", "SLO を満たした", "グッドプット", "飽和", "J/トークン", "$/Mtok", "クライアントの余裕", "≈ 同等"},
+	}
+	for lang, terms := range want {
+		code, body := ts.get(t, "/docs?lang="+lang)
+		if code != http.StatusOK {
+			t.Fatalf("GET /docs?lang=%s = %d", lang, code)
+		}
+		for _, term := range terms {
+			if !strings.Contains(body, term) {
+				t.Errorf("/docs (%s) does not explain %q", lang, term)
+			}
+		}
+	}
+}
