@@ -128,6 +128,20 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 		t.Errorf("16-chunk requests of 4-token chunks: %s %q %v; want tpot_bound", c.Status, c.Reason, c.Flags)
 	}
 	cr.checkRescore(t)
+	// Usage only at the end and no tokenize route, as Ollama serves it, with requests
+	// far longer than the window (4,096 tokens at 50 tok/s a stream): none finishes
+	// in it, so the cell sends short requests after its window until they bound the
+	// tokens per chunk (chunks_calibrated), and is valid within 3% of what the server
+	// sent. Before, nothing counted any request and the cell was token_counts_unverified.
+	cr = runReplay(t, gateway, false, "--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "6s", "--max-output", "4096")
+	logCells(t, cr, 4096)
+	if c := cell(cr.doc, 0, 4); c.Status != bench.StatusValid || !hasFlag(c, "chunks_calibrated") || c.CalibrationRequests == 0 {
+		t.Errorf("requests outlasting the window, usage at the end: %s %q %v; want valid, chunks_calibrated", c.Status, c.Reason, c.Flags)
+	} else {
+		cr.checkValid(t, c, 4096)
+		t.Logf("%d calibration requests, token count bound ±%.2f%%", c.CalibrationRequests, 100**c.TokenCountBound)
+	}
+	cr.checkRescore(t)
 	// The same with no usage and no tokenize route at all: nothing verifies the count.
 	cr = runReplay(t, replay.Config{Shape: "lmstudio", Discovery: discoveryDir("lmstudio"), TokensPerStep: []int{3}, Step: 60 * time.Millisecond, ChatOverhead: 3}, false,
 		"--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "3s", "--max-output", "4096")

@@ -29,10 +29,11 @@ type countBound struct {
 // edge errs by at most its smaller part's noise; one counted by the ratio errs by its
 // window part's noise plus the ratio's own error, common to all such requests. The
 // bound is two standard errors, plus a token of rounding per estimated request, over
-// the window's tokens.
+// the window's tokens, and the ends of calibration requests (endEffect) as a bound.
 func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 	var b countBound
 	var sumT, sumL float64
+	calibrations := 0
 	type counted struct{ total, client float64 }
 	var totals []counted
 	for i := range reqs {
@@ -48,6 +49,9 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 		totals = append(totals, counted{float64(total), float64(client)})
 		sumT += float64(total)
 		sumL += float64(client)
+		if q.Calibration {
+			calibrations++
+		}
 	}
 	b.counted = len(totals)
 	var sigma2 float64 // per-chunk variance of tokens
@@ -61,7 +65,7 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 		sigma2 = ss / sumL * float64(len(totals)) / float64(len(totals)-1)
 		b.sigma2, b.ratioSE = sigma2, math.Sqrt(sigma2/sumL)
 	}
-	var random2, system float64
+	var random2, system, edge float64
 	for i := range reqs {
 		q := &reqs[i]
 		in, out := clientSplit(q, w)
@@ -81,6 +85,7 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 			random2 += sigma2*float64(in) + 1
 			if sumL > 0 {
 				system += float64(in) * math.Sqrt(sigma2/sumL)
+				edge += float64(in) * endEffect(sumT, sumL, calibrations)
 			}
 		}
 	}
@@ -89,9 +94,26 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 	}
 	b.ok = len(totals) >= 2 && tokens > 0
 	if b.ok {
-		b.rel = (2*math.Sqrt(random2) + 2*system) / float64(tokens)
+		b.rel = (2*math.Sqrt(random2) + 2*system + edge) / float64(tokens)
 	}
 	return b
+}
+
+// endEffect is the error of the tokens per client-counted token (the ratio) that the
+// ends of short calibration requests may carry and the per-chunk noise does not: a
+// first chunk unlike the others (one token where a speculative step writes four), a
+// last one cut by max_tokens. It allows one chunk's worth of tokens (the ratio) a
+// calibration request, as a bound, not a standard error: it does not average out.
+// The requests' lengths, multiples of every chunk size up to 6, leave a regular
+// chunker no cut last chunk, so the one chunk is the first's; a server whose first
+// and last chunks both stray by more than a chunk is outside this allowance. A
+// cell's own finished requests ran to its max output and are left to the noise.
+func endEffect(sumT, sumL float64, calibrations int) float64 {
+	if calibrations == 0 || sumT <= 0 || sumL <= 0 {
+		return 0
+	}
+	r := sumT / sumL
+	return r * r * float64(calibrations) / sumT
 }
 
 // clientTotal is the client's own count of a request's tokens.

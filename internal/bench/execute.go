@@ -169,6 +169,7 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		run.Requests[i] = RecordOf(res, r.clock)
 	}
 	r.countText(ctx, run, results)
+	r.calibrateChunks(ctx, spec, run, keepText)
 	return run
 }
 

@@ -37,6 +37,9 @@ type Request struct {
 	// TextTokens is the server's tokenize count of the text that arrived (asked
 	// after the cell for requests whose chunks the server did not count).
 	TextTokens *int `json:"text_tokens,omitempty"`
+	// Calibration: sent after the window to learn the server's tokens per chunk
+	// (chunkcalib.go); it counts for the count's ratio and bound, in no figure.
+	Calibration bool `json:"calibration,omitempty"`
 }
 
 // outcome is the request's outcome; records from before outcomes were logged say it

@@ -304,6 +304,9 @@ type CellDetail struct {
 	// some of them were estimated (spread from a request's total, or from the tokens
 	// per chunk of other requests); absent where every token was counted.
 	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
+	// CalibrationRequests is how many short requests the cell sent after its window to
+	// learn the server's tokens per chunk (flag chunks_calibrated; chunkcalib.go).
+	CalibrationRequests int `json:"calibration_requests,omitempty"`
 	// TPOTBound is the relative bound on tbt_ms where the split of requests' tokens
 	// over their chunks was estimated (bound.go tpotBound); absent where it was not.
 	TPOTBound    *float64 `json:"tpot_bound,omitempty"`

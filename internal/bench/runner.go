@@ -83,6 +83,9 @@ type Runner struct {
 	dirty bool
 	// check is what the run's stream check showed.
 	check *StreamCheck
+	// calibrated holds, per context, the calibration requests the server counted
+	// (chunkcalib.go): a row's later cells start from them.
+	calibrated map[int][]Request
 }
 
 // ErrInterrupted is returned by Run when the context was cancelled.

@@ -65,17 +65,29 @@ func ScoreCell(run *CellRun) DecodeCell {
 		addSettle(cell.CellDetail, run.Settle)
 		return cell
 	}
-	c := settleCounts(run.Requests)
+	// The counts are settled over every request, the calibration's too (chunkcalib.go);
+	// the figures come from the cell's own.
+	all := settleCounts(run.Requests)
 	win := span{run.Open, run.Close}
-	w := cellFigures(run.Requests, c, win)
-	s := &scoring{run: run, w: w, source: weakest(w.sources), firstError: firstError(run.Requests),
-		bound: boundCounts(run.Requests, c, win, w.stats.OutputTokens)}
-	s.tpotBound = tpotBound(run.Requests, c, win, s.bound)
+	n := measuredRequests(run.Requests)
+	own := *run
+	own.Requests = run.Requests[:n]
+	c := all.head(n)
+	w := cellFigures(own.Requests, c, win)
+	s := &scoring{run: &own, w: w, source: weakest(w.sources), firstError: firstError(own.Requests),
+		bound: boundCounts(run.Requests, all, win, w.stats.OutputTokens)}
+	s.tpotBound = tpotBound(run.Requests, all, win, s.bound)
 	d := &s.w.detail
 	s.describe(c)
+	if k := len(run.Requests) - n; k > 0 {
+		d.CalibrationRequests = k
+		if slices.ContainsFunc(run.Requests[n:], func(q Request) bool { return q.finished() && q.Usage != nil }) {
+			d.addFlag("chunks_calibrated")
+		}
+	}
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
-	cell.CellIntervals = cellIntervals(run.Requests, c, span{run.Open, run.Close}, fig)
+	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
 
 	cell.Status = StatusValid
 	for _, r := range validityRules {
