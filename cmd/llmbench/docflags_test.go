@@ -65,3 +65,36 @@ func docFiles(t *testing.T, root string) []string {
 	}
 	return append(files, filepath.Join(root, "README.md"))
 }
+
+// TestCalcFlagsTable: docs/calc.md's flag table has a row for every flag of llmbench
+// calc (issue 26: --n-cpu-moe and --host-bandwidth were explained in prose only).
+func TestCalcFlagsTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "calc.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "| `--") {
+			cell, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+			rows.WriteString(cell + "\n")
+		}
+	}
+	calc, _, err := newRootCmd().Find([]string{"calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	calc.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		checked++
+		if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(rows.String()) {
+			t.Errorf("docs/calc.md's flag table has no row for --%s", f.Name)
+		}
+	})
+	if checked < 20 {
+		t.Fatalf("only %d calc flags found: the lookup is broken", checked)
+	}
+}
