@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/calibrate"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
@@ -95,13 +96,13 @@ func recordCeiling(ctx context.Context, doc *bench.Run, skip bool, log func(stri
 	cl := doc.Client
 	switch {
 	case cl.CeilingTokS != nil:
-		log(fmt.Sprintf("client ceiling %.0f tok/s on %d cores, measured when the run started", *cl.CeilingTokS, cl.Cores))
+		log(fmt.Sprintf("this client reads up to %s tok/s on %d cores (measured when the run started)", report.FormatNumber("en", *cl.CeilingTokS, 0), cl.Cores))
 		return false
 	case skip:
 		log("client ceiling not measured (--no-calibrate): no cell is checked against it")
 		return false
 	}
-	log("measuring the client's own ceiling for a few seconds (--no-calibrate skips it)")
+	log("timing how fast this client can read streams, a few seconds (--no-calibrate skips it)")
 	c, err := calibrate.Measure(ctx, calibrate.Options{})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -112,7 +113,9 @@ func recordCeiling(ctx context.Context, doc *bench.Run, skip bool, log func(stri
 		return true
 	}
 	c.Record(cl)
-	log(fmt.Sprintf("client ceiling %.0f tok/s on %d cores (%.0f tokens per CPU-second): a cell above %.0f tok/s is flagged client_near_ceiling",
-		c.TokS, c.Cores, c.TokPerCPUSecond, c.TokS*bench.NearCeiling))
+	// The ceiling bounds what the client can measure: said before the cells so that
+	// a server near it is not mistaken for a slow one.
+	log(fmt.Sprintf("this client reads up to %s tok/s on %d cores: a cell above %s tok/s would be flagged client_near_ceiling",
+		report.FormatNumber("en", c.TokS, 0), c.Cores, report.FormatNumber("en", c.TokS*bench.NearCeiling, 0)))
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,10 @@ func TestProbeAgainstTheEmulator(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
 	}
+	// docs/probe.md shows this output: it must be what probe prints (but the port).
+	if doc, want := probeDocSample(t), strings.Replace(text, base, "http://127.0.0.1:18931", 1); doc != want {
+		t.Errorf("docs/probe.md's sample output is stale; probe prints:\n%s\nthe doc shows:\n%s", want, doc)
+	}
 
 	// The emulator's /metrics gives a live sampler.
 	s := engine.NewSampler(http.DefaultClient, base, &info)
@@ -123,3 +128,19 @@ func TestHWCmdHardwareFile(t *testing.T) {
 }
 
 func writeProbeTestFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+// probeDocSample is the code block after "Text output (here against `llmbench sim
+// --preset tiny`)" in docs/probe.md.
+func probeDocSample(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "probe.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), "Text output (here against `llmbench sim --preset tiny`):\n\n```\n")
+	block, _, closed := strings.Cut(after, "```\n")
+	if !ok || !closed {
+		t.Fatal("docs/probe.md has no sample output block against the tiny emulator")
+	}
+	return block
+}

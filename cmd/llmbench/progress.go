@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -28,11 +29,13 @@ type progress struct {
 	bar    *mpb.Bar
 	closed bool
 
-	// The plan's own durations (bench.PlanProgress): the time its work still needed
-	// at this step's start (left), at the first step (firstLeft), and this step's.
-	left, firstLeft, expect time.Duration
-	stepAt                  time.Time
-	planned                 bool
+	// The plan's own durations (bench.PlanProgress): what its work still needed at
+	// this step's start (left) and at the first step (first, at planAt), and this
+	// step's window (expect; 0 for a cold prompt read).
+	left, first    bench.PlanLeft
+	expect         time.Duration
+	stepAt, planAt time.Time
+	planned        bool
 
 	rateMu  sync.Mutex
 	rateAt  time.Time
@@ -86,47 +89,61 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 }
 
 // Left is bench.PlanProgress's: what the plan still needs as this step starts.
-func (p *progress) Left(d time.Duration) {
+func (p *progress) Left(pl bench.PlanLeft) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.planned {
-		p.firstLeft, p.planned = d, true
+		p.first, p.planAt, p.planned = pl, time.Now(), true
 	}
-	p.left = d
+	p.left = pl
 }
 
-// status is "cell 3/12 · 0:42 elapsed · ETA 1:10 · 329 tok/s".
+// status is "3/12 · 0:42 elapsed · ETA 1:10 · 329 tok/s"; no rate while a cold
+// prompt read runs (it streams one token).
 func (p *progress) status() string {
 	p.mu.Lock()
-	done, total := p.done, p.total
+	done, total, cold := p.done, p.total, p.expect == 0
 	eta := p.eta(time.Now())
 	p.mu.Unlock()
-	return fmt.Sprintf(" %d/%d · %s elapsed · ETA %s · %.0f tok/s", min(done+1, total), total, fmtDur(time.Since(p.start)), eta, p.liveRate())
+	s := fmt.Sprintf(" %d/%d · %s elapsed · ETA %s", min(done+1, total), total, fmtDur(time.Since(p.start)), eta)
+	if rate := p.liveRate(); !cold {
+		s += fmt.Sprintf(" · %.0f tok/s", rate)
+	}
+	return s
 }
 
 // eta is the time the run still needs. From the plan's durations when the runner
 // gives them: the windows left, less what the current one has run, stretched by how
-// much longer than its windows the run has taken so far (warm-ups, prefill, drains),
-// once that is measured over a few seconds. Otherwise from the items done so far.
-// p.mu is held.
+// much longer than its windows the cells have taken so far (settling, ramps, drains),
+// once that is measured over a few seconds; plus the cold prompt reads left at the
+// rate the last one read, less what the current one has run. "+" marks an ETA
+// without cold reads that nothing has timed yet. Otherwise from the items done so
+// far. p.mu is held.
 func (p *progress) eta(now time.Time) string {
 	if p.done >= p.total {
 		return "0:00"
 	}
-	elapsed := now.Sub(p.start)
 	if !p.planned {
 		if p.done == 0 {
 			return "…"
 		}
+		elapsed := now.Sub(p.start)
 		return fmtDur(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
 	}
-	inStep := min(now.Sub(p.stepAt), p.expect)
-	left := max(p.left-inStep, 0)
-	stretch := 1.0
-	if consumed := p.firstLeft - p.left + inStep; consumed >= 5*time.Second {
-		stretch = max(1, float64(elapsed)/float64(consumed))
+	inStep, coldNow := min(now.Sub(p.stepAt), p.expect), time.Duration(0)
+	if p.expect == 0 {
+		coldNow = now.Sub(p.stepAt)
 	}
-	return fmtDur(time.Duration(float64(left) * stretch))
+	stretch := 1.0
+	if consumed := p.first.Windows - p.left.Windows + inStep; consumed >= 5*time.Second {
+		cells := now.Sub(p.planAt) - (p.left.ColdSpent - p.first.ColdSpent) - coldNow
+		stretch = max(1, float64(cells)/float64(consumed))
+	}
+	left := time.Duration(float64(max(p.left.Windows-inStep, 0))*stretch) + max(p.left.Cold-coldNow, 0)
+	if p.left.ColdUnknown {
+		return fmtDur(left) + "+"
+	}
+	return fmtDur(left)
 }
 
 // liveRate is tokens per second over the last second or so.

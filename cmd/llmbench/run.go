@@ -60,6 +60,7 @@ type runFlags struct {
 	noProgress                      bool
 	repeat                          int
 	fit                             bool
+	dryRun                          bool
 	settle, drainTimeout            time.Duration
 	noCalibrate                     bool   // calibrate.go
 	telemetry, telemetryToken       string // run_energy.go
@@ -115,6 +116,9 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   # fit it and run stops with the flags that would; --fit applies them
   llmbench run --endpoint http://localhost:8000 --fit
 
+  # What a plan would measure and how long it takes, before starting it
+  llmbench run --endpoint http://localhost:8000 --dry-run
+
   # Every cell three times, the plan run whole once per repeat: the median with a 95%
   # interval over the repeats, and "unstable" where the repeats disagree
   llmbench run --endpoint http://localhost:8000 --repeat 3
@@ -165,6 +169,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
 	fl.IntVar(&f.repeat, "repeat", 1, "measure every decode cell and prefill row this many times, the whole plan once per repeat (interleaved, so drift shows): each cell publishes its median repeat with a 95% interval over the repeats and is flagged unstable when two repeats disagree beyond their intervals")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "probe the server and print the plan (measurements, over capacity, time), then stop: nothing is measured or written")
 	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
 	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
@@ -223,7 +228,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return fmt.Errorf("starting the built-in emulator: %w", err)
 		}
 		defer shutdown(context.Background())
-		fmt.Fprintf(stdout, "No --endpoint given (nor $%s): measuring llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", baseURLEnv, f.preset, base)
+		verb := "measuring"
+		if f.dryRun {
+			verb = "planning for"
+		}
+		fmt.Fprintf(stdout, "No --endpoint given (nor $%s): %s llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", baseURLEnv, verb, f.preset, base)
 		if c, err := sim.PresetConfig(f.preset); err == nil && f.model == "" {
 			fmt.Fprintf(stdout, "The emulator serves one model, named %q: the run and its document are named after it.\n", c.ServedModel)
 		}
@@ -313,7 +322,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			doc.Notes = append(doc.Notes, fmt.Sprintf("llama.cpp does not say whether its KV cache is unified: the plan took the smaller size, %d tokens; a cache split per slot holds %d (--kv-capacity %d).", *kv, *info.KVCacheTokensIfSplit, *info.KVCacheTokensIfSplit))
 		}
 		if doc.Config.Rate != nil {
-			notePlanLimits(doc, info.MaxModelLen)
+			if err := notePlanLimits(doc, info.MaxModelLen); err != nil {
+				return err
+			}
 			bench.PlanRates(doc)
 		} else if err := planToFit(doc, kv, info.MaxModelLen, f.fit, stderr); err != nil {
 			return err
@@ -322,6 +333,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return err
 		}
 		fillTitle(doc, f.model)
+	}
+	if f.dryRun {
+		printDryRun(stdout, doc, info, f.model)
+		return nil
 	}
 	if f.out == "" {
 		f.out = defaultOutName(f.model, doc.CreatedAt)

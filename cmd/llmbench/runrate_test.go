@@ -87,6 +87,8 @@ func TestRunRateFlagErrors(t *testing.T) {
 		{[]string{"--rate", "1", "--arrival", "bursty"}, "arrival"},
 		{[]string{"--rate", "1", "--slo", "ttft=fast"}, "not a duration"},
 		{[]string{"--rate", "1", "--prefix-share", "1"}, "prefix-share"},
+		// tiny's max_model_len is 512: 1024 + 256 tokens would be refused every time.
+		{[]string{"--rate", "1", "--dry-run"}, "exceeds the server's max_model_len of 512"},
 	} {
 		got, err := runCmd(t, append([]string{"run", "--no-calibrate", "--preset", "tiny", "--no-progress"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

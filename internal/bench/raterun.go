@@ -76,7 +76,7 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 				total = max(total, cfg.Search.MaxSteps)
 			}
 			if pp, ok := r.Opts.Progress.(PlanProgress); ok {
-				pp.Left(time.Duration(total-i) * doc.Config.Duration())
+				pp.Left(PlanLeft{Windows: time.Duration(total-i) * doc.Config.Duration()})
 			}
 			r.Opts.Progress.Step(fmt.Sprintf("rate %s req/s", cell.RateRPS), i, total, doc.Config.Duration())
 		}

@@ -10,7 +10,8 @@ import (
 // Thresholds of the validity checks (docs/run.md).
 const (
 	// unresolvedShare: more of the window's token events than this arriving with the
-	// one before means the gaps were not resolved.
+	// one before means the gaps were not resolved (flag timing_unresolved; not valid
+	// only on a saturated machine).
 	unresolvedShare = 0.10
 	// estimatedDeviation: settled per-chunk counts that moved more than this share of
 	// the window's tokens from the client's flag the cell multi_token_chunks (it
@@ -47,6 +48,12 @@ type scoring struct {
 	finished    int // requests the server finished
 	bound       countBound
 	tpotBound   float64 // tbt_ms's relative bound where chunk splits were estimated (tpotBound)
+}
+
+// unresolved says many of the window's token events arrived together, not drafted
+// together by a speculative server: the gaps between them were not timed.
+func (s *scoring) unresolved() bool {
+	return !s.speculative && s.zeroShare > unresolvedShare
 }
 
 // rule is one validity check: a flag, and the reason the cell is not valid when the
@@ -137,18 +144,19 @@ var validityRules = []rule{
 		return fmt.Sprintf("%d of %d streams went more than %s without a token (the longest %.1f s): stalls took %.0f%% of the window's stream-seconds", st.stalled, s.run.Concurrency, st.threshold.Round(time.Millisecond), float64(st.maxSilence)/1e9, 100*float64(st.stallNs)/float64(st.inFlightNs))
 	}},
 	{"timing_unresolved", func(s *scoring) string {
-		if s.speculative || s.zeroShare <= unresolvedShare {
+		// Bursts alone describe (describe flags them): TTFT and TPOT are latencies as
+		// the client saw them, vLLM's definitions, and itl_ms the gaps between the
+		// bursts. They are wrong only if the client read late, which a saturated
+		// machine makes likely.
+		m := s.run.MachineCPU
+		if !s.unresolved() || m == nil || *m <= machineSaturated {
 			return ""
 		}
 		r := fmt.Sprintf("%.0f%% of the window's token events arrived within %s of the one before", 100*s.zeroShare, openai.SameArrival)
 		if s.w.detail.EventsPerRead != nil {
 			r += fmt.Sprintf(" (%.1f events per read)", *s.w.detail.EventsPerRead)
 		}
-		r += ": the client could not time the gaps between tokens"
-		if m := s.run.MachineCPU; m != nil && *m > machineSaturated {
-			r += fmt.Sprintf("; the machine's CPUs were %.0f%% busy", 100**m)
-		}
-		return r
+		return r + fmt.Sprintf(" while the machine's CPUs were %.0f%% busy: the client may have read them late, and its latencies carry the delay", 100**m)
 	}},
 	{"client_cpu_saturated", func(s *scoring) string {
 		if s.clientCPU > clientSaturated {

@@ -29,12 +29,26 @@ type Progress interface {
 }
 
 // PlanProgress is a Progress that also wants, at every step, the time the plan's
-// work still needs by its own durations (each cell left, the current one included,
-// is one window of the plan's duration): an ETA from the first second, before any
+// work still needs by its own durations: an ETA from the first second, before any
 // cell has finished to time.
 type PlanProgress interface {
 	Progress
-	Left(d time.Duration)
+	Left(PlanLeft)
+}
+
+// PlanLeft is what the plan still needs as a step starts.
+type PlanLeft struct {
+	// Windows is a window of the plan's duration for each cell measurement left, the
+	// current one included.
+	Windows time.Duration
+	// Cold is the predicted time of the cold prompt reads left (each row's prefill or
+	// warm-up request, the current one included), at the prompt rate the last one
+	// read; ColdUnknown says some remain and none has been timed yet.
+	Cold        time.Duration
+	ColdUnknown bool
+	// ColdSpent is the time the cold reads so far took, which the windows do not
+	// account for.
+	ColdSpent time.Duration
 }
 
 // Options configure a Runner.
@@ -146,8 +160,9 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 	// With --repeat, the whole plan runs once per repeat (interleaved, so that a
 	// server drifting over the run shows as repeats that disagree).
 	for o.rep = 0; o.rep < o.repeats(); o.rep++ {
-		for _, w := range r.plan(doc) {
-			if err := o.row(ctx, w); err != nil {
+		o.rows = r.plan(doc)
+		for o.row = range o.rows {
+			if err := o.measureRow(ctx, o.rows[o.row]); err != nil {
 				return err
 			}
 		}
@@ -208,6 +223,13 @@ type orchestration struct {
 	measuring *PrefillRow
 	// rep is the repeat being measured (from 0; repeat.go).
 	rep int
+	// rows is the repeat's work and row the index of the one being measured, for the
+	// cold reads left; coldRate (prompt tokens per second of the last cold read) and
+	// coldSpent time them.
+	rows      []rowWork
+	row       int
+	coldRate  float64
+	coldSpent time.Duration
 }
 
 func (o *orchestration) count() {
@@ -232,18 +254,38 @@ func (o *orchestration) step(desc string, expect time.Duration) {
 		return
 	}
 	if pp, ok := p.(PlanProgress); ok {
-		pp.Left(o.left())
+		pp.Left(o.left(expect > 0))
 	}
 	p.Step(desc, o.done, o.total, expect)
 }
 
-// left is the plan's time still to measure: a window for each cell measurement left.
-func (o *orchestration) left() time.Duration {
+// left is the plan's time still to measure: a window for each cell measurement left,
+// and the cold reads of the rows left (the current row's too unless its cold read is
+// done, as it is once a cell of it runs).
+func (o *orchestration) left(coldDone bool) PlanLeft {
 	n := 0
 	for i := range o.doc.Decode {
 		n += o.cellLeft(&o.doc.Decode[i])
 	}
-	return time.Duration(n) * o.doc.Config.Duration()
+	pl := PlanLeft{Windows: time.Duration(n) * o.doc.Config.Duration(), ColdSpent: o.coldSpent}
+	from := o.row
+	if coldDone {
+		from++
+	}
+	tokens := 0
+	for i := from; i < len(o.rows); i++ {
+		tokens += o.rows[i].context
+	}
+	for _, w := range o.rows { // later repeats read every row again
+		tokens += (o.repeats() - o.rep - 1) * w.context
+	}
+	switch {
+	case tokens > 0 && o.coldRate > 0:
+		pl.Cold = time.Duration(float64(tokens) / o.coldRate * float64(time.Second))
+	case tokens > 0:
+		pl.ColdUnknown = true
+	}
+	return pl
 }
 
 func (o *orchestration) checkpoint() error {
@@ -263,9 +305,9 @@ func (o *orchestration) interrupt() error {
 	return ErrInterrupted
 }
 
-// row measures one row: its cold request (prefill, and the cache warm-up for its
-// cells), then each pending cell.
-func (o *orchestration) row(ctx context.Context, w rowWork) error {
+// measureRow measures one row: its cold request (prefill, and the cache warm-up for
+// its cells), then each pending cell.
+func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	r := o.r
 	needPrefill := w.prefill != nil && o.prefillPending(w.prefill)
 	var pending []*DecodeCell
@@ -289,10 +331,12 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 	} else {
 		o.step(fmt.Sprintf("warm-up %s", FormatTokens(w.context)), 0)
 	}
+	coldStart := time.Now()
 	pctx, pre := r.warmUp(ctx, w.context)
 	if ctx.Err() != nil {
 		return o.interrupt()
 	}
+	o.timeCold(w.context, time.Since(coldStart))
 	o.measuring = nil
 	pre.Settle = settle
 	if needPrefill {
@@ -304,6 +348,9 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 		}
 		*w.prefill = scored
 		o.done++
+		if p := r.Opts.Progress; p != nil {
+			p.Log(prefillLine(w.prefill))
+		}
 		if err := o.checkpoint(); err != nil {
 			return err
 		}
@@ -334,6 +381,14 @@ func (o *orchestration) row(ctx context.Context, w rowWork) error {
 		}
 	}
 	return nil
+}
+
+// timeCold records a cold read's time, for the ETA of those left.
+func (o *orchestration) timeCold(context int, took time.Duration) {
+	o.coldSpent += took
+	if context > 0 && took > 0 {
+		o.coldRate = float64(context) / took.Seconds()
+	}
 }
 
 // cell measures one decode cell and scores it.
@@ -392,6 +447,21 @@ func cellLine(c *DecodeCell) string {
 	s := fmt.Sprintf("%s  %8.1f tok/s  TTFT %6.0f ms  TBT %5.1f ms  %s", label, c.TotalTokS, c.TTFTMs, c.TBTMs, c.Status)
 	if c.Reason != "" {
 		s += ": " + c.Reason
+	}
+	return s
+}
+
+// prefillLine is a prefill row's result as the progress display logs it, aligned with
+// cellLine's columns.
+func prefillLine(p *PrefillRow) string {
+	label := fmt.Sprintf("prefill %5s     ", FormatTokens(p.Context))
+	if p.PrefillFigures == nil {
+		return fmt.Sprintf("%s  %s: %s", label, p.Status, p.Reason)
+	}
+	// Prompt tokens per second; no TBT column (prefill streams one token).
+	s := fmt.Sprintf("%s  %8.1f tok/s  TTFT %6.0f ms  %12s  %s", label, p.PromptTokS, p.TTFTMs, "", p.Status)
+	if p.Reason != "" {
+		s += ": " + p.Reason
 	}
 	return s
 }

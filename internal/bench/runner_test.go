@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,7 +121,8 @@ func TestPrefillAndWarmup(t *testing.T) {
 	// tokens) arrives and the closed loop replaces them.
 	doc := newTestRun([]int{0, 4096}, []int{1, 2}, []int{2048, 4096}, time.Second, 20)
 	Plan(doc, nil, nil)
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "p"}}
+	logged := &lineLog{}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "p", Progress: logged}}
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +130,11 @@ func TestPrefillAndWarmup(t *testing.T) {
 	for _, p := range doc.Prefill {
 		if p.Status != StatusValid {
 			t.Fatalf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
+		}
+		// The progress display prints the row's result as it prints a cell's.
+		want := fmt.Sprintf("prefill %5s", FormatTokens(p.Context))
+		if line := logged.find(want); !strings.Contains(line, fmt.Sprintf("%.1f tok/s", p.PromptTokS)) || !strings.Contains(line, "valid") {
+			t.Errorf("progress line for prefill %d: %q, want its tok/s and status (lines: %q)", p.Context, line, logged.lines)
 		}
 		if p.PromptTokens != p.Context {
 			t.Errorf("prefill %d: prompt has %d tokens, want exactly %d", p.Context, p.PromptTokens, p.Context)
@@ -346,6 +353,32 @@ func TestInterruptAndResume(t *testing.T) {
 	if len(fs.requests) == before {
 		t.Error("resume sent nothing")
 	}
+}
+
+// lineLog keeps the lines a run logs above its progress display.
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lineLog) Step(string, int, int, time.Duration) {}
+func (l *lineLog) Tokens(int)                           {}
+func (l *lineLog) Log(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+// find is the first line that starts with prefix, or "".
+func (l *lineLog) find(prefix string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		if strings.HasPrefix(s, prefix) {
+			return s
+		}
+	}
+	return ""
 }
 
 // cancelAt cancels the run a moment after a given step starts.

@@ -181,6 +181,9 @@ func (s *scoring) describe(c counting) {
 		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
 		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
 	}
+	if s.unresolved() {
+		d.addFlag("timing_unresolved")
+	}
 	if reads > 0 {
 		d.EventsPerRead = openai.Ptr(round(float64(events)/float64(reads), 2))
 	}

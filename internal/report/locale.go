@@ -84,6 +84,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"decode_sub":          {"total tok/s · rows are context length, columns are simultaneous requests", "合計 tok/s · 行はコンテキスト長、列は同時リクエスト数"},
 	"decode_sub_text":     {"total tok/s (TTFT) · rows are context length, columns are simultaneous requests", "合計 tok/s (TTFT) · 行はコンテキスト長、列は同時リクエスト数"},
 	"note_over_capacity":  {"Over capacity: not run because this many requests at this context would exceed the server's KV cache.", "容量超過：このコンテキストでこの数のリクエストを同時に送るとサーバーの KV キャッシュを超えるため、実行していません。"},
+	"note_tbt":            {"Time between tokens is the time per output token (TPOT, as rate runs and vLLM name it): each stream's time from its first to its last token over the tokens after the first, median over streams. ITL is the gap between chunks as they arrived.", "トークン間隔は出力トークンあたりの時間（TPOT。レート測定や vLLM と同じ定義）です。各ストリームの最初から最後のトークンまでの時間を最初以降のトークン数で割り、ストリーム間の中央値を取ります。ITL は届いたチャンク同士の間隔です。"},
 	"note_ttft":           {"TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.", "TTFT はベンチマークがサーバーのプロンプトキャッシュを温めた後に測定しているため、プリフィル時間をほぼ含みません。"},
 	"charts":              {"Charts", "グラフ"},
 	"chart_total":         {"Total tok/s vs simultaneous requests", "同時リクエスト数と合計 tok/s"},

@@ -87,6 +87,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 			b.WriteString(T(v.Lang, "note_over_capacity") + "\n")
 		}
 		b.WriteString(T(v.Lang, "note_ttft") + "\n")
+		b.WriteString(T(v.Lang, "note_tbt") + "\n")
 	}
 
 	if len(v.Measurements) > 0 {
@@ -401,7 +402,8 @@ func writeMarkdown(w io.Writer, v *view) error {
 		if v.HasOverCap {
 			b.WriteString(mdEscape(T(v.Lang, "note_over_capacity")) + "\n\n")
 		}
-		b.WriteString(mdEscape(T(v.Lang, "note_ttft")) + "\n")
+		b.WriteString(mdEscape(T(v.Lang, "note_ttft")) + "\n\n")
+		b.WriteString(mdEscape(T(v.Lang, "note_tbt")) + "\n")
 	}
 	if len(v.Measurements) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "all"), T(v.Lang, "all_sub"))
