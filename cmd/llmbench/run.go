@@ -8,22 +8,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/calibrate"
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
-	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
@@ -185,269 +180,35 @@ var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration"
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if err := f.resolveEndpoint(stderr); err != nil {
+	s := &runSession{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
+	defer s.close()
+	if err := f.resolveEndpoint(s.stderr); err != nil {
 		return err
 	}
-
-	var doc *bench.Run
-	var err error
-	if f.resume != "" {
-		for _, name := range planFlags {
-			if cmd.Flags().Changed(name) && !(name == "target" && f.rate.targetURL != "") {
-				return fmt.Errorf("--%s cannot be combined with --resume: the plan comes from %s", name, f.resume)
-			}
-		}
-		if doc, err = bench.ReadFile(f.resume); err != nil {
-			return err
-		}
-		if f.out == "" {
-			f.out = f.resume
-		}
-		if err := resumeTarget(cmd, f, doc); err != nil {
-			return err
-		}
-	} else {
-		if err := checkRateFlags(cmd, &f.rate); err != nil {
-			return err
-		}
-		if doc, err = newRunDocument(cmd, f); err != nil {
-			return err
-		}
-	}
-	apiKeyFlag := f.apiKey != ""
-	if f.apiKey == "" {
-		f.apiKey = os.Getenv("OPENAI_API_KEY")
-	}
-
-	// The server: the user's, or the built-in emulator.
-	emulated := f.endpoint == ""
-	if emulated {
-		base, shutdown, err := sim.StartLocal(ctx, f.preset, 1)
-		if err != nil {
-			return fmt.Errorf("starting the built-in emulator: %w", err)
-		}
-		defer shutdown(context.Background())
-		verb := "measuring"
-		if f.dryRun {
-			verb = "planning for"
-		}
-		fmt.Fprintf(stdout, "No --endpoint given (nor $%s): %s llmbench's built-in emulated engine (preset %s) at %s. Its numbers are emulated, not a GPU's.\n", baseURLEnv, verb, f.preset, base)
-		if c, err := sim.PresetConfig(f.preset); err == nil && f.model == "" {
-			fmt.Fprintf(stdout, "The emulator serves one model, named %q: the run and its document are named after it.\n", c.ServedModel)
-		}
-		f.endpoint = base
-	}
-	base, err := serverBase(f.endpoint, stderr)
-	if err != nil {
+	if err := s.document(); err != nil {
 		return err
 	}
-	var preLaunchPIDs []int
-	if f.launch != "" {
-		if emulated {
-			return errors.New("--launch needs --endpoint: the URL the launched server will answer on")
-		}
-		preLaunchPIDs = gpuPIDsBeforeLaunch(ctx, f)
-		fmt.Fprintf(stderr, "Launching: %s\n(waiting up to %s for %s to be healthy)\n", f.launch, f.launchTimeout, base)
-		logf, err := os.CreateTemp("", "llmbench-launch-*.log")
-		if err != nil {
-			return fmt.Errorf("creating the launch log: %w", err)
-		}
-		defer logf.Close()
-		launched, err := engine.Launch(ctx, f.launch, base, f.launchTimeout, logf)
-		if err != nil {
-			return fmt.Errorf("launching the server (log: %s): %w", logf.Name(), err)
-		}
-		defer launched.Stop(context.Background())
-		if f.resume == "" {
-			doc.LaunchCommand = f.launch
-			if launched.Image != "" && doc.Engine.Build == "" {
-				doc.Engine.Build = launched.Image
-			}
-		}
+	if err := s.startServer(ctx); err != nil {
+		return err
 	}
-	maxConc := slices.Max(append([]int{1}, doc.Config.Concurrency...))
-	if doc.Config.Rate != nil {
-		// Open loop: as many requests in flight as the schedule and the server make.
-		maxConc = max(1024, doc.Config.Rate.MaxConcurrency)
+	s.connect()
+	if err := s.probe(ctx); err != nil {
+		return err
 	}
-	need := sysutil.FilesForStreams(maxConc, emulated)
-	if !f.noCalibrate {
-		need = max(need, sysutil.FilesForStreams(calibrate.DefaultStreams, true))
-	}
-	ensureFileLimit(stderr, need)
-	client := openai.NewClient(base+"/v1", f.apiKey, maxConc)
-
-	// Discovery and metrics requests carry the API key too.
-	discovery := engine.WithAPIKey(client.HTTP, f.apiKey)
-	probeCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	info, err := engine.Probe(probeCtx, discovery, base)
-	cancel()
-	if err != nil {
-		return explainServerError(fmt.Errorf("probing %s: %w", base, err), base, f.apiKey != "")
-	}
-	if f.model == "" {
-		if info.ServedModel == nil {
-			return fmt.Errorf("%s lists no model on /v1/models: name one with --model", base)
-		}
-		f.model = *info.ServedModel
-	} else if len(info.Models) > 0 && !slices.Contains(info.Models, f.model) {
-		// Ollama lists "llama3:latest" and answers to "llama3" too.
-		if !slices.Contains(info.Models, f.model+":latest") {
-			return fmt.Errorf("model %q is not served by %s; it serves: %s", f.model, base, strings.Join(info.Models, ", "))
-		}
-	}
-
-	if f.resume != "" {
-		if err := sameServer(doc, info, base); err != nil {
-			return err
-		}
-		if !emulated {
-			recordEndpoint(doc, base)
-		}
-	}
-	if f.resume == "" {
-		fillFromProbe(doc, info, f.model, emulated, base)
-		kv := doc.Config.KVCapacity
-		doc.Capacity = &bench.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
-		if kv == nil {
-			kv = info.KVCacheTokens
-			doc.Capacity.KVCacheTokens, doc.Capacity.Source = kv, "server"
-		}
-		if kv == nil {
-			doc.Capacity.Source = "unknown"
-			doc.Notes = append(doc.Notes, "The server's KV cache size is unknown (give it with --kv-capacity): every cell was run.")
-			fmt.Fprintln(stderr, "warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
-		} else if doc.Config.KVCapacity == nil && info.KVCacheTokensIfSplit != nil {
-			doc.Notes = append(doc.Notes, fmt.Sprintf("llama.cpp does not say whether its KV cache is unified: the plan took the smaller size, %d tokens; a cache split per slot holds %d (--kv-capacity %d).", *kv, *info.KVCacheTokensIfSplit, *info.KVCacheTokensIfSplit))
-		}
-		if doc.Config.Rate != nil {
-			if err := notePlanLimits(doc, info.MaxModelLen); err != nil {
-				return err
-			}
-			bench.PlanRates(doc)
-		} else if err := planToFit(doc, kv, info.MaxModelLen, f.fit, stderr); err != nil {
-			return err
-		}
-		if err := describeHardware(ctx, doc, f.hardware, base, doc.Status == bench.RunEmulated); err != nil {
-			return err
-		}
-		fillTitle(doc, f.model)
+	if err := s.plan(ctx); err != nil {
+		return err
 	}
 	if f.dryRun {
-		printDryRun(stdout, doc, info, f.model)
+		printDryRun(s.stdout, s.doc, s.info, f.model)
 		return nil
 	}
 	if f.out == "" {
-		f.out = defaultOutName(f.model, doc.CreatedAt)
+		f.out = defaultOutName(f.model, s.doc.CreatedAt)
 	}
-	if err := bench.WriteFile(f.out, doc); err != nil {
+	if err := bench.WriteFile(f.out, s.doc); err != nil {
 		return err
 	}
-
-	srv := &bench.Server{
-		Client: client, Model: f.model, API: prompt.API(doc.Config.API),
-		// Sent unless the server is known not to take it (harmless where unknown)...
-		IgnoreEOS: info.IgnoreEOS == nil || *info.IgnoreEOS,
-		// ...but an early end invalidates a cell only where it is known to work.
-		IgnoreEOSKnown: info.IgnoreEOS != nil && *info.IgnoreEOS,
-		// Per-chunk counts are asked for wherever the server may give them: where it is
-		// unknown, the run's first request shows whether it refuses the field.
-		ContinuousUsage: info.ChunkUsage == nil || *info.ChunkUsage,
-		TimingsPerToken: info.TimingsPerToken != nil && *info.TimingsPerToken,
-		Local:           isLocal(base),
-	}
-	counting := prompt.NewCounting(client, f.model, srv.API, tokenizeRoute(info, base))
-	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
-	srv.TextTokenizer = counting.TextTokenizer
-
-	var events *bench.EventLog
-	if f.events != "" {
-		ef, err := os.OpenFile(f.events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return fmt.Errorf("opening events log: %w", err)
-		}
-		defer ef.Close()
-		events = bench.NewEventLog(ef)
-		defer events.Flush()
-	}
-
-	meter, err := setupEnergy(ctx, stderr, f, doc, base, preLaunchPIDs)
-	if err != nil {
-		return err
-	}
-	defer meter.close()
-	if err := bench.WriteFile(f.out, doc); err != nil {
-		return err
-	}
-
-	progress := newProgress(stderr, f.noProgress)
-	defer progress.Close()
-	runner := &bench.Runner{Server: srv, Opts: bench.Options{
-		StartTimeout: f.startTimeout,
-		Events:       events,
-		Progress:     progress,
-		Nonce:        doc.ID + "-" + randomHex(4),
-		Telemetry:    meter.telemetry(),
-		Price:        doc.Energy.PriceOrNil(),
-		Checkpoint: func(r *bench.Run) error {
-			if err := events.Flush(); err != nil {
-				return fmt.Errorf("writing events log: %w", err)
-			}
-			return bench.WriteFile(f.out, r)
-		},
-		NewMonitor: func() bench.Monitor {
-			s := engine.NewSampler(discovery, base, info)
-			if s == nil {
-				return nil
-			}
-			return s
-		},
-		Running:      engine.RunningGauge(discovery, base, info),
-		Settle:       f.settle,
-		DrainTimeout: f.drainTimeout,
-	}}
-	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", info.Engine, deref(info.Version), f.model, f.out))
-	if recordCeiling(ctx, doc, f.noCalibrate, progress.Log) {
-		if err := bench.WriteFile(f.out, doc); err != nil {
-			return err
-		}
-	}
-	var runErr error
-	if doc.Config.Rate != nil {
-		runErr = (&bench.RateRunner{Server: srv, Opts: runner.Opts}).Run(ctx, doc)
-	} else {
-		runErr = runner.Run(ctx, doc)
-	}
-	if runErr == nil {
-		now := time.Now().UTC()
-		doc.FinishedAt = &now
-		if err := bench.WriteFile(f.out, doc); err != nil {
-			return err
-		}
-	}
-	progress.Close()
-	if errors.Is(runErr, bench.ErrNotStreaming) {
-		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", base, f.out)
-	}
-	if errors.Is(runErr, bench.ErrCannotGenerate) {
-		return fmt.Errorf("%s: %w; nothing was measured: run again once the server answers", base, runErr)
-	}
-	if errors.Is(runErr, bench.ErrInterrupted) {
-		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", f.out, resumeHint(cmd, f, apiKeyFlag))
-		return &exitError{code: 130, err: errors.New("interrupted")}
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if f.format != "none" {
-		fmt.Fprintln(stdout)
-		if err := report.Write(stdout, doc, report.Options{Format: f.format, Width: terminalWidth(os.Stdout)}); err != nil {
-			return err
-		}
-	}
-	nextSteps(stdout, f.out)
-	return nil
+	return s.finish(s.measure(ctx))
 }
 
 // ensureFileLimit raises the soft open-file limit to need (sysutil.FilesForStreams:
