@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
@@ -563,9 +562,45 @@ func TestRescoreRateMatchesDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The live run times with the monotonic clock, the log with the wall clock: a
-	// few microseconds apart.
-	if diff := cmp.Diff(doc.Rate, cells, cmpopts.EquateApprox(0, 0.02)); diff != "" {
+	// The live run scores what it logs: the same figures, exactly.
+	if len(cells) != len(doc.Rate) || len(cells) == 0 {
+		t.Fatalf("re-scored %d cells, the document has %d", len(cells), len(doc.Rate))
+	}
+	if diff := cmp.Diff(doc.Rate, cells); diff != "" {
+		t.Errorf("re-scored cells differ from the document (-doc +rescored):\n%s", diff)
+	}
+}
+
+// TestRescoreRateSeparatesInvocations: a run and its --resume append to one events
+// log; each cell is re-scored on its own invocation's requests, the later measurement
+// of a cell measured twice replacing the earlier.
+func TestRescoreRateSeparatesInvocations(t *testing.T) {
+	q := &queueServer{slots: 2, interval: 2 * time.Millisecond, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
+	srv := newQueueTestServer(q.start(t))
+	var log bytes.Buffer
+	events := NewEventLog(&log)
+	doc := newRateRun(RateConfig{Rates: []Rate{10, 20}, Arrival: "constant", InputLen: 32, OutputLen: 4}, time.Second)
+	first := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "first"}}
+	if err := first.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	doc.Rate[1].Status = StatusInterrupted // as if stopped: --resume measures it again
+	second := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "second"}}
+	if err := second.Run(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	events.Flush()
+	cells, err := RescoreRate(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 2 {
+		t.Fatalf("re-scored %d cells, want 2", len(cells))
+	}
+	if cells[1].Requests != 20 {
+		t.Errorf("the re-measured 20 req/s cell re-scores on %d requests, want its own 20 (both invocations' are 40)", cells[1].Requests)
+	}
+	if diff := cmp.Diff(doc.Rate, cells); diff != "" {
 		t.Errorf("re-scored cells differ from the document (-doc +rescored):\n%s", diff)
 	}
 }

@@ -6,39 +6,61 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
 )
 
-// RateRequest records one open-loop request (phase "rate") with its schedule.
-func (l *EventLog) RateRequest(cell int, r *RateRequest) {
-	if l == nil || r.Result == nil {
-		return
+// rateEvent is one open-loop request (phase "rate") as the events log holds it: its
+// times and schedule on the run's clock, of the invocation (attempt) that sent it.
+func rateEvent(attempt string, cell int, r *RateRequest, c Clock) Event {
+	q := RecordOf(r.Result, c)
+	return Event{
+		Type: "request", EventMeta: EventMeta{Attempt: attempt, Phase: "rate", Index: r.Index, Cell: cell}, Request: &q,
+		Scheduled: c.NS(r.Scheduled), Slot: c.NS(r.Slot), InputTarget: r.InputTarget, OutputTarget: r.OutputTarget,
 	}
-	q := RecordOf(r.Result, Clock{}) // wall-clock nanoseconds
-	ev := Event{
-		Type: "request", EventMeta: EventMeta{Phase: "rate", Index: r.Index, Cell: cell}, Request: &q,
-		Scheduled: unixNano(r.Scheduled), Slot: unixNano(r.Slot), InputTarget: r.InputTarget, OutputTarget: r.OutputTarget,
+}
+
+// asLogged is what a cell's requests are as the log holds them: the live run scores
+// this form, so that re-scoring the log reproduces its figures exactly.
+func asLogged(evs []Event) []RateRequest {
+	out := make([]RateRequest, len(evs))
+	for i := range evs {
+		out[i] = rateRequestOf(&evs[i])
 	}
-	l.write(ev)
+	return out
+}
+
+// RateRequest records one open-loop request's event (rateEvent).
+func (l *EventLog) RateRequest(ev Event) {
+	if l != nil {
+		l.write(ev)
+	}
 }
 
 // RateCell records what scoring an open-loop cell needs besides its requests; it
 // follows the cell's requests in the log.
-func (l *EventLog) RateCell(cell int, in RateInput) {
+func (l *EventLog) RateCell(attempt string, cell int, in RateInput) {
 	if l == nil {
 		return
 	}
-	l.write(Event{Type: "rate_cell", EventMeta: EventMeta{Phase: "rate", Cell: cell}, RateInput: &in})
+	l.write(Event{Type: "rate_cell", EventMeta: EventMeta{Attempt: attempt, Phase: "rate", Cell: cell}, RateInput: &in})
 }
 
 // RescoreRate reads an events log and recomputes every open-loop cell from its raw
 // requests through ScoreRate, the live run's own scoring: the check that a run
-// document's rate figures follow from what was seen.
+// document's rate figures follow from what was seen. A cell is scored on the requests
+// of its own invocation (a log appended by a run and its --resume holds both), and a
+// cell measured again is the later measurement; cells come in the document's order.
 func RescoreRate(r io.Reader) ([]RateCell, error) {
-	reqs := map[int][]RateRequest{}
-	var cells []RateCell
+	type place struct {
+		attempt string
+		cell    int
+	}
+	reqs := map[place][]RateRequest{}
+	scored := map[int]RateCell{}
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var ev Event
@@ -51,15 +73,21 @@ func RescoreRate(r io.Reader) ([]RateCell, error) {
 		if ev.Phase != "rate" {
 			continue
 		}
+		p := place{ev.Attempt, ev.Cell}
 		switch ev.Type {
 		case "request":
-			reqs[ev.Cell] = append(reqs[ev.Cell], rateRequestOf(&ev))
+			reqs[p] = append(reqs[p], rateRequestOf(&ev))
 		case "rate_cell":
 			if ev.RateInput == nil {
 				return nil, fmt.Errorf("events: rate cell %d has no rate_input", ev.Cell)
 			}
-			cells = append(cells, ScoreRate(reqs[ev.Cell], *ev.RateInput))
+			scored[ev.Cell] = ScoreRate(reqs[p], *ev.RateInput)
+			delete(reqs, p)
 		}
+	}
+	cells := make([]RateCell, 0, len(scored))
+	for _, n := range slices.Sorted(maps.Keys(scored)) {
+		cells = append(cells, scored[n])
 	}
 	return cells, nil
 }
@@ -78,11 +106,4 @@ func rateRequestOf(ev *Event) RateRequest {
 	}
 	return RateRequest{Index: ev.Index, Scheduled: timeOf(ev.Scheduled), Slot: timeOf(ev.Slot),
 		InputTarget: ev.InputTarget, OutputTarget: ev.OutputTarget, Result: res}
-}
-
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }

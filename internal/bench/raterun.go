@@ -49,6 +49,10 @@ type RateRunner struct {
 	Opts   Options
 	// Send, if set, replaces the executor's send (tests; a richer request executor).
 	Send sendFunc
+
+	// The invocation's clock and attempt id, which its events carry.
+	clock   Clock
+	attempt string
 }
 
 // Run measures every pending cell of doc, checkpointing after each. On cancellation
@@ -62,6 +66,11 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 	if doc.Config.Seed != nil {
 		builder.Seed = *doc.Config.Seed
 	}
+	r.clock, r.attempt = NewClock(), r.Opts.Attempt
+	if r.attempt == "" {
+		r.attempt = r.Opts.Nonce
+	}
+	r.Opts.Events.Attempt(r.attempt, r.clock)
 	checkpoint := func() error {
 		if r.Opts.Checkpoint == nil {
 			return nil
@@ -215,7 +224,7 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
 		res := send(ctx, *set.PrefixPayload, 1, nil)
-		r.Opts.Events.Request(EventMeta{Phase: "warmup", Cell: cellNo}, RecordOf(res, Clock{}))
+		r.Opts.Events.Request(EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, RecordOf(res, r.clock))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
 			return
@@ -265,10 +274,12 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 	if wall > 0 && cpu > 0 {
 		in.ClientCPU = round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
 	}
+	in.SearchStep = step
+	evs := make([]Event, len(reqs))
 	for i := range reqs {
-		r.Opts.Events.RateRequest(cellNo, &reqs[i])
+		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
+		r.Opts.Events.RateRequest(evs[i])
 	}
-	r.Opts.Events.RateCell(cellNo, in)
-	*cell = ScoreRate(reqs, in)
-	cell.SearchStep = step
+	r.Opts.Events.RateCell(r.attempt, cellNo, in)
+	*cell = ScoreRate(asLogged(evs), in)
 }

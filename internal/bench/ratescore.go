@@ -30,6 +30,8 @@ type RateInput struct {
 	Server         *ServerMetrics `json:"server_metrics,omitempty"`
 	// ClientCPU is the share of all CPUs the client process used during the cell.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// SearchStep is the cell's place in a --find-max-rate search (RateCell's).
+	SearchStep int `json:"search_step,omitempty"`
 }
 
 // Thresholds of the rate checks, each a judgement stated once.
@@ -135,7 +137,7 @@ func outputTokens(res *openai.StreamResult) int {
 // defines it. It is the one place those numbers come from: the live run and a
 // re-score of its events log both call it.
 func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
-	cell := RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: StatusValid}
+	cell := RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: StatusValid, SearchStep: in.SearchStep}
 	f := &RateFigures{Requests: len(reqs), MaxConcurrency: in.MaxConcurrency, LatencyFrom: "scheduled", Server: in.Server}
 	if in.Rate.IsInf() {
 		f.LatencyFrom = "slot"
