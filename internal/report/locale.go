@@ -66,6 +66,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"hw_apple_silicon":    {"Apple Silicon", "Apple シリコン"},
 	"hw_cpu":              {"CPU only", "CPU のみ"},
 	"hw_emulated":         {"Emulated", "エミュレーション"},
+	"hw_emulated_preset":  {"Emulated (%s)", "エミュレーション（%s）"},
 	"dt_fixed-duration":   {"Fixed duration", "固定時間"},
 	"pm_decode-warmup":    {"Measured during decode warm-up", "デコードのウォームアップ中に測定"},
 	"pm_separate":         {"Separate cold requests", "個別のコールドリクエストで測定"},

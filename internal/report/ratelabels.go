@@ -3,6 +3,7 @@ package report
 // rateLabels are the open-loop report's texts, added to labels at init.
 var rateLabels = map[string][2]string{ // [en, ja]
 	"rates":               {"Request rates", "リクエストレート"},
+	"rate_test":           {"Request-rate test (open loop)", "リクエストレートテスト（オープンループ）"},
 	"rates_sub":           {"open loop: requests arrive on a seeded schedule, every latency timed from the scheduled send", "オープンループ：リクエストはシード固定のスケジュールで到着し、レイテンシはすべて予定送信時刻から計測"},
 	"rate":                {"Rate", "レート"},
 	"rate_inf":            {"inf (all at once)", "inf（一斉送信）"},

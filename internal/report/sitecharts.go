@@ -41,18 +41,13 @@ func TradeoffChart(lang, id, title string, lines []Line) template.HTML {
 		}
 	}
 	c := lineChart{ID: id, Title: title, XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
-	step := niceStep(maxX / 4)
-	for x := 0.0; x <= maxX*1.0001 || len(c.XTicks) < 2; x += step {
-		c.XTicks = append(c.XTicks, x)
-		if len(c.XTicks) > 20 {
-			break
-		}
+	// The axis ends at the first round value at or past the largest total, so that
+	// every point is inside it (it ended at the last one below: 300 for a point at
+	// 329, which was drawn past the axis, over the legend).
+	c.XTicks, c.XTickLabel = linearTicks(maxX, lang)
+	if len(c.XTicks) == 0 {
+		c.XTicks, c.XTickLabel = []float64{0, 1}, func(x float64) string { return FormatNumber(lang, x, 0) }
 	}
-	decimals := 0
-	if step < 1 {
-		decimals = int(math.Ceil(-math.Log10(step)))
-	}
-	c.XTickLabel = func(x float64) string { return FormatNumber(lang, x, decimals) }
 	for i, l := range lines {
 		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
 		for _, p := range l.Points {

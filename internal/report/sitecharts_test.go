@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,5 +37,27 @@ func TestLatencyThroughputChart(t *testing.T) {
 	}
 	if empty := string(LatencyThroughputChart("ja", "e", "t", "y", nil)); !strings.Contains(empty, T("ja", "no_data")) {
 		t.Errorf("an empty chart does not say so: %s", empty)
+	}
+}
+
+// TestTradeoffChartAxisCoversItsPoints (issue 24 item 7): the x axis ends at a round
+// value at or past the largest total, so that every point is inside the plot; it
+// ended at 300 (400 on compare) with points at 329–557 drawn past it, over the legend.
+func TestTradeoffChartAxisCoversItsPoints(t *testing.T) {
+	circle := regexp.MustCompile(`<circle cx="([0-9.]+)"`)
+	right := float64(padLeft + (chartW - padLeft - padRight))
+	for _, tc := range []struct {
+		maxX     float64
+		lastTick string
+	}{{329.4, "400"}, {557, "600"}, {300, "300"}, {1702.3, "2,000"}, {0.37, "0.4"}} {
+		svg := string(TradeoffChart("en", "t", "trade-off", []Line{{Name: "1", Points: []XY{{X: tc.maxX / 8, Y: 40}, {X: tc.maxX, Y: 10}}}}))
+		for _, m := range circle.FindAllStringSubmatch(svg, -1) {
+			if x, _ := strconv.ParseFloat(m[1], 64); x > right+0.05 {
+				t.Errorf("largest total %g: a point at x = %s, past the plot's right edge %g", tc.maxX, m[1], right)
+			}
+		}
+		if !strings.Contains(svg, `text-anchor="middle">`+tc.lastTick+`</text>`) {
+			t.Errorf("largest total %g: the axis does not end at %s", tc.maxX, tc.lastTick)
+		}
 	}
 }

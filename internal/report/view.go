@@ -328,7 +328,13 @@ func cards(run *bench.Run, lang string) []card {
 	hw := card{Title: T(lang, "hardware")}
 	h := run.Hardware
 	if h.Type != "" {
-		hw.Fields = append(hw.Fields, field{T(lang, "type"), labelOr(lang, "hw_"+h.Type, h.Type)})
+		typ := labelOr(lang, "hw_"+h.Type, h.Type)
+		if h.Type == "emulated" && run.Engine.Preset != "" {
+			// What it emulated: the preset names the GPU (perf:h200/…), which the
+			// warning and a price's note may name too.
+			typ = T(lang, "hw_emulated_preset", run.Engine.Preset)
+		}
+		hw.Fields = append(hw.Fields, field{T(lang, "type"), typ})
 	}
 	if len(h.GPUs) > 0 {
 		var names, vram []string

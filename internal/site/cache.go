@@ -17,6 +17,14 @@ type bestCache struct {
 	ttl time.Duration
 	mu  sync.Mutex
 	m   map[string]bestEntry
+	// cells are the picker's counts of filtered runs (store.MetricCellsOf), kept alike:
+	// with a filter they count the matching runs' values.
+	cells map[string]cellsEntry
+}
+
+type cellsEntry struct {
+	at    time.Time
+	cells []store.MetricCell
 }
 
 type bestEntry struct {
@@ -27,13 +35,38 @@ type bestEntry struct {
 const maxBestEntries = 2000
 
 func newBestCache(ttl time.Duration) *bestCache {
-	return &bestCache{ttl: ttl, m: map[string]bestEntry{}}
+	return &bestCache{ttl: ttl, m: map[string]bestEntry{}, cells: map[string]cellsEntry{}}
 }
 
 func (c *bestCache) forget() {
 	c.mu.Lock()
 	c.m = map[string]bestEntry{}
+	c.cells = map[string]cellsEntry{}
 	c.mu.Unlock()
+}
+
+// metricCellsOf is store.MetricCellsOf through the cache.
+func (s *Server) metricCellsOf(ctx context.Context, metric string, q store.Query) ([]store.MetricCell, error) {
+	q.Sort, q.Limit, q.Offset = "", 0, 0
+	key := fmt.Sprintf("%s|%+v", metric, q)
+	c := s.best
+	c.mu.Lock()
+	if e, ok := c.cells[key]; ok && time.Since(e.at) < c.ttl {
+		c.mu.Unlock()
+		return e.cells, nil
+	}
+	c.mu.Unlock()
+	cells, err := s.store.MetricCellsOf(ctx, metric, q)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.cells) >= maxBestEntries {
+		c.cells = map[string]cellsEntry{}
+	}
+	c.cells[key] = cellsEntry{at: time.Now(), cells: cells}
+	c.mu.Unlock()
+	return cells, nil
 }
 
 // bestByGroup is store.BestByGroup through the cache.

@@ -136,7 +136,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		}
 		n, e := strconv.Atoi(s)
 		if e != nil || n < lo || n > hi {
-			err = &FieldError{Field: name, Reason: fmt.Sprintf("must be a whole number from %d to %d", lo, hi)}
+			err = fieldErrorT(name, "calc_reason_int", lo, hi)
 		}
 		return n
 	}
@@ -147,7 +147,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		}
 		n, e := bench.ParseTokens(s)
 		if e != nil || n < 1 || n > maxTokens {
-			err = &FieldError{Field: name, Reason: fmt.Sprintf("must be a token count from 1 to %d, like 16384 or 16K", maxTokens)}
+			err = fieldErrorT(name, "calc_reason_tokens", maxTokens)
 		}
 		return n
 	}
@@ -158,7 +158,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 	if s := strings.TrimSpace(first(v, "gpu_memory_utilization", "util")); s != "" && err == nil {
 		u, e := strconv.ParseFloat(s, 64)
 		if e != nil || !(u > 0 && u <= 1) {
-			err = &FieldError{Field: "gpu_memory_utilization", Reason: "must be a share of the GPU's memory, above 0 and at most 1 (like 0.9)"}
+			err = fieldErrorT("gpu_memory_utilization", "calc_reason_util")
 		}
 		in.MemoryUtilization = u
 	}
@@ -168,7 +168,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		in.NoPrefixCaching = true
 	default:
 		if err == nil {
-			err = &FieldError{Field: "prefix_caching", Reason: "must be on or off"}
+			err = fieldErrorT("prefix_caching", "calc_reason_on_off")
 		}
 	}
 	if err == nil && (in.GPU == "") != (in.Model == "") {
@@ -176,7 +176,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		if in.Model == "" {
 			field = "model"
 		}
-		err = &FieldError{Field: field, Reason: "is required (a GPU and a model)"}
+		err = fieldErrorT(field, "calc_reason_required")
 	}
 	return in, err
 }

@@ -27,7 +27,8 @@ type calcData struct {
 	Advice       []fitAdvice
 	Notes        []string // the calculator's own notes (English)
 	// Energy is the predicted matrix's estimated J/token (W and $/Mtok below), with
-	// how it was estimated (English); nil when the estimate has nothing to show.
+	// how it was estimated (in the page's language where the site knows the
+	// calculator's sentence); nil when the estimate has nothing to show.
 	Energy       *matrixView
 	EnergyNotes  []string
 	Measured     []store.RunRecord
@@ -65,7 +66,7 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusOK
 	if ferr != nil {
-		d.Error, d.ErrorField, status = T(lang, "calc_err_field", T(lang, "calc_field_"+ferr.Field), ferr.Reason), ferr.Field, http.StatusBadRequest
+		d.Error, d.ErrorField, status = T(lang, "calc_err_field", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field, http.StatusBadRequest
 	} else if in.GPU != "" && in.Model != "" {
 		d.Asked = true
 		d.APIURL = "/api/v1/predict?" + in.query().Encode()
@@ -330,9 +331,10 @@ func energyMatrix(run *bench.Run, lang string) (*matrixView, []string) {
 	if run.Energy == nil {
 		return nil, nil
 	}
-	notes := slices.Clone(run.Energy.Notes)
+	// How the energy was estimated, in the page's language, and the price.
+	notes := slices.Clone(docTexts(lang, run.Energy.Notes))
 	if p := run.Energy.Price; p != nil {
-		notes = append(notes, fmt.Sprintf("Cost at $%g an hour: %s, %s.", p.USDPerHour, p.Source, p.Date))
+		notes = append(notes, T(lang, "calc_energy_cost", report.FormatNumber(lang, p.USDPerHour, 2), p.Source, p.Date))
 	}
 	shown := false
 	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *bench.DecodeCell) cellView {

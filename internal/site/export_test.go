@@ -1,5 +1,17 @@
 package site
 
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
 // EnglishLabels is every text of the site's own table whose Japanese differs, for the
 // test that looks for English left on Japanese pages.
 func EnglishLabels() map[string]string {
@@ -10,4 +22,113 @@ func EnglishLabels() map[string]string {
 		}
 	}
 	return out
+}
+
+// Keys whose name a template writes with printf, by prefix: every value the data can
+// give. A template that builds a key from another prefix must add it here.
+var dynamicKeyValues = map[string]func() []string{
+	"calc_field_": func() []string {
+		return []string{"", "gpu", "model", "quant", "kv_dtype", "engine", "gpus", "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_output", "prefix_caching"}
+	},
+	"level_": func() []string { return []string{"concurrency", "rate"} },
+	"metric_": func() []string {
+		var out []string
+		for _, m := range store.CellMetrics {
+			out = append(out, m.Name)
+		}
+		for _, m := range store.Metrics {
+			out = append(out, string(m))
+		}
+		return out
+	},
+	"mode_": func() []string { return []string{store.ModeMatrix, store.ModeRate} },
+	"nav_":  func() []string { return []string{"hardware", "models", "families"} },
+	"size_": func() []string {
+		var out []string
+		for _, b := range store.SizeBuckets {
+			out = append(out, b.Name)
+		}
+		return out
+	},
+}
+
+var (
+	templateKey    = regexp.MustCompile(`\bT "([^"]+)"`)
+	templatePrintf = regexp.MustCompile(`\bT \(printf "([^"%]*)%s"`)
+	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]`)
+)
+
+// TextKeys lists every text key the templates name (those a template builds with
+// printf, for every value its data can give) and every literal key the package's code
+// passes to T or report.T, each with where it is used.
+func TextKeys() (map[string]string, error) {
+	out := map[string]string{}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		b, err := assets.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range templateKey.FindAllStringSubmatch(string(b), -1) {
+			out[m[1]] = n
+		}
+		for _, m := range templatePrintf.FindAllStringSubmatch(string(b), -1) {
+			values, ok := dynamicKeyValues[m[1]]
+			if !ok {
+				return nil, fmt.Errorf("%s builds keys %s…: list their values in dynamicKeyValues", n, m[1])
+			}
+			for _, v := range values() {
+				out[m[1]+v] = n
+			}
+		}
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range codeKey.FindAllStringSubmatch(string(b), -1) {
+			out[m[1]] = f
+		}
+	}
+	return out, nil
+}
+
+// TextDefined reports whether key has a text: the site's own, or the report
+// package's (which answers an unknown key with the key itself).
+func TextDefined(key string) bool {
+	if _, ok := messages[key]; ok {
+		return true
+	}
+	return report.T(LangEN, key) != key
+}
+
+// TextIn is key's text in lang, as pages show it (T), without arguments.
+func TextIn(lang, key string) string { return T(lang, key) }
+
+// SiteMessages is the site's own table, [en, ja] by key.
+func SiteMessages() map[string][2]string { return messages }
+
+// APISummaries are the OpenAPI document's operation summaries, [en, ja] by
+// "METHOD path".
+func APISummaries() (map[string][2]string, error) {
+	paths, err := apiPaths()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]string{}
+	for _, p := range paths {
+		out[p.Method+" "+p.Path] = [2]string{p.Summary, p.SummaryJA}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -203,6 +204,8 @@ type boardEntry struct {
 	Rec   store.RunRecord
 	Value string
 	Row   []string // the metric at each of the board's RowHeads, "—" where the run has none
+	// rowVals are Row's values (NaN where the run has none), at the board's rowLevels.
+	rowVals []float64
 	// CI is "± 0.6" where the value has a 95% interval; Tied marks an entry whose
 	// interval overlaps the one above (ties.go); Runs and Spread a grouped setup's.
 	CI     string
@@ -259,9 +262,13 @@ type boardData struct {
 	Level     string
 	LevelName string // "concurrency", "rate" or "" (no second axis)
 	RowHeads  []string
+	rowLevels []float64 // the levels of RowHeads (an open-loop row's rates)
 	Entries   []boardEntry
 	Sizes     []store.SizeBucket
 	Chart     template.HTML // best per GPU at the cell, when a model or family is chosen
+	// RateChart draws an open-loop metric against the request rate for the first
+	// runs ranked, under the board's conditions (cards.go's chart, for the board).
+	RateChart *chartView
 	// An open-loop metric's conditions: the form's values, the chosen ones in words,
 	// and every set of conditions its runs were measured under.
 	Rated     bool
@@ -338,7 +345,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Offset = q.Offset
-	if err := s.boardCells(ctx, r.URL, d, cell, entries, q.Offset, lang); err != nil {
+	if err := s.boardCells(ctx, r.URL, d, cell, q, entries, lang); err != nil {
 		s.serverError(w, r, "reading the board's cells", err)
 		return
 	}
@@ -413,9 +420,11 @@ func boardDefaults(q store.Query, v url.Values) store.Query {
 }
 
 // boardCells fills the picker, an open-loop metric's conditions, and each ranked
-// run's row at a glance.
-func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell cellSel, entries []store.RankedRun, offset int, lang string) error {
-	cells, err := s.store.MetricCells(ctx, cell.Metric.Name)
+// run's row at a glance. Their counts are of the runs the ranking takes — q's filters
+// and kinds (measured only unless the reader includes the others) — so that a cell the
+// picker says 3 runs have ranks 3.
+func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell cellSel, q store.Query, entries []store.RankedRun, lang string) error {
+	cells, err := s.metricCellsOf(ctx, cell.Metric.Name, q)
 	if err != nil {
 		return err
 	}
@@ -426,7 +435,10 @@ func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell 
 	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
 		d.Picker = buildPicker(u, cell, cells)
 	}
-	d.RowHeads, d.Entries, err = s.boardRows(ctx, cell, cells, entries, offset, lang)
+	d.RowHeads, d.rowLevels, d.Entries, err = s.boardRows(ctx, cell, q, cells, entries, lang)
+	if err == nil && cell.Metric.Axis == store.AxisRate {
+		d.RateChart = boardRateChart(cell, d.rowLevels, d.Entries, lang)
+	}
 	return err
 }
 
@@ -507,7 +519,8 @@ func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
 // boardRows formats the ranked runs with each one's row at a glance: the metric at
 // the chosen context across the picker's levels (a prefill metric across contexts; a
 // run-level one shows total tok/s at context 0).
-func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.MetricCell, ranked []store.RankedRun, offset int, lang string) ([]string, []boardEntry, error) {
+func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cells []store.MetricCell, ranked []store.RankedRun, lang string) ([]string, []float64, []boardEntry, error) {
+	offset := q.Offset
 	rowMetric, rowContext := cell.Metric, cell.Context
 	if cell.Metric.Axis == store.AxisRateRun {
 		// One value per run: the cell is the row. Show the ranked values alone.
@@ -515,14 +528,14 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.Metr
 		for i, r := range ranked {
 			out = append(out, boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)})
 		}
-		return nil, out, nil
+		return nil, nil, out, nil
 	}
 	if cell.Metric.Axis == store.AxisRun {
 		rowMetric, _ = store.MetricByName("total_tok_s")
 		rowContext = 0
 		var err error
-		if cells, err = s.store.MetricCells(ctx, rowMetric.Name); err != nil {
-			return nil, nil, err
+		if cells, err = s.metricCellsOf(ctx, rowMetric.Name, q); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	type key struct {
@@ -562,7 +575,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.Metr
 	}
 	values, err := s.store.CellValues(ctx, ids, rowMetric.Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rowCond := ""
 	if rowMetric.Name == cell.Metric.Name {
@@ -580,13 +593,48 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, cells []store.Metr
 		for _, c := range cols {
 			if x, ok := have[c]; ok {
 				e.Row = append(e.Row, report.FormatNumber(lang, x, rowMetric.Decimals))
+				e.rowVals = append(e.rowVals, x)
 			} else {
 				e.Row = append(e.Row, "—")
+				e.rowVals = append(e.rowVals, math.NaN())
 			}
 		}
 		out = append(out, e)
 	}
-	return heads, out, nil
+	var levels []float64
+	for _, c := range cols {
+		levels = append(levels, c.level)
+	}
+	return heads, levels, out, nil
+}
+
+// boardRateChart draws the first runs ranked by an open-loop metric across the rates
+// of their rows at a glance (goodput against the request rate, for goodput): one line
+// per run, numbered as the legend beside it names them.
+func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang string) *chartView {
+	if len(levels) == 0 || len(entries) == 0 {
+		return nil
+	}
+	cv := &chartView{Title: T(lang, "chart_board_rate", T(lang, "metric_"+cell.Metric.Name), report.FormatInt(lang, cell.Context))}
+	var lines []report.Line
+	for i, e := range entries[:min(len(entries), tradeoffRuns)] {
+		mark := strconv.Itoa(e.Rank)
+		line := report.Line{Name: mark}
+		for j, x := range e.rowVals {
+			if !math.IsNaN(x) {
+				line.Points = append(line.Points, report.XY{X: levels[j], Y: x,
+					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j])})
+			}
+		}
+		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: e.Rec.Title + " · " + gpuLabel(e.Rec), URL: "/runs/" + pathEscape(e.Rec.ID)})
+		lines = append(lines, line)
+	}
+	yLabel := T(lang, "metric_"+cell.Metric.Name)
+	if cell.Metric.Unit != "" {
+		yLabel = cell.Metric.Unit
+	}
+	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, report.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
+	return cv
 }
 
 // boardJSON is GET /api/v1/leaderboard's answer.

@@ -316,6 +316,17 @@ type runPageData struct {
 	runView
 	Styles template.CSS
 	Versus *versusView
+	// Rated: an open-loop run; RateChart its goodput and achieved rate by rate, and
+	// RateRows its cells (for the site's own view, without the report body).
+	Rated     bool
+	RateChart *chartView
+	RateRows  []rateRunRow
+}
+
+// rateRunRow is one rate cell of an open-loop run, for the site's own view.
+type rateRunRow struct {
+	Rate string
+	rateCompareCell
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
@@ -325,9 +336,16 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	lang := requestLang(r)
 	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang)}
+	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
+		d.RateChart = rateRunChart(run, lang)
+		for i := range run.Rate {
+			d.RateRows = append(d.RateRows, rateRunRow{Rate: rateText(lang, run.Rate[i].RateRPS), rateCompareCell: rateCellView(lang, &run.Rate[i])})
+		}
+	}
 	if s.opt.Report != nil {
 		var buf bytes.Buffer
-		if err := s.opt.Report.Body(&buf, run, lang); err != nil {
+		// The sentences llmbench wrote into the document, in the page's language.
+		if err := s.opt.Report.Body(&buf, docIn(run, lang), lang); err != nil {
 			s.log.Warn("rendering the report body; showing the site's own view", "id", rec.ID, "err", err)
 		} else {
 			d.Report = template.HTML(buf.String()) // html/template output of the report package
@@ -353,10 +371,12 @@ func cspWithScripts(html string) string {
 }
 
 type compareData struct {
-	Runs    []runView
-	Charts  []chartView
-	Message string
-	Rate    *rateCompare // the rate runs' cells, when some run is one
+	Runs []runView
+	// CardRows are the runs' headline figures side by side (cards.go).
+	CardRows []compareCardRow
+	Charts   []chartView
+	Message  string
+	Rate     *rateCompare // the rate runs' cells, when some run is one
 	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
 	// all empty, are left out).
 	HasMatrix bool
@@ -384,7 +404,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		if !s.found(w, r, "reading a run", err) {
 			return
 		}
-		d.Runs = append(d.Runs, runView{Rec: rec, Run: run})
+		d.Runs = append(d.Runs, runView{Rec: rec, Run: run, Cards: runCards(rec, run, lang)})
 		runs = append(runs, run)
 	}
 	contexts, concurrency := axisContexts(runs...), axisConcurrency(runs...)
@@ -402,6 +422,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
+	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *bench.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
@@ -682,6 +703,15 @@ type apiRefData struct {
 
 type apiPath struct {
 	Method, Path, Summary string
+	SummaryJA             string // the document's x-summary-ja
+}
+
+// Text is the operation's summary in lang.
+func (a apiPath) Text(lang string) string {
+	if lang == LangJA && a.SummaryJA != "" {
+		return a.SummaryJA
+	}
+	return a.Summary
 }
 
 func (s *Server) apiReference(w http.ResponseWriter, r *http.Request) {
@@ -702,7 +732,8 @@ var apiPaths = sync.OnceValues(func() ([]apiPath, error) {
 	}
 	var doc struct {
 		Paths map[string]map[string]struct {
-			Summary string `json:"summary"`
+			Summary   string `json:"summary"`
+			SummaryJA string `json:"x-summary-ja"`
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -711,7 +742,7 @@ var apiPaths = sync.OnceValues(func() ([]apiPath, error) {
 	var paths []apiPath
 	for p, ops := range doc.Paths {
 		for m, op := range ops {
-			paths = append(paths, apiPath{Method: strings.ToUpper(m), Path: p, Summary: op.Summary})
+			paths = append(paths, apiPath{Method: strings.ToUpper(m), Path: p, Summary: op.Summary, SummaryJA: op.SummaryJA})
 		}
 	}
 	sortAPIPaths(paths)

@@ -26,7 +26,10 @@ type rateCompare struct {
 	Runs     []rateCompareRun
 	Rows     []rateCompareRow
 	Chart    *chartView
-	SLO      bool // some run has goodput (an SLO)
+	// GoodputChart draws each run's goodput against its achieved rate (nil when no
+	// run has an SLO).
+	GoodputChart *chartView
+	SLO          bool // some run has goodput (an SLO)
 }
 
 type rateCompareRun struct {
@@ -97,6 +100,7 @@ func compareRates(runs []runView, lang string) *rateCompare {
 		rc.Rows = append(rc.Rows, row)
 	}
 	rc.Chart = latencyThroughputChart(rated, lang)
+	rc.GoodputChart = goodputCompareChart(rated, lang)
 	return rc
 }
 
@@ -149,7 +153,7 @@ func rateCellView(lang string, c *bench.RateCell) rateCompareCell {
 	v := rateCompareCell{Class: "valid", Achieved: optFigure(lang, f.AchievedRPS, 2), TTFT50: optFigure(lang, f.TTFTMs.P50, 0),
 		TTFT90: optFigure(lang, f.TTFTMs.P90, 0), TPOT50: optFigure(lang, f.TPOTMs.P50, 1), Goodput: optFigure(lang, f.GoodputRPS, 2)}
 	if c.Saturated() {
-		v.Class, v.Saturated, v.Title = "valid saturated", true, T(lang, "r_saturated", strings.Join(f.Saturation, "; "))
+		v.Class, v.Saturated, v.Title = "valid saturated", true, T(lang, "r_saturated", strings.Join(docTexts(lang, f.Saturation), "; "))
 	}
 	return v
 }

@@ -23,6 +23,23 @@ import (
 type FieldError struct {
 	Field  string `json:"field"`
 	Reason string `json:"reason"`
+	// key and args give Reason in the site's texts, for pages that show it in their
+	// language (fieldErrorT); Reason is its English, which the API answers.
+	key  string
+	args []any
+}
+
+// fieldErrorT is a FieldError whose reason is the site's text key.
+func fieldErrorT(field, key string, args ...any) *FieldError {
+	return &FieldError{Field: field, Reason: T(LangEN, key, args...), key: key, args: args}
+}
+
+// ReasonIn is the reason in lang: the site's text where it has one, else the English.
+func (e *FieldError) ReasonIn(lang string) string {
+	if e.key != "" {
+		return T(lang, e.key, e.args...)
+	}
+	return e.Reason
 }
 
 func (e *FieldError) Error() string {

@@ -18,6 +18,8 @@ type runView struct {
 	Run     *bench.Run
 	Prefill []prefillView
 	Matrix  matrixView
+	// Cards are the run's headline figures (cards.go).
+	Cards []figureCard
 	// Report is the HTML report's body when a ReportRenderer is wired in.
 	Report template.HTML
 }
@@ -59,6 +61,7 @@ func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
 		v.Prefill = append(v.Prefill, pv)
 	}
 	v.Matrix = buildMatrix(run, axisContexts(run), axisConcurrency(run), lang)
+	v.Cards = runCards(rec, run, lang)
 	return v
 }
 

@@ -7,10 +7,12 @@ import (
 	"strings"
 )
 
-// putCells writes a run's metric values and counts them per cell, in the transaction
-// that stores the run. A run has at most one value per metric and cell: the first
-// (a rate run that measured one rate twice keeps the first measurement).
-func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) error {
+// putCells writes a run's metric values and counts them per cell and run kind — in all
+// and per value of each dimension run_groups counts (groupDims) — in the transaction
+// that stores the run. A run has at most one value per metric and cell: the first (a
+// rate run that measured one rate twice keeps the first measurement).
+func (s *Store) putCells(ctx context.Context, tx *sql.Tx, rec RunRecord, cells []CellValue) error {
+	runID := rec.ID
 	type key struct {
 		metric  string
 		context int
@@ -37,14 +39,18 @@ func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []
 			m, _ := MetricByName(c.Metric)
 			vals = append(vals, "(?, ?, ?, ?, ?, ?, ?)")
 			args = append(args, runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value))
-			counts = append(counts, "(?, ?, ?, ?, 1)")
-			countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level)
+			counts = append(counts, "(?, ?, ?, ?, ?, '', '', 1)")
+			countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level, rec.Kind)
+			for _, g := range groupDims {
+				counts = append(counts, "(?, ?, ?, ?, ?, ?, ?, 1)")
+				countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level, rec.Kind, g.dim, g.of(rec))
+			}
 		}
 		if _, err := s.exec(ctx, tx, `INSERT INTO run_metrics (run_id, metric, cond, context, level, value, rank_key) VALUES `+strings.Join(vals, ", "), args...); err != nil {
 			return fmt.Errorf("storing the run's cells: %w", err)
 		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, cond, context, level, runs) VALUES `+strings.Join(counts, ", ")+
-			` ON CONFLICT (metric, cond, context, level) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
+		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, cond, context, level, kind, dim, name, runs) VALUES `+strings.Join(counts, ", ")+
+			` ON CONFLICT (metric, dim, name, cond, context, level, kind) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
 			return fmt.Errorf("counting the run's cells: %w", err)
 		}
 	}
@@ -164,9 +170,60 @@ type MetricCell struct {
 }
 
 // MetricCells lists the cells some run has a value of metric for, by conditions,
-// context and level.
+// context and level, counting every run.
 func (s *Store) MetricCells(ctx context.Context, metric string) ([]MetricCell, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT context, level, cond, runs FROM metric_cells WHERE metric = ? AND runs > 0 ORDER BY cond, context, level`), metric)
+	return s.MetricCellsOf(ctx, metric, Query{})
+}
+
+// MetricCellsOf is MetricCells counting only the runs q selects (its filters and
+// kinds; its sorting and paging are ignored), so that a picker's counts are the runs
+// the ranking beside it would rank. Kinds with no filter or one that run_groups counts
+// by (a model, GPU, engine, quantization, profile, family or mode) are read from
+// metric_cells' counts; other filters count the matching runs' values, starting from
+// the narrowest filter.
+func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]MetricCell, error) {
+	q.Sort, q.Limit, q.Offset = "", 0, 0
+	var err error
+	if q, err = s.spelled(ctx, q); err != nil {
+		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
+	}
+	var rows *sql.Rows
+	fs := q.filters()
+	if q.SizeMin == 0 && q.SizeMax == 0 && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
+		dim, name := "", ""
+		if len(fs) == 1 {
+			dim, name = fs[0].dim, fs[0].value
+		}
+		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND name = ?`
+		args := []any{metric, dim, name}
+		if len(q.Kinds) > 0 {
+			query += ` AND kind IN (?` + strings.Repeat(", ?", len(q.Kinds)-1) + `)`
+			for _, k := range q.Kinds {
+				args = append(args, k)
+			}
+		}
+		query += ` GROUP BY cond, context, level HAVING SUM(runs) > 0 ORDER BY cond, context, level`
+		rows, err = s.db.QueryContext(ctx, s.rebind(query), args...)
+	} else {
+		lead, empty, lerr := s.leadFilterFor(ctx, q, true)
+		if lerr != nil {
+			return nil, fmt.Errorf("listing the cells of %s: %w", metric, lerr)
+		}
+		if empty {
+			return nil, nil
+		}
+		if lead == "" {
+			lead = anyIndex
+		}
+		conds, args := s.conditions(q, lead)
+		join := "JOIN"
+		if s.dialect == SQLite {
+			join = "CROSS JOIN" // from the filtered runs to their values, in that order
+		}
+		query := `SELECT m.context, m.level, m.cond, COUNT(*) FROM runs r ` + join + ` run_metrics m ON m.run_id = r.id AND m.metric = ?` +
+			` WHERE ` + strings.Join(conds, " AND ") + ` GROUP BY m.cond, m.context, m.level ORDER BY m.cond, m.context, m.level`
+		rows, err = s.db.QueryContext(ctx, s.rebind(query), append([]any{metric}, args...)...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
 	}

@@ -60,3 +60,7 @@ func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) e
 	_, err := s.exec(ctx, s.db, query, args...)
 	return err
 }
+
+// RegistrySignatureForTesting is the signature Reindex records, so that a test can
+// leave a store looking indexed under the current registry.
+var RegistrySignatureForTesting = registrySignature

@@ -99,7 +99,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 		if _, err := s.exec(ctx, tx, `DELETE FROM run_metrics WHERE run_id = ?`, d.id); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
-		if err := s.putCells(ctx, tx, d.id, sum.Cells); err != nil {
+		if err := s.putCells(ctx, tx, RunRecord{ID: d.id, Summary: sum}, sum.Cells); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
 	}
@@ -117,9 +117,20 @@ func (s *Store) recount(ctx context.Context) error {
 		return fmt.Errorf("recounting runs: %w", err)
 	}
 	defer tx.Rollback()
-	stmts := []string{`DELETE FROM metric_cells`,
-		`INSERT INTO metric_cells (metric, cond, context, level, runs) SELECT metric, cond, context, level, COUNT(*) FROM run_metrics GROUP BY metric, cond, context, level`,
-		`DELETE FROM run_groups`}
+	// metric_cells' counts in all (dim "") and per value of each of groupDims.
+	cells := func(dim, col string) string {
+		name, by := "''", ""
+		if col != "" {
+			name, by = col, ", "+col
+		}
+		return `INSERT INTO metric_cells (metric, cond, context, level, kind, dim, name, runs) SELECT m.metric, m.cond, m.context, m.level, r.kind, '` +
+			dim + `', ` + name + `, COUNT(*) FROM run_metrics m JOIN runs r ON r.id = m.run_id GROUP BY m.metric, m.cond, m.context, m.level, r.kind` + by
+	}
+	stmts := []string{`DELETE FROM metric_cells`, cells("", "")}
+	for _, g := range groupDims {
+		stmts = append(stmts, cells(g.dim, "r."+g.dim))
+	}
+	stmts = append(stmts, `DELETE FROM run_groups`)
 	measured := func(col string) string { return "MAX(CASE WHEN kind = 'measured' THEN " + col + " END)" }
 	for _, g := range groupDims {
 		decode, peak, vram := "NULL", "NULL", "NULL"

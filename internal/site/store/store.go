@@ -232,7 +232,7 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	if err := s.countGroups(ctx, tx, rec); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	if err := s.putCells(ctx, tx, rec.ID, rec.Cells); err != nil {
+	if err := s.putCells(ctx, tx, rec, rec.Cells); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
