@@ -207,6 +207,8 @@ func runnable(args []string, root, seedRun, tmp string) ([]string, string) {
 			return out, ""
 		case a == "--resume":
 			return nil, "a run document the reader has (--resume: TestRunInterruptAndResume)"
+		case a == "--rescore":
+			return nil, "a run's events log (--rescore: TestReportRescoreReproducesAnEnergyRun)"
 		case strings.HasSuffix(a, ".json") && args[0] == "report":
 			if _, err := os.Stat(filepath.Join(root, a)); err != nil {
 				a = seedRun // the docs' run.json: any run document will do

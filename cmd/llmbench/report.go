@@ -19,7 +19,7 @@ import (
 func init() { commands = append(commands, newReportCmd) }
 
 func newReportCmd() *cobra.Command {
-	var format, out, lang string
+	var format, out, lang, rescore string
 	var noColor, wide bool
 	cmd := &cobra.Command{
 		Use:   "report RUN.json [RUN.json …]",
@@ -44,16 +44,29 @@ column groups that each repeat the row's keys: every figure is still printed.
 
 Several documents (say llmbench report my-model-*.json): text and md render each in
 turn, in the order given; csv, json and html hold one run, so they render the newest
-(by created_at) and say on stderr which one, and how to render another.`,
+(by created_at) and say on stderr which one, and how to render another.
+
+--rescore EVENTS re-scores a document from the events log its run wrote (run --events
+FILE): every prefill row, decode cell, rate cell and energy figure, by the same
+functions the live run used, compared field by field; a difference exits 1. With -o
+the re-scored document is written instead (a log re-scored by a newer llmbench).`,
 		Example: `  llmbench report run.json
   llmbench report my-model-*.json                 # every run, one after another
   COLUMNS=200 llmbench report run.json            # or --wide: the full tables
   llmbench report run.json --format md > RESULTS.md
   llmbench report run.json --format csv -o run.csv
   llmbench report run.json --format html -o page.html
-  llmbench report run.json --format html --lang ja -o page-ja.html`,
+  llmbench report run.json --format html --lang ja -o page-ja.html
+  llmbench report --rescore run.events run.json   # every figure re-scored from the events log
+  llmbench report --rescore run.events run.json -o rescored.json`,
 		Args: reportArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if rescore != "" {
+				if cmd.Flags().Changed("format") {
+					return errRescoreFormat
+				}
+				return rescoreReport(cmd.OutOrStdout(), rescore, args, out)
+			}
 			if !slices.Contains(report.Formats(), format) {
 				return fmt.Errorf("unknown --format %q (choose one of %s)", format, strings.Join(report.Formats(), ", "))
 			}
@@ -79,6 +92,7 @@ turn, in the order given; csv, json and html hold one run, so they render the ne
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(report.Languages(), ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
+	cmd.Flags().StringVar(&rescore, "rescore", "", "re-score the run from this events log (run --events) and compare every figure; with -o, write the re-scored document there")
 	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")
 	return cmd
 }

@@ -14,8 +14,9 @@ import (
 // printed at the end shows the rate table.
 func TestRunRateOnEmulator(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rate.json")
+	events := filepath.Join(t.TempDir(), "rate.events")
 	got, err := runCmd(t, "run", "--no-calibrate", "--preset", "tiny", "--rate", "4,120", "--arrival", "constant", "--duration", "1s",
-		"--input-len", "16", "--output-len", "40", "--slo", "ttft=100ms,tpot=20ms", "--out", out, "--no-progress")
+		"--input-len", "16", "--output-len", "40", "--slo", "ttft=100ms,tpot=20ms", "--out", out, "--no-progress", "--events", events)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
@@ -45,6 +46,10 @@ func TestRunRateOnEmulator(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the printed report lacks %q", want)
 		}
+	}
+	// The events log re-scores to every figure of both cells.
+	if got, err := runCmd(t, "report", "--rescore", events, out); err != nil || !strings.Contains(got, "2 rate cells") || !strings.Contains(got, "Every figure of") {
+		t.Errorf("report --rescore of the rate run: %v\n%s", err, got)
 	}
 }
 

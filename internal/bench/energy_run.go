@@ -2,29 +2,39 @@ package bench
 
 import (
 	"context"
+	"time"
 )
 
 // The runner's hook into energy scoring: after a decode window or a prefill row's cold
-// request, the telemetry source is read once for that span and the pure functions of
-// energy.go score it. Neither changes a cell's status: a missing meter is not a fault
-// of the server.
+// request, the telemetry source is read once for that span, the trace and the price are
+// logged ("energy" event), and the pure functions below score them — the same ones
+// RescoreAll applies to the log. Neither changes a cell's status: a missing meter is
+// not a fault of the server.
 
-// scoreCellEnergy fills a measured cell's energy and cost.
-func (r *Runner) scoreCellEnergy(ctx context.Context, cell *DecodeCell, win Window) {
-	if (r.Opts.Telemetry == nil && r.Opts.Price == nil) || cell.DecodeFigures == nil || cell.WindowStats == nil {
+// EnergyInput is what scoring a measurement's energy needs besides the measurement:
+// the power trace over it (nil: no telemetry) and the price of the machine.
+type EnergyInput struct {
+	Trace *PowerTrace `json:"trace,omitempty"`
+	Price *Price      `json:"price,omitempty"`
+}
+
+// ScoreCellEnergy fills a measured cell's energy and cost from its window's trace.
+func ScoreCellEnergy(cell *DecodeCell, run *CellRun, in EnergyInput) {
+	if cell.DecodeFigures == nil || cell.WindowStats == nil {
 		return
 	}
 	ps := PowerStats{Reason: "no telemetry"}
-	if r.Opts.Telemetry != nil {
-		ps = ScorePower(r.Opts.Telemetry.Summary(ctx, win.Open, win.Close), win.Open, win.Close)
+	if in.Trace != nil {
+		open, close := time.Unix(0, run.Open), time.Unix(0, run.Close)
+		ps = ScorePower(*in.Trace, open, close)
 	}
-	cell.CellEnergy = DecodeEnergy(ps, cell.OutputTokens, cell.TotalTokS, r.Opts.Price)
+	cell.CellEnergy = DecodeEnergy(ps, cell.OutputTokens, cell.TotalTokS, in.Price)
 }
 
-// scorePrefillEnergy fills a measured prefill row's energy, over its time to first
+// ScorePrefillEnergy fills a measured prefill row's energy, over its time to first
 // token (its cold request's record, on the run's clock).
-func (r *Runner) scorePrefillEnergy(ctx context.Context, row *PrefillRow, q *Request) {
-	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
+func ScorePrefillEnergy(row *PrefillRow, q *Request, in EnergyInput) {
+	if in.Trace == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
 	res := q.result()
@@ -32,6 +42,33 @@ func (r *Runner) scorePrefillEnergy(ctx context.Context, row *PrefillRow, q *Req
 	if tokens == 0 {
 		tokens = row.Context
 	}
-	ps := ScorePower(r.Opts.Telemetry.Summary(ctx, res.Sent, res.FirstToken), res.Sent, res.FirstToken)
-	row.PrefillEnergy = PrefillEnergyFor(ps, tokens)
+	row.PrefillEnergy = PrefillEnergyFor(ScorePower(*in.Trace, res.Sent, res.FirstToken), tokens)
+}
+
+// scoreCellEnergy reads the meter over a cell's window, logs it and scores it.
+func (r *Runner) scoreCellEnergy(ctx context.Context, meta EventMeta, cell *DecodeCell, run *CellRun) {
+	if (r.Opts.Telemetry == nil && r.Opts.Price == nil) || cell.DecodeFigures == nil || cell.WindowStats == nil {
+		return
+	}
+	in := EnergyInput{Price: r.Opts.Price}
+	if r.Opts.Telemetry != nil {
+		tr := r.Opts.Telemetry.Summary(ctx, time.Unix(0, run.Open), time.Unix(0, run.Close))
+		in.Trace = &tr
+	}
+	meta.Phase = "decode"
+	r.Opts.Events.Energy(meta, in)
+	ScoreCellEnergy(cell, run, in)
+}
+
+// scorePrefillEnergy reads the meter over a prefill row's time to first token, logs
+// it and scores it.
+func (r *Runner) scorePrefillEnergy(ctx context.Context, meta EventMeta, row *PrefillRow, q *Request) {
+	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
+		return
+	}
+	res := q.result()
+	tr := r.Opts.Telemetry.Summary(ctx, res.Sent, res.FirstToken)
+	in := EnergyInput{Trace: &tr}
+	r.Opts.Events.Energy(meta, in)
+	ScorePrefillEnergy(row, q, in)
 }

@@ -31,7 +31,9 @@ type EventMeta struct {
 //   - "request": one request, as scored (Request's fields);
 //   - "window": a cell's window (Open, Close), kept for older readers;
 //   - "cell": what executing a cell produced (Run), with its requests before it;
-//   - "prefill": what measuring a prefill row produced (Prefill).
+//   - "prefill": what measuring a prefill row produced (Prefill);
+//   - "energy": the power trace and price a cell (phase "decode") or a prefill row
+//     (phase "warmup") was scored with, after it (Energy).
 //
 // Times are nanoseconds on the run's clock; chunk times nanoseconds after Sent.
 // Rescore scores the log with the same functions as the live run.
@@ -39,11 +41,12 @@ type Event struct {
 	Type string `json:"type"`
 	EventMeta
 	*Request
-	Base    int64       `json:"base_ns,omitempty"`
-	Open    int64       `json:"open_ns,omitempty"`
-	Close   int64       `json:"close_ns,omitempty"`
-	Run     *CellRun    `json:"cell_run,omitempty"`
-	Prefill *PrefillRun `json:"prefill,omitempty"`
+	Base    int64        `json:"base_ns,omitempty"`
+	Open    int64        `json:"open_ns,omitempty"`
+	Close   int64        `json:"close_ns,omitempty"`
+	Run     *CellRun     `json:"cell_run,omitempty"`
+	Prefill *PrefillRun  `json:"prefill,omitempty"`
+	Energy  *EnergyInput `json:"energy,omitempty"`
 
 	// Open-loop requests: the scheduled time latencies are measured from, when a slot
 	// let the request go, and the lengths asked. A "rate_cell" event carries what
@@ -106,6 +109,14 @@ func (l *EventLog) Prefill(meta EventMeta, run *PrefillRun) {
 	l.write(Event{Type: "prefill", EventMeta: meta, Prefill: run})
 }
 
+// Energy records what a cell's or prefill row's energy was scored with.
+func (l *EventLog) Energy(meta EventMeta, in EnergyInput) {
+	if l == nil {
+		return
+	}
+	l.write(Event{Type: "energy", EventMeta: meta, Energy: &in})
+}
+
 func (l *EventLog) write(ev Event) {
 	b, err := json.Marshal(ev)
 	l.mu.Lock()
@@ -162,7 +173,9 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 	cellAttempt := map[place]string{}
 	var cellOrder []place
 	prefills := map[place]*PrefillRun{}
+	prefillAttempt := map[place]string{}
 	var prefillOrder []place
+	energy := map[key]*EnergyInput{} // decode; prefill rows' under concurrency -1
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var ev Event
@@ -204,18 +217,36 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 			if _, ok := prefills[pp]; !ok {
 				prefillOrder = append(prefillOrder, pp)
 			}
-			prefills[pp] = ev.Prefill
+			prefills[pp], prefillAttempt[pp] = ev.Prefill, ev.Attempt
+		case "energy":
+			if ev.Energy == nil {
+				continue
+			}
+			if ev.Phase == "warmup" {
+				k.n = -1
+			}
+			energy[k] = ev.Energy
 		}
 	}
 	out := &Rescored{}
 	for _, p := range prefillOrder {
-		out.Prefill = appendRepeat(out.Prefill, p.rep, ScorePrefill(prefills[p]),
+		pre := prefills[p]
+		row := ScorePrefill(pre)
+		if in := energy[key{prefillAttempt[p], p.ctx, -1, p.rep}]; in != nil {
+			ScorePrefillEnergy(&row, &pre.Request, *in)
+		}
+		out.Prefill = appendRepeat(out.Prefill, p.rep, row,
 			func(r *PrefillRow) bool { return r.Context == p.ctx }, MergePrefillRepeat)
 	}
 	for _, p := range cellOrder {
 		run := *cells[p]
-		run.Requests = requests[key{cellAttempt[p], p.ctx, p.n, p.rep}]
-		out.Decode = appendRepeat(out.Decode, p.rep, ScoreCell(&run),
+		k := key{cellAttempt[p], p.ctx, p.n, p.rep}
+		run.Requests = requests[k]
+		cell := ScoreCell(&run)
+		if in := energy[k]; in != nil && run.Open != 0 {
+			ScoreCellEnergy(&cell, &run, *in)
+		}
+		out.Decode = appendRepeat(out.Decode, p.rep, cell,
 			func(c *DecodeCell) bool { return c.Context == p.ctx && c.Concurrency == p.n }, MergeRepeat)
 	}
 	return out, nil

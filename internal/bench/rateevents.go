@@ -55,6 +55,19 @@ func (l *EventLog) RateCell(attempt string, cell int, in RateInput) {
 // of its own invocation (a log appended by a run and its --resume holds both), and a
 // cell measured again is the later measurement; cells come in the document's order.
 func RescoreRate(r io.Reader) ([]RateCell, error) {
+	scored, err := rescoreRateCells(r)
+	if err != nil {
+		return nil, err
+	}
+	cells := make([]RateCell, 0, len(scored))
+	for _, n := range slices.Sorted(maps.Keys(scored)) {
+		cells = append(cells, scored[n])
+	}
+	return cells, nil
+}
+
+// rescoreRateCells is RescoreRate's cells by their number (the document's index + 1).
+func rescoreRateCells(r io.Reader) (map[int]RateCell, error) {
 	type place struct {
 		attempt string
 		cell    int
@@ -85,11 +98,7 @@ func RescoreRate(r io.Reader) ([]RateCell, error) {
 			delete(reqs, p)
 		}
 	}
-	cells := make([]RateCell, 0, len(scored))
-	for _, n := range slices.Sorted(maps.Keys(scored)) {
-		cells = append(cells, scored[n])
-	}
-	return cells, nil
+	return scored, nil
 }
 
 func timeOf(ns int64) time.Time {

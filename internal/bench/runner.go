@@ -340,9 +340,10 @@ func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	o.measuring = nil
 	pre.Settle = settle
 	if needPrefill {
-		r.Opts.Events.Prefill(r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1, Repeat: o.repeatIndex()}), pre)
+		meta := r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1, Repeat: o.repeatIndex()})
+		r.Opts.Events.Prefill(meta, pre)
 		scored := ScorePrefill(pre)
-		r.scorePrefillEnergy(ctx, &scored, &pre.Request)
+		r.scorePrefillEnergy(ctx, meta, &scored, &pre.Request)
 		if o.repeats() > 1 {
 			scored = MergePrefillRepeat(*w.prefill, scored)
 		}
@@ -407,11 +408,11 @@ func (o *orchestration) cell(ctx context.Context, cell *DecodeCell, pctx *prompt
 		return o.interrupt()
 	}
 	run.Settle = settle
-	r.Opts.Events.Cell(r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()}), run)
+	meta := r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()})
+	r.Opts.Events.Cell(meta, run)
 	scored := ScoreCell(run)
 	if run.Open != 0 {
-		// Energy is read from the meter for the window: not part of the events log.
-		r.scoreCellEnergy(ctx, &scored, Window{Open: time.Unix(0, run.Open), Close: time.Unix(0, run.Close)})
+		r.scoreCellEnergy(ctx, meta, &scored, run)
 	}
 	if o.repeats() > 1 {
 		scored = MergeRepeat(*cell, scored)
