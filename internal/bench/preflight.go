@@ -85,8 +85,11 @@ func (r *Runner) checkStream(ctx context.Context) (*StreamCheck, error) {
 
 // sendCheck sends the check's request; a field the server refuses with HTTP 400 is
 // dropped and the request sent once more.
+// checkMaxTokens is how many tokens the stream check asks for.
+const checkMaxTokens = 16
+
 func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *StreamCheck) *openai.StreamResult {
-	res := r.Server.Send(ctx, payload, 16, nil, false)
+	res := r.Server.Send(ctx, payload, checkMaxTokens, nil, false)
 	if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
 		return res
 	}

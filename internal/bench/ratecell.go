@@ -156,6 +156,9 @@ type RateCell struct {
 	// SearchStep is the cell's place in a --find-max-rate search (1-based).
 	SearchStep int `json:"search_step,omitempty"`
 	*RateFigures
+	// Energy is the cell's power, J/token and $/Mtok over its span (the first
+	// scheduled send to the last end), when the run was metered or priced.
+	Energy *CellEnergy `json:"energy,omitempty"`
 }
 
 // LatencyStats summarise one latency over a cell's requests, in ms. A percentile

@@ -131,6 +131,16 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), 400)
 		return
 	}
+	if req.MaxTokens == checkMaxTokens {
+		// The stream check before the first cell: answered at once, outside the queue
+		// and its log, so that the hand-computed schedules count the cells' arrivals.
+		w.Header().Set("Content-Type", "text/event-stream")
+		for k := range checkMaxTokens {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == checkMaxTokens-1])
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	s := &served{received: time.Now()}
 	words := strings.Fields(req.Messages[0].Content)
 	s.key = promptKey(req.Messages[0].Content)

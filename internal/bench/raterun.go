@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -76,6 +77,9 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 			return nil
 		}
 		return r.Opts.Checkpoint(doc)
+	}
+	if err := r.preflight(ctx, doc, builder, checkpoint); err != nil {
+		return err
 	}
 	measure := func(i int) error {
 		cell := &doc.Rate[i]
@@ -280,6 +284,58 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
 		r.Opts.Events.RateRequest(evs[i])
 	}
+	logged := asLogged(evs)
+	in.Energy = r.energyInput(ctx, logged)
 	r.Opts.Events.RateCell(r.attempt, cellNo, in)
-	*cell = ScoreRate(asLogged(evs), in)
+	*cell = ScoreRate(logged, in)
+}
+
+// energyInput reads the meter over a cell's span, when the run is metered or priced.
+func (r *RateRunner) energyInput(ctx context.Context, reqs []RateRequest) *EnergyInput {
+	if r.Opts.Telemetry == nil && r.Opts.Price == nil {
+		return nil
+	}
+	in := &EnergyInput{Price: r.Opts.Price}
+	if r.Opts.Telemetry == nil {
+		return in
+	}
+	start, end := rateSpan(reqs)
+	tr := PowerTrace{Problem: "no request of the cell ended: it has no span to meter"}
+	if end.After(start) {
+		tr = r.Opts.Telemetry.Summary(ctx, start, end)
+	}
+	in.Trace = &tr
+	return in
+}
+
+// preflight is the closed loop's stream check (preflight.go) before the first
+// schedule: a server that does not stream, or cannot generate at all, stops the run
+// before any arrival is sent, with the reason in the document. A run with nothing
+// left to measure skips it.
+func (r *RateRunner) preflight(ctx context.Context, doc *Run, builder *prompt.Builder, checkpoint func() error) error {
+	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c RateCell) bool { return !c.Status.done() }) {
+		return nil
+	}
+	check, err := (&Runner{Server: r.Server, Opts: r.Opts, builder: builder}).checkStream(ctx)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	doc.StreamCheck = check
+	switch {
+	case errors.Is(err, ErrNotStreaming):
+		for i := range doc.Rate {
+			if c := &doc.Rate[i]; !c.Status.done() {
+				c.Status, c.Reason = StatusFailed, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed"
+			}
+		}
+		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")
+	case errors.Is(err, ErrCannotGenerate):
+		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
+	default:
+		return nil
+	}
+	if cerr := checkpoint(); cerr != nil {
+		return cerr
+	}
+	return err
 }

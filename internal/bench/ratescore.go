@@ -32,6 +32,9 @@ type RateInput struct {
 	ClientCPU float64 `json:"client_cpu,omitempty"`
 	// SearchStep is the cell's place in a --find-max-rate search (RateCell's).
 	SearchStep int `json:"search_step,omitempty"`
+	// Energy is the power trace over the cell's span and the price, when the run was
+	// metered or priced.
+	Energy *EnergyInput `json:"energy,omitempty"`
 }
 
 // Thresholds of the rate checks, each a judgement stated once.
@@ -166,7 +169,26 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 			cell.Reason += ": " + f.ErrorSamples[0]
 		}
 	}
+	if in.Energy != nil {
+		cell.Energy = rateEnergy(s, f, *in.Energy)
+	}
 	return cell
+}
+
+// rateEnergy is a cell's energy over the span its throughput is measured on.
+func rateEnergy(s *rateSamples, f *RateFigures, in EnergyInput) *CellEnergy {
+	ps := PowerStats{Reason: "no telemetry"}
+	if in.Trace != nil {
+		ps = ScorePower(*in.Trace, s.firstSched, s.last)
+	}
+	return DecodeEnergy(ps, f.OutputTokens, f.TotalTokS, in.Price)
+}
+
+// rateSpan is the span a cell's throughput and energy are measured on: its first
+// scheduled send to its last request's end.
+func rateSpan(reqs []RateRequest) (start, end time.Time) {
+	s := gatherRate(reqs, &RateFigures{})
+	return s.firstSched, s.last
 }
 
 // rateSamples are a cell's per-request values, gathered once.

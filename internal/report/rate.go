@@ -13,11 +13,12 @@ import (
 // rateView is an open-loop run's part of the view: the plan in words, the search's
 // outcome, and one row per rate cell, every figure already formatted.
 type rateView struct {
-	Plan    string // "Poisson arrivals · 1,024 → 256 tokens (fixed) · 30 s a rate"
-	SLO     string // "SLO: TTFT ≤ 500 ms, TPOT ≤ 50 ms for 95% of requests"
-	MaxRate string // the --find-max-rate outcome, or ""
-	Rows    []rateRow
-	HasSLO  bool
+	Plan      string // "Poisson arrivals · 1,024 → 256 tokens (fixed) · 30 s a rate"
+	SLO       string // "SLO: TTFT ≤ 500 ms, TPOT ≤ 50 ms for 95% of requests"
+	MaxRate   string // the --find-max-rate outcome, or ""
+	Rows      []rateRow
+	HasSLO    bool
+	HasEnergy bool
 }
 
 type rateRow struct {
@@ -35,8 +36,9 @@ type rateRow struct {
 	E2E        string
 	TotalTokS  string
 	PerRequest string
-	SLOMet     string // "97%"
-	Goodput    string // "9.52 req/s"
+	SLOMet     string   // "97%"
+	Goodput    string   // "9.52 req/s"
+	Energy     []string // power W, J/token, $/Mtok, where the run was metered or priced
 	Saturated  bool
 	Details    []string
 	Warn       bool
@@ -80,6 +82,10 @@ func newRateView(run *bench.Run, v *view) *rateView {
 				row.Goodput = plusMinus(lang, row.Goodput, *f.GoodputRPS, f.GoodputRPSCI, 2)
 			}
 			row.Saturated = c.Saturated()
+		}
+		if e := c.Energy; e != nil && (e.PowerWMean != nil || e.JoulesPerToken != nil || e.USDPerMTok != nil) {
+			row.Energy, _ = energyCells(lang, e.PowerWMean, e.JoulesPerToken, e.USDPerMTok)
+			rv.HasEnergy = true
 		}
 		warnings, info := rateDetails(lang, c)
 		row.Details = append(warnings, info...)
@@ -232,6 +238,11 @@ func rateHead(v *view) (head []string, right []bool) {
 		head = append(head, T(v.Lang, k))
 		right = append(right, i >= 2)
 	}
+	if v.Rate.HasEnergy {
+		for _, k := range energyColumns {
+			head, right = append(head, T(v.Lang, k)), append(right, true)
+		}
+	}
 	if rateHasFootnotes(v) {
 		head, right = append(head, T(v.Lang, "notes")), append(right, false)
 	}
@@ -259,6 +270,12 @@ func rateCells(v *view, r rateRow, mark func(int) string) []string {
 	}
 	if v.Rate.HasSLO {
 		cells = append(cells, cmpOr(r.SLOMet, dash), cmpOr(r.Goodput, dash))
+	}
+	if v.Rate.HasEnergy {
+		if r.Energy == nil {
+			r.Energy = []string{dash, dash, dash}
+		}
+		cells = append(cells, r.Energy...)
 	}
 	if rateHasFootnotes(v) {
 		n := ""

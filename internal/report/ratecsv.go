@@ -23,7 +23,10 @@ var rateCSVColumns = func() []string {
 	}
 	return append(cols, "latency_from", "max_concurrency", "slot_wait_p50_ms", "client_send_lag_p50_ms", "peak_in_flight",
 		"slo_met_ratio", "goodput_rps", "meets_slo", "saturated", "saturation", "prompt_tokens_mean", "cache_hit_ratio",
-		"server_waiting_mean", "server_waiting_max", "flags", "error_samples", "client_headroom")
+		"server_waiting_mean", "server_waiting_max", "flags", "error_samples", "client_headroom",
+		// Energy, when the run was metered or priced (extensions: after the others).
+		"power_w_mean", "power_w_max", "energy_j", "joules_per_token", "tok_s_per_w", "usd_per_mtok",
+		"gpu_util_mean", "gpu_memory_used_mib", "throttle_reasons", "telemetry_samples", "energy_method", "energy_reason", "cost_reason")
 }()
 
 func writeRateCSV(w io.Writer, run *bench.Run) error {
@@ -106,6 +109,13 @@ func rateRecord(c *bench.RateCell, col map[string]int) []string {
 	if s := f.Server; s != nil && s.Waiting != nil {
 		set("server_waiting_mean", num(s.Waiting.Mean))
 		set("server_waiting_max", num(s.Waiting.Max))
+	}
+	if e := c.Energy; e != nil {
+		csvPowerStats(set, e.PowerStats)
+		csvPtr(set, "joules_per_token", e.JoulesPerToken)
+		csvPtr(set, "tok_s_per_w", e.TokSPerW)
+		csvPtr(set, "usd_per_mtok", e.USDPerMTok)
+		set("cost_reason", e.CostReason)
 	}
 	set("flags", strings.Join(f.Flags, ";"))
 	set("error_samples", strings.Join(f.ErrorSamples, " | "))
