@@ -147,14 +147,20 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 		set("flags", strings.Join(d.Flags, ";"))
 		set("error_samples", strings.Join(d.ErrorSamples, " | "))
 	}
-	if e := c.CellEnergy; e != nil {
-		csvPowerStats(set, e.PowerStats)
-		csvPtr(set, "joules_per_token", e.JoulesPerToken)
-		csvPtr(set, "tok_s_per_w", e.TokSPerW)
-		csvPtr(set, "usd_per_mtok", e.USDPerMTok)
-		set("cost_reason", e.CostReason)
-	}
+	csvCellEnergy(set, c.CellEnergy)
 	return rec
+}
+
+// csvCellEnergy writes a decode or rate cell's energy columns, when it has energy.
+func csvCellEnergy(set func(k, v string), e *bench.CellEnergy) {
+	if e == nil {
+		return
+	}
+	csvPowerStats(set, e.PowerStats)
+	csvPtr(set, "joules_per_token", e.JoulesPerToken)
+	csvPtr(set, "tok_s_per_w", e.TokSPerW)
+	csvPtr(set, "usd_per_mtok", e.USDPerMTok)
+	set("cost_reason", e.CostReason)
 }
 
 func csvPtr(set func(k, v string), k string, v *float64) {

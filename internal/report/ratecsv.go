@@ -110,13 +110,7 @@ func rateRecord(c *bench.RateCell, col map[string]int) []string {
 		set("server_waiting_mean", num(s.Waiting.Mean))
 		set("server_waiting_max", num(s.Waiting.Max))
 	}
-	if e := c.Energy; e != nil {
-		csvPowerStats(set, e.PowerStats)
-		csvPtr(set, "joules_per_token", e.JoulesPerToken)
-		csvPtr(set, "tok_s_per_w", e.TokSPerW)
-		csvPtr(set, "usd_per_mtok", e.USDPerMTok)
-		set("cost_reason", e.CostReason)
-	}
+	csvCellEnergy(set, c.Energy)
 	set("flags", strings.Join(f.Flags, ";"))
 	set("error_samples", strings.Join(f.ErrorSamples, " | "))
 	csvRateIntervals(set, f)
