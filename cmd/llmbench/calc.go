@@ -382,7 +382,9 @@ func gpuFamilyFlag(v string) (string, error) {
 // the expert weights X satisfy params − active = X × (1 − k/E). Without --experts every
 // non-embedding weight is taken as an expert weight, of which a token uses the share
 // that makes up its active parameters: one token reads exactly the active weights;
-// for batches it is an approximation that --experts and --experts-per-token remove.
+// for batches it is an approximation that --experts and --experts-per-token remove, as
+// they add the work per routed expert, which only the number of experts can size
+// (perf.Model.RoutingUnknown).
 func applyMoEFlags(m *perf.Model, f *calcFlags) error {
 	if f.experts < 0 || f.expertsPerToken < 0 || (f.experts > 0) != (f.expertsPerToken > 0) {
 		return errors.New("--experts and --experts-per-token go together, both positive")
@@ -416,6 +418,7 @@ func applyMoEFlags(m *perf.Model, f *calcFlags) error {
 			return fmt.Errorf("--active-params %g is not more than the embeddings' %g billion", f.activeParams, m.EmbeddingParamsB)
 		}
 		m.Experts, m.ExpertsPerToken, m.ExpertParamsB = 1000, max(int(math.Round(share*1000)), 1), x
+		m.RoutingUnknown = true
 		return nil
 	}
 	share := float64(m.ExpertsPerToken) / float64(m.Experts)

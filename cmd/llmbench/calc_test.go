@@ -296,10 +296,11 @@ func calcCells(t *testing.T, args ...string) map[[2]int]*bench.DecodeFigures {
 // parameters, shapes and routing from its config.json — predicts what the catalog
 // entry predicts, because a decode step reads only the experts its tokens route to on
 // both paths (before, the explicit path read every weight: 48 tok/s against 171 on an
-// RTX 4090). Without --experts the batch-1 figure agrees within 2%: every active
-// non-embedding weight then counts as an expert weight, whose GEMMs run at the
-// family's expert efficiency (perf.Efficiency.ExpertCompute) where the catalog entry
-// has its dense share at the dense rate; batches are an approximation.
+// RTX 4090). Without --experts a token still reads exactly the active weights, but the
+// work per routed expert (perf.Efficiency.OverheadPerExpertUs), which only the number
+// of experts a token routes to can size, is not counted (perf.Model.RoutingUnknown):
+// the batch-1 figure is then faster than the catalog's, by less than that work's
+// share; batches are an approximation.
 func TestCalcExplicitMoEAgreesWithCatalog(t *testing.T) {
 	common := []string{"--gpu", "rtx-4090", "--quant", "q4_k_m", "--engine", "llama.cpp", "--contexts", "0,4K", "--concurrency", "1,4",
 		"--max-output", "1024", "--prefill", "4K"}
@@ -318,8 +319,8 @@ func TestCalcExplicitMoEAgreesWithCatalog(t *testing.T) {
 			t.Errorf("cell %v: explicit MoE with routing %v tok/s, catalog %.1f", cell, got, want.TotalTokS)
 		}
 		if cell[1] == 1 {
-			if got := unrouted[cell]; got == nil || abs(got.TotalTokS-want.TotalTokS)/want.TotalTokS > 0.02 {
-				t.Errorf("cell %v: explicit MoE without routing %v tok/s, catalog %.1f", cell, got, want.TotalTokS)
+			if got := unrouted[cell]; got == nil || got.TotalTokS <= want.TotalTokS || got.TotalTokS > 2*want.TotalTokS {
+				t.Errorf("cell %v: explicit MoE without routing %v tok/s, catalog %.1f: it should leave out only the per-expert work", cell, got, want.TotalTokS)
 			}
 		}
 		if d := dense[cell]; d == nil || d.TotalTokS > 0.5*want.TotalTokS {

@@ -238,7 +238,12 @@ type Model struct {
 	Experts             int          `json:"experts,omitempty"`
 	ExpertsPerToken     int          `json:"experts_per_token,omitempty"`
 	ExpertParamsB       float64      `json:"expert_params_b,omitempty"`
-	Source              string       `json:"source"`
+	// RoutingUnknown says Experts and ExpertsPerToken are a stand-in (calc's
+	// --active-params without --experts): they split the weights into what a token
+	// reads, and the work per routed expert (Efficiency.OverheadPerExpertUs), which the
+	// number of experts decides, is not counted.
+	RoutingUnknown bool   `json:"-"`
+	Source         string `json:"source"`
 }
 
 // Active is the parameters that compute for one token (all of them for a dense model).
@@ -392,8 +397,21 @@ type Efficiency struct {
 	// ExpertCompute is the share of the dense GEMM rate that an MoE model's expert
 	// GEMMs reach: a step's tokens are split over the experts they route to, so each
 	// expert multiplies a few rows (512 tokens × 8 of 128 experts: 32 rows each), in a
-	// grouped or looped kernel that runs below a dense GEMM's rate. 0 means 1.
+	// grouped or looped kernel that runs below a dense GEMM's rate. 0 means 1. It does
+	// not apply where a vector-kernel engine multiplies the step's few tokens with its
+	// matrix-vector kernels (StepTerms.ExpertSeconds): there an expert's weights are
+	// read by the same kernel as a dense weight's, one row per token.
 	ExpertCompute float64 `json:"expert_compute,omitempty"`
+	// OverheadPerExpertUs is the per-step time of each routed expert an MoE layer
+	// runs, µs, beyond its weights' bytes and FLOPs: every expert the step's tokens
+	// route to is its own weight matrix, with its own work to gather its tokens' rows,
+	// schedule its tiles (or launch its kernels, in llama.cpp's per-expert loops) and
+	// scatter and sum its outputs (llama.cpp adds the k experts' outputs one by one).
+	// A batch-1 decode runs k experts per layer, a 512-token prefill chunk nearly all E,
+	// so it grows with the experts a step touches, not with the layer count alone nor
+	// with the step's FLOPs. Quoted at the reference clock and scaled like
+	// OverheadPerLayerUs.
+	OverheadPerExpertUs float64 `json:"overhead_per_expert_us,omitempty"`
 	// AgeSlowdownPerYear is how much slower an engine build runs its own work (GEMMs,
 	// attention, the per-step overheads; not the memory traffic, which the hardware
 	// bounds) for each year it is older than EvidenceThrough: a build a years older takes

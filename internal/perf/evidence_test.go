@@ -26,14 +26,12 @@ const (
 	rowsEnd    = "<!-- evidence-rows:end -->"
 
 	// The issues' bounds on leave-one-source-out median |error| (issue 26: batch-1
-	// decode 10% overall, 12% on each llama.cpp scoreboard, prefill 20%).
+	// decode 10% overall, 12% on each llama.cpp scoreboard and on the MoE rows,
+	// prefill 20%).
 	maxDecodeLOSO     = 0.10
 	maxPrefillLOSO    = 0.20
 	maxScoreboardLOSO = 0.12
-	// maxMoELOSO holds batch-1 decode of MoE models where the fit stands: issue 26 asks
-	// for 12%, and 12.1% is reached (the Ollama rows, left out, lose their server's
-	// per-token path).
-	maxMoELOSO = 0.13
+	maxMoELOSO        = 0.12
 	// highConcurrency is where a throughput row counts as high concurrency, and
 	// maxHighConcurrency the issue's bound on its median |error|.
 	highConcurrency    = 64
@@ -331,12 +329,12 @@ func evidenceTable(fits []FamilyFit) string {
 		abspct(medianOf(hc, func(r RowError) float64 { return r.Err })))
 
 	b.WriteString("\nThe fitted factors (`data/efficiency.json`). Families are fitted on single-GPU rows only, each pulled towards its kernel group's fit, the group's towards the pooled fit of all rows; a family@year holds rows of an engine build the source dates as older; the age slowdown is fitted once, to every row, and shared:\n\n")
-	b.WriteString("| Family | Rows | Evidence through | Bandwidth eff. | GEMM eff. | Dequantizing GEMMs × | MoE expert GEMMs × | Attention eff. | Not overlapped | µs/layer/step | µs/extra sequence | Age slowdown /year | API ms | µs/cached token |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Family | Rows | Evidence through | Bandwidth eff. | GEMM eff. | Dequantizing GEMMs × | MoE expert GEMMs × | Attention eff. | Not overlapped | µs/layer/step | µs/routed expert/MoE layer/step | µs/extra sequence | Age slowdown /year | API ms | µs/cached token |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range fits {
 		e := f.Eff
-		fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.1f | %.1f | %.3f | %.1f | %.2f |\n", f.Family, len(f.Rows), e.EvidenceThrough, e.Bandwidth, e.Compute,
+		fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.1f | %.1f | %.1f | %.3f | %.1f | %.2f |\n", f.Family, len(f.Rows), e.EvidenceThrough, e.Bandwidth, e.Compute,
 			orOne(e.DequantCompute), orOne(e.ExpertCompute), e.AttentionCompute, e.NoOverlap,
-			e.OverheadPerLayerUs, e.OverheadPerSeqUs, e.AgeSlowdownPerYear, e.APILatencyMs, e.CachedContextUsPerToken)
+			e.OverheadPerLayerUs, e.OverheadPerExpertUs, e.OverheadPerSeqUs, e.AgeSlowdownPerYear, e.APILatencyMs, e.CachedContextUsPerToken)
 	}
 
 	b.WriteString("\nPer family and kind (leave-one-source-out / leave-one-out / in-sample):\n\n| Family | Kind | Rows | LOSO | LOO | In-sample |\n|---|---|---|---|---|---|\n")
@@ -412,7 +410,7 @@ func writeEfficiency(t *testing.T, fams map[string]Efficiency) {
 		About    string                `json:"_about"`
 		Families map[string]Efficiency `json:"families"`
 	}{
-		About:    "Efficiency factors per engine family, fitted to data/measurements.json by go test ./internal/perf -run TestEvidence -update: least squares on the log error over the family's single-GPU rows, pulled towards the pooled fit of all rows, with the bandwidth share bounded by MaxBandwidthEfficiency. A step takes max(memory/bandwidth, compute/compute) + no_overlap x the smaller + overhead_per_layer_us x layers + overhead_per_seq_us x (sequences - 1) + communication; a warm first token adds api_latency_ms and cached_context_us_per_token x the cached context. errors are the median |error| per kind in-sample, leave-one-out and leave-one-source-out.",
+		About:    "Efficiency factors per engine family, fitted to data/measurements.json by go test ./internal/perf -run TestEvidence -update: least squares on the log error over the family's single-GPU rows, pulled towards the pooled fit of all rows, with the bandwidth share bounded by MaxBandwidthEfficiency. A step takes max(memory/bandwidth, compute/compute) + no_overlap x the smaller + overhead_per_layer_us x layers + overhead_per_expert_us x the experts the step's tokens route to in each MoE layer + overhead_per_seq_us x (sequences - 1) + communication; a warm first token adds api_latency_ms and cached_context_us_per_token x the cached context. errors are the median |error| per kind in-sample, leave-one-out and leave-one-source-out.",
 		Families: fams,
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +69,8 @@ var allParams = []param{
 		needKind: func(r rowModel) bool { return r.dequantized && computeKind(r.m.Kind) }},
 	{name: "expert_compute", get: func(e *Efficiency) *float64 { return &e.ExpertCompute }, lo: 0.05, hi: 1, start: 0.5,
 		needKind: func(r rowModel) bool { return r.moe && computeKind(r.m.Kind) }},
+	{name: "overhead_per_expert_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerExpertUs }, lo: 0, hi: 200, start: 5,
+		needKind: func(r rowModel) bool { return r.moe }},
 	{name: "age_slowdown_per_year", get: func(e *Efficiency) *float64 { return &e.AgeSlowdownPerYear }, lo: 0, hi: 3, start: 0.3,
 		needRows: datedSpread, pooledOnly: true},
 	{name: "overhead_per_seq_us", get: func(e *Efficiency) *float64 { return &e.OverheadPerSeqUs }, lo: 0, hi: 2000, start: 10,
@@ -311,17 +312,20 @@ func fitFamilies(byFam map[string][]rowModel) fitSet {
 }
 
 // kernelFactors are the factors that describe one kernel group's own kernels (its
-// dequantizing GEMMs, its MoE expert GEMMs): another group's value says nothing about
-// them.
-var kernelFactors = []string{"dequant_compute", "expert_compute"}
+// dequantizing GEMMs, its MoE expert GEMMs and per-expert work), with the value a
+// group takes whose rows cannot identify one: that of its dense kernels (a GEMM
+// efficiency of 1, no work per expert beyond the expert's bytes and FLOPs). Another
+// group's value says nothing about them.
+var kernelFactors = map[string]float64{"dequant_compute": 1, "expert_compute": 1, "overhead_per_expert_us": 0}
 
 // kernelPrior is the pooled fit as a kernel group's prior, with each kernel factor the
-// group's rows cannot identify set to 1 (the dense GEMM's efficiency) instead of the
-// pooled value, which other groups' kernels decide: SGLang's fused MoE kernels left
-// out by source would otherwise borrow llama.cpp's expert GEMM factor.
+// group's rows cannot identify set to its dense kernels' value (kernelFactors) instead
+// of the pooled value, which other groups' kernels decide: SGLang's fused MoE kernels
+// left out by source would otherwise borrow llama.cpp's expert GEMM factor.
 func kernelPrior(pooled Efficiency, rows []rowModel) Efficiency {
 	for _, p := range allParams {
-		if !slices.Contains(kernelFactors, p.name) {
+		neutral, ok := kernelFactors[p.name]
+		if !ok {
 			continue
 		}
 		identified := false
@@ -332,7 +336,7 @@ func kernelPrior(pooled Efficiency, rows []rowModel) Efficiency {
 			}
 		}
 		if !identified {
-			*p.get(&pooled) = 1
+			*p.get(&pooled) = neutral
 		}
 	}
 	return pooled
@@ -518,6 +522,7 @@ func summarize(fam string, eff Efficiency, rows []RowError) Efficiency {
 	eff.CachedContextUsPerToken = roundTo(eff.CachedContextUsPerToken, 3)
 	eff.DequantCompute = roundTo(eff.DequantCompute, 4)
 	eff.ExpertCompute = roundTo(eff.ExpertCompute, 4)
+	eff.OverheadPerExpertUs = roundTo(eff.OverheadPerExpertUs, 2)
 	eff.AgeSlowdownPerYear = roundTo(eff.AgeSlowdownPerYear, 4)
 	eff.OverheadMs = 0
 	var sources []string

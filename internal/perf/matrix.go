@@ -267,9 +267,9 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 		fmt.Sprintf("Memory per GPU: %.0f%% of %.2f GiB%s = %.2f GiB; weights %.2f GiB (%s); runtime reserve %.2f GiB; KV cache %.2f GiB = %d tokens %s (%s).",
 			s.MemoryUtilization*100, float64(s.GPU.CUDATotalBytes())/GiB, visible, mem.BudgetBytes/GiB, mem.WeightBytes/GiB, weights,
 			mem.ReserveBytes/GiB, mem.KVBytes/GiB, mem.KVTokens, kvRule, s.KV.ID),
-		fmt.Sprintf("Efficiency (%s): %.0f%% of peak bandwidth, %.0f%% of peak tensor throughput, %.0f%% of the faster of the two not hidden under the slower; per step %.1f µs per layer (%.2f ms for %d layers)%s and %.1f µs per sequence beyond the first; first tokens %.1f ms of API latency and %.2f µs per cached context token; %s",
+		fmt.Sprintf("Efficiency (%s): %.0f%% of peak bandwidth, %.0f%% of peak tensor throughput, %.0f%% of the faster of the two not hidden under the slower; per step %.1f µs per layer (%.2f ms for %d layers)%s%s and %.1f µs per sequence beyond the first; first tokens %.1f ms of API latency and %.2f µs per cached context token; %s",
 			s.Engine.Family(s.GPU.Vendor), s.Eff.Bandwidth*100, s.Eff.Compute*100, s.Eff.NoOverlap*100, s.Eff.OverheadPerLayerUs,
-			s.Eff.OverheadPerLayerUs*float64(s.Model.Layers)/1000, s.Model.Layers, fixedOverhead(s.Eff), s.Eff.OverheadPerSeqUs,
+			s.Eff.OverheadPerLayerUs*float64(s.Model.Layers)/1000, s.Model.Layers, fixedOverhead(s.Eff), s.perExpertNote(), s.Eff.OverheadPerSeqUs,
 			s.Eff.APILatencyMs, s.Eff.CachedContextUsPerToken, s.Eff.Method),
 	}
 	if h := mem.Hybrid; h != nil {
@@ -310,6 +310,17 @@ func (s Setup) notes(mem MemoryBreakdown) []string {
 			s.n(), link, lat, 2*float64(s.n()-1)/float64(s.n()), bw, s.Terms(nil, []int{0}).CommSeconds*1000))
 	}
 	return notes
+}
+
+// perExpertNote is the per-step work of an MoE model's routed experts at batch 1, for
+// the efficiency note; "" for a dense model or where the family has none.
+func (s Setup) perExpertNote() string {
+	k := s.routedExperts(1)
+	if k == 0 || s.Eff.OverheadPerExpertUs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.1f µs per routed expert and MoE layer (%.2f ms for %.0f experts × %d layers at batch 1)",
+		s.Eff.OverheadPerExpertUs, s.Eff.OverheadPerExpertUs*k*float64(s.Model.moeLayers())/1000, k, s.Model.moeLayers())
 }
 
 func fixedOverhead(e Efficiency) string {

@@ -242,7 +242,9 @@ type StepTerms struct {
 	// the context), which runs at Efficiency.AttentionCompute rather than Compute.
 	AttentionSeconds float64
 	// ExpertSeconds is the part of ComputeSeconds that is an MoE model's expert GEMMs,
-	// which run at Efficiency.ExpertCompute of the dense rate.
+	// which run at Efficiency.ExpertCompute of the dense rate; 0 where the engine
+	// multiplies the step with matrix-vector kernels (matVecTokens), which read an
+	// expert's weights as they read a dense weight's.
 	ExpertSeconds float64
 	// Dequantized says the step's weight GEMMs dequantize their weights in the kernel
 	// (Setup.Dequantized), so they run at Efficiency.DequantCompute of the native rate.
@@ -253,6 +255,11 @@ type StepTerms struct {
 	HostSeconds float64
 	// Layers is the model's layers: each launches its kernels once per step.
 	Layers int
+	// MoELayers is the layers that route to experts and RoutedExperts the experts one
+	// such layer runs separately in the step (Setup.routedExperts), each with its own
+	// work (Efficiency.OverheadPerExpertUs).
+	MoELayers     int
+	RoutedExperts float64
 	// ClockScale stretches the per-layer overhead for a GPU clocked below the
 	// reference (its small kernels take cycles, not time); 0 means 1.
 	ClockScale float64
@@ -357,6 +364,12 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 	}
 	rows := float64(s.gemmRows(tokens))
 	expert := 2 * s.Model.activeExpertParams() * rows
+	if s.Engine.vectorKernels() && tokens <= matVecTokens {
+		// llama.cpp multiplies a step this small with its matrix-vector kernels, an
+		// expert's weights (MUL_MAT_ID) as a dense weight's: one row per token, no tile
+		// to fill, no grouped GEMM. Its expert FLOPs run at the dense rate.
+		expert = 0
+	}
 	flops := attn + 2*(s.Model.Active()-s.Model.lookupOnlyParams()*1e9)*rows
 	bytes := s.weightBytesRead(tokens) + kvBytes
 	compute := s.GPU.kernelPeakTFLOPS(s.Quant.Compute, s.Engine.SmallBatchGEMM) * 1e12
@@ -367,6 +380,8 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 		ExpertSeconds:    expert / n / compute,
 		Dequantized:      s.Dequantized(),
 		Layers:           s.Model.Layers,
+		MoELayers:        s.Model.moeLayers(),
+		RoutedExperts:    s.routedExperts(tokens),
 		ClockScale:       s.GPU.clockScale(),
 		Seqs:             len(decodeContexts) + len(chunks),
 	}
@@ -392,6 +407,30 @@ func (s Setup) Terms(chunks []Chunk, decodeContexts []int) StepTerms {
 // Marlin GEMM).
 func (s Setup) Dequantized() bool {
 	return s.Quant.Bits < 16 && (s.Quant.Compute == "fp16" || s.Quant.Compute == "" || !s.GPU.nativeCompute(s.Quant.Compute))
+}
+
+// matVecTokens is the most tokens a step of a vector-kernel engine multiplies with
+// matrix-vector kernels: llama.cpp's MMVQ_MAX_BATCH_SIZE (ggml/src/ggml-cuda/mmvq.cuh),
+// above which it runs its tiled MMQ GEMMs.
+const matVecTokens = 8
+
+// routedExperts is the experts one MoE layer runs separately in a step of tokens
+// tokens: those the tokens route to, E × (1 − (1 − k/E)^T) (tokens routed
+// independently, k of E each), k at batch 1 and nearly all E for a long chunk. A
+// vector-kernel engine's matrix-vector step (matVecTokens) runs k: llama.cpp's
+// MUL_MAT_ID reads every token's k experts in one kernel per projection and sums the k
+// outputs with k − 1 additions over all the step's tokens. 0 for a dense model, or
+// where the routing is a stand-in (Model.RoutingUnknown).
+func (s Setup) routedExperts(tokens int) float64 {
+	m := s.Model
+	if m.activeExpertParams() == 0 || m.RoutingUnknown || tokens <= 0 {
+		return 0
+	}
+	k, e := float64(m.ExpertsPerToken), float64(m.Experts)
+	if s.Engine.vectorKernels() && tokens <= matVecTokens {
+		return k
+	}
+	return e * (1 - math.Pow(1-k/e, float64(tokens)))
 }
 
 // moeLayers is the layers that route to experts: all of an MoE model's (DeepSeek's
@@ -468,8 +507,8 @@ func (s Setup) linkFigures() (gbps, latencyUs float64) {
 
 // Seconds turns ideal terms into a step time with the fitted efficiency factors: the
 // slower of memory and compute (a roofline) plus the share NoOverlap of the faster
-// that the step does not hide, the per-step overheads (fixed, per layer, per
-// sequence beyond the first) and the communication.
+// that the step does not hide, the per-step overheads (fixed, per layer, per routed
+// expert of each MoE layer, per sequence beyond the first) and the communication.
 func (e Efficiency) Seconds(t StepTerms) float64 {
 	bw, cp := e.Bandwidth, e.Compute
 	if bw <= 0 {
@@ -492,8 +531,9 @@ func (e Efficiency) Seconds(t StepTerms) float64 {
 	}
 	dense := t.ComputeSeconds - t.AttentionSeconds - t.ExpertSeconds
 	m, c := t.MemorySeconds/bw, dense/gemm+t.ExpertSeconds/(gemm*ex)+t.AttentionSeconds/ca
+	kernels := float64(t.Layers)*e.OverheadPerLayerUs + float64(t.MoELayers)*t.RoutedExperts*e.OverheadPerExpertUs
 	return math.Max(m, c) + e.NoOverlap*math.Min(m, c) + e.OverheadMs/1000 +
-		(float64(t.Layers)*e.OverheadPerLayerUs*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds + t.HostSeconds
+		(kernels*orOneF(t.ClockScale)+float64(max(t.Seqs-1, 0))*e.OverheadPerSeqUs)/1e6 + t.CommSeconds + t.HostSeconds
 }
 
 // aged are the factors for an engine build of the given date (years; 0 is none):
@@ -517,6 +557,7 @@ func (e Efficiency) aged(year float64) Efficiency {
 	e.AttentionCompute /= f
 	e.OverheadMs *= f
 	e.OverheadPerLayerUs *= f
+	e.OverheadPerExpertUs *= f
 	e.OverheadPerSeqUs *= f
 	return e
 }
