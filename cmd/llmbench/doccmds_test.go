@@ -283,3 +283,47 @@ func TestDocLinksResolve(t *testing.T) {
 		t.Fatalf("only %d relative links found: the extraction is broken", checked)
 	}
 }
+
+// TestArchitectureListsEveryPackage: docs/ARCHITECTURE.md's package table names every
+// package of the repository (a folder with Go files outside testdata) and no other.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	data, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9/]+)` \\|").FindAllStringSubmatch(string(data), -1) {
+		listed[m[1]] = true
+	}
+	found := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			found[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 20 {
+		t.Fatalf("found only %d packages: the walk is broken", len(found))
+	}
+	for p := range found {
+		if !listed[p] {
+			t.Errorf("package %s is not in docs/ARCHITECTURE.md's table", p)
+		}
+	}
+	for p := range listed {
+		if !found[p] {
+			t.Errorf("docs/ARCHITECTURE.md lists %s, which is not a package", p)
+		}
+	}
+}
