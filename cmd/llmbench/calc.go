@@ -158,168 +158,21 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 		return nil, err
 	}
 	var s perf.Setup
-	fl := cmd.Flags()
-
-	// Hardware.
-	explicitGPU := f.bandwidth > 0 || f.tflops > 0 || f.vram > 0
-	switch {
-	case f.gpu != "" && explicitGPU:
-		return nil, errors.New("give --gpu or --bandwidth/--tflops/--vram, not both")
-	case f.gpu != "":
-		if f.smCount != 0 || f.boostClockMHz != 0 {
-			return nil, errors.New("--sm-count and --boost-clock-mhz are for a GPU given by --bandwidth/--tflops/--vram; the catalog's GPUs carry their own")
-		}
-		if s.GPU, err = c.GPU(f.gpu); err != nil {
-			return nil, err
-		}
-		if v, err := gpuFamilyFlag(f.gpuFamily); err != nil {
-			return nil, err
-		} else if f.gpuFamily != "" && v != s.GPU.Vendor {
-			return nil, fmt.Errorf("--gpu-family %s: the catalog's %s is %s (--gpu-family is for GPUs given by --bandwidth/--tflops/--vram)", f.gpuFamily, s.GPU.Name, s.GPU.Vendor)
-		}
-	case explicitGPU:
-		if f.bandwidth <= 0 || f.tflops <= 0 || f.vram <= 0 {
-			return nil, errors.New("an explicit GPU needs all of --bandwidth (GB/s), --tflops and --vram (GiB)")
-		}
-		vendor, err := gpuFamilyFlag(f.gpuFamily)
-		if err != nil {
-			return nil, err
-		}
-		if f.smCount < 0 || f.boostClockMHz < 0 || (f.smCount > 0) != (f.boostClockMHz > 0) {
-			return nil, errors.New("--sm-count and --boost-clock-mhz go together, both positive")
-		}
-		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: vendor, VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
-			FP16TFLOPS: f.tflops, SMCount: f.smCount, BoostClockMHz: f.boostClockMHz, Source: "command line"}
-	default:
-		return nil, errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
+	if err := calcHardware(c, f, &s); err != nil {
+		return nil, err
 	}
-	if f.interconnect != "" {
-		link, err := c.Interconnect(f.interconnect)
-		if err != nil {
-			return nil, err
-		}
-		s.GPU = s.GPU.WithInterconnect(link)
-	}
-	if f.gpus < 1 {
-		return nil, fmt.Errorf("--gpus %d: need at least one", f.gpus)
-	}
-	s.GPUs = f.gpus
-
-	// Model and weight format.
-	explicitModel := f.params > 0 || f.layers > 0 || f.hidden > 0 || f.heads > 0
-	sources := 0
-	for _, set := range []bool{f.model != "", f.configPath != "", f.ggufPath != "", explicitModel} {
-		if set {
-			sources++
-		}
-	}
-	if sources != 1 {
-		return nil, errors.New("give exactly one model: --model NAME, --config FILE, --gguf FILE, or --params/--layers/--hidden/--heads")
-	}
-	var nameQuant *perf.Quant // the weight format the model's name states
-	var nameNote string
-	switch {
-	case f.model != "":
-		s.Model, nameQuant, nameNote, err = modelByName(c, f.model, f.quant == "" && f.weightBits == 0)
-	case f.configPath != "":
-		s.Model, err = perf.ModelFromHFConfig(f.configPath)
-	case f.ggufPath != "":
-		var q perf.Quant
-		s.Model, q, err = perf.ModelFromGGUF(f.ggufPath)
-		if err == nil && f.quant == "" && f.weightBits == 0 {
-			s.Quant = q
-		}
-	default:
-		s.Model, err = explicitModelFrom(f)
-	}
+	nameNote, err := calcModel(c, f, &s)
 	if err != nil {
 		return nil, err
 	}
-	if err := applyMoEFlags(&s.Model, f); err != nil {
-		return nil, err
-	}
-	switch {
-	case f.quant != "" && f.weightBits > 0:
-		return nil, errors.New("give --quant or --weight-bits, not both")
-	case f.quant != "":
-		if s.Quant, err = c.Quant(f.quant); err != nil {
-			return nil, err
-		}
-	case f.weightBits > 0:
-		s.Quant = perf.Quant{ID: fmt.Sprintf("%gbit", f.weightBits), Name: fmt.Sprintf("%g-bit", f.weightBits), Bits: f.weightBits,
-			EmbeddingBits: max(f.weightBits, 16), Compute: "fp16", Source: "command line"}
-	case nameQuant != nil:
-		s.Quant = *nameQuant
-	case s.Quant.Bits == 0:
-		return nil, errors.New("give the weight format: --quant (see --list quants) or --weight-bits")
-	}
-	if s.KV, err = c.KVDtype(f.kvDtype); err != nil {
-		return nil, err
-	}
-	if s.Engine, err = c.Engine(f.engine); err != nil {
-		return nil, err
-	}
-	era, err := engineEra(c, &s, f.engineVersion)
+	era, err := calcEngine(c, f, &s)
 	if err != nil {
 		return nil, err
 	}
-	if f.pp < 1 {
-		return nil, fmt.Errorf("--pipeline-parallel-size %d: at least 1", f.pp)
+	p, err := calcPlan(cmd, f)
+	if err != nil {
+		return nil, err
 	}
-	s.PipelineStages = f.pp
-	if f.cpuMoE < 0 || f.hostBandwidth < 0 {
-		return nil, errors.New("--n-cpu-moe and --host-bandwidth cannot be negative")
-	}
-	s.HostExpertLayers, s.HostBandwidthGBps = f.cpuMoE, f.hostBandwidth
-	s.MemoryUtilization = f.util
-	if f.util <= 0 || f.util > 1 {
-		return nil, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
-	}
-	s.ReserveGiB = f.reserve
-	if f.loadedWeights < 0 || f.reserve < 0 {
-		return nil, fmt.Errorf("--weights-gib and --reserve cannot be negative")
-	}
-	s.LoadedWeightsGiB = f.loadedWeights
-	if f.maxNumSeqs < 0 {
-		return nil, fmt.Errorf("--max-num-seqs %d: a positive count, or 0 for vLLM's default", f.maxNumSeqs)
-	}
-	s.MaxNumSeqs = f.maxNumSeqs
-	s.NoPrefixCaching = f.noPrefixCaching
-	switch strings.ToLower(f.mambaSSMDtype) {
-	case "", "auto":
-	case "float32", "fp32":
-		s.MambaSSMBytes = 4
-	case "float16", "fp16", "bfloat16", "bf16":
-		s.MambaSSMBytes = 2
-	default:
-		return nil, fmt.Errorf("--mamba-ssm-cache-dtype %q: auto, float32, float16 or bfloat16", f.mambaSSMDtype)
-	}
-
-	// Plan.
-	p := perf.DefaultPlan()
-	if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
-		return nil, fmt.Errorf("--contexts: %w", err)
-	}
-	if p.Concurrency, err = bench.ParseIntList(f.concurrency); err != nil {
-		return nil, fmt.Errorf("--concurrency: %w", err)
-	}
-	if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
-		return nil, fmt.Errorf("--prefill: %w", err)
-	}
-	if p.MaxOutputTokens, err = bench.ParseTokens(f.maxOutput); err != nil || p.MaxOutputTokens <= 0 {
-		return nil, fmt.Errorf("--max-output %q: a positive token count", f.maxOutput)
-	}
-	if f.maxModelLen != "" {
-		n, err := bench.ParseTokens(f.maxModelLen)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("--max-model-len %q: a positive token count", f.maxModelLen)
-		}
-		p.MaxModelLen = int64(n)
-	}
-	if fl.Changed("duration") && f.duration <= 0 {
-		return nil, errors.New("--duration must be positive")
-	}
-	p.DurationS = f.duration
 	run, err := s.PredictRun(p, time.Now())
 	if err != nil {
 		return nil, err
@@ -339,6 +192,186 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	}
 	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
+}
+
+// calcHardware sets the setup's GPU (the catalog's, or one given by its figures), its
+// interconnect and count.
+func calcHardware(c *perf.Catalog, f *calcFlags, s *perf.Setup) error {
+	var err error
+	explicitGPU := f.bandwidth > 0 || f.tflops > 0 || f.vram > 0
+	switch {
+	case f.gpu != "" && explicitGPU:
+		return errors.New("give --gpu or --bandwidth/--tflops/--vram, not both")
+	case f.gpu != "":
+		if f.smCount != 0 || f.boostClockMHz != 0 {
+			return errors.New("--sm-count and --boost-clock-mhz are for a GPU given by --bandwidth/--tflops/--vram; the catalog's GPUs carry their own")
+		}
+		if s.GPU, err = c.GPU(f.gpu); err != nil {
+			return err
+		}
+		if v, err := gpuFamilyFlag(f.gpuFamily); err != nil {
+			return err
+		} else if f.gpuFamily != "" && v != s.GPU.Vendor {
+			return fmt.Errorf("--gpu-family %s: the catalog's %s is %s (--gpu-family is for GPUs given by --bandwidth/--tflops/--vram)", f.gpuFamily, s.GPU.Name, s.GPU.Vendor)
+		}
+	case explicitGPU:
+		if f.bandwidth <= 0 || f.tflops <= 0 || f.vram <= 0 {
+			return errors.New("an explicit GPU needs all of --bandwidth (GB/s), --tflops and --vram (GiB)")
+		}
+		vendor, err := gpuFamilyFlag(f.gpuFamily)
+		if err != nil {
+			return err
+		}
+		if f.smCount < 0 || f.boostClockMHz < 0 || (f.smCount > 0) != (f.boostClockMHz > 0) {
+			return errors.New("--sm-count and --boost-clock-mhz go together, both positive")
+		}
+		s.GPU = perf.GPU{ID: "custom", Name: "Custom GPU", Vendor: vendor, VRAMGiB: f.vram, BandwidthGBps: f.bandwidth,
+			FP16TFLOPS: f.tflops, SMCount: f.smCount, BoostClockMHz: f.boostClockMHz, Source: "command line"}
+	default:
+		return errors.New("name a GPU with --gpu (see --list gpus) or give --bandwidth, --tflops and --vram")
+	}
+	if f.interconnect != "" {
+		link, err := c.Interconnect(f.interconnect)
+		if err != nil {
+			return err
+		}
+		s.GPU = s.GPU.WithInterconnect(link)
+	}
+	if f.gpus < 1 {
+		return fmt.Errorf("--gpus %d: need at least one", f.gpus)
+	}
+	s.GPUs = f.gpus
+
+	return nil
+}
+
+// calcModel sets the setup's model and weight format, and says how a model's name was
+// read.
+func calcModel(c *perf.Catalog, f *calcFlags, s *perf.Setup) (nameNote string, err error) {
+	explicitModel := f.params > 0 || f.layers > 0 || f.hidden > 0 || f.heads > 0
+	sources := 0
+	for _, set := range []bool{f.model != "", f.configPath != "", f.ggufPath != "", explicitModel} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return "", errors.New("give exactly one model: --model NAME, --config FILE, --gguf FILE, or --params/--layers/--hidden/--heads")
+	}
+	var nameQuant *perf.Quant // the weight format the model's name states
+	switch {
+	case f.model != "":
+		s.Model, nameQuant, nameNote, err = modelByName(c, f.model, f.quant == "" && f.weightBits == 0)
+	case f.configPath != "":
+		s.Model, err = perf.ModelFromHFConfig(f.configPath)
+	case f.ggufPath != "":
+		var q perf.Quant
+		s.Model, q, err = perf.ModelFromGGUF(f.ggufPath)
+		if err == nil && f.quant == "" && f.weightBits == 0 {
+			s.Quant = q
+		}
+	default:
+		s.Model, err = explicitModelFrom(f)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := applyMoEFlags(&s.Model, f); err != nil {
+		return "", err
+	}
+	switch {
+	case f.quant != "" && f.weightBits > 0:
+		return "", errors.New("give --quant or --weight-bits, not both")
+	case f.quant != "":
+		if s.Quant, err = c.Quant(f.quant); err != nil {
+			return "", err
+		}
+	case f.weightBits > 0:
+		s.Quant = perf.Quant{ID: fmt.Sprintf("%gbit", f.weightBits), Name: fmt.Sprintf("%g-bit", f.weightBits), Bits: f.weightBits,
+			EmbeddingBits: max(f.weightBits, 16), Compute: "fp16", Source: "command line"}
+	case nameQuant != nil:
+		s.Quant = *nameQuant
+	case s.Quant.Bits == 0:
+		return "", errors.New("give the weight format: --quant (see --list quants) or --weight-bits")
+	}
+	return nameNote, nil
+}
+
+// calcEngine sets the KV dtype, the engine and its era, and the serving limits.
+func calcEngine(c *perf.Catalog, f *calcFlags, s *perf.Setup) (era perf.EraChoice, err error) {
+	if s.KV, err = c.KVDtype(f.kvDtype); err != nil {
+		return era, err
+	}
+	if s.Engine, err = c.Engine(f.engine); err != nil {
+		return era, err
+	}
+	era, err = engineEra(c, s, f.engineVersion)
+	if err != nil {
+		return era, err
+	}
+	if f.pp < 1 {
+		return era, fmt.Errorf("--pipeline-parallel-size %d: at least 1", f.pp)
+	}
+	s.PipelineStages = f.pp
+	if f.cpuMoE < 0 || f.hostBandwidth < 0 {
+		return era, errors.New("--n-cpu-moe and --host-bandwidth cannot be negative")
+	}
+	s.HostExpertLayers, s.HostBandwidthGBps = f.cpuMoE, f.hostBandwidth
+	s.MemoryUtilization = f.util
+	if f.util <= 0 || f.util > 1 {
+		return era, fmt.Errorf("--gpu-memory-utilization %g: must be in (0, 1]", f.util)
+	}
+	s.ReserveGiB = f.reserve
+	if f.loadedWeights < 0 || f.reserve < 0 {
+		return era, fmt.Errorf("--weights-gib and --reserve cannot be negative")
+	}
+	s.LoadedWeightsGiB = f.loadedWeights
+	if f.maxNumSeqs < 0 {
+		return era, fmt.Errorf("--max-num-seqs %d: a positive count, or 0 for vLLM's default", f.maxNumSeqs)
+	}
+	s.MaxNumSeqs = f.maxNumSeqs
+	s.NoPrefixCaching = f.noPrefixCaching
+	switch strings.ToLower(f.mambaSSMDtype) {
+	case "", "auto":
+	case "float32", "fp32":
+		s.MambaSSMBytes = 4
+	case "float16", "fp16", "bfloat16", "bf16":
+		s.MambaSSMBytes = 2
+	default:
+		return era, fmt.Errorf("--mamba-ssm-cache-dtype %q: auto, float32, float16 or bfloat16", f.mambaSSMDtype)
+	}
+
+	return era, nil
+}
+
+// calcPlan is the matrix the prediction fills.
+func calcPlan(cmd *cobra.Command, f *calcFlags) (perf.Plan, error) {
+	var err error
+	p := perf.DefaultPlan()
+	if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
+		return p, fmt.Errorf("--contexts: %w", err)
+	}
+	if p.Concurrency, err = bench.ParseIntList(f.concurrency); err != nil {
+		return p, fmt.Errorf("--concurrency: %w", err)
+	}
+	if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
+		return p, fmt.Errorf("--prefill: %w", err)
+	}
+	if p.MaxOutputTokens, err = bench.ParseTokens(f.maxOutput); err != nil || p.MaxOutputTokens <= 0 {
+		return p, fmt.Errorf("--max-output %q: a positive token count", f.maxOutput)
+	}
+	if f.maxModelLen != "" {
+		n, err := bench.ParseTokens(f.maxModelLen)
+		if err != nil || n <= 0 {
+			return p, fmt.Errorf("--max-model-len %q: a positive token count", f.maxModelLen)
+		}
+		p.MaxModelLen = int64(n)
+	}
+	if cmd.Flags().Changed("duration") && f.duration <= 0 {
+		return p, errors.New("--duration must be positive")
+	}
+	p.DurationS = f.duration
+	return p, nil
 }
 
 // modelByName resolves --model as tools print names (perf.Catalog.ResolveModel): the
