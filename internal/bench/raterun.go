@@ -181,66 +181,102 @@ func fmtOpt(v *float64, format string) string {
 // measure plans, executes and scores one cell in place.
 func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, doc *Run, builder *prompt.Builder) {
 	cfg := doc.Config.Rate
-	runSeed := int64(1)
-	if doc.Config.Seed != nil {
-		runSeed = *doc.Config.Seed
-	}
 	step := cell.SearchStep
 	fail := func(reason string) {
 		*cell = RateCell{RateRPS: cell.RateRPS, Arrival: cfg.Arrival, Status: StatusFailed, Reason: reason, SearchStep: step}
 	}
-	arr, err := ParseArrival(cfg.Arrival)
+	pc, err := r.prepare(ctx, cell.RateRPS, doc, builder)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	dist, err := ParseLenDist(cfg.LenDist)
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	seed := CellSeed(runSeed, cell.RateRPS)
-	requests := cfg.Requests
-	if cell.RateRPS.IsInf() {
-		requests = InfRequests(cfg, doc.Config.Duration())
-	}
-	plan, err := PlanRate(cell.RateRPS, arr, dist, cfg.InputLen, cfg.OutputLen, doc.Config.Duration(), requests, seed)
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	prefix := int(math.Round(cfg.PrefixShare * float64(cfg.InputLen)))
-	set, err := builder.Unique(ctx, plan.Input, prefix, seed, r.Server.Exact)
-	if err != nil {
-		fail("building prompts: " + err.Error())
-		return
-	}
-	if set.Exact {
-		copy(plan.Input, set.Lengths) // what was built and counted is what is checked
-	}
-	send := r.Send
-	if send == nil {
-		send = func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
-			return r.Server.Send(ctx, p, maxTokens, obs, false)
-		}
-	}
-	if set.PrefixPayload != nil {
+	send := r.sender()
+	if pc.set.PrefixPayload != nil {
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
-		res := send(ctx, *set.PrefixPayload, 1, nil)
+		res := send(ctx, *pc.set.PrefixPayload, 1, nil)
 		r.Opts.Events.Request(EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, RecordOf(res, r.clock))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
 			return
 		}
 	}
+	drain := time.Duration(cfg.DrainTimeoutS * float64(time.Second))
+	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: tokenObserver{r.Opts.Progress}, startDelay: 10 * time.Millisecond}
+	reqs, metrics, clientCPU := r.execute(ctx, exec, pc, cell.RateRPS, doc.Config.Duration())
+	if ctx.Err() != nil {
+		return // the caller marks the cell interrupted
+	}
+	in := RateInput{
+		Rate: cell.RateRPS, Arrival: pc.arr.String(), Seed: pc.seed, MaxConcurrency: cfg.MaxConcurrency,
+		DrainNs: int64(drain), PrefixTokens: pc.set.Prefix, Overhead: pc.set.Overhead, SLO: cfg.SLO,
+		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics, ClientCPU: clientCPU, SearchStep: step,
+	}
+	*cell = r.score(ctx, cellNo, reqs, in)
+}
+
+// preparedCell is a rate cell ready to send: its arrivals, schedule and prompts.
+type preparedCell struct {
+	arr  Arrival
+	seed uint64
+	plan *RatePlan
+	set  *prompt.UniqueSet
+}
+
+// prepare draws a cell's schedule and lengths from its seed and builds its prompts.
+func (r *RateRunner) prepare(ctx context.Context, rate Rate, doc *Run, builder *prompt.Builder) (*preparedCell, error) {
+	cfg := doc.Config.Rate
+	runSeed := int64(1)
+	if doc.Config.Seed != nil {
+		runSeed = *doc.Config.Seed
+	}
+	arr, err := ParseArrival(cfg.Arrival)
+	if err != nil {
+		return nil, err
+	}
+	dist, err := ParseLenDist(cfg.LenDist)
+	if err != nil {
+		return nil, err
+	}
+	seed := CellSeed(runSeed, rate)
+	requests := cfg.Requests
+	if rate.IsInf() {
+		requests = InfRequests(cfg, doc.Config.Duration())
+	}
+	plan, err := PlanRate(rate, arr, dist, cfg.InputLen, cfg.OutputLen, doc.Config.Duration(), requests, seed)
+	if err != nil {
+		return nil, err
+	}
+	prefix := int(math.Round(cfg.PrefixShare * float64(cfg.InputLen)))
+	set, err := builder.Unique(ctx, plan.Input, prefix, seed, r.Server.Exact)
+	if err != nil {
+		return nil, fmt.Errorf("building prompts: %w", err)
+	}
+	if set.Exact {
+		copy(plan.Input, set.Lengths) // what was built and counted is what is checked
+	}
+	return &preparedCell{arr: arr, seed: seed, plan: plan, set: set}, nil
+}
+
+// sender is how the cell's requests are sent: the test's, or the server's.
+func (r *RateRunner) sender() sendFunc {
+	if r.Send != nil {
+		return r.Send
+	}
+	return func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
+		return r.Server.Send(ctx, p, maxTokens, obs, false)
+	}
+}
+
+// execute runs the cell's schedule open loop while the server's gauges are read (while
+// requests arrive: the drain after the last arrival is not load the schedule applied;
+// a rate-inf burst arrives at once, so its gauges are read for the whole cell), and
+// returns its requests, the gauges and the client's share of the CPUs.
+func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate Rate, duration time.Duration) ([]RateRequest, *ServerMetrics, float64) {
 	var monitor Monitor
 	if r.Opts.NewMonitor != nil {
 		monitor = r.Opts.NewMonitor()
 	}
-	drain := time.Duration(cfg.DrainTimeoutS * float64(time.Second))
-	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: tokenObserver{r.Opts.Progress}, startDelay: 10 * time.Millisecond}
-	interval := min(500*time.Millisecond, max(100*time.Millisecond, doc.Config.Duration()/8))
 	var metrics *ServerMetrics
 	stopMonitor := func() {
 		if monitor == nil {
@@ -254,31 +290,26 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 		}
 		monitor = nil
 	}
-	// The server's gauges are read while requests arrive; the drain after the last
-	// arrival is not load the schedule applied. A rate-inf burst arrives at once: its
-	// gauges are read for the whole cell.
-	if !cell.RateRPS.IsInf() {
+	if !rate.IsInf() {
 		exec.arrivalsDone = stopMonitor
 	}
 	if monitor != nil {
-		monitor.Start(ctx, interval)
+		monitor.Start(ctx, min(500*time.Millisecond, max(100*time.Millisecond, duration/8)))
 	}
 	cpuStart, wallStart := cpuTime(), time.Now()
-	reqs, _ := exec.run(ctx, plan, set.Payloads)
+	reqs, _ := exec.run(ctx, pc.plan, pc.set.Payloads)
 	cpu, wall := cpuTime()-cpuStart, time.Since(wallStart)
 	stopMonitor()
-	if ctx.Err() != nil {
-		return // the caller marks the cell interrupted
-	}
-	in := RateInput{
-		Rate: cell.RateRPS, Arrival: arr.String(), Seed: seed, MaxConcurrency: cfg.MaxConcurrency,
-		DrainNs: int64(drain), PrefixTokens: set.Prefix, Overhead: set.Overhead, SLO: cfg.SLO,
-		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics,
-	}
+	clientCPU := 0.0
 	if wall > 0 && cpu > 0 {
-		in.ClientCPU = round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
+		clientCPU = round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
 	}
-	in.SearchStep = step
+	return reqs, metrics, clientCPU
+}
+
+// score logs the cell's requests and what scoring them needs, and scores them in the
+// form the log holds them.
+func (r *RateRunner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) RateCell {
 	evs := make([]Event, len(reqs))
 	for i := range reqs {
 		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
@@ -287,7 +318,7 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 	logged := asLogged(evs)
 	in.Energy = r.energyInput(ctx, logged)
 	r.Opts.Events.RateCell(r.attempt, cellNo, in)
-	*cell = ScoreRate(logged, in)
+	return ScoreRate(logged, in)
 }
 
 // energyInput reads the meter over a cell's span, when the run is metered or priced.

@@ -114,16 +114,30 @@ func (s *scoring) describe(c counting) {
 		d.addFlag("prompt_length_uncounted")
 	}
 	addSettle(d, run.Settle)
+	t := s.tally()
+	s.describeCounts(c, t)
+	s.describeTiming(t)
+	s.describeCPU()
+	s.describeCache(t)
+	s.describeQueue()
+}
 
-	// Counts: the client's and the server's, side by side.
-	d.ClientOutputTokens = openai.Ptr(s.w.clientTokens)
-	var serverTokens, withUsage, cached, prompted, skipped, events, reads int
-	haveCached := false
+// requestTally is what describe sums over the cell's requests.
+type requestTally struct {
+	serverTokens, withUsage, cached, prompted, skipped, events, reads int
+	haveCached                                                        bool
+}
+
+// tally sums the requests' counts, and counts the finished ones and those that ended
+// before max output.
+func (s *scoring) tally() requestTally {
+	run, d := s.run, &s.w.detail
+	var t requestTally
 	for i := range run.Requests {
 		q := &run.Requests[i]
-		skipped += q.Skipped
-		events += q.Events
-		reads += q.Reads
+		t.skipped += q.Skipped
+		t.events += q.Events
+		t.reads += q.Reads
 		s.speculative = s.speculative || q.Speculative
 		if q.finished() {
 			s.finished++
@@ -135,17 +149,25 @@ func (s *scoring) describe(c counting) {
 			continue
 		}
 		if q.finished() {
-			serverTokens += q.Usage.CompletionTokens
-			withUsage++
+			t.serverTokens += q.Usage.CompletionTokens
+			t.withUsage++
 		}
 		if det := q.Usage.PromptTokensDetails; det != nil && det.CachedTokens != nil && q.Usage.PromptTokens > 0 {
-			haveCached = true
-			cached += *det.CachedTokens
-			prompted += q.Usage.PromptTokens
+			t.haveCached = true
+			t.cached += *det.CachedTokens
+			t.prompted += q.Usage.PromptTokens
 		}
 	}
-	if withUsage > 0 {
-		d.ServerOutputTokens = openai.Ptr(serverTokens)
+	return t
+}
+
+// describeCounts sets the client's and the server's counts side by side, where the
+// count came from, its bound, and the stalls.
+func (s *scoring) describeCounts(c counting, t requestTally) {
+	run, d := s.run, &s.w.detail
+	d.ClientOutputTokens = openai.Ptr(s.w.clientTokens)
+	if t.withUsage > 0 {
+		d.ServerOutputTokens = openai.Ptr(t.serverTokens)
 	}
 	if g := run.Server.generation(); g != nil {
 		d.ServerGenerationTokens = openai.Ptr(*g)
@@ -176,7 +198,11 @@ func (s *scoring) describe(c counting) {
 		}
 	}
 
-	// Timing resolution.
+}
+
+// describeTiming says how well the gaps between tokens were resolved.
+func (s *scoring) describeTiming(t requestTally) {
+	d := &s.w.detail
 	if s.w.events > 0 {
 		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
 		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
@@ -184,16 +210,20 @@ func (s *scoring) describe(c counting) {
 	if s.unresolved() {
 		d.addFlag("timing_unresolved")
 	}
-	if reads > 0 {
-		d.EventsPerRead = openai.Ptr(round(float64(events)/float64(reads), 2))
+	if t.reads > 0 {
+		d.EventsPerRead = openai.Ptr(round(float64(t.events)/float64(t.reads), 2))
 	}
-	if skipped > 0 {
-		d.SkippedEvents = skipped
+	if t.skipped > 0 {
+		d.SkippedEvents = t.skipped
 		d.addFlag("sse_events_skipped")
 	}
 
-	// The client's and the machine's CPU inside the window, and how near the client's
-	// own ceiling the cell's rate came.
+}
+
+// describeCPU records the client's and the machine's CPU inside the window, and how
+// near the client's own ceiling the cell's rate came.
+func (s *scoring) describeCPU() {
+	run, d := s.run, &s.w.detail
 	if run.ClientCPUNs > 0 {
 		d.ClientCPUS = openai.Ptr(round(float64(run.ClientCPUNs)/1e9, 3))
 	}
@@ -212,17 +242,26 @@ func (s *scoring) describe(c counting) {
 		}
 	}
 
-	// The shared context's cache: per request where the server says, else its
-	// prefix-cache counters over the window.
-	if haveCached {
-		d.CachedTokens = openai.Ptr(cached)
-		d.CacheHitRatio = openai.Ptr(round(float64(cached)/float64(prompted), 4))
+}
+
+// describeCache records the shared context's cache: per request where the server
+// says, else its prefix-cache counters over the window.
+func (s *scoring) describeCache(t requestTally) {
+	run, d := s.run, &s.w.detail
+	if t.haveCached {
+		d.CachedTokens = openai.Ptr(t.cached)
+		d.CacheHitRatio = openai.Ptr(round(float64(t.cached)/float64(t.prompted), 4))
 	} else if m := run.Server; m != nil && m.PrefixCacheQueries != nil && m.PrefixCacheHits != nil && *m.PrefixCacheQueries > 0 {
 		d.CacheHitRatio = openai.Ptr(round(*m.PrefixCacheHits / *m.PrefixCacheQueries, 4))
 	}
 	s.cacheRatio = d.CacheHitRatio
 
-	// Queueing: the server's waiting gauge, or the client's view of it.
+}
+
+// describeQueue flags the server's queue (its waiting gauge, or the client's view of
+// it), preemptions, errors and early ends.
+func (s *scoring) describeQueue() {
+	run, d := s.run, &s.w.detail
 	n := run.Concurrency
 	switch m := run.Server; {
 	case m != nil && m.Waiting != nil:
