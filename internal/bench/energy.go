@@ -151,104 +151,131 @@ const (
 // energy over the window's length; the maximum is that of the devices' summed power.
 func ScorePower(tr PowerTrace, start, end time.Time) PowerStats {
 	st := PowerStats{Devices: len(tr.Devices)}
-	fail := func(format string, args ...any) PowerStats {
-		st.Reason = fmt.Sprintf(format, args...)
+	fail := func(reason string) PowerStats {
+		st.Reason = reason
 		return st
 	}
 	length := end.Sub(start).Seconds()
 	switch {
 	case tr.Problem != "":
-		return fail("%s", tr.Problem)
+		return fail(tr.Problem)
 	case len(tr.Foreign) > 0:
-		return fail("other compute processes used the GPU during this window (%s): their power would be counted as the server's", strings.Join(tr.Foreign, ", "))
+		return fail(fmt.Sprintf("other compute processes used the GPU during this window (%s): their power would be counted as the server's", strings.Join(tr.Foreign, ", ")))
 	case len(tr.Devices) == 0:
 		return fail("the telemetry source reported no device")
 	case !(length > 0):
 		return fail("the window has no length")
 	}
-	byDevice := map[int][]PowerSample{}
-	for _, s := range tr.Samples {
-		byDevice[s.Device] = append(byDevice[s.Device], s)
+	w, reason := windowSamples(tr, start, end)
+	st.Samples = w.inside
+	if reason != "" {
+		return fail(reason)
 	}
-	counter := true
 	var total float64
-	var utilSum float64
-	utilN := 0
-	throttle := map[string]bool{}
 	for _, dev := range tr.Devices {
-		ss := byDevice[dev]
-		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At.Before(ss[j].At) })
-		byDevice[dev] = ss
-		inside := 0
-		for _, s := range ss {
-			if s.At.After(start) && !s.At.After(end) {
-				inside++
-				if s.UtilPct != nil {
-					utilSum += *s.UtilPct
-					utilN++
-				}
-				for _, r := range s.Throttle {
-					throttle[r] = true
-				}
-			}
-			if s.EnergyJ == nil {
-				counter = false
-			}
-		}
-		st.Samples += inside
-		if len(ss) == 0 || ss[0].At.After(start) {
-			return fail("device %d: no sample at or before the window's start", dev)
-		}
-		if ss[len(ss)-1].At.Before(end) {
-			return fail("device %d: no sample at or after the window's end (the sampler stopped or lags)", dev)
-		}
-		if gap := largestGap(ss, start, end); gap > maxGap(tr.Interval) {
-			return fail("device %d: %.1f s between two samples in the window (sampling every %s)", dev, gap.Seconds(), tr.Interval)
-		}
-	}
-	need := minPowerSamples
-	if counter {
-		need = minCounterSamples
-	}
-	for _, dev := range tr.Devices {
-		if n := countInside(byDevice[dev], start, end); n < need {
-			return fail("too few samples: %d from device %d in a %.2f s window (sampling every %s; at least %d needed)", n, dev, length, tr.Interval, need)
-		}
-	}
-	for _, dev := range tr.Devices {
-		ss := byDevice[dev]
+		ss := w.byDevice[dev]
 		var e float64
 		var ok bool
-		if counter {
+		if w.counter {
 			e, ok = counterEnergy(ss, start, end)
 		} else {
 			e, ok = integratePower(ss, start, end)
 		}
 		if !ok {
-			return fail("device %d: no power reading in the window", dev)
+			return fail(fmt.Sprintf("device %d: no power reading in the window", dev))
 		}
 		total += e
 	}
 	st.Method = MethodSamples
-	if counter {
+	if w.counter {
 		st.Method = MethodCounter
 	}
 	st.EnergyJ = ptr(round(total, 2))
 	st.PowerWMean = ptr(round(total/length, 1))
-	if peak, ok := peakSummedPower(byDevice, tr.Devices, start, end); ok {
+	w.describe(&st, tr.Devices, start, end)
+	return st
+}
+
+// powerWindow is a trace's samples by device, sorted, with what the window's hold.
+type powerWindow struct {
+	byDevice map[int][]PowerSample
+	counter  bool // every sample has the energy counter
+	inside   int
+	utilSum  float64
+	utilN    int
+	throttle map[string]bool
+}
+
+// windowSamples sorts the trace's samples by device and checks they cover the window
+// (a sample at or before its start and at or after its end, no gap over the
+// sampler's limit, enough inside); reason says why not.
+func windowSamples(tr PowerTrace, start, end time.Time) (powerWindow, string) {
+	w := powerWindow{byDevice: map[int][]PowerSample{}, counter: true, throttle: map[string]bool{}}
+	for _, s := range tr.Samples {
+		w.byDevice[s.Device] = append(w.byDevice[s.Device], s)
+	}
+	for _, dev := range tr.Devices {
+		ss := w.byDevice[dev]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At.Before(ss[j].At) })
+		w.byDevice[dev] = ss
+		w.add(ss, start, end)
+		if len(ss) == 0 || ss[0].At.After(start) {
+			return w, fmt.Sprintf("device %d: no sample at or before the window's start", dev)
+		}
+		if ss[len(ss)-1].At.Before(end) {
+			return w, fmt.Sprintf("device %d: no sample at or after the window's end (the sampler stopped or lags)", dev)
+		}
+		if gap := largestGap(ss, start, end); gap > maxGap(tr.Interval) {
+			return w, fmt.Sprintf("device %d: %.1f s between two samples in the window (sampling every %s)", dev, gap.Seconds(), tr.Interval)
+		}
+	}
+	need := minPowerSamples
+	if w.counter {
+		need = minCounterSamples
+	}
+	for _, dev := range tr.Devices {
+		if n := countInside(w.byDevice[dev], start, end); n < need {
+			return w, fmt.Sprintf("too few samples: %d from device %d in a %.2f s window (sampling every %s; at least %d needed)", n, dev, end.Sub(start).Seconds(), tr.Interval, need)
+		}
+	}
+	return w, ""
+}
+
+// add counts a device's samples inside the window, their utilization and clock events.
+func (w *powerWindow) add(ss []PowerSample, start, end time.Time) {
+	for _, s := range ss {
+		if s.At.After(start) && !s.At.After(end) {
+			w.inside++
+			if s.UtilPct != nil {
+				w.utilSum += *s.UtilPct
+				w.utilN++
+			}
+			for _, r := range s.Throttle {
+				w.throttle[r] = true
+			}
+		}
+		if s.EnergyJ == nil {
+			w.counter = false
+		}
+	}
+}
+
+// describe sets the window's peak power, mean utilization, peak memory and clock
+// events.
+func (w *powerWindow) describe(st *PowerStats, devices []int, start, end time.Time) {
+	if peak, ok := peakSummedPower(w.byDevice, devices, start, end); ok {
 		st.PowerWMax = ptr(round(peak, 1))
 	}
-	if utilN > 0 {
-		st.GPUUtilMean = ptr(round(utilSum/float64(utilN), 1))
+	if w.utilN > 0 {
+		st.GPUUtilMean = ptr(round(w.utilSum/float64(w.utilN), 1))
 	}
-	if mem, ok := peakSummedMemory(byDevice, tr.Devices, start, end); ok {
+	if mem, ok := peakSummedMemory(w.byDevice, devices, start, end); ok {
 		st.GPUMemUsedMiB = ptr(mem)
 	}
-	for r := range throttle {
+	for r := range w.throttle {
 		st.Throttle = append(st.Throttle, r)
 	}
 	slices.Sort(st.Throttle)
-	return st
 }
 
 // maxGap is the longest silence between two samples a window may contain: a few missed

@@ -65,71 +65,101 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
 	}
-	startTimeout := r.Opts.StartTimeout
-	if startTimeout == 0 {
-		startTimeout = 5 * time.Minute
-	}
-	policy := r.policy()
 	keepText := r.Server.keepsText(r.check)
-
 	cellCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	obs := &cellObserver{n: int64(spec.concurrency), opened: make(chan time.Time, 1), progress: r.Opts.Progress}
-	var (
-		mu      sync.Mutex
-		results []*openai.StreamResult
-		gaveUp  atomic.Bool
-		wg      sync.WaitGroup
-	)
+	streams := r.startStreams(cellCtx, cancel, spec, obs, keepText)
+	var monitor Monitor
+	if r.Opts.NewMonitor != nil {
+		monitor = r.Opts.NewMonitor()
+	}
+	monitor = r.window(cellCtx, run, spec, obs, streams, monitor)
+	cancel()
+	streams.wg.Wait()
+	if monitor != nil {
+		run.Server = monitor.Stop()
+	}
+	if ctx.Err() != nil {
+		return nil // the caller marks the cell interrupted
+	}
+	results := streams.results
+	slices.SortStableFunc(results, func(a, b *openai.StreamResult) int { return a.Sent.Compare(b.Sent) })
+	run.Requests = make([]Request, len(results))
+	for i, res := range results {
+		run.Requests[i] = RecordOf(res, r.clock)
+	}
+	r.countText(ctx, run, results)
+	r.calibrateChunks(ctx, spec, run, keepText)
+	return run
+}
+
+// cellStreams are a cell's N closed-loop streams: each sends its next request as its
+// last ends, and retries under the policy.
+type cellStreams struct {
+	mu      sync.Mutex
+	results []*openai.StreamResult
+	gaveUp  atomic.Bool
+	wg      sync.WaitGroup
+}
+
+// startStreams starts the cell's streams. A stream that has no success before its
+// first token within the retry budget gives up and cancels the cell: the window needs
+// all N streams.
+func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, spec cellSpec, obs *cellObserver, keepText bool) *cellStreams {
+	cs := &cellStreams{}
+	policy := r.policy()
 	started := time.Now()
-	for s := 0; s < spec.concurrency; s++ {
-		wg.Add(1)
+	for range spec.concurrency {
+		cs.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer cs.wg.Done()
 			so := &streamObserver{cell: obs, first: new(atomic.Bool)}
 			failures := 0
-			for cellCtx.Err() == nil {
+			for ctx.Err() == nil {
 				i := int(spec.reqIndex.Add(1) - 1)
-				res := r.Server.Send(cellCtx, spec.pctx.Payload(i), spec.maxOutput, so, keepText)
-				mu.Lock()
-				results = append(results, res)
-				mu.Unlock()
+				res := r.Server.Send(ctx, spec.pctx.Payload(i), spec.maxOutput, so, keepText)
+				cs.mu.Lock()
+				cs.results = append(cs.results, res)
+				cs.mu.Unlock()
 				if res.Outcome.Success() {
 					failures = 0
 					continue
 				}
 				failures++
 				if !so.first.Load() && time.Since(started) > policy.Budget {
-					// This stream never got going, and the window needs all N streams.
-					gaveUp.Store(true)
+					cs.gaveUp.Store(true)
 					cancel()
 					return
 				}
-				if !policy.Wait(cellCtx, failures, res.RetryAfter) {
+				if !policy.Wait(ctx, failures, res.RetryAfter) {
 					return
 				}
 			}
 		}()
 	}
+	return cs
+}
 
-	var monitor Monitor
-	if r.Opts.NewMonitor != nil {
-		monitor = r.Opts.NewMonitor()
+// window waits for every stream's first token, then measures the window: its open and
+// close on the run's clock, the client's and the machine's CPU, the server's gauges
+// inside it (the ramp-up, where requests wait a step to be admitted, is not queueing).
+// It returns the monitor if it is still running (the window never opened).
+func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *cellObserver, cs *cellStreams, monitor Monitor) Monitor {
+	startTimeout := r.Opts.StartTimeout
+	if startTimeout == 0 {
+		startTimeout = 5 * time.Minute
 	}
-	var cpuOpen time.Duration
-	var machineOpen machineTicks
 	select {
 	case open := <-obs.opened:
-		cpuOpen, machineOpen = cpuTime(), r.machineCPU()
-		// The server's gauges are sampled inside the window only: the ramp-up, where
-		// requests wait a step to be admitted, is not queueing.
+		cpuOpen, machineOpen := cpuTime(), r.machineCPU()
 		if monitor != nil {
-			monitor.Start(cellCtx, 500*time.Millisecond)
+			monitor.Start(ctx, 500*time.Millisecond)
 		}
 		timer := time.NewTimer(time.Until(open.Add(spec.duration)))
 		select {
 		case <-timer.C:
-		case <-cellCtx.Done():
+		case <-ctx.Done():
 			timer.Stop()
 		}
 		closeAt := time.Now()
@@ -139,38 +169,29 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		if monitor != nil {
 			// The closing scrape closes the counters at the window's end, before the
 			// streams are cancelled.
-			run.Server = monitor.Stop()
-			if pc, ok := monitor.(prefixCacheReporter); ok && run.Server != nil {
-				if q, h, ok := pc.PrefixCache(); ok {
-					run.Server.PrefixCacheQueries, run.Server.PrefixCacheHits = &q, &h
-				}
-			}
-			monitor = nil
+			run.Server = stopMonitor(monitor)
 		}
+		return nil
 	case <-time.After(startTimeout):
 		run.Failed = fmt.Sprintf("only %d of %d streams had a first token after %s", obs.started.Load(), spec.concurrency, startTimeout)
-	case <-cellCtx.Done():
+	case <-ctx.Done():
 		run.Failed = "streams could not start"
-		if gaveUp.Load() {
-			run.Failed = fmt.Sprintf("a stream had no success for %s (the retry budget) before its first token", policy.Budget)
+		if cs.gaveUp.Load() {
+			run.Failed = fmt.Sprintf("a stream had no success for %s (the retry budget) before its first token", r.policy().Budget)
 		}
 	}
-	cancel()
-	wg.Wait()
-	if monitor != nil {
-		run.Server = monitor.Stop()
+	return monitor
+}
+
+// stopMonitor stops a monitor and adds its prefix-cache counters where it has them.
+func stopMonitor(m Monitor) *ServerMetrics {
+	metrics := m.Stop()
+	if pc, ok := m.(prefixCacheReporter); ok && metrics != nil {
+		if q, h, ok := pc.PrefixCache(); ok {
+			metrics.PrefixCacheQueries, metrics.PrefixCacheHits = &q, &h
+		}
 	}
-	if ctx.Err() != nil {
-		return nil // the caller marks the cell interrupted
-	}
-	slices.SortStableFunc(results, func(a, b *openai.StreamResult) int { return a.Sent.Compare(b.Sent) })
-	run.Requests = make([]Request, len(results))
-	for i, res := range results {
-		run.Requests[i] = RecordOf(res, r.clock)
-	}
-	r.countText(ctx, run, results)
-	r.calibrateChunks(ctx, spec, run, keepText)
-	return run
+	return metrics
 }
 
 // countText asks the server's tokenize route how many tokens the text of each request

@@ -282,12 +282,7 @@ func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *prepar
 		if monitor == nil {
 			return
 		}
-		metrics = monitor.Stop()
-		if pc, ok := monitor.(prefixCacheReporter); ok && metrics != nil {
-			if q, h, ok := pc.PrefixCache(); ok {
-				metrics.PrefixCacheQueries, metrics.PrefixCacheHits = &q, &h
-			}
-		}
+		metrics = stopMonitor(monitor)
 		monitor = nil
 	}
 	if !rate.IsInf() {
