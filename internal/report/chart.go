@@ -54,10 +54,22 @@ func (c lineChart) SVG() template.HTML {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="lb-chart" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-t">`, chartW, chartH, c.ID)
 	fmt.Fprintf(&b, `<title id="%s-t">%s</title>`, c.ID, html.EscapeString(c.Title))
-	maxY := 0.0
-	n := 0
+	maxY, n := c.drawable()
+	if n == 0 || len(c.XTicks) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
+		return template.HTML(b.String())
+	}
+	f := c.frame(maxY)
+	c.drawAxes(&b, f)
+	c.drawSeries(&b, f)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// drawable drops the points that cannot be drawn on an axis from 0 (negative or
+// infinite) and returns the largest y left and how many points remain.
+func (c lineChart) drawable() (maxY float64, n int) {
 	for i := range c.Series {
-		// Negative or non-finite values cannot be drawn on a tok/s axis from 0.
 		pts := c.Series[i].Points[:0:0]
 		for _, p := range c.Series[i].Points {
 			if p.Y >= 0 && !math.IsInf(p.Y, 0) {
@@ -68,66 +80,84 @@ func (c lineChart) SVG() template.HTML {
 		c.Series[i].Points = pts
 		n += len(pts)
 	}
-	plotW, plotH := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBott)
-	if n == 0 || len(c.XTicks) == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
-		return template.HTML(b.String())
-	}
-	// Four or five gridlines at round values. Dividing before scaling keeps a value near
-	// the largest float from overflowing into an endless tick loop.
-	step := niceStep(maxY / 4)
-	ticks := math.Ceil(maxY / step * 1.05)
-	if !(ticks >= 1 && ticks <= 20) {
-		ticks = 4
-	}
-	top := ticks * step
-	yPos := func(y float64) float64 { return float64(padTop) + plotH*(1-y/top) }
-	maxX := 0.0
-	for _, x := range c.XTicks {
-		maxX = math.Max(maxX, x)
-	}
-	xPos := func(x float64) float64 {
-		if c.Categorical {
-			for i, t := range c.XTicks {
-				if t == x {
-					if len(c.XTicks) == 1 {
-						return float64(padLeft) + plotW/2
-					}
-					return float64(padLeft) + plotW*float64(i)/float64(len(c.XTicks)-1)
-				}
-			}
-			return float64(padLeft)
-		}
-		if maxX == 0 {
-			return float64(padLeft)
-		}
-		return float64(padLeft) + plotW*x/maxX
-	}
-	decimals := 0
-	if step < 1 {
-		decimals = int(math.Ceil(-math.Log10(step)))
-	}
-	// Grid and y ticks.
-	for k := 0.0; k <= ticks; k++ {
-		y := k * step
-		py := yPos(y)
-		fmt.Fprintf(&b, `<line class="lb-grid" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+plotW, py, py)
-		fmt.Fprintf(&b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, padLeft-6, py, FormatNumber(c.Lang, y, decimals))
-	}
-	// X ticks.
-	for _, x := range c.XTicks {
-		px := xPos(x)
-		fmt.Fprintf(&b, `<line class="lb-axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, px, px, float64(padTop)+plotH, float64(padTop)+plotH+4)
-		fmt.Fprintf(&b, `<text class="lb-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px, float64(padTop)+plotH+18, html.EscapeString(c.XTickLabel(x)))
-	}
-	fmt.Fprintf(&b, `<line class="lb-axis" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+plotW, float64(padTop)+plotH, float64(padTop)+plotH)
-	fmt.Fprintf(&b, `<text class="lb-axis-label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, float64(padLeft)+plotW/2, chartH-8, html.EscapeString(c.XLabel))
-	fmt.Fprintf(&b, `<text class="lb-axis-label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, float64(padTop)+plotH/2, html.EscapeString(c.YLabel))
+	return maxY, n
+}
 
-	if c.LegendTitle != "" {
-		fmt.Fprintf(&b, `<text class="lb-legend lb-legend-title" x="%d" y="%d">%s</text>`, chartW-padRight+16, padTop+2, html.EscapeString(c.LegendTitle))
+// chartFrame is where a chart's values land: the plot's size, the y axis's round
+// gridlines, the x axis's extent.
+type chartFrame struct {
+	plotW, plotH     float64
+	step, ticks, top float64
+	maxX             float64
+	decimals         int
+	categorical      bool
+	xTicks           []float64
+}
+
+// frame lays out four or five gridlines at round values. Dividing before scaling keeps
+// a value near the largest float from overflowing into an endless tick loop.
+func (c lineChart) frame(maxY float64) chartFrame {
+	f := chartFrame{plotW: float64(chartW - padLeft - padRight), plotH: float64(chartH - padTop - padBott), categorical: c.Categorical, xTicks: c.XTicks}
+	f.step = niceStep(maxY / 4)
+	f.ticks = math.Ceil(maxY / f.step * 1.05)
+	if !(f.ticks >= 1 && f.ticks <= 20) {
+		f.ticks = 4
 	}
-	// Lines and points; hovering a point shows its value.
+	f.top = f.ticks * f.step
+	for _, x := range c.XTicks {
+		f.maxX = math.Max(f.maxX, x)
+	}
+	if f.step < 1 {
+		f.decimals = int(math.Ceil(-math.Log10(f.step)))
+	}
+	return f
+}
+
+func (f chartFrame) y(v float64) float64 { return float64(padTop) + f.plotH*(1-v/f.top) }
+
+func (f chartFrame) x(v float64) float64 {
+	if f.categorical {
+		for i, t := range f.xTicks {
+			if t == v {
+				if len(f.xTicks) == 1 {
+					return float64(padLeft) + f.plotW/2
+				}
+				return float64(padLeft) + f.plotW*float64(i)/float64(len(f.xTicks)-1)
+			}
+		}
+		return float64(padLeft)
+	}
+	if f.maxX == 0 {
+		return float64(padLeft)
+	}
+	return float64(padLeft) + f.plotW*v/f.maxX
+}
+
+// drawAxes draws the grid, the ticks, the axes and their labels.
+func (c lineChart) drawAxes(b *strings.Builder, f chartFrame) {
+	for k := 0.0; k <= f.ticks; k++ {
+		v := k * f.step
+		py := f.y(v)
+		fmt.Fprintf(b, `<line class="lb-grid" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+f.plotW, py, py)
+		fmt.Fprintf(b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, padLeft-6, py, FormatNumber(c.Lang, v, f.decimals))
+	}
+	base := float64(padTop) + f.plotH
+	for _, v := range c.XTicks {
+		px := f.x(v)
+		fmt.Fprintf(b, `<line class="lb-axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, px, px, base, base+4)
+		fmt.Fprintf(b, `<text class="lb-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px, base+18, html.EscapeString(c.XTickLabel(v)))
+	}
+	fmt.Fprintf(b, `<line class="lb-axis" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+f.plotW, base, base)
+	fmt.Fprintf(b, `<text class="lb-axis-label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, float64(padLeft)+f.plotW/2, chartH-8, html.EscapeString(c.XLabel))
+	fmt.Fprintf(b, `<text class="lb-axis-label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, float64(padTop)+f.plotH/2, html.EscapeString(c.YLabel))
+	if c.LegendTitle != "" {
+		fmt.Fprintf(b, `<text class="lb-legend lb-legend-title" x="%d" y="%d">%s</text>`, chartW-padRight+16, padTop+2, html.EscapeString(c.LegendTitle))
+	}
+}
+
+// drawSeries draws each series' lines (broken where it says) and points, whose hover
+// shows their value, and its legend row on the right.
+func (c lineChart) drawSeries(b *strings.Builder, f chartFrame) {
 	for i, s := range c.Series {
 		color := s.Color
 		if color == "" {
@@ -141,23 +171,20 @@ func (c lineChart) SVG() template.HTML {
 			if k-start > 1 {
 				var pts []string
 				for _, p := range s.Points[start:k] {
-					pts = append(pts, fmt.Sprintf("%.1f,%.1f", xPos(p.X), yPos(p.Y)))
+					pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.x(p.X), f.y(p.Y)))
 				}
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" points="%s"/>`, color, strings.Join(pts, " "))
+				fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" points="%s"/>`, color, strings.Join(pts, " "))
 			}
 			start = k
 		}
 		for _, p := range s.Points {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, xPos(p.X), yPos(p.Y), color, html.EscapeString(p.Title))
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, f.x(p.X), f.y(p.Y), color, html.EscapeString(p.Title))
 		}
-		// Legend on the right, one row per series.
 		ly := float64(padTop) + 20 + float64(i)*20
 		lx := float64(chartW - padRight + 16)
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, lx, lx+18, ly, ly, color)
-		fmt.Fprintf(&b, `<text class="lb-legend" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, lx+24, ly, html.EscapeString(s.Name))
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, lx, lx+18, ly, ly, color)
+		fmt.Fprintf(b, `<text class="lb-legend" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, lx+24, ly, html.EscapeString(s.Name))
 	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
 }
 
 func contains(xs []int, x int) bool {
