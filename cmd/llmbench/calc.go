@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/perf"
@@ -100,7 +101,12 @@ kv-dtypes|engines|interconnects|prices), or give explicit specifications instead
 			return writeCalc(cmd.OutOrStdout(), run, f.format, f.lang)
 		},
 	}
-	fl := cmd.Flags()
+	addCalcFlags(cmd.Flags(), &f)
+	return cmd
+}
+
+// addCalcFlags binds calc's flags to f.
+func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.StringVar(&f.gpu, "gpu", "", "GPU from the catalog (rtx-3090, \"RTX 4090\", h100-sxm, m3-max, ...)")
 	fl.IntVar(&f.gpus, "gpus", 1, "number of GPUs, tensor parallel")
 	fl.StringVar(&f.model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
@@ -147,7 +153,6 @@ kv-dtypes|engines|interconnects|prices), or give explicit specifications instead
 	fl.IntVar(&f.experts, "experts", 0, "explicit MoE model: routed experts per layer (with --active-params and --experts-per-token sizes the expert weights)")
 	fl.IntVar(&f.expertsPerToken, "experts-per-token", 0, "explicit MoE model: experts each token is routed to")
 	fl.Float64Var(&f.weightBits, "weight-bits", 0, "explicit weight format: bits per weight, scales included (instead of --quant)")
-	return cmd
 }
 
 // predictFromFlags resolves the catalogs and explicit specifications into a setup and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
@@ -136,7 +137,13 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 			return runCleanly(func() error { return runRun(cmd, f) }, f, cmd.ErrOrStderr())
 		},
 	}
-	fl := cmd.Flags()
+	addRunFlags(cmd.Flags(), f)
+	f.rate.register(cmd)
+	return cmd
+}
+
+// addRunFlags binds run's flags to f.
+func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.endpoint, "endpoint", "", "server root or its /v1 base URL; also --base-url or --target URL (default: $"+baseURLEnv+", else start the built-in emulator)")
 	fl.StringVar(&f.model, "model", "", "model name to request (default: the first model /v1/models lists)")
 	fl.StringVar(&f.apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
@@ -170,9 +177,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
 	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
 	addEnergyFlags(fl, f)
-	f.rate.register(cmd)
 	fl.SetNormalizeFunc(aliasFlags)
-	return cmd
 }
 
 // planFlags are the flags that define the plan; they cannot change on --resume.
