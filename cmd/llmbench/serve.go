@@ -139,6 +139,11 @@ func newTokenCmd(db *string) *cobra.Command {
   llmbench serve token list
   llmbench serve token revoke 3f9a1c0b7d2e`,
 	}
+	token.AddCommand(newTokenCreateCmd(db), newTokenListCmd(db), newTokenRevokeCmd(db))
+	return token
+}
+
+func newTokenCreateCmd(db *string) *cobra.Command {
 	var user, org string
 	create := &cobra.Command{
 		Use:   "create",
@@ -175,6 +180,10 @@ SHA-256 hash, so a lost token cannot be recovered — create another.`,
 	create.Flags().StringVar(&user, "user", "", "the user the token submits as, like @alice (required)")
 	create.Flags().StringVar(&org, "org", "", "the user's organisation")
 
+	return create
+}
+
+func newTokenListCmd(db *string) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List API tokens: ID, user, created (the tokens themselves are not stored)",
@@ -205,6 +214,10 @@ SHA-256 hash, so a lost token cannot be recovered — create another.`,
 		},
 	}
 
+	return list
+}
+
+func newTokenRevokeCmd(db *string) *cobra.Command {
 	var revokeUser string
 	revoke := &cobra.Command{
 		Use:   "revoke [TOKEN|ID]",
@@ -245,6 +258,5 @@ with --user. Runs already submitted stay.`,
 		},
 	}
 	revoke.Flags().StringVar(&revokeUser, "user", "", "revoke every token of this user, like @alice")
-	token.AddCommand(create, list, revoke)
-	return token
+	return revoke
 }
