@@ -186,13 +186,43 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 		return nil, err
 	}
 	v := c.vocabulary()
-	nVocab := uint64(len(v.Tokens))
-	nEmbd := uint64(c.Embedding)
-	headDim := c.Embedding / c.Heads
-	nKV := uint64(headDim * c.KVHeads)
-	nFF := uint64(c.FeedForward)
+	f := &File{KV: llamaKV(c, v)}
+	// One generator draws every weight, in this order: the file is the same for the
+	// same seed.
+	g := &weights{c: c, rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))}
+	nVocab, nEmbd := uint64(len(v.Tokens)), uint64(c.Embedding)
+	nKV, nFF := uint64(c.Embedding/c.Heads*c.KVHeads), uint64(c.FeedForward)
+	embd := g.normal(nEmbd*nVocab, 1)
+	if c.Multibyte {
+		for t := range v.Tokens {
+			setStateEmbedding(embd[uint64(t)*nEmbd:uint64(t+1)*nEmbd], v, t)
+		}
+	}
+	f.Tensors = append(f.Tensors, NewF16("token_embd.weight", []uint64{nEmbd, nVocab}, embd))
+	for l := 0; l < c.Layers; l++ {
+		p := fmt.Sprintf("blk.%d.", l)
+		f.Tensors = append(f.Tensors,
+			NewF32(p+"attn_norm.weight", []uint64{nEmbd}, ones(nEmbd)),
+			g.matrix(p+"attn_q.weight", nEmbd, nEmbd),
+			g.matrix(p+"attn_k.weight", nEmbd, nKV),
+			g.matrix(p+"attn_v.weight", nEmbd, nKV),
+			g.output(p+"attn_output.weight", nEmbd, nEmbd),
+			NewF32(p+"ffn_norm.weight", []uint64{nEmbd}, ones(nEmbd)),
+			g.matrix(p+"ffn_gate.weight", nEmbd, nFF),
+			g.output(p+"ffn_down.weight", nFF, nEmbd),
+			g.matrix(p+"ffn_up.weight", nEmbd, nFF),
+		)
+	}
+	f.Tensors = append(f.Tensors, NewF32("output_norm.weight", []uint64{nEmbd}, ones(nEmbd)))
+	f.Tensors = append(f.Tensors, NewF16("output.weight", []uint64{nEmbd, nVocab}, g.head(v)))
+	return f, nil
+}
 
-	f := &File{KV: []KV{
+// llamaKV is the file's metadata: llama's architecture keys and the tokenizer.
+func llamaKV(c LlamaConfig, v Vocabulary) []KV {
+	headDim := c.Embedding / c.Heads
+	nVocab := uint64(len(v.Tokens))
+	return []KV{
 		{"general.architecture", "llama"},
 		{"general.name", c.Name},
 		{"general.file_type", uint32(1)},
@@ -216,71 +246,60 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 		{"tokenizer.ggml.unknown_token_id", uint32(UnknownTokenID)},
 		{"tokenizer.ggml.add_bos_token", true},
 		{"tokenizer.ggml.add_eos_token", false},
-	}}
+	}
+}
 
-	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
-	normal := func(n uint64, std float64) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = float32(rng.NormFloat64() * std)
-		}
-		return out
-	}
-	ones := func(n uint64) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = 1
-		}
-		return out
-	}
-	// matrix is a weight mapping in inputs to out outputs, scaled so that activations
-	// keep roughly unit size through the layers.
-	matrix := func(name string, in, out uint64) Tensor {
-		return NewF16(name, []uint64{in, out}, normal(in*out, 1/math.Sqrt(float64(in))))
-	}
-	// A layer's output projection: in the multibyte model, scaled down so that the
-	// embedding decides the next token (multibyte.go).
-	output := func(name string, in, out uint64) Tensor {
-		std := 1 / math.Sqrt(float64(in))
-		if c.Multibyte {
-			std *= residualScale
-		}
-		return NewF16(name, []uint64{in, out}, normal(in*out, std))
-	}
+// weights draws a model's random weights.
+type weights struct {
+	c   LlamaConfig
+	rng *rand.Rand
+}
 
-	embd := normal(nEmbd*nVocab, 1)
-	if c.Multibyte {
-		for t := range v.Tokens {
-			setStateEmbedding(embd[uint64(t)*nEmbd:uint64(t+1)*nEmbd], v, t)
-		}
+func (g *weights) normal(n uint64, std float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(g.rng.NormFloat64() * std)
 	}
-	f.Tensors = append(f.Tensors, NewF16("token_embd.weight", []uint64{nEmbd, nVocab}, embd))
-	for l := 0; l < c.Layers; l++ {
-		p := fmt.Sprintf("blk.%d.", l)
-		f.Tensors = append(f.Tensors,
-			NewF32(p+"attn_norm.weight", []uint64{nEmbd}, ones(nEmbd)),
-			matrix(p+"attn_q.weight", nEmbd, nEmbd),
-			matrix(p+"attn_k.weight", nEmbd, nKV),
-			matrix(p+"attn_v.weight", nEmbd, nKV),
-			output(p+"attn_output.weight", nEmbd, nEmbd),
-			NewF32(p+"ffn_norm.weight", []uint64{nEmbd}, ones(nEmbd)),
-			matrix(p+"ffn_gate.weight", nEmbd, nFF),
-			output(p+"ffn_down.weight", nFF, nEmbd),
-			matrix(p+"ffn_up.weight", nEmbd, nFF),
-		)
-	}
-	f.Tensors = append(f.Tensors, NewF32("output_norm.weight", []uint64{nEmbd}, ones(nEmbd)))
+	return out
+}
 
-	// The lm head: row t gives token t's logit. Ollama cannot ignore EOS, so EOS must
-	// (practically) never be sampled: its row is zero, the normal pieces' rows are not
-	// (see OutputScale).
-	// The byte tokens' rows are zero too, so that the model only ever emits whole
-	// printable pieces: a lone byte ≥ 0x80 is invalid UTF-8, which the engine holds back
-	// and merges with later tokens, and then one streamed chunk would not be one token.
-	// In the multibyte model the bytes of its grammar's characters have rows too, and
-	// every row has the state part that spells characters correctly (multibyte.go):
-	// the tokens outside the grammar, EOS among them, are forbidden in every state.
-	head := normal(nEmbd*nVocab, c.OutputScale)
+func ones(n uint64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// matrix is a weight mapping in inputs to out outputs, scaled so that activations keep
+// roughly unit size through the layers.
+func (g *weights) matrix(name string, in, out uint64) Tensor {
+	return NewF16(name, []uint64{in, out}, g.normal(in*out, 1/math.Sqrt(float64(in))))
+}
+
+// output is a layer's output projection: in the multibyte model, scaled down so that
+// the embedding decides the next token (multibyte.go).
+func (g *weights) output(name string, in, out uint64) Tensor {
+	std := 1 / math.Sqrt(float64(in))
+	if g.c.Multibyte {
+		std *= residualScale
+	}
+	return NewF16(name, []uint64{in, out}, g.normal(in*out, std))
+}
+
+// head is the lm head: row t gives token t's logit. Ollama cannot ignore EOS, so EOS
+// must (practically) never be sampled: its row is zero, the normal pieces' rows are
+// not (see OutputScale). The byte tokens' rows are zero too, so that the model only
+// ever emits whole printable pieces: a lone byte ≥ 0x80 is invalid UTF-8, which the
+// engine holds back and merges with later tokens, and then one streamed chunk would
+// not be one token. In the multibyte model the bytes of its grammar's characters have
+// rows too, and every row has the state part that spells characters correctly
+// (multibyte.go): the tokens outside the grammar, EOS among them, are forbidden in
+// every state.
+func (g *weights) head(v Vocabulary) []float32 {
+	c := g.c
+	nEmbd, nVocab := uint64(c.Embedding), uint64(len(v.Tokens))
+	head := g.normal(nEmbd*nVocab, c.OutputScale)
 	for t := range v.Tokens {
 		row := head[uint64(t)*nEmbd : uint64(t+1)*nEmbd]
 		if !c.Multibyte && v.Types[t] != TokenNormal || c.Multibyte && !inGrammar(v, t) {
@@ -290,8 +309,7 @@ func TinyLlama(c LlamaConfig) (*File, error) {
 			setStateHead(row, v, t)
 		}
 	}
-	f.Tensors = append(f.Tensors, NewF16("output.weight", []uint64{nEmbd, nVocab}, head))
-	return f, nil
+	return head
 }
 
 // Parameters is the number of weights in the model the file holds.
