@@ -242,58 +242,100 @@ func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 		return newRateDocument(cmd, f)
 	}
 	if f.quick {
-		if !changed("contexts") {
-			f.contexts = quickContexts
-		}
-		if !changed("concurrency") {
-			f.concurrency = quickConcurrency
-		}
-		if !changed("prefill") {
-			f.prefill = quickPrefill
-		}
-		if !changed("duration") {
-			f.duration = quickDuration
-		}
+		applyQuick(f, changed)
 	}
+	cfg, err := matrixConfig(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRequestFlags(f); err != nil {
+		return nil, err
+	}
+	return newDocument(f, cfg), nil
+}
+
+// applyQuick is --quick's small plan, for the plan flags not given.
+func applyQuick(f *runFlags, changed func(string) bool) {
+	if !changed("contexts") {
+		f.contexts = quickContexts
+	}
+	if !changed("concurrency") {
+		f.concurrency = quickConcurrency
+	}
+	if !changed("prefill") {
+		f.prefill = quickPrefill
+	}
+	if !changed("duration") {
+		f.duration = quickDuration
+	}
+}
+
+// matrixConfig is the closed-loop plan the flags ask for.
+func matrixConfig(f *runFlags) (bench.Config, error) {
+	var cfg bench.Config
 	contexts, err := bench.ParseTokenList(f.contexts)
 	if err != nil {
-		return nil, fmt.Errorf("--contexts: %w", err)
+		return cfg, fmt.Errorf("--contexts: %w", err)
 	}
 	concurrency, err := bench.ParseIntList(f.concurrency)
 	if err != nil {
-		return nil, fmt.Errorf("--concurrency: %w", err)
+		return cfg, fmt.Errorf("--concurrency: %w", err)
 	}
 	prefill, err := bench.ParseTokenList(f.prefill)
 	if err != nil {
-		return nil, fmt.Errorf("--prefill: %w", err)
+		return cfg, fmt.Errorf("--prefill: %w", err)
 	}
-	if len(contexts) == 0 && len(prefill) == 0 {
-		return nil, errors.New("nothing to measure: --contexts and --prefill are both empty")
+	switch {
+	case len(contexts) == 0 && len(prefill) == 0:
+		return cfg, errors.New("nothing to measure: --contexts and --prefill are both empty")
+	case len(contexts) > 0 && len(concurrency) == 0:
+		return cfg, errors.New("--concurrency is empty")
+	case f.duration < time.Second:
+		return cfg, fmt.Errorf("--duration %s is too short: a window under a second measures noise", f.duration)
+	case f.maxOutput < 1:
+		return cfg, fmt.Errorf("--max-output must be at least 1")
+	case f.repeat < 1 || f.repeat > 100:
+		return cfg, fmt.Errorf("--repeat %d: give 1 to 100 measurements per cell", f.repeat)
+	case f.prefillMode != "decode-warmup" && f.prefillMode != "separate":
+		return cfg, fmt.Errorf("--prefill-mode %q: use decode-warmup or separate", f.prefillMode)
 	}
-	if len(contexts) > 0 && len(concurrency) == 0 {
-		return nil, errors.New("--concurrency is empty")
+	cfg = bench.Config{
+		Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
+		DurationS: f.duration.Seconds(), MaxOutputTokens: f.maxOutput,
+		DecodeTest: "fixed-duration", PrefillMode: f.prefillMode,
 	}
-	if f.duration < time.Second {
-		return nil, fmt.Errorf("--duration %s is too short: a window under a second measures noise", f.duration)
+	if f.repeat > 1 {
+		cfg.Repeat = f.repeat
 	}
-	if f.maxOutput < 1 {
-		return nil, fmt.Errorf("--max-output must be at least 1")
+	if f.kvCapacity != "" {
+		kv, err := bench.ParseTokens(f.kvCapacity)
+		if err != nil || kv <= 0 {
+			return cfg, fmt.Errorf("--kv-capacity %q: give a positive token count", f.kvCapacity)
+		}
+		v := int64(kv)
+		cfg.KVCapacity = &v
 	}
-	if f.repeat < 1 || f.repeat > 100 {
-		return nil, fmt.Errorf("--repeat %d: give 1 to 100 measurements per cell", f.repeat)
-	}
+	return cfg, nil
+}
+
+// checkRequestFlags checks the flags both loops share.
+func checkRequestFlags(f *runFlags) error {
 	if f.api != "chat" && f.api != "completions" {
-		return nil, fmt.Errorf("--api %q: use chat or completions", f.api)
-	}
-	if f.prefillMode != "decode-warmup" && f.prefillMode != "separate" {
-		return nil, fmt.Errorf("--prefill-mode %q: use decode-warmup or separate", f.prefillMode)
+		return fmt.Errorf("--api %q: use chat or completions", f.api)
 	}
 	if f.format != "text" && f.format != "md" && f.format != "none" {
-		return nil, fmt.Errorf("--format %q: use text, md or none", f.format)
+		return fmt.Errorf("--format %q: use text, md or none", f.format)
 	}
+	return nil
+}
+
+// newDocument is a new run document for cfg: its id, time, tool and client, and what
+// the flags say of the run.
+func newDocument(f *runFlags, cfg bench.Config) *bench.Run {
 	now := time.Now().UTC().Truncate(time.Second)
 	seed := f.seed
-	doc := &bench.Run{
+	cfg.API, cfg.Seed, cfg.Quick = f.api, &seed, f.quick
+	return &bench.Run{
 		SchemaVersion: bench.SchemaVersion,
 		ID:            now.Format("20060102-150405") + "-" + randomHex(3),
 		Submitter:     f.submitter,
@@ -301,26 +343,9 @@ func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 		Tool:          bench.Tool{Name: "llmbench", Version: toolVersion()},
 		LaunchCommand: f.launchCommand,
 		Title:         f.title,
-		Config: bench.Config{
-			Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
-			DurationS: f.duration.Seconds(), MaxOutputTokens: f.maxOutput,
-			DecodeTest: "fixed-duration", PrefillMode: f.prefillMode, API: f.api,
-			Seed: &seed, Quick: f.quick,
-		},
-		Client: &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Config:        cfg,
+		Client:        &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
 	}
-	if f.repeat > 1 {
-		doc.Config.Repeat = f.repeat
-	}
-	if f.kvCapacity != "" {
-		kv, err := bench.ParseTokens(f.kvCapacity)
-		if err != nil || kv <= 0 {
-			return nil, fmt.Errorf("--kv-capacity %q: give a positive token count", f.kvCapacity)
-		}
-		v := int64(kv)
-		doc.Config.KVCapacity = &v
-	}
-	return doc, nil
 }
 
 // fillFromProbe writes what discovery learned into the document's engine and model

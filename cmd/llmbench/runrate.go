@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -170,11 +169,8 @@ func newRateDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 	if f.duration < time.Second {
 		return nil, fmt.Errorf("--duration %s is too short: a rate cell under a second measures noise", f.duration)
 	}
-	if f.api != "chat" && f.api != "completions" {
-		return nil, fmt.Errorf("--api %q: use chat or completions", f.api)
-	}
-	if f.format != "text" && f.format != "md" && f.format != "none" {
-		return nil, fmt.Errorf("--format %q: use text, md or none", f.format)
+	if err := checkRequestFlags(f); err != nil {
+		return nil, err
 	}
 	rc, err := f.rate.config(changed, f.quick)
 	if err != nil {
@@ -188,24 +184,13 @@ func newRateDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 			return nil, errors.New("--rate inf sends every request at once: say how many with --requests (or list a finite rate too)")
 		}
 	}
-	now := time.Now().UTC().Truncate(time.Second)
-	seed := f.seed
-	return &bench.Run{
-		SchemaVersion: bench.SchemaVersion,
-		ID:            now.Format("20060102-150405") + "-" + randomHex(3),
-		Submitter:     f.submitter,
-		CreatedAt:     now,
-		Tool:          bench.Tool{Name: "llmbench", Version: toolVersion()},
-		LaunchCommand: f.launchCommand,
-		Title:         f.title,
-		Config: bench.Config{
-			Contexts: []int{}, Concurrency: []int{}, PrefillContexts: []int{},
-			DurationS: f.duration.Seconds(), MaxOutputTokens: rc.OutputLen,
-			DecodeTest: "request-rate", API: f.api, Seed: &seed, Quick: f.quick, Rate: rc,
-		},
-		Prefill: []bench.PrefillRow{}, Decode: []bench.DecodeCell{},
-		Client: &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-	}, nil
+	doc := newDocument(f, bench.Config{
+		Contexts: []int{}, Concurrency: []int{}, PrefillContexts: []int{},
+		DurationS: f.duration.Seconds(), MaxOutputTokens: rc.OutputLen,
+		DecodeTest: "request-rate", Rate: rc,
+	})
+	doc.Prefill, doc.Decode = []bench.PrefillRow{}, []bench.DecodeCell{}
+	return doc, nil
 }
 
 // notePlanLimits records where the open-loop plan meets the server's limits: requests
