@@ -67,9 +67,21 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Measure the speed test matrix of an OpenAI-compatible server",
-		Long: `Measure prefill (prompt tok/s and time to first token by context length) and
+		Use:     "run",
+		Short:   "Measure the speed test matrix of an OpenAI-compatible server",
+		Long:    runLong,
+		Example: runExample,
+		Args:    goodputArgs(&f.rate),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCleanly(func() error { return runRun(cmd, f) }, f, cmd.ErrOrStderr())
+		},
+	}
+	addRunFlags(cmd.Flags(), f)
+	f.rate.register(cmd)
+	return cmd
+}
+
+const runLong = `Measure prefill (prompt tok/s and time to first token by context length) and
 sustained decode (total tok/s for every context × concurrency cell) of an
 OpenAI-compatible server, exactly as the seed page's "speed test matrix" does.
 
@@ -92,8 +104,9 @@ skips it, --resume keeps the first figure): a cell faster than half of it is fla
 client_near_ceiling, and every report shows the client headroom.
 
 The run document (JSON) is written after every cell, so nothing is lost: Ctrl-C
-stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
-		Example: `  # Try it: the built-in emulator, a small matrix in about a minute
+stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`
+
+const runExample = `  # Try it: the built-in emulator, a small matrix in about a minute
   llmbench run --quick
 
   # A vLLM server, the seed page's full plan (about 30 s per cell)
@@ -131,16 +144,7 @@ stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`,
   llmbench run --endpoint http://localhost:8000 --find-max-rate --slo ttft=500ms,tpot=50ms
 
   # The emulator saturating, no GPU needed
-  llmbench run --quick --rate 1,2,4,8`,
-		Args: goodputArgs(&f.rate),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCleanly(func() error { return runRun(cmd, f) }, f, cmd.ErrOrStderr())
-		},
-	}
-	addRunFlags(cmd.Flags(), f)
-	f.rate.register(cmd)
-	return cmd
-}
+  llmbench run --quick --rate 1,2,4,8`
 
 // addRunFlags binds run's flags to f.
 func addRunFlags(fl *pflag.FlagSet, f *runFlags) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -34,20 +35,95 @@ func defaultDB() string {
 }
 
 func newServeCmd() *cobra.Command {
-	var (
-		addr    string
-		db      string
-		maxBody int64
-		rate    float64
-		burst   int
-		ipRate  float64
-		ipBurst int
-		proxied bool
-	)
+	var o serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
-		Long: `serve runs the llmbench web site and its JSON API (described at /api/openapi.json).
+		Use:     "serve",
+		Short:   "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (default: this machine only; --addr :8080 serves every interface)")
+	cmd.PersistentFlags().StringVar(&o.db, "db", defaultDB(), "database: a SQLite file path, or a postgres:// URL")
+	f.Int64Var(&o.maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
+	f.Float64Var(&o.rate, "rate", 30, "submissions allowed per minute per token (with PostgreSQL, across all instances)")
+	f.IntVar(&o.burst, "burst", 10, "submissions a token may make at once before --rate applies")
+	f.Float64Var(&o.ipRate, "ip-rate", 0, "requests allowed per minute per client address, pages and API alike (0 = unlimited; set it on a public site not behind a limiting proxy)")
+	f.IntVar(&o.ipBurst, "ip-burst", 60, "requests a client address may make at once before --ip-rate applies")
+	f.BoolVar(&o.proxied, "trust-proxy", false, "the site runs behind its own reverse proxy: take the client address from the last X-Forwarded-For entry")
+	cmd.AddCommand(newTokenCmd(&o.db))
+	return cmd
+}
+
+type serveFlags struct {
+	addr, db       string
+	maxBody        int64
+	rate, ipRate   float64
+	burst, ipBurst int
+	proxied        bool
+}
+
+// runServe serves the site until ctx ends, then shuts it down gracefully.
+func runServe(ctx context.Context, out io.Writer, o serveFlags) error {
+	st, err := store.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.Default(),
+		MaxBodyBytes: o.maxBody, RatePerToken: o.rate, RateBurst: o.burst,
+		RatePerIP: o.ipRate, BurstPerIP: o.ipBurst, TrustProxy: o.proxied}))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", o.addr, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	where := o.db
+	if store.IsPostgresURL(o.db) {
+		where = "PostgreSQL"
+	}
+	fmt.Fprintf(out, "llmbench site on http://%s (database: %s)\n", ln.Addr(), where)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	go optimizeHourly(ctx, st)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("stopping the server: %w", err)
+	}
+	return nil
+}
+
+// optimizeHourly keeps SQLite's planner statistics fresh as runs accumulate.
+func optimizeHourly(ctx context.Context, st *store.Store) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := st.Optimize(ctx); err != nil {
+				slog.Warn("optimizing the database", "err", err)
+			}
+		}
+	}
+}
+
+const serveLong = `serve runs the llmbench web site and its JSON API (described at /api/openapi.json).
 
 Runs are stored in SQLite by default (a file in the data directory, or the file --db
 names), or in PostgreSQL with --db postgres://… so that several instances can share one
@@ -56,78 +132,12 @@ logins) are kept in the database and hold across all instances. The schema is cr
 and migrated on start, and runs stored before a newer metric registry are re-indexed.
 
 People submit runs with "llmbench submit" and an API token that the operator creates
-with "llmbench serve token create".`,
-		Example: `  llmbench serve                                   # http://localhost:8080, SQLite in ~/.local/share/llmbench
+with "llmbench serve token create".`
+
+const serveExample = `  llmbench serve                                   # http://localhost:8080, SQLite in ~/.local/share/llmbench
   llmbench serve --addr 127.0.0.1:9000 --db ./site.db
   llmbench serve --db postgres://llmbench:secret@db:5432/llmbench
-  llmbench serve token create --user @alice --org "Acme Labs"`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			st, err := store.Open(ctx, db)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.Default(),
-				MaxBodyBytes: maxBody, RatePerToken: rate, RateBurst: burst,
-				RatePerIP: ipRate, BurstPerIP: ipBurst, TrustProxy: proxied}))
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listening on %s: %w", addr, err)
-			}
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-				WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
-			where := db
-			if store.IsPostgresURL(db) {
-				where = "PostgreSQL"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "llmbench site on http://%s (database: %s)\n", ln.Addr(), where)
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			go func() {
-				// Keep SQLite's planner statistics fresh as runs accumulate.
-				tick := time.NewTicker(time.Hour)
-				defer tick.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-tick.C:
-						if err := st.Optimize(ctx); err != nil {
-							slog.Warn("optimizing the database", "err", err)
-						}
-					}
-				}
-			}()
-			select {
-			case err := <-errc:
-				return fmt.Errorf("serving: %w", err)
-			case <-ctx.Done():
-			}
-			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return fmt.Errorf("stopping the server: %w", err)
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (default: this machine only; --addr :8080 serves every interface)")
-	cmd.PersistentFlags().StringVar(&db, "db", defaultDB(), "database: a SQLite file path, or a postgres:// URL")
-	f.Int64Var(&maxBody, "max-body", 4<<20, "largest run document accepted, in bytes")
-	f.Float64Var(&rate, "rate", 30, "submissions allowed per minute per token (with PostgreSQL, across all instances)")
-	f.IntVar(&burst, "burst", 10, "submissions a token may make at once before --rate applies")
-	f.Float64Var(&ipRate, "ip-rate", 0, "requests allowed per minute per client address, pages and API alike (0 = unlimited; set it on a public site not behind a limiting proxy)")
-	f.IntVar(&ipBurst, "ip-burst", 60, "requests a client address may make at once before --ip-rate applies")
-	f.BoolVar(&proxied, "trust-proxy", false, "the site runs behind its own reverse proxy: take the client address from the last X-Forwarded-For entry")
-	cmd.AddCommand(newTokenCmd(&db))
-	return cmd
-}
+  llmbench serve token create --user @alice --org "Acme Labs"`
 
 func newTokenCmd(db *string) *cobra.Command {
 	token := &cobra.Command{
