@@ -47,7 +47,7 @@ func printPlan(w io.Writer, doc *bench.Run) {
 	}
 	pf := bench.CheckPlan(doc)
 	fmt.Fprintf(w, "Plan: contexts %s × concurrency %s, prefill at %s, %d max output tokens\n",
-		tokenList(cfg.Contexts), intList(cfg.Concurrency), tokenList(cfg.PrefillContexts), cfg.MaxOutputTokens)
+		bench.FormatTokenList(cfg.Contexts), intList(cfg.Concurrency), bench.FormatTokenList(cfg.PrefillContexts), cfg.MaxOutputTokens)
 	fmt.Fprintf(w, "  %d of %d measurements run (%d of %d decode cells); %d over capacity, not sent\n",
 		pf.Runnable, pf.Total, pf.RunnableCells, pf.Cells, pf.Total-pf.Runnable)
 	repeats := max(cfg.Repeat, 1)
@@ -72,14 +72,6 @@ func capacityNote(doc *bench.Run) string {
 		s += ", max_model_len " + report.FormatInt("en", int(*c.MaxModelLen))
 	}
 	return s
-}
-
-func tokenList(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = bench.FormatTokens(n)
-	}
-	return strings.Join(s, ",")
 }
 
 func intList(v []int) string {

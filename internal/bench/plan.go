@@ -197,11 +197,11 @@ func FitPlan(cfg Config, kvCacheTokens, maxModelLen *int64) (Config, []string) {
 	}
 	if c := fit(sortedUnique(cfg.Contexts), out.MaxOutputTokens); !slices.Equal(c, sortedUnique(cfg.Contexts)) {
 		out.Contexts = c
-		changes = append(changes, fmt.Sprintf("--contexts %s (was %s)", formatList(c), formatList(cfg.Contexts)))
+		changes = append(changes, fmt.Sprintf("--contexts %s (was %s)", FormatTokenList(c), FormatTokenList(cfg.Contexts)))
 	}
 	if p := fit(sortedUnique(cfg.PrefillContexts), 1); !slices.Equal(p, sortedUnique(cfg.PrefillContexts)) {
 		out.PrefillContexts = p
-		changes = append(changes, fmt.Sprintf("--prefill %s (was %s)", formatList(p), formatList(cfg.PrefillContexts)))
+		changes = append(changes, fmt.Sprintf("--prefill %s (was %s)", FormatTokenList(p), FormatTokenList(cfg.PrefillContexts)))
 	}
 	return out, changes
 }
@@ -225,7 +225,8 @@ func roundContext(n int64) int64 {
 	return floorPow2(n)
 }
 
-func formatList(v []int) string {
+// FormatTokenList writes token counts as the flags take them: "0,16K,32K".
+func FormatTokenList(v []int) string {
 	parts := make([]string, len(v))
 	for i, n := range v {
 		parts[i] = FormatTokens(n)
