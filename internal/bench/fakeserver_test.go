@@ -298,6 +298,69 @@ func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, tpotMs flo
 	return float64(n) / w.Length().Seconds(), quantile(tpots, 0.5)
 }
 
+// truthTPOT is the median over the window's streams of the time per output token the
+// server's own emits give, on the client's definition (tpotSpan): from the last chunk
+// before the window (or the stream's first chunk) to its last chunk inside, over the
+// tokens after that start. A server the machine stalled catches up at half its
+// interval, so under load this, not the nominal interval, is what the client must see.
+func (f *fakeServer) truthTPOT(w Window, promptTokens int) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var tpots []float64
+	for _, r := range f.requests {
+		if r.promptTokens != promptTokens || r.maxTokens <= 1 {
+			continue
+		}
+		if ns, tokens := serverTPOTSpan(chunksOf(r.emits), w); tokens > 0 && ns > 0 {
+			tpots = append(tpots, float64(ns)/1e6/float64(tokens))
+		}
+	}
+	slices.Sort(tpots)
+	return quantile(tpots, 0.5)
+}
+
+// serverChunk is one write of the fake server: when it was flushed and how many tokens.
+type serverChunk struct {
+	at time.Time
+	n  int
+}
+
+// chunksOf groups a request's per-token emits into its chunks (one flush time each).
+func chunksOf(emits []time.Time) []serverChunk {
+	var out []serverChunk
+	for _, t := range emits {
+		if len(out) > 0 && out[len(out)-1].at.Equal(t) {
+			out[len(out)-1].n++
+			continue
+		}
+		out = append(out, serverChunk{t, 1})
+	}
+	return out
+}
+
+func serverTPOTSpan(chunks []serverChunk, w Window) (time.Duration, int) {
+	var start, last time.Time
+	tokens, seen := 0, false
+	for k, c := range chunks {
+		if !w.inside(c.at) {
+			continue
+		}
+		switch {
+		case seen:
+			tokens += c.n
+		case k == 0:
+			start, tokens = c.at, c.n-1
+		default:
+			start, tokens = chunks[k-1].at, c.n
+		}
+		seen, last = true, c.at
+	}
+	if !seen {
+		return 0, 0
+	}
+	return last.Sub(start), tokens
+}
+
 func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {
 	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
 	return &Server{

@@ -289,8 +289,14 @@ func TestMessyStreamUsage(t *testing.T) {
 		t.Errorf("total tok/s %.3f, the server sent %.3f–%.3f (± 2%%)", c.TotalTokS, lo, hi)
 	}
 	t.Logf("total tok/s %.3f; the server sent %.3f–%.3f", c.TotalTokS, lo, hi)
-	// 3 tokens every 60 ms: each gap of 60 ms counts as 3 gaps of 20 ms.
-	within(t, "TBT of 3-token chunks", c.TBTMs, 20, 0.05)
+	// 3 tokens every 60 ms: each gap of 60 ms counts as 3 gaps of 20 ms. Held to what
+	// the server's own clock says it sent (20 ms on an idle machine; a stalled server
+	// catches up faster), and that to the nominal 20 ms loosely, so a wrong count per
+	// chunk (a factor of 3) still fails.
+	serverTPOT := fs.truthTPOT(w, c.PromptTokens)
+	t.Logf("TBT %.2f ms; the server's emits give %.2f ms", c.TBTMs, serverTPOT)
+	within(t, "TBT of 3-token chunks vs the server's emits", c.TBTMs, serverTPOT, 0.05)
+	within(t, "TBT of 3-token chunks vs the nominal 20 ms", c.TBTMs, 20, 0.25)
 	if c.Errors == 0 {
 		t.Error("want errors recorded")
 	}
