@@ -98,7 +98,10 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 	q.Limit = min(q.Limit, 500)
 	q.Offset = max(q.Offset, 0)
 	q.Sort = ""
-	lead, empty, err := s.leadFilterFor(ctx, q.Query, true)
+	lead, empty, ok, err := s.cellLead(ctx, q)
+	if err == nil && !ok {
+		lead, empty, err = s.leadFilterFor(ctx, q.Query, true)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ranking runs: %w", err)
 	}

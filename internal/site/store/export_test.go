@@ -64,3 +64,26 @@ func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) e
 // RegistrySignatureForTesting is the signature Reindex records, so that a test can
 // leave a store looking indexed under the current registry.
 var RegistrySignatureForTesting = registrySignature
+
+// PairCountsForTesting is run_pairs, keyed "dim_a=name_a dim_b=name_b".
+func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT dim_a, name_a, dim_b, name_b, runs FROM run_pairs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var da, na, db, nb string
+		var n int
+		if err := rows.Scan(&da, &na, &db, &nb, &n); err != nil {
+			return nil, err
+		}
+		out[da+"="+na+" "+db+"="+nb] = n
+	}
+	return out, rows.Err()
+}
+
+// RecountForTesting is recount; FillPairsForTesting fillPairs.
+func (s *Store) RecountForTesting(ctx context.Context) error   { return s.recount(ctx) }
+func (s *Store) FillPairsForTesting(ctx context.Context) error { return s.fillPairs(ctx) }

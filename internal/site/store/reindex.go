@@ -106,11 +106,12 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("reindexing runs: %w", s.classify(err))
 	}
+	s.writes.Add(1)
 	return ids, nil
 }
 
-// recount rebuilds run_groups and metric_cells from runs and run_metrics, in one
-// transaction.
+// recount rebuilds run_groups, run_pairs and metric_cells from runs and run_metrics,
+// in one transaction.
 func (s *Store) recount(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -143,6 +144,7 @@ func (s *Store) recount(ctx context.Context) error {
 		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.dim+
 			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
+	stmts = append(stmts, pairStatements()...)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("recounting runs: %w", err)
@@ -151,5 +153,6 @@ func (s *Store) recount(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("recounting runs: %w", err)
 	}
+	s.writes.Add(1)
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -49,7 +50,14 @@ const (
 type Store struct {
 	db      *sql.DB
 	dialect string
+	// writes counts the changes this Store made to what pages show (runs, reports,
+	// users and tokens, a reindex), so that a cache of pages can tell it is stale.
+	writes atomic.Uint64
 }
+
+// Writes is how many changes to what the site shows this Store has committed. A cache
+// keyed by it is current for this instance; another instance's writes it cannot see.
+func (s *Store) Writes() uint64 { return s.writes.Load() }
 
 // IsPostgresURL reports whether a --db value names a PostgreSQL server.
 func IsPostgresURL(dsn string) bool {
@@ -95,6 +103,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if _, err := s.Reindex(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if err := s.fillPairs(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
@@ -235,9 +247,13 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	if err := s.putCells(ctx, tx, rec, rec.Cells); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
+	if err := s.countPairs(ctx, tx, rec); err != nil {
+		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
+	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
+	s.writes.Add(1)
 	return true, nil
 }
 
@@ -504,6 +520,13 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 	if s.dialect == Postgres && !cells {
 		factor = 16
 	}
+	together, known, err := s.fewestTogether(ctx, fs)
+	if err != nil {
+		return "", false, err
+	}
+	if known && together == 0 {
+		return "", true, nil // two of the values never occur together
+	}
 	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
 		// Filters together may match far fewer runs than their counts suggest (a GPU
 		// and a model size that never occur together): a walk would then read every
@@ -511,6 +534,9 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 		// match at least need runs; count them from that filter's index, stopping at
 		// need, which costs at most what starting there would.
 		need := int(math.Ceil(2*float64(q.Offset+q.Limit)*float64(total)/float64(max(bestCount, 1)))) + 1
+		if known && together < need {
+			return best, false, nil // they match fewer than need: no need to count them
+		}
 		conds, args := s.conditions(q, best)
 		var n int
 		err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE `+strings.Join(conds, " AND ")+` LIMIT ?) AS matched`),
@@ -825,6 +851,7 @@ func (s *Store) CreateToken(ctx context.Context, user, org string) (string, erro
 	if err := tx.Commit(); err != nil {
 		return "", fmt.Errorf("creating a token: %w", s.classify(err))
 	}
+	s.writes.Add(1)
 	return token, nil
 }
 
@@ -925,6 +952,7 @@ func (s *Store) RevokeUserTokens(ctx context.Context, user string) (int64, error
 	if err != nil {
 		return 0, fmt.Errorf("revoking %s's tokens: %w", user, err)
 	}
+	s.writes.Add(1)
 	return res.RowsAffected()
 }
 
@@ -952,6 +980,7 @@ func (s *Store) deleteTokens(ctx context.Context, query string, want int64, arg 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("revoking a token: %w", err)
 	}
+	s.writes.Add(1)
 	return nil
 }
 
@@ -1085,6 +1114,7 @@ func (s *Store) PutReport(ctx context.Context, r Report) error {
 		}
 		return fmt.Errorf("storing report %s: %w", r.Slug, s.classify(err))
 	}
+	s.writes.Add(1)
 	return nil
 }
 

@@ -434,3 +434,42 @@ func TestRevokeTokens(t *testing.T) {
 		}
 	})
 }
+
+// TestWritesCountsWhatPagesShow: Writes moves with every committed change to what
+// the site shows (a run, a report, a token, a revocation) and not with what changes
+// nothing (a resubmitted or conflicting run, a rate-limit bucket), so that a cache of
+// pages keyed by it is never stale on this instance and not dropped for nothing.
+func TestWritesCountsWhatPagesShow(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		doc, r := seed(t)
+		step := func(what string, wantMoved bool, do func() error) {
+			t.Helper()
+			before := s.Writes()
+			if err := do(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if moved := s.Writes() != before; moved != wantMoved {
+				t.Errorf("%s: Writes moved %v, want %v", what, moved, wantMoved)
+			}
+		}
+		step("storing a run", true, func() error { _, err := s.PutRun(ctx, record(r, "@alice", ""), doc); return err })
+		step("storing it again", false, func() error { _, err := s.PutRun(ctx, record(r, "@alice", ""), doc); return err })
+		step("a conflicting run", false, func() error {
+			if _, err := s.PutRun(ctx, record(r, "@bob", ""), append(doc, ' ')); !errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("want ErrConflict, got %v", err)
+			}
+			return nil
+		})
+		step("a rate-limit bucket", false, func() error {
+			_, _, err := s.TakeToken(ctx, "ip:1", 1, 5, time.Now(), true)
+			return err
+		})
+		step("a report", true, func() error {
+			return s.PutReport(ctx, store.Report{Slug: "w", Title: "W", BodyMD: "x", Author: "@alice", CreatedAt: time.Now()})
+		})
+		var token string
+		step("a token", true, func() error { var err error; token, err = s.CreateToken(ctx, "@carol", "acme"); return err })
+		step("revoking it", true, func() error { return s.RevokeToken(ctx, token) })
+	})
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Pairs of values: run_pairs counts the runs of each pair of values of two of
+// groupDims (a GPU and an engine …). Filters are not independent: a GPU and an engine
+// that each have 10% of a million runs may share none, and then the only other way to
+// know is to read the 100,000 runs of the narrower one.
+
+// dimPair is two of groupDims, a before b in groupDims' order.
+type dimPair struct{ a, b int }
+
+// dimPairs are every pair of groupDims.
+func dimPairs() []dimPair {
+	var out []dimPair
+	for a := range groupDims {
+		for b := a + 1; b < len(groupDims); b++ {
+			out = append(out, dimPair{a, b})
+		}
+	}
+	return out
+}
+
+// countPairs adds a new run to run_pairs, in the transaction that stores it.
+func (s *Store) countPairs(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
+	pairs := dimPairs()
+	vals := make([]string, len(pairs))
+	args := make([]any, 0, 4*len(pairs))
+	for i, p := range pairs {
+		a, b := groupDims[p.a], groupDims[p.b]
+		vals[i] = "(?, ?, ?, ?, 1)"
+		args = append(args, a.dim, a.of(rec), b.dim, b.of(rec))
+	}
+	_, err := s.exec(ctx, tx, `INSERT INTO run_pairs (dim_a, name_a, dim_b, name_b, runs) VALUES `+strings.Join(vals, ", ")+
+		` ON CONFLICT (dim_a, name_a, dim_b, name_b) DO UPDATE SET runs = run_pairs.runs + 1`, args...)
+	if err != nil {
+		return fmt.Errorf("counting the run's pairs of values: %w", err)
+	}
+	return nil
+}
+
+// pairStatements rebuild run_pairs from runs.
+func pairStatements() []string {
+	stmts := []string{`DELETE FROM run_pairs`}
+	for _, p := range dimPairs() {
+		a, b := groupDims[p.a].dim, groupDims[p.b].dim
+		stmts = append(stmts, `INSERT INTO run_pairs (dim_a, name_a, dim_b, name_b, runs) SELECT '`+a+`', `+a+`, '`+b+`', `+b+
+			`, COUNT(*) FROM runs GROUP BY `+a+`, `+b)
+	}
+	return stmts
+}
+
+// fillPairs builds run_pairs when runs were stored before it existed.
+func (s *Store) fillPairs(ctx context.Context) error {
+	var pairs, runs int
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM run_pairs LIMIT 1) AS p), (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1) AS r)`).Scan(&pairs, &runs)
+	if err != nil {
+		return fmt.Errorf("reading the pair counts: %w", err)
+	}
+	if pairs > 0 || runs == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("counting pairs of values: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range pairStatements() {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("counting pairs of values: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("counting pairs of values: %w", s.classify(err))
+	}
+	return nil
+}
+
+// fewestTogether is the smallest count of runs any two of the filters fs share (a
+// bound on the runs they match together), and whether some pair of them has a count.
+func (s *Store) fewestTogether(ctx context.Context, fs []filter) (n int, known bool, err error) {
+	index := map[string]int{}
+	for i, g := range groupDims {
+		index[g.dim] = i
+	}
+	for i, f := range fs {
+		for _, g := range fs[i+1:] {
+			a, okA := index[f.dim]
+			b, okB := index[g.dim]
+			if !okA || !okB || a == b {
+				continue
+			}
+			first, second := f, g
+			if a > b {
+				first, second = g, f
+			}
+			var c int
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_pairs WHERE dim_a = ? AND name_a = ? AND dim_b = ? AND name_b = ?`),
+				first.dim, first.value, second.dim, second.value).Scan(&c)
+			if errors.Is(err, sql.ErrNoRows) {
+				c, err = 0, nil
+			}
+			if err != nil {
+				return 0, false, fmt.Errorf("counting runs of %s %q with %s %q: %w", first.dim, first.value, second.dim, second.value, err)
+			}
+			if !known || c < n {
+				n, known = c, true
+			}
+		}
+	}
+	return n, known, nil
+}
