@@ -55,6 +55,7 @@ func newServeCmd() *cobra.Command {
 	f.Float64Var(&o.ipRate, "ip-rate", 0, "requests allowed per minute per client address, pages and API alike (0 = unlimited; set it on a public site not behind a limiting proxy)")
 	f.IntVar(&o.ipBurst, "ip-burst", 60, "requests a client address may make at once before --ip-rate applies")
 	f.BoolVar(&o.proxied, "trust-proxy", false, "the site runs behind its own reverse proxy: take the client address from the last X-Forwarded-For entry")
+	f.DurationVar(&o.pageTTL, "page-ttl", 10*time.Second, "how long a rendered page or API answer is reused for other readers (0 = render every request); this instance's own submissions show at once, another instance's within it")
 	cmd.AddCommand(newTokenCmd(&o.db))
 	return cmd
 }
@@ -65,6 +66,16 @@ type serveFlags struct {
 	rate, ipRate   float64
 	burst, ipBurst int
 	proxied        bool
+	pageTTL        time.Duration
+}
+
+// pageTTLOption is --page-ttl as site.Options.PageTTL, where 0 means the default and a
+// negative TTL none.
+func pageTTLOption(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
 
 // runServe serves the site until ctx ends, then shuts it down gracefully.
@@ -76,7 +87,7 @@ func runServe(ctx context.Context, out io.Writer, o serveFlags) error {
 	defer st.Close()
 	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.Default(),
 		MaxBodyBytes: o.maxBody, RatePerToken: o.rate, RateBurst: o.burst,
-		RatePerIP: o.ipRate, BurstPerIP: o.ipBurst, TrustProxy: o.proxied}))
+		RatePerIP: o.ipRate, BurstPerIP: o.ipBurst, TrustProxy: o.proxied, PageTTL: pageTTLOption(o.pageTTL)}))
 	if err != nil {
 		return err
 	}
@@ -128,7 +139,8 @@ const serveLong = `serve runs the llmbench web site and its JSON API (described 
 Runs are stored in SQLite by default (a file in the data directory, or the file --db
 names), or in PostgreSQL with --db postgres://… so that several instances can share one
 database behind a load balancer; then the rate limits (--rate, --ip-rate and failed
-logins) are kept in the database and hold across all instances. The schema is created
+logins) are kept in the database and hold across all instances, and a page another
+instance stored a run for shows it within --page-ttl. The schema is created
 and migrated on start, and runs stored before a newer metric registry are re-indexed.
 
 People submit runs with "llmbench submit" and an API token that the operator creates

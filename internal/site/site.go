@@ -73,6 +73,10 @@ type Options struct {
 	RatePerToken float64       // submissions per minute per token; default 30
 	RateBurst    int           // default 10
 	FacetTTL     time.Duration // how long filter values are cached; default 10 s
+	// PageTTL is how long a whole page or API answer is kept for other readers
+	// (pagecache.go); default 10 s, negative keeps none. This instance's own writes
+	// show at once; another instance's, within PageTTL.
+	PageTTL time.Duration
 	// RatePerIP limits every request from one client address, per minute (with
 	// BurstPerIP at once); 0 leaves requests unlimited, as behind a proxy that limits.
 	RatePerIP  float64
@@ -125,6 +129,7 @@ type Server struct {
 	predictions             *predictionCache
 	best                    *bestCache
 	boundsCache             *boundCache // leaderboard intervals (bounds.go)
+	answers                 *pageCache  // whole answers to GET requests; nil when off
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -148,6 +153,9 @@ func New(opt Options) (*Server, error) {
 	if opt.FacetTTL <= 0 {
 		opt.FacetTTL = 10 * time.Second
 	}
+	if opt.PageTTL == 0 {
+		opt.PageTTL = 10 * time.Second
+	}
 	pages, err := parseTemplates()
 	if err != nil {
 		return nil, err
@@ -164,6 +172,9 @@ func New(opt Options) (*Server, error) {
 		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
 		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL),
 		boundsCache: newBoundCache(20000)}
+	if opt.PageTTL > 0 {
+		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)
+	}
 	if opt.RatePerIP > 0 {
 		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
 	}
@@ -232,7 +243,21 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc(rt.pattern, rt.handler)
 	}
 	s.mux = mux
-	return s.middleware(mux)
+	return s.middleware(s.cachePages(mux))
+}
+
+// cachePages answers what may be kept from the page cache (pagecache.go).
+func (s *Server) cachePages(next http.Handler) http.Handler {
+	if s.answers == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !cacheable(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.answers.serve(w, r, next, s.store.Writes())
+	})
 }
 
 func (s *Server) middleware(next http.Handler) http.Handler {

@@ -1,0 +1,212 @@
+package site
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// pageCache keeps whole answers to GET requests, so that 64 readers of the same
+// leaderboard, hardware or model page cost one rendering, not 64: rendering is most of
+// a page's cost (templates, then the store's queries). An answer is kept only when it
+// is a 200 without Set-Cookie and nobody authenticated; it is keyed by the request's
+// path and query and the language it is shown in, and it is current while the store
+// has committed no change since it was computed (this instance's submissions show at
+// once) and for at most ttl (another instance's, within it). Concurrent requests for
+// an answer being computed wait for it rather than compute it again.
+type pageCache struct {
+	ttl      time.Duration
+	maxBytes int
+	mu       sync.Mutex
+	entries  map[string]*pageEntry
+	bytes    int
+	pending  map[string]*pendingPage
+}
+
+// pageEntry is one kept answer: its status, headers and body, the store's write count
+// when its computation began and when it was kept.
+type pageEntry struct {
+	header http.Header
+	body   []byte
+	writes uint64
+	at     time.Time
+}
+
+// pendingPage is an answer being computed; done closes when it is (entry is nil when
+// it could not be kept).
+type pendingPage struct {
+	done  chan struct{}
+	entry *pageEntry
+}
+
+const (
+	pageCacheBytes = 64 << 20 // every kept body together
+	maxPageBytes   = 4 << 20  // one body; a larger one is not kept
+)
+
+func newPageCache(ttl time.Duration, maxBytes int) *pageCache {
+	return &pageCache{ttl: ttl, maxBytes: maxBytes, entries: map[string]*pageEntry{}, pending: map[string]*pendingPage{}}
+}
+
+// cacheable says whether r's answer may be kept: a GET of a page or read API, not a
+// static file or the health check (cheap already) or the report form, and from no one
+// who sent credentials.
+func cacheable(r *http.Request) bool {
+	if r.Method != http.MethodGet || r.Header.Get("Authorization") != "" {
+		return false
+	}
+	p := r.URL.Path
+	return p != "/healthz" && p != "/reports/new" && !strings.HasPrefix(p, "/static/")
+}
+
+// pageKey names r's answer: the language is part of it because a page's language can
+// come from a cookie or Accept-Language, not the URL.
+func pageKey(r *http.Request) string {
+	return requestLang(r) + " " + r.URL.RequestURI()
+}
+
+// serve answers r from the cache, or with next (keeping its answer when it may be
+// kept). writes is the store's current write count.
+func (c *pageCache) serve(w http.ResponseWriter, r *http.Request, next http.Handler, writes uint64) {
+	key := pageKey(r)
+	for {
+		e, wait := c.lookup(key, writes)
+		if e != nil {
+			e.replay(w)
+			return
+		}
+		if wait == nil {
+			break
+		}
+		select {
+		case <-wait.done:
+		case <-r.Context().Done():
+			return
+		}
+		if wait.entry == nil {
+			// The one computed could not be kept (an error, a cookie): compute our own.
+			next.ServeHTTP(w, r)
+			return
+		}
+	}
+	c.compute(w, r, next, key, writes)
+}
+
+// lookup is the current entry for key, or else the computation to wait for, or else
+// neither (the caller computes it, marked as pending).
+func (c *pageCache) lookup(key string, writes uint64) (*pageEntry, *pendingPage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok {
+		if e.writes == writes && time.Since(e.at) < c.ttl {
+			return e, nil
+		}
+		c.drop(key)
+	}
+	if p, ok := c.pending[key]; ok {
+		return nil, p
+	}
+	c.pending[key] = &pendingPage{done: make(chan struct{})}
+	return nil, nil
+}
+
+// compute answers r with next, copying the answer aside, and keeps it if it may be.
+func (c *pageCache) compute(w http.ResponseWriter, r *http.Request, next http.Handler, key string, writes uint64) {
+	tee := &teeWriter{ResponseWriter: w, status: http.StatusOK}
+	var kept *pageEntry
+	defer func() {
+		c.mu.Lock()
+		p := c.pending[key]
+		delete(c.pending, key)
+		if kept != nil {
+			c.keep(key, kept)
+		}
+		c.mu.Unlock()
+		if p != nil {
+			p.entry = kept
+			close(p.done)
+		}
+	}()
+	next.ServeHTTP(tee, r)
+	// A write that failed may have cut the handler short, and a cancelled request's
+	// answer may be one the store's cancelled query left incomplete.
+	whole := !tee.overflow && !tee.failed && r.Context().Err() == nil
+	if tee.status == http.StatusOK && whole && tee.Header().Get("Set-Cookie") == "" {
+		kept = &pageEntry{header: tee.Header().Clone(), body: tee.buf.Bytes(), writes: writes, at: time.Now()}
+	}
+}
+
+// keep stores e under key, making room by dropping entries at random (map order):
+// cheap, and an entry that is asked for often is soon back. c.mu is held.
+func (c *pageCache) keep(key string, e *pageEntry) {
+	if len(e.body) > c.maxBytes {
+		return
+	}
+	c.drop(key)
+	for k := range c.entries {
+		if c.bytes+len(e.body) <= c.maxBytes {
+			break
+		}
+		c.drop(k)
+	}
+	c.entries[key] = e
+	c.bytes += len(e.body)
+}
+
+// drop forgets key's entry. c.mu is held.
+func (c *pageCache) drop(key string) {
+	if e, ok := c.entries[key]; ok {
+		c.bytes -= len(e.body)
+		delete(c.entries, key)
+	}
+}
+
+// replay writes the kept answer: its headers (the run page's own script policy
+// among them) over the ones the middleware set, then its body.
+func (e *pageEntry) replay(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range e.header {
+		h[k] = v
+	}
+	w.WriteHeader(http.StatusOK)
+	w.Write(e.body)
+}
+
+// teeWriter passes an answer through and keeps a copy of it, up to maxPageBytes.
+type teeWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	overflow    bool
+	failed      bool // a write to the client failed
+	buf         bytes.Buffer
+}
+
+func (t *teeWriter) WriteHeader(code int) {
+	if !t.wroteHeader {
+		t.status, t.wroteHeader = code, true
+	}
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *teeWriter) Write(b []byte) (int, error) {
+	t.wroteHeader = true
+	if !t.overflow {
+		if t.buf.Len()+len(b) > maxPageBytes {
+			t.overflow = true
+			t.buf = bytes.Buffer{}
+		} else {
+			t.buf.Write(b)
+		}
+	}
+	n, err := t.ResponseWriter.Write(b)
+	if err != nil {
+		t.failed = true
+	}
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

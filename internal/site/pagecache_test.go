@@ -1,0 +1,196 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+)
+
+// countingPage answers with a body naming how many times it ran, a policy header and
+// whatever the request asks for (?status=, ?cookie=).
+type countingPage struct {
+	calls   atomic.Int32
+	release chan struct{} // when set, each answer waits for it
+}
+
+func (p *countingPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := p.calls.Add(1)
+	if p.release != nil {
+		<-p.release
+	}
+	w.Header().Set("Content-Security-Policy", "script-src 'sha256-x'")
+	if r.URL.Query().Get("cookie") != "" {
+		http.SetCookie(w, &http.Cookie{Name: "lang", Value: "ja"})
+	}
+	if s := r.URL.Query().Get("status"); s != "" {
+		w.WriteHeader(http.StatusNotFound)
+	}
+	fmt.Fprintf(w, "answer %d in %s", n, requestLang(r))
+}
+
+// cachedGet asks c for target through a handler that serves what may be kept from the cache,
+// as Server.cachePages does, at the store's write count writes.
+func cachedGet(t *testing.T, c *pageCache, page http.Handler, target string, writes uint64, header ...string) (string, http.Header) {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	if cacheable(r) {
+		c.serve(w, r, page, writes)
+	} else {
+		page.ServeHTTP(w, r)
+	}
+	body, _ := io.ReadAll(w.Result().Body)
+	return string(body), w.Result().Header
+}
+
+func TestPageCacheKeepsAnAnswerWithItsHeaders(t *testing.T) {
+	c, page := newPageCache(time.Hour, 1<<20), &countingPage{}
+	first, _ := cachedGet(t, c, page, "/hardware/H100", 0)
+	again, h := cachedGet(t, c, page, "/hardware/H100", 0)
+	if first != "answer 1 in en" || again != first {
+		t.Errorf("answers %q then %q, want the first kept", first, again)
+	}
+	if got := h.Get("Content-Security-Policy"); got != "script-src 'sha256-x'" {
+		t.Errorf("the kept answer's policy header = %q, want the page's own", got)
+	}
+	if n := page.calls.Load(); n != 1 {
+		t.Errorf("the page was rendered %d times, want 1", n)
+	}
+}
+
+func TestPageCacheRendersAgain(t *testing.T) {
+	cases := []struct {
+		name           string
+		first, second  string
+		writes         uint64 // the store's write count at the second request
+		ttl            time.Duration
+		header         []string // the second request's
+		wantSecondCall bool
+	}{
+		{"another page", "/models", "/models/x", 0, time.Hour, nil, true},
+		{"another query", "/?gpu=H100", "/?gpu=H200", 0, time.Hour, nil, true},
+		{"the store changed", "/", "/", 1, time.Hour, nil, true},
+		{"past the TTL", "/", "/", 0, time.Nanosecond, nil, true},
+		{"another language", "/", "/", 0, time.Hour, []string{"Accept-Language", "ja"}, true},
+		{"the language cookie", "/", "/", 0, time.Hour, []string{"Cookie", langCookie + "=ja"}, true},
+		{"credentials", "/", "/", 0, time.Hour, []string{"Authorization", "Bearer x"}, true},
+		{"an error is not kept", "/?status=404", "/?status=404", 0, time.Hour, nil, true},
+		{"a cookie set is not kept", "/?cookie=1", "/?cookie=1", 0, time.Hour, nil, true},
+		{"the health check is not kept", "/healthz", "/healthz", 0, time.Hour, nil, true},
+		{"the same", "/", "/", 0, time.Hour, []string{"Accept-Language", "en-GB"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, page := newPageCache(tc.ttl, 1<<20), &countingPage{}
+			cachedGet(t, c, page, tc.first, 0)
+			body, _ := cachedGet(t, c, page, tc.second, tc.writes, tc.header...)
+			rendered := page.calls.Load() == 2
+			if rendered != tc.wantSecondCall {
+				t.Errorf("rendered again: %v, want %v (second answer %q)", rendered, tc.wantSecondCall, body)
+			}
+		})
+	}
+}
+
+func TestPageCacheJapaneseAnswerIsKeptApart(t *testing.T) {
+	c, page := newPageCache(time.Hour, 1<<20), &countingPage{}
+	cachedGet(t, c, page, "/", 0)
+	ja, _ := cachedGet(t, c, page, "/", 0, "Accept-Language", "ja,en;q=0.5")
+	en, _ := cachedGet(t, c, page, "/", 0)
+	if !strings.HasSuffix(ja, "in ja") || !strings.HasSuffix(en, "in en") {
+		t.Errorf("answers %q (ja) and %q (en): each language must get its own", ja, en)
+	}
+}
+
+// TestPageCacheRendersOnceForConcurrentReaders: readers arriving while a page renders
+// wait for it instead of rendering it too.
+func TestPageCacheRendersOnceForConcurrentReaders(t *testing.T) {
+	c, page := newPageCache(time.Hour, 1<<20), &countingPage{release: make(chan struct{})}
+	const readers = 16
+	bodies := make([]string, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bodies[i], _ = cachedGet(t, c, page, "/hardware/H100", 0)
+		}()
+	}
+	for page.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // let the others arrive; a late one finds it kept
+	close(page.release)
+	wg.Wait()
+	if n := page.calls.Load(); n != 1 {
+		t.Errorf("%d readers at once rendered the page %d times, want 1", readers, n)
+	}
+	for i, b := range bodies {
+		if b != "answer 1 in en" {
+			t.Errorf("reader %d got %q", i, b)
+		}
+	}
+}
+
+func TestPageCacheStaysWithinItsBytes(t *testing.T) {
+	const limit = 64
+	c, page := newPageCache(time.Hour, limit), &countingPage{}
+	for i := range 20 {
+		cachedGet(t, c, page, fmt.Sprintf("/runs/%d", i), 0) // "answer N in en": 14–15 bytes each
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := 0
+	for _, e := range c.entries {
+		total += len(e.body)
+	}
+	if total != c.bytes || total > limit || len(c.entries) == 0 {
+		t.Errorf("%d entries of %d bytes (counted %d), want some, within %d", len(c.entries), total, c.bytes, limit)
+	}
+}
+
+// TestPagesShowWhatWasJustStored: with the page cache on (the default), pages read
+// before a run or a report was stored show it at once after, on both stores.
+func TestPagesShowWhatWasJustStored(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{PageTTL: time.Hour})
+		// What each page shows of the seed run: its id, or its GPU or model.
+		const runID = "seed-rtx3090-qwen3.8-27b-int4"
+		pages := map[string]string{"/runs": runID, "/api/v1/runs": runID, "/?kind=all": runID,
+			"/hardware": "RTX 3090", "/models": "Qwen3.8-27B"}
+		for p, shown := range pages {
+			if code, body := ts.get(t, p); code != http.StatusOK || strings.Contains(body, shown) {
+				t.Fatalf("GET %s before storing: %d, run shown: %v", p, code, strings.Contains(body, shown))
+			}
+		}
+		ts.mustSubmit(t, seedDoc(t))
+		for p, shown := range pages {
+			if _, body := ts.get(t, p); !strings.Contains(body, shown) {
+				t.Errorf("GET %s right after the run was stored does not show %q", p, shown)
+			}
+		}
+		if _, body := ts.get(t, "/reports"); strings.Contains(body, "cache-report") {
+			t.Fatal("the report is listed before it was stored")
+		}
+		rep := store.Report{Slug: "cache-report", Title: "Cache report", BodyMD: "text", Author: "@a", CreatedAt: time.Now()}
+		if err := st.PutReport(context.Background(), rep); err != nil {
+			t.Fatal(err)
+		}
+		if _, body := ts.get(t, "/reports"); !strings.Contains(body, "cache-report") {
+			t.Error("/reports right after a report was stored does not list it")
+		}
+	})
+}
