@@ -327,3 +327,31 @@ func between(s, from, to string) string {
 	}
 	return s
 }
+
+// TestGroupPagesCountOpenLoopRuns: a GPU whose runs are all open-loop says so instead
+// of showing empty matrix figures, and a model with both kinds counts its open-loop
+// runs beside its best matrix figures; both link to the open-loop runs.
+func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := rateSite(t, st)
+		for _, lang := range []string{"en", "ja"} {
+			_, gpu := ts.get(t, "/hardware/RTX%204090?lang="+lang)
+			if !strings.Contains(gpu, `id="rate-only"`) || !strings.Contains(gpu, html.EscapeString(T(lang, "group_rate_only"))) {
+				t.Errorf("%s: the open-loop-only GPU's page does not say its runs are open-loop", lang)
+			}
+			if strings.Contains(gpu, T(lang, "best_decode")) {
+				t.Errorf("%s: the open-loop-only GPU's page shows a best decode card (it has no matrix run)", lang)
+			}
+			if !strings.Contains(gpu, `href="/runs?gpu=RTX%204090&amp;mode=rate">5</a>`) {
+				t.Errorf("%s: the GPU's page does not link its 5 open-loop runs:\n%s", lang, between(gpu, `id="rate-runs"`, "</div>"))
+			}
+		}
+		_, model := ts.get(t, "/models/RedHatAI%2FQwen3.8-27B-INT4")
+		if strings.Contains(model, `id="rate-only"`) || !strings.Contains(model, T(LangEN, "best_decode")) || !strings.Contains(model, `mode=rate">5</a>`) {
+			t.Errorf("the model with matrix and open-loop runs: want its best decode and 5 open-loop runs counted, got:\n%s", between(model, `class="specs"`, "</dl>"))
+		}
+		if _, list := ts.get(t, "/runs?gpu=RTX%204090&mode=rate"); !strings.Contains(list, "rate-search") {
+			t.Error("the open-loop runs' link lists none")
+		}
+	})
+}

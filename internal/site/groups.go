@@ -53,6 +53,7 @@ type groupPageData struct {
 	Specs    []Spec
 	Catalog  bool
 	Stat     *store.GroupStat
+	RateRuns int // how many of Stat.Runs are open-loop (they have no matrix figures)
 	Runs     []store.RunRecord
 	Models   []store.Facet // a family's model names
 	Cell     cellSel
@@ -141,6 +142,12 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		all.Limit = 200
 		if d.Runs, err = s.store.ListRuns(ctx, all); err != nil {
 			s.serverError(w, r, "listing runs", err)
+			return
+		}
+		rate := q
+		rate.Mode = store.ModeRate
+		if d.RateRuns, err = s.store.CountRuns(ctx, rate); err != nil {
+			s.serverError(w, r, "counting open-loop runs", err)
 			return
 		}
 		if kind.Dim == "family" {
