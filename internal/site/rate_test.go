@@ -78,6 +78,8 @@ func TestValidateRateCells(t *testing.T) {
 		{"zero rate", edit(func(m map[string]any) { cell(m)["rate_rps"] = 0 }), "rate[0].rate_rps"},
 		{"more done than sent", edit(func(m map[string]any) { cell(m)["completed_requests"] = 1000 }), "rate[0].completed_requests"},
 		{"pending", edit(func(m map[string]any) { cell(m)["status"] = "pending" }), "rate[0].status"},
+		{"negative energy per token", edit(func(m map[string]any) { cell(m)["energy"] = map[string]any{"joules_per_token": -0.5} }), "rate[0].energy.joules_per_token"},
+		{"a power mean past any GPU", edit(func(m map[string]any) { cell(m)["energy"] = map[string]any{"power_w_mean": 1e12} }), "rate[0].energy.power_w_mean"},
 		{"a cell with another arrival than its plan", edit(func(m map[string]any) { cell(m)["arrival"] = "constant" }), "rate[0].arrival"},
 		{"a cell with another client cap than its plan", edit(func(m map[string]any) { cell(m)["max_concurrency"] = 4 }), "rate[0].max_concurrency"},
 		{"an arrival llmbench does not write", edit(func(m map[string]any) { m["config"].(map[string]any)["rate"].(map[string]any)["arrival"] = "bursty" }), "config.rate.arrival"},

@@ -233,6 +233,27 @@ func (v *validator) text(field, s string, max int) {
 }
 
 func (v *validator) run(r *bench.Run) {
+	v.identity(r)
+	v.hardware(r.Hardware)
+	v.engineLimits(r.Engine)
+	if len(r.Notes) > maxNotes {
+		v.fail("notes", "has %d notes; at most %d", len(r.Notes), maxNotes)
+	}
+	axes := v.config(r)
+	if v.err != nil {
+		return
+	}
+	predicted := r.Status == bench.RunPredicted
+	v.prefillRows(r.Prefill, axes, predicted)
+	v.decodeCells(r.Decode, axes, predicted)
+	v.runEnergy(r.Energy)
+	v.rates(r, predicted)
+	v.intervals(r)
+}
+
+// identity checks what names a run: schema, id, status, time, tool, engine and model,
+// and every name it holds.
+func (v *validator) identity(r *bench.Run) {
 	switch r.SchemaVersion {
 	case bench.SchemaVersion:
 	case 0:
@@ -267,10 +288,14 @@ func (v *validator) run(r *bench.Run) {
 		{"hardware.cpu.model", cpuModel(r.Hardware)}} {
 		v.name(n[0], n[1])
 	}
-	if len(r.Hardware.GPUs) > maxAxis {
-		v.fail("hardware.gpus", "has %d kinds of GPU; at most %d", len(r.Hardware.GPUs), maxAxis)
+}
+
+// hardware checks the GPUs and the machine's memory.
+func (v *validator) hardware(h bench.Hardware) {
+	if len(h.GPUs) > maxAxis {
+		v.fail("hardware.gpus", "has %d kinds of GPU; at most %d", len(h.GPUs), maxAxis)
 	}
-	for i, g := range r.Hardware.GPUs {
+	for i, g := range h.GPUs {
 		f := fmt.Sprintf("hardware.gpus[%d]", i)
 		v.required(f+".name", g.Name)
 		v.name(f+".name", g.Name)
@@ -278,34 +303,43 @@ func (v *validator) run(r *bench.Run) {
 		v.count64(f+".count", int64(g.Count), maxGPUs)
 		v.number(f+".power_limit_w", g.PowerLimitW, maxWatts)
 	}
-	if _, ok := store.TotalVRAMBytes(r.Hardware); !ok {
+	if _, ok := store.TotalVRAMBytes(h); !ok {
 		v.fail("hardware.gpus", "the GPUs' memory does not add up to a number (it overflows)")
 	}
-	v.count64("hardware.ram_bytes", r.Hardware.RAMBytes, maxRAMBytes)
-	v.optCount64("engine.kv_cache_tokens", r.Engine.KVCacheTokens, maxKVTokens)
-	v.optCount64("engine.max_model_len", r.Engine.MaxModelLen, maxTokens)
-	v.optCount64("engine.max_num_seqs", r.Engine.MaxNumSeqs, maxConc)
-	if len(r.Notes) > maxNotes {
-		v.fail("notes", "has %d notes; at most %d", len(r.Notes), maxNotes)
-	}
+	v.count64("hardware.ram_bytes", h.RAMBytes, maxRAMBytes)
+}
 
+// engineLimits checks the engine's stated limits.
+func (v *validator) engineLimits(e bench.Engine) {
+	v.optCount64("engine.kv_cache_tokens", e.KVCacheTokens, maxKVTokens)
+	v.optCount64("engine.max_model_len", e.MaxModelLen, maxTokens)
+	v.optCount64("engine.max_num_seqs", e.MaxNumSeqs, maxConc)
+}
+
+// planAxes are the contexts and concurrency levels a run's config states.
+type planAxes struct{ contexts, concurrency, prefill map[int]bool }
+
+// config checks the run's config and returns its axes.
+func (v *validator) config(r *bench.Run) planAxes {
 	c := r.Config
 	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
 	openLoop := c.Rate != nil || len(r.Rate) > 0
-	contexts := v.axis("config.contexts", c.Contexts, 0, maxTokens, !openLoop)
-	concurrency := v.axis("config.concurrency", c.Concurrency, 1, maxConc, !openLoop)
-	prefill := v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
+	var a planAxes
+	a.contexts = v.axis("config.contexts", c.Contexts, 0, maxTokens, !openLoop)
+	a.concurrency = v.axis("config.concurrency", c.Concurrency, 1, maxConc, !openLoop)
+	a.prefill = v.axis("config.prefill_contexts", c.PrefillContexts, 0, maxTokens, false)
 	v.number("config.duration_s", c.DurationS, maxSeconds)
 	v.count64("config.max_output_tokens", int64(c.MaxOutputTokens), maxTokens)
-	if v.err != nil {
-		return
-	}
 
-	predicted := r.Status == bench.RunPredicted
+	return a
+}
+
+// prefillRows checks the prefill rows against the config's contexts.
+func (v *validator) prefillRows(rows []bench.PrefillRow, a planAxes, predicted bool) {
 	prefillSeen := map[int]bool{}
-	for i, p := range r.Prefill {
+	for i, p := range rows {
 		f := fmt.Sprintf("prefill[%d]", i)
-		if !prefill[p.Context] && !contexts[p.Context] {
+		if !a.prefill[p.Context] && !a.contexts[p.Context] {
 			v.fail(f+".context", "%d is in neither config.prefill_contexts nor config.contexts", p.Context)
 		}
 		if prefillSeen[p.Context] {
@@ -325,13 +359,17 @@ func (v *validator) run(r *bench.Run) {
 		}
 		v.prefillEnergy(f, p.PrefillEnergy)
 	}
+}
+
+// decodeCells checks the decode cells against the config's axes.
+func (v *validator) decodeCells(cells []bench.DecodeCell, a planAxes, predicted bool) {
 	seen := map[[2]int]bool{}
-	for i, d := range r.Decode {
+	for i, d := range cells {
 		f := fmt.Sprintf("decode[%d]", i)
-		if !contexts[d.Context] {
+		if !a.contexts[d.Context] {
 			v.fail(f+".context", "%d is not in config.contexts", d.Context)
 		}
-		if !concurrency[d.Concurrency] {
+		if !a.concurrency[d.Concurrency] {
 			v.fail(f+".concurrency", "%d is not in config.concurrency", d.Concurrency)
 		}
 		key := [2]int{d.Context, d.Concurrency}
@@ -367,9 +405,6 @@ func (v *validator) run(r *bench.Run) {
 		}
 		v.cellEnergy(f, d.CellEnergy)
 	}
-	v.runEnergy(r.Energy)
-	v.rates(r, predicted)
-	v.intervals(r)
 }
 
 // axis checks one of the plan's axes and returns its values as a set.

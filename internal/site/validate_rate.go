@@ -56,6 +56,7 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		v.rate(f+".rate_rps", c.RateRPS)
 		v.status(f+".status", c.Status, predicted)
 		v.count(f+".search_step", c.SearchStep)
+		v.cellEnergy(f+".energy", c.Energy)
 		fig := c.RateFigures
 		if fig == nil {
 			if c.Status == bench.StatusValid {
