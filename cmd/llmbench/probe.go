@@ -74,75 +74,7 @@ The notes say where derived figures come from.`,
 
 // writeProbeText prints one fact a line, "unknown" for what the server does not say.
 func writeProbeText(w io.Writer, base string, i *engine.Info) {
-	s := func(p *string) string {
-		if p == nil {
-			return "unknown"
-		}
-		return *p
-	}
-	n := func(p *int64) string {
-		if p == nil {
-			return "unknown"
-		}
-		return strconv.FormatInt(*p, 10)
-	}
-	b := func(p *bool, yes, no string) string {
-		switch {
-		case p == nil:
-			return "unknown"
-		case *p:
-			return yes
-		default:
-			return no
-		}
-	}
-	tokenize := s(i.Tokenize)
-	if i.Tokenize == nil {
-		tokenize = "none found (prompt length calibrated from usage.prompt_tokens)"
-	}
-	rows := [][2]string{
-		{"endpoint", base},
-		{"engine", i.Engine},
-		{"version", s(i.Version)},
-	}
-	if i.Build != nil {
-		rows = append(rows, [2]string{"build", *i.Build})
-	}
-	if i.Preset != nil {
-		rows = append(rows, [2]string{"preset", *i.Preset})
-	}
-	rows = append(rows,
-		[2]string{"served model", s(i.ServedModel)},
-		[2]string{"model id", s(i.ModelID)},
-	)
-	if i.Revision != nil {
-		rows = append(rows, [2]string{"revision", *i.Revision})
-	}
-	rows = append(rows,
-		[2]string{"max model len", n(i.MaxModelLen)},
-		[2]string{"KV cache tokens", n(i.KVCacheTokens)},
-		[2]string{"KV cache dtype", s(i.KVCacheDtype)},
-		[2]string{"prefix caching", b(i.PrefixCaching, "on", "off")},
-		[2]string{"max num seqs", n(i.MaxNumSeqs)},
-		[2]string{"quantization", s(i.Quantization)},
-		[2]string{"tokenize", tokenize},
-	)
-	if i.ApplyTemplate != nil {
-		rows = append(rows, [2]string{"apply template", *i.ApplyTemplate})
-	}
-	rows = append(rows,
-		[2]string{"token-id prompts", b(i.TokenIDPrompts, "yes", "no")},
-		[2]string{"ignore_eos", b(i.IgnoreEOS, "honoured", "not honoured")},
-		[2]string{"min_tokens", b(i.MinTokens, "honoured", "not honoured")},
-		[2]string{"metrics", s(i.Metrics)},
-	)
-	if i.Loads != nil {
-		rows = append(rows, [2]string{"loads", *i.Loads})
-	}
-	if len(i.Models) > 1 {
-		rows = append(rows, [2]string{"models", strings.Join(i.Models, ", ")})
-	}
-	for _, r := range rows {
+	for _, r := range probeRows(base, i) {
 		fmt.Fprintf(w, "%-17s %s\n", r[0]+":", r[1])
 	}
 	if len(i.Notes) > 0 {
@@ -150,5 +82,72 @@ func writeProbeText(w io.Writer, base string, i *engine.Info) {
 		for _, note := range i.Notes {
 			fmt.Fprintf(w, "  - %s\n", note)
 		}
+	}
+}
+
+// probeRows are probe's label–value lines, in order: "unknown" for what the server
+// did not say; optional lines (build, preset, revision …) only when it did.
+func probeRows(base string, i *engine.Info) [][2]string {
+	tokenize := unknownOr(i.Tokenize)
+	if i.Tokenize == nil {
+		tokenize = "none found (prompt length calibrated from usage.prompt_tokens)"
+	}
+	rows := [][2]string{{"endpoint", base}, {"engine", i.Engine}, {"version", unknownOr(i.Version)}}
+	rows = appendIfSet(rows, "build", i.Build)
+	rows = appendIfSet(rows, "preset", i.Preset)
+	rows = append(rows, [2]string{"served model", unknownOr(i.ServedModel)}, [2]string{"model id", unknownOr(i.ModelID)})
+	rows = appendIfSet(rows, "revision", i.Revision)
+	rows = append(rows,
+		[2]string{"max model len", unknownCount(i.MaxModelLen)},
+		[2]string{"KV cache tokens", unknownCount(i.KVCacheTokens)},
+		[2]string{"KV cache dtype", unknownOr(i.KVCacheDtype)},
+		[2]string{"prefix caching", unknownBool(i.PrefixCaching, "on", "off")},
+		[2]string{"max num seqs", unknownCount(i.MaxNumSeqs)},
+		[2]string{"quantization", unknownOr(i.Quantization)},
+		[2]string{"tokenize", tokenize},
+	)
+	rows = appendIfSet(rows, "apply template", i.ApplyTemplate)
+	rows = append(rows,
+		[2]string{"token-id prompts", unknownBool(i.TokenIDPrompts, "yes", "no")},
+		[2]string{"ignore_eos", unknownBool(i.IgnoreEOS, "honoured", "not honoured")},
+		[2]string{"min_tokens", unknownBool(i.MinTokens, "honoured", "not honoured")},
+		[2]string{"metrics", unknownOr(i.Metrics)},
+	)
+	rows = appendIfSet(rows, "loads", i.Loads)
+	if len(i.Models) > 1 {
+		rows = append(rows, [2]string{"models", strings.Join(i.Models, ", ")})
+	}
+	return rows
+}
+
+func appendIfSet(rows [][2]string, label string, v *string) [][2]string {
+	if v == nil {
+		return rows
+	}
+	return append(rows, [2]string{label, *v})
+}
+
+func unknownOr(p *string) string {
+	if p == nil {
+		return "unknown"
+	}
+	return *p
+}
+
+func unknownCount(p *int64) string {
+	if p == nil {
+		return "unknown"
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+func unknownBool(p *bool, yes, no string) string {
+	switch {
+	case p == nil:
+		return "unknown"
+	case *p:
+		return yes
+	default:
+		return no
 	}
 }

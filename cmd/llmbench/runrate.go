@@ -70,13 +70,11 @@ func (rf *rateFlags) active() bool { return rf.rates != "" || rf.findMaxRate }
 
 // config builds the open-loop plan from the flags.
 func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateConfig, error) {
-	if quick {
-		if !changed("input-len") {
-			rf.inputLen = quickInputLen
-		}
-		if !changed("output-len") {
-			rf.outputLen = quickOutputLen
-		}
+	if quick && !changed("input-len") {
+		rf.inputLen = quickInputLen
+	}
+	if quick && !changed("output-len") {
+		rf.outputLen = quickOutputLen
 	}
 	var rates []bench.Rate
 	if rf.rates != "" {
@@ -118,23 +116,30 @@ func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateC
 		}
 	}
 	if rf.findMaxRate {
-		if cfg.SLO == nil {
-			return nil, errors.New("--find-max-rate needs --slo: the targets a rate must meet")
+		if cfg.Search, err = rf.search(cfg.SLO, rates); err != nil {
+			return nil, err
 		}
-		start := bench.Rate(1)
-		if len(rates) > 0 {
-			start = rates[0]
-		}
-		if start.IsInf() {
-			return nil, errors.New("--find-max-rate starts from a finite --rate")
-		}
-		if rf.searchSteps < 1 || !(rf.precision > 0) {
-			return nil, errors.New("--max-rate-steps must be ≥ 1 and --rate-precision > 0")
-		}
-		cfg.Search = &bench.RateSearch{Start: start, MaxSteps: rf.searchSteps, Precision: rf.precision}
 		cfg.Rates = nil
 	}
 	return cfg, nil
+}
+
+// search is --find-max-rate's search, from the first --rate (1 by default).
+func (rf *rateFlags) search(slo *bench.SLO, rates []bench.Rate) (*bench.RateSearch, error) {
+	if slo == nil {
+		return nil, errors.New("--find-max-rate needs --slo: the targets a rate must meet")
+	}
+	start := bench.Rate(1)
+	if len(rates) > 0 {
+		start = rates[0]
+	}
+	if start.IsInf() {
+		return nil, errors.New("--find-max-rate starts from a finite --rate")
+	}
+	if rf.searchSteps < 1 || !(rf.precision > 0) {
+		return nil, errors.New("--max-rate-steps must be ≥ 1 and --rate-precision > 0")
+	}
+	return &bench.RateSearch{Start: start, MaxSteps: rf.searchSteps, Precision: rf.precision}, nil
 }
 
 // checkRateFlags refuses open-loop flags without --rate or --find-max-rate, where
