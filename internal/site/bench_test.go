@@ -46,87 +46,100 @@ func seededDB(b *testing.B) string {
 			benchPath = db
 		}
 		benchFirst = "bench-000000"
-		ctx := context.Background()
-		st, err := store.Open(ctx, benchPath)
-		if err != nil {
-			benchErr = err
-			return
-		}
-		defer st.Close()
-		n, err := st.CountRuns(ctx, store.Query{})
-		if err != nil || n >= benchRuns {
-			benchErr = err
-			return
-		}
-		seed, err := os.ReadFile(seedcopy.RunPath())
-		if err != nil {
-			benchErr = err
-			return
-		}
 		start := time.Now()
-		rng := rand.New(rand.NewPCG(1, 2))
-		gpus := []string{"RTX 3090", "RTX 4090", "RTX 5090", "A100 80GB", "H100", "H200", "L40S", "MI300X", "RX 7900 XTX", "M3 Max"}
-		engines := []string{"vllm", "sglang", "llama.cpp", "ollama", "tgi", "tensorrt-llm"}
-		quants := []string{"INT4 W4A16 g128", "FP8", "BF16", "Q4_K_M", "AWQ"}
-		for i := n; i < benchRuns; i++ {
-			r, err := bench.Decode(seed)
-			if err != nil {
-				benchErr = err
-				return
-			}
-			r.ID = fmt.Sprintf("bench-%06d", i)
-			r.Title = ""
-			r.Model.ID = benchModel(i)
-			r.Hardware.GPUs[0].Name = gpus[i%len(gpus)]
-			r.Engine.Name = engines[i%len(engines)]
-			r.Engine.Quantization = quants[i%len(quants)]
-			switch i % 20 {
-			case 0:
-				r.Status = bench.RunEmulated
-			case 1:
-				r.Status = bench.RunPredicted
-				for j := range r.Decode {
-					if r.Decode[j].Status == bench.StatusValid {
-						r.Decode[j].Status = bench.StatusPredicted
-					}
-				}
-				for j := range r.Prefill {
-					r.Prefill[j].Status = bench.StatusPredicted
-				}
-			}
-			scale := 0.2 + rng.Float64()*4
-			for j := range r.Prefill {
-				if f := r.Prefill[j].PrefillFigures; f != nil {
-					g := *f
-					g.PromptTokS *= scale
-					r.Prefill[j].PrefillFigures = &g
-				}
-			}
-			for j := range r.Decode {
-				if f := r.Decode[j].DecodeFigures; f != nil {
-					g := *f
-					g.TotalTokS *= scale
-					r.Decode[j].DecodeFigures = &g
-				}
-			}
-			doc, err := json.Marshal(r)
-			if err != nil {
-				benchErr = err
-				return
-			}
-			rec := store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
-				SubmittedAt: r.CreatedAt.Add(time.Duration(i) * time.Minute), Submitter: "@bench", Org: ""}
-			if _, err := st.PutRun(ctx, rec, doc); err != nil {
-				benchErr = err
-				return
-			}
+		n, err := seedRuns(context.Background(), benchPath)
+		if n > 0 {
+			b.Logf("seeded %d runs into %s in %v", n, benchPath, time.Since(start).Round(time.Second))
 		}
-		b.Logf("seeded %d runs into %s in %v", benchRuns-n, benchPath, time.Since(start).Round(time.Second))
+		benchErr = err
 	})
 	if benchErr != nil {
 		b.Fatalf("seeding the benchmark database: %v", benchErr)
 	}
 	return benchPath
+}
+
+// seedRuns stores runs in the database at path until it holds benchRuns, and says
+// how many it stored.
+func seedRuns(ctx context.Context, path string) (int, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	n, err := st.CountRuns(ctx, store.Query{})
+	if err != nil || n >= benchRuns {
+		return 0, err
+	}
+	seed, err := os.ReadFile(seedcopy.RunPath())
+	if err != nil {
+		return 0, err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := n; i < benchRuns; i++ {
+		r, err := bench.Decode(seed)
+		if err != nil {
+			return i - n, err
+		}
+		benchVariant(r, i, rng)
+		doc, err := json.Marshal(r)
+		if err != nil {
+			return i - n, err
+		}
+		rec := store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
+			SubmittedAt: r.CreatedAt.Add(time.Duration(i) * time.Minute), Submitter: "@bench", Org: ""}
+		if _, err := st.PutRun(ctx, rec, doc); err != nil {
+			return i - n, err
+		}
+	}
+	return benchRuns - n, nil
+}
+
+var (
+	benchGPUs    = []string{"RTX 3090", "RTX 4090", "RTX 5090", "A100 80GB", "H100", "H200", "L40S", "MI300X", "RX 7900 XTX", "M3 Max"}
+	benchEngines = []string{"vllm", "sglang", "llama.cpp", "ollama", "tgi", "tensorrt-llm"}
+	benchQuants  = []string{"INT4 W4A16 g128", "FP8", "BF16", "Q4_K_M", "AWQ"}
+)
+
+// benchVariant makes the seed run into benchmark run i: its id, model, GPU, engine
+// and quantization, one in 20 emulated and one in 20 predicted, and its figures
+// scaled by a random factor.
+func benchVariant(r *bench.Run, i int, rng *rand.Rand) {
+	r.ID = fmt.Sprintf("bench-%06d", i)
+	r.Title = ""
+	r.Model.ID = benchModel(i)
+	r.Hardware.GPUs[0].Name = benchGPUs[i%len(benchGPUs)]
+	r.Engine.Name = benchEngines[i%len(benchEngines)]
+	r.Engine.Quantization = benchQuants[i%len(benchQuants)]
+	switch i % 20 {
+	case 0:
+		r.Status = bench.RunEmulated
+	case 1:
+		r.Status = bench.RunPredicted
+		for j := range r.Decode {
+			if r.Decode[j].Status == bench.StatusValid {
+				r.Decode[j].Status = bench.StatusPredicted
+			}
+		}
+		for j := range r.Prefill {
+			r.Prefill[j].Status = bench.StatusPredicted
+		}
+	}
+	scale := 0.2 + rng.Float64()*4
+	for j := range r.Prefill {
+		if f := r.Prefill[j].PrefillFigures; f != nil {
+			g := *f
+			g.PromptTokS *= scale
+			r.Prefill[j].PrefillFigures = &g
+		}
+	}
+	for j := range r.Decode {
+		if f := r.Decode[j].DecodeFigures; f != nil {
+			g := *f
+			g.TotalTokS *= scale
+			r.Decode[j].DecodeFigures = &g
+		}
+	}
 }
 
 // benchModel names run i's model: 60 models, each published by several of 7
@@ -139,14 +152,20 @@ func benchModel(i int) string {
 	return fmt.Sprintf("org%d/model-%d-%dB", i%7, i%60, []int{7, 14, 27, 32, 70}[i%5])
 }
 
-func benchSite(b *testing.B) *httptest.Server {
-	path := seededDB(b)
+// benchSite serves the seeded database; pageTTL is site.Options.PageTTL (negative:
+// every answer is rendered, as a page nobody asked for yet is).
+func benchSite(b *testing.B, pageTTL time.Duration) *httptest.Server {
+	return benchSiteAt(b, seededDB(b), pageTTL)
+}
+
+// benchSiteAt serves the database at path (a SQLite file or a postgres:// URL).
+func benchSiteAt(b *testing.B, path string, pageTTL time.Duration) *httptest.Server {
 	st, err := store.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv, err := site.New(wire.Options(site.Options{Store: st, PageTTL: pageTTL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,8 +176,11 @@ func benchSite(b *testing.B) *httptest.Server {
 
 // benchPages requests the paths in turn over loopback and reports p50 and p95 of the
 // full request (headers to last byte) as custom metrics.
-func benchPages(b *testing.B, paths []string) {
-	hs := benchSite(b)
+func benchPages(b *testing.B, paths []string) { benchPagesOf(b, benchSite(b, -1), paths) }
+
+// benchPagesOf is benchPages against hs. One page is asked for again and again, so hs
+// must serve without the page cache, or it would time a copy of the first answer.
+func benchPagesOf(b *testing.B, hs *httptest.Server, paths []string) {
 	client := hs.Client()
 	get := func(p string) {
 		resp, err := client.Get(hs.URL + p)
@@ -201,37 +223,41 @@ func benchPages(b *testing.B, paths []string) {
 
 // BenchmarkLeaderboard100k: the leaderboard, ranked by the first figures, by other
 // cells, and with filters.
-func BenchmarkLeaderboard100k(b *testing.B) {
-	benchPages(b, []string{
-		"/",
-		"/?sort=peak",
-		"/?sort=prefill_32k",
-		"/?sort=per_gb",
-		"/?gpu=RTX+4090",
-		"/?model=org3%2Fmodel-10-7B&sort=peak",
-		"/?engine=vllm&quant=FP8",
-		"/?profile=speed-test&kind=all",
-		"/?gpu=H100&engine=sglang&sort=per_gb&lang=ja",
-		"/?offset=200",
-	})
+func BenchmarkLeaderboard100k(b *testing.B) { benchPages(b, leaderboardPages) }
+
+// leaderboardPages are the leaderboard ranked by the first figures, by other cells,
+// and with filters.
+var leaderboardPages = []string{
+	"/",
+	"/?sort=peak",
+	"/?sort=prefill_32k",
+	"/?sort=per_gb",
+	"/?gpu=RTX+4090",
+	"/?model=org3%2Fmodel-10-7B&sort=peak",
+	"/?engine=vllm&quant=FP8",
+	"/?profile=speed-test&kind=all",
+	"/?gpu=H100&engine=sglang&sort=per_gb&lang=ja",
+	"/?offset=200",
 }
 
 // BenchmarkCellBoard100k: the leaderboard by any cell, with the picker and each
 // run's row, alone, with a family (and its best-GPU chart) and with a size; and the
 // leaderboard API.
-func BenchmarkCellBoard100k(b *testing.B) {
-	benchPages(b, []string{
-		"/?metric=total_tok_s&context=32768&concurrency=1",
-		"/?metric=ttft_ms&context=0&concurrency=8",
-		"/?metric=per_request_tok_s&context=16K&concurrency=2&lang=ja",
-		"/?metric=prompt_tok_s&context=32K",
-		"/?metric=total_tok_s&context=32K&concurrency=1&family=model10-7b",
-		"/?metric=total_tok_s&context=32K&concurrency=1&family=qwen3.8-27b",
-		"/?metric=total_tok_s&context=0&concurrency=4&size=20-40&gpu=H200",
-		"/?metric=total_tok_s&context=32K&concurrency=1&offset=500",
-		"/api/v1/leaderboard?metric=total_tok_s&context=32768&concurrency=1&model=RedHatAI%2FQwen3.8-27B-INT4",
-		"/api/v1/leaderboard?metric=ttft_ms&context=16K&concurrency=1&gpu=RTX+3090&limit=100",
-	})
+func BenchmarkCellBoard100k(b *testing.B) { benchPages(b, cellBoardPages) }
+
+// cellBoardPages rank by other cells, with a family, a size, a later page, and the
+// leaderboard API.
+var cellBoardPages = []string{
+	"/?metric=total_tok_s&context=32768&concurrency=1",
+	"/?metric=ttft_ms&context=0&concurrency=8",
+	"/?metric=per_request_tok_s&context=16K&concurrency=2&lang=ja",
+	"/?metric=prompt_tok_s&context=32K",
+	"/?metric=total_tok_s&context=32K&concurrency=1&family=model10-7b",
+	"/?metric=total_tok_s&context=32K&concurrency=1&family=qwen3.8-27b",
+	"/?metric=total_tok_s&context=0&concurrency=4&size=20-40&gpu=H200",
+	"/?metric=total_tok_s&context=32K&concurrency=1&offset=500",
+	"/api/v1/leaderboard?metric=total_tok_s&context=32768&concurrency=1&model=RedHatAI%2FQwen3.8-27B-INT4",
+	"/api/v1/leaderboard?metric=ttft_ms&context=16K&concurrency=1&gpu=RTX+3090&limit=100",
 }
 
 // BenchmarkRunPage100k: run pages (the full report body and, for measured runs, the

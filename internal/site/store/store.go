@@ -473,9 +473,10 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 // (offset + limit) ÷ the share of runs the filters keep (estimated from run_groups'
 // counts, as if the filters were independent, then ×4 because they often are not),
 // the other reads the narrowest filter's runs (the factor is 16 on PostgreSQL). empty is true when a filter value has
-// no runs at all. Neither planner gets this right alone: SQLite has no counts per
-// value, and both take filters as independent, so a walk for two filters that never
-// occur together reads every run.
+// no runs at all, or two of the filters' values no run has together (run_pairs,
+// pairs.go). Neither planner gets this right alone: SQLite has no counts per value,
+// and both take filters as independent, so a walk for two filters that never occur
+// together reads every run.
 func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty bool, err error) {
 	return s.leadFilterFor(ctx, q, false)
 }
