@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,9 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "re-record the SSE transcripts in testdata/ from the live Ollama")
 
 // transcripts are the streaming requests whose raw answers testdata/ keeps (see
 // testdata/README.md): what Ollama 0.6.5 sends on its OpenAI routes.
@@ -41,7 +39,7 @@ func checkStreamShapes(t *testing.T, ctx context.Context, s *ollamaServer) {
 		t.Run(strings.TrimSuffix(tr.file, ".sse"), func(t *testing.T) {
 			live := postRaw(t, ctx, s.base+tr.path, tr.body)
 			path := filepath.Join("testdata", tr.file)
-			if *update {
+			if golden.Updating() { // re-record the transcripts from the live Ollama
 				if err := os.WriteFile(path, live, 0o644); err != nil {
 					t.Fatal(err)
 				}

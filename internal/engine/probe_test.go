@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,9 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fixtureServer serves a directory of recorded answers: the answer to a path is the
 // file named after it ("/v1/models" → v1_models.json or .txt), whatever the method
@@ -134,20 +132,7 @@ func checkGolden(t *testing.T, path string, info *Info) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = append(b, '\n')
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update once): %v", err)
-	}
-	if d := cmp.Diff(string(want), string(b)); d != "" {
-		t.Errorf("probe JSON differs from %s (-want +got):\n%s", path, d)
-	}
+	golden.File(t, path, append(b, '\n'))
 }
 
 func TestProbeSimPreset(t *testing.T) {

@@ -1,9 +1,7 @@
 package perf
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,9 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/llmbench/llmbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite data/efficiency.json and the generated tables in docs/calc.md from the fit")
 
 const (
 	docsPath   = "../../docs/calc.md"
@@ -61,11 +58,13 @@ func TestEvidence(t *testing.T) {
 		got[f.Family] = f.Eff
 	}
 	table, rowsTable := evidenceTable(fits), evidenceRows(fits)
-	if *update {
+	if golden.Updating() {
 		writeEfficiency(t, got)
-		writeDocsSection(t, tableBegin, tableEnd, table)
-		writeDocsSection(t, rowsBegin, rowsEnd, rowsTable)
-		t.Log("rewrote data/efficiency.json and the docs/calc.md evidence tables")
+		t.Log("rewrote data/efficiency.json")
+	}
+	docsSection(t, tableBegin, tableEnd, table)
+	docsSection(t, rowsBegin, rowsEnd, rowsTable)
+	if golden.Updating() {
 		return
 	}
 	if diff := cmp.Diff(c.Efficiencies, got, cmpopts.EquateApprox(1e-9, 1e-9)); diff != "" {
@@ -111,13 +110,6 @@ func TestEvidence(t *testing.T) {
 	}
 	if origins := originCount(rows); len(rows) < 100 || origins < 6 {
 		t.Errorf("%d rows from %d sources; the evidence needs at least 100 from at least 6", len(rows), origins)
-	}
-	doc, err := os.ReadFile(docsPath)
-	if err != nil {
-		t.Fatalf("reading %s: %v", docsPath, err)
-	}
-	if !strings.Contains(string(doc), table) || !strings.Contains(string(doc), rowsTable) {
-		t.Errorf("%s's evidence tables are stale: run go test ./internal/perf -run TestEvidence -update", docsPath)
 	}
 }
 
@@ -422,21 +414,9 @@ func writeEfficiency(t *testing.T, fams map[string]Efficiency) {
 	}
 }
 
-// writeDocsSection replaces docs/calc.md from the begin marker through the end marker
-// with section (which carries both markers).
-func writeDocsSection(t *testing.T, begin, end, section string) {
+// docsSection checks docs/calc.md's section from the begin marker through the end
+// marker against section (which carries both markers), or rewrites it under -update.
+func docsSection(t *testing.T, begin, end, section string) {
 	t.Helper()
-	doc, err := os.ReadFile(docsPath)
-	if err != nil {
-		t.Fatalf("reading %s: %v", docsPath, err)
-	}
-	i := bytes.Index(doc, []byte(begin))
-	j := bytes.Index(doc, []byte(end))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q markers", docsPath, begin, end)
-	}
-	out := append(append(append([]byte{}, doc[:i]...), section...), doc[j+len(end):]...)
-	if err := os.WriteFile(docsPath, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	golden.Section(t, docsPath, begin, end, strings.TrimSuffix(strings.TrimPrefix(section, begin), end))
 }

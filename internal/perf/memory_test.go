@@ -3,7 +3,6 @@ package perf
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 )
@@ -56,17 +55,7 @@ func TestMemoryEvidence(t *testing.T) {
 		t.Errorf("median |error| of the predicted KV cache over %d reports = %.1f%%, above %.0f%%", len(outOfSample), med*100, maxMemoryErr*100)
 	}
 	table := memoryTable(checks, outOfSample)
-	if *update {
-		writeDocsSection(t, memoryBegin, memoryEnd, table)
-		return
-	}
-	doc, err := os.ReadFile(docsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(doc), table) {
-		t.Errorf("%s's memory table is stale: run go test ./internal/perf -run TestMemoryEvidence -update", docsPath)
-	}
+	docsSection(t, memoryBegin, memoryEnd, table)
 }
 
 func memoryTable(checks []MemoryCheck, outOfSample []float64) string {

@@ -2,18 +2,14 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 var seedPath = seedcopy.RunPath()
 
@@ -43,25 +39,6 @@ func render(t testing.TB, run *bench.Run, opts Options) string {
 		t.Fatalf("Write(%+v): %v", opts, err)
 	}
 	return buf.String()
-}
-
-// checkGolden compares got with testdata/name, or rewrites it under -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs from the golden file (-want +got; go test -update rewrites it):\n%s", name, diff)
-	}
 }
 
 func TestGolden(t *testing.T) {
@@ -107,7 +84,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			checkGolden(t, c.file, render(t, runs[c.run], c.opts))
+			golden.File(t, filepath.Join("testdata", c.file), []byte(render(t, runs[c.run], c.opts)))
 		})
 	}
 }

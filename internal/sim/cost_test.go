@@ -1,16 +1,13 @@
 package sim
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the fit table in docs/sim.md")
+	"github.com/llmbench/llmbench/internal/golden"
+)
 
 // seedFigure is one number from the seed page (RTX 3090, Qwen3.8-27B INT4, vLLM).
 type seedFigure struct {
@@ -66,26 +63,7 @@ func TestPresetMatchesSeed(t *testing.T) {
 	}
 	const path = "../../docs/sim.md"
 	const begin, end = "<!-- fit:begin -->\n", "<!-- fit:end -->"
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q section", path, strings.TrimSpace(begin), end)
-	}
-	current := string(doc[i+len(begin) : j])
-	if current == table.String() {
-		return
-	}
-	if !*update {
-		t.Errorf("the fit table in %s is stale; rerun with -update. Want:\n%s", path, table.String())
-		return
-	}
-	out := append(append(append([]byte{}, doc[:i+len(begin)]...), table.String()...), doc[j:]...)
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	golden.Section(t, path, begin, end, table.String())
 }
 
 func TestParametricShape(t *testing.T) {

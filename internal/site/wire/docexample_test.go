@@ -2,22 +2,19 @@ package wire
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"html"
 	"io"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/golden"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the generated example in docs/site.md")
 
 // The calculator example of docs/site.md, between these markers, is what the site's
 // calculator says for it (issue 24 item 10: the doc had typed 39.6 tok/s where the
@@ -101,33 +98,7 @@ func TestSiteDocCalculatorExample(t *testing.T) {
   with a link that predicts it (for %s: %s → %.1f tok/s predicted at %s × 1).
 `, exampleGPU, exampleModelName, bench.FormatTokens(exampleContext), exampleQuery, thousands(kv), thousands(maxLen),
 		bench.FormatTokens(exampleContext), changes, c.TotalTokS, bench.FormatTokens(exampleContext))
-	checkGenerated(t, siteDoc, exampleBegin, exampleEnd, text)
-}
-
-// checkGenerated compares the text between begin and end in path with want, or
-// rewrites it with -update.
-func checkGenerated(t *testing.T, path, begin, end, want string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, begin), strings.Index(doc, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q block", path, begin, end)
-	}
-	have := doc[i+len(begin) : j]
-	if have == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s's generated example differs from what the site says; run go test ./internal/site/wire -run TestSiteDocCalculatorExample -update\nhave:\n%s\nwant:\n%s", path, have, want)
+	golden.Section(t, siteDoc, exampleBegin, exampleEnd, text)
 }
 
 // thousands writes n with commas, as the pages do.
