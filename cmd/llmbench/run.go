@@ -57,7 +57,7 @@ type runFlags struct {
 	repeat                          int
 	fit                             bool
 	dryRun                          bool
-	settle, drainTimeout            time.Duration
+	settle, settleTimeout           time.Duration
 	noCalibrate                     bool   // calibrate.go
 	telemetry, telemetryToken       string // run_energy.go
 	price                           string
@@ -178,7 +178,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "probe the server and print the plan (measurements, over capacity, time), then stop: nothing is measured or written")
 	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
-	fl.DurationVar(&f.drainTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
+	fl.DurationVar(&f.settleTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
 	addEnergyFlags(fl, f)
 	fl.SetNormalizeFunc(aliasFlags)

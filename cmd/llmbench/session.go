@@ -297,9 +297,9 @@ func (s *runSession) options(progress *progress, events *bench.EventLog, meter *
 			}
 			return nil
 		},
-		Running:      engine.RunningGauge(s.discovery, base, info),
-		Settle:       f.settle,
-		DrainTimeout: f.drainTimeout,
+		Running:       engine.RunningGauge(s.discovery, base, info),
+		Settle:        f.settle,
+		SettleTimeout: f.settleTimeout,
 	}
 }
 

@@ -21,7 +21,7 @@ type countBound struct {
 	sigma2, ratioSE float64
 }
 
-// boundCounts bounds the window's settled count. Every estimate rests on the tokens
+// boundCounts bounds the window's resolved count. Every estimate rests on the tokens
 // per chunk of the requests the server counted in total: under the model that a
 // request's tokens are its chunks × a common ratio plus independent per-chunk noise
 // of variance σ², those requests give the ratio and σ² (pooled over their chunks).

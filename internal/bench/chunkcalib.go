@@ -142,7 +142,7 @@ func countShortfall(run *CellRun) (short float64, need bool) {
 	if run.Open == 0 || slices.ContainsFunc(run.Requests, func(q Request) bool { return q.ChunkUsage }) {
 		return 0, false
 	}
-	c := settleCounts(run.Requests)
+	c := resolveCounts(run.Requests)
 	win := span{run.Open, run.Close}
 	n := measuredRequests(run.Requests)
 	w := cellFigures(run.Requests[:n], c.head(n), win)

@@ -10,11 +10,11 @@ import (
 // what the cell left running: its streams were cancelled, and an engine takes a while
 // to abort them (a slot held by a cancelled request queues the next cell's, and a cold
 // prefill measured beside them is slower). With the server's running gauge, it waits
-// until the gauge reads 0, for at most DrainTimeout; without one, for the settle time.
+// until the gauge reads 0, for at most SettleTimeout; without one, for the settle time.
 func (r *Runner) settle(ctx context.Context) *Settle {
 	start := time.Now()
 	if gauge := r.Opts.Running; gauge != nil {
-		limit := r.Opts.DrainTimeout
+		limit := r.Opts.SettleTimeout
 		if limit == 0 {
 			limit = time.Minute
 		}

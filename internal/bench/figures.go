@@ -35,7 +35,7 @@ func (s span) inside(t int64) bool { return t > s.open && t <= s.close }
 func (s span) seconds() float64    { return float64(s.close-s.open) / 1e9 }
 
 // windowFigures are a window's figures as methodology.md defines them, from every
-// request's arrivals and their settled per-chunk counts.
+// request's arrivals and their resolved per-chunk counts.
 type windowFigures struct {
 	fig    DecodeFigures
 	stats  WindowStats
@@ -43,7 +43,7 @@ type windowFigures struct {
 	// clientTokens is the client's own count of the window's tokens, before settling.
 	clientTokens int
 	// events and merged count the window's token events and those that arrived with
-	// the one before; deviation is how far settled per-chunk counts moved from the
+	// the one before; deviation is how far resolved per-chunk counts moved from the
 	// client's, as a share of the window's tokens.
 	events, merged int
 	deviation      float64
@@ -89,7 +89,7 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 				inWindow = inWindow || n > 0
 			}
 			if n == 0 {
-				continue // a chunk the settled count gives no token is no arrival
+				continue // a chunk the resolved count gives no token is no arrival
 			}
 			if prev >= w.open && prev >= 0 && at <= w.close {
 				g := float64(at-prev) / 1e6 / float64(n)

@@ -31,7 +31,7 @@ func TestCellFigures(t *testing.T) {
 	b.ChunkUsage, c.ChunkUsage = true, true
 	reqs := []Request{a, b, c}
 	w := span{1e12 + 200e6, 1e12 + 1200e6}
-	f := cellFigures(reqs, settleCounts(reqs), w)
+	f := cellFigures(reqs, resolveCounts(reqs), w)
 	fig, stats, detail := f.fig, f.stats, f.detail
 
 	// Tokens after 200 ms up to 1200 ms: a has 50 (220..1200), b 8 chunks × 3 (260..680),

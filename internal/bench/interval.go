@@ -89,7 +89,7 @@ func (g streamGaps) tpot() float64 {
 }
 
 // batchesOf cuts the window into batches and files every token and gap by its
-// arrival, with the settled counts and tpotSpan's rule: a k-token chunk is k tokens
+// arrival, with the resolved counts and tpotSpan's rule: a k-token chunk is k tokens
 // of its gap from the arrival before (inside the window or not); a request's first
 // chunk is k − 1 tokens and no time.
 func batchesOf(reqs []Request, c counting, w span) windowBatches {

@@ -13,7 +13,7 @@ const (
 	// one before means the gaps were not resolved (flag timing_unresolved; not valid
 	// only on a saturated machine).
 	unresolvedShare = 0.10
-	// estimatedDeviation: settled per-chunk counts that moved more than this share of
+	// estimatedDeviation: resolved per-chunk counts that moved more than this share of
 	// the window's tokens from the client's flag the cell multi_token_chunks (it
 	// describes; TBT is per stream and exact wherever the count is). Chunks of 3
 	// tokens move 67%, speculative steps of 1-4 about 60%; a byte-fallback piece held

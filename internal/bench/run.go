@@ -334,7 +334,7 @@ type CellDetail struct {
 	// Token counts side by side: the client's own count of the window's tokens
 	// (one per chunk that showed a token, or the server's per-chunk count), the
 	// server's generation counter over the window where it has one, and how the
-	// published output_tokens were settled (CountServerPerChunk ... CountClientOnly).
+	// published output_tokens were resolved (CountServerPerChunk ... CountClientOnly).
 	ClientOutputTokens     *int     `json:"client_output_tokens,omitempty"`
 	ServerGenerationTokens *float64 `json:"server_generation_tokens,omitempty"`
 	TokenCountSource       string   `json:"token_count_source,omitempty"`

@@ -71,10 +71,10 @@ type Options struct {
 	// DefaultRetryPolicy).
 	Retry *RetryPolicy
 	// Running reads the server's running-requests gauge, where it has one: after a
-	// cell, the next measurement waits until it reads 0 (for at most DrainTimeout,
+	// cell, the next measurement waits until it reads 0 (for at most SettleTimeout,
 	// default a minute).
-	Running      func(ctx context.Context) (float64, bool)
-	DrainTimeout time.Duration
+	Running       func(ctx context.Context) (float64, bool)
+	SettleTimeout time.Duration
 	// Settle is how long to wait after a cell where the server has no running gauge.
 	Settle time.Duration
 	// Telemetry, if set, meters the server's machine during every window; Price, if

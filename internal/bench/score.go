@@ -65,9 +65,9 @@ func ScoreCell(run *CellRun) DecodeCell {
 		addSettle(cell.CellDetail, run.Settle)
 		return cell
 	}
-	// The counts are settled over every request, the calibration's too (chunkcalib.go);
+	// The counts are resolved over every request, the calibration's too (chunkcalib.go);
 	// the figures come from the cell's own.
-	all := settleCounts(run.Requests)
+	all := resolveCounts(run.Requests)
 	win := span{run.Open, run.Close}
 	n := measuredRequests(run.Requests)
 	own := *run

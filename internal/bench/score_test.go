@@ -200,7 +200,7 @@ func TestScoreBaselineFigures(t *testing.T) {
 		t.Errorf("figures %+v %+v", cell.DecodeFigures, cell.WindowStats)
 	}
 	if cell.TokenCountSource != CountServerPerChunk || *cell.ClientOutputTokens != 400 || cell.OutputTokens != 400 {
-		t.Errorf("counts: source %s, client %v, settled %d", cell.TokenCountSource, cell.ClientOutputTokens, cell.OutputTokens)
+		t.Errorf("counts: source %s, client %v, resolved %d", cell.TokenCountSource, cell.ClientOutputTokens, cell.OutputTokens)
 	}
 	if *cell.ZeroGapShare != 0 || *cell.ClientCPU != 0.05 {
 		t.Errorf("zero gaps %v, client CPU %v", *cell.ZeroGapShare, *cell.ClientCPU)
@@ -240,7 +240,7 @@ func TestSettleCounts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := settleCounts(tc.reqs)
+			c := resolveCounts(tc.reqs)
 			for i := range tc.reqs {
 				total := 0
 				for _, n := range c.counts[i] {
@@ -251,7 +251,7 @@ func TestSettleCounts(t *testing.T) {
 				}
 			}
 			if tc.reqs[0].Chunks[0][1] != 1 && tc.name != "per chunk" {
-				t.Error("settleCounts changed its input")
+				t.Error("resolveCounts changed its input")
 			}
 		})
 	}

@@ -17,7 +17,7 @@ const (
 )
 
 // arrival is one token-bearing chunk of a request on the run's clock, with its
-// settled token count.
+// resolved token count.
 type arrival struct {
 	at int64
 	n  int
@@ -45,7 +45,7 @@ type streamFigures struct {
 	threshold                                    time.Duration
 }
 
-// viewOf is request q's arrivals under the settled counts.
+// viewOf is request q's arrivals under the resolved counts.
 func viewOf(q *Request, counts []int, w span) streamView {
 	v := streamView{end: q.End}
 	if v.end == 0 || v.end > w.close {

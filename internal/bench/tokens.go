@@ -15,7 +15,7 @@ const (
 
 var countRank = map[string]int{CountServerPerChunk: 0, CountServerTotals: 1, CountTokenizeRoute: 2, CountFinishedRatio: 3, CountMetricsCounter: 4, CountClientOnly: 5}
 
-// counting is how a cell's per-chunk token counts were settled from what the server
+// counting is how a cell's per-chunk token counts were resolved from what the server
 // said. counts[i][j] is request i's chunk j; source[i] how request i is known.
 type counting struct {
 	counts [][]int
@@ -25,12 +25,12 @@ type counting struct {
 	ratio float64
 }
 
-// settleCounts settles every request's per-chunk counts, in the order the server
+// resolveCounts resolves every request's per-chunk counts, in the order the server
 // offers them: its own count of each chunk; its total for the request (usage of a
 // finished request, or its tokenize route on the request's text), spread over the
 // chunks; the tokens per chunk of the requests it counted; otherwise the client's
 // count, unverified. It changes nothing in reqs.
-func settleCounts(reqs []Request) counting {
+func resolveCounts(reqs []Request) counting {
 	c := counting{counts: make([][]int, len(reqs)), source: make([]string, len(reqs)), ratio: 1}
 	var serverTokens, clientTokens int // over the requests the server counted in total
 	var pending []int
