@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/engine"
 )
 
 // resumeTarget points a resumed run at the server the document measured: its
@@ -32,59 +30,6 @@ func resumeTarget(cmd *cobra.Command, f *runFlags, doc *bench.Run) error {
 		f.preset = doc.Engine.Preset
 	}
 	return nil
-}
-
-// sameServer checks that the server probed at base is the one the document measured:
-// the same engine, version, model and KV capacity, where both sides know them. A
-// resumed run on another server would mix two servers' numbers in one document.
-func sameServer(doc *bench.Run, info *engine.Info, base string) error {
-	var diffs []string
-	differ := func(what, was, now string) {
-		if was != "" && now != "" && was != now {
-			diffs = append(diffs, fmt.Sprintf("%s %s, now %s", what, was, now))
-		}
-	}
-	differ("engine", doc.Engine.Name, info.Engine)
-	differ("version", doc.Engine.Version, deref0(info.Version))
-	differ("model id", doc.Model.ID, deref0(info.ModelID))
-	if was, now := doc.Engine.KVCacheTokens, info.KVCacheTokens; was != nil && now != nil && *was != *now {
-		diffs = append(diffs, fmt.Sprintf("KV cache %d tokens, now %d", *was, *now))
-	}
-	if doc.Model.ServedName != "" && len(info.Models) > 0 && !slices.Contains(info.Models, doc.Model.ServedName) && !slices.Contains(info.Models, doc.Model.ServedName+":latest") {
-		diffs = append(diffs, fmt.Sprintf("model %s, now %s", doc.Model.ServedName, strings.Join(info.Models, ", ")))
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s is not the server this run measured (%s): %s; a resumed run finishes on the same server, or starts a new document without --resume", base, endpointOf(doc), strings.Join(diffs, "; "))
-}
-
-// recordEndpoint adds base to the endpoints the document used.
-func recordEndpoint(doc *bench.Run, base string) {
-	c := &doc.Config
-	if c.Endpoint == "" || base == c.Endpoint && len(c.Endpoints) == 0 {
-		return
-	}
-	if len(c.Endpoints) == 0 {
-		c.Endpoints = []string{c.Endpoint}
-	}
-	if !slices.Contains(c.Endpoints, base) {
-		c.Endpoints = append(c.Endpoints, base)
-	}
-}
-
-func endpointOf(doc *bench.Run) string {
-	if doc.Config.Endpoint == "" {
-		return "the built-in emulator"
-	}
-	return doc.Config.Endpoint
-}
-
-func deref0(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // resumeHint is the command that finishes an interrupted run: the document, and the

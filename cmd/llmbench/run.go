@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/session"
 	"io"
 	"log/slog"
-	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -17,9 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/engine"
-	"github.com/llmbench/llmbench/internal/hw"
-	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
@@ -212,7 +208,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return nil
 	}
 	if f.out == "" {
-		f.out = defaultOutName(f.model, s.doc.CreatedAt)
+		f.out = session.DefaultOutName(f.model, s.doc.CreatedAt)
 	}
 	if err := bench.WriteFile(f.out, s.doc); err != nil {
 		return err
@@ -352,58 +348,6 @@ func newDocument(f *runFlags, cfg bench.Config) *bench.Run {
 	}
 }
 
-// fillFromProbe writes what discovery learned into the document's engine and model
-// blocks, and names an emulated run as such.
-func fillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated bool, base string) {
-	info.ApplyTo(&doc.Engine, &doc.Model)
-	doc.Model.ServedName = model
-	if emulated || info.Engine == engine.Sim {
-		doc.Status = bench.RunEmulated
-		doc.Hardware.Type = "emulated"
-	}
-	if !emulated {
-		doc.Config.Endpoint = base
-	}
-}
-
-// fillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}".
-func fillTitle(doc *bench.Run, model string) {
-	if doc.Title == "" {
-		on := "an unknown GPU"
-		switch {
-		case doc.Status == bench.RunEmulated:
-			on = "llmbench-sim"
-			if doc.Engine.Preset != "" {
-				on += " (" + doc.Engine.Preset + ")"
-			}
-		case len(doc.Hardware.GPUs) > 0:
-			g := doc.Hardware.GPUs[0]
-			on = g.Name
-			if g.Count > 1 {
-				on = fmt.Sprintf("%d× %s", g.Count, g.Name)
-			}
-			if g.VRAMBytes > 0 {
-				on += fmt.Sprintf(" %.0fGB", float64(g.VRAMBytes)/(1<<30))
-			}
-		}
-		doc.Title = model + " on " + on
-	}
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-func defaultOutName(model string, t time.Time) string {
-	name := model
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
-	if name == "" {
-		name = "run"
-	}
-	return name + "-" + t.Format("20060102-150405") + ".json"
-}
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -415,94 +359,4 @@ func deref(s *string) string {
 		return "(version unknown)"
 	}
 	return *s
-}
-
-// describeHardware fills the hardware block: from --hardware, or detected when the
-// server runs on this machine. A remote server's machine cannot be seen from here.
-func describeHardware(ctx context.Context, doc *bench.Run, file, base string, emulated bool) error {
-	if file != "" {
-		h, err := hw.ReadHardwareFile(file)
-		if err != nil {
-			return err
-		}
-		doc.Hardware = h
-		return nil
-	}
-	if emulated {
-		return nil
-	}
-	if !isLocal(base) {
-		doc.Notes = append(doc.Notes, "The server is remote: its hardware was not detected (describe it with --hardware FILE).")
-		return nil
-	}
-	h, err := hw.Detect(ctx, "/", hw.ExecRunner{})
-	if err != nil {
-		doc.Notes = append(doc.Notes, "Hardware detection failed: "+err.Error())
-		return nil
-	}
-	doc.Hardware = h
-	return nil
-}
-
-// planToFit checks the planned document against the server's limits. A plan with
-// nothing the server can run, or mostly over capacity because max_model_len is
-// small, stops the run before anything is measured, with the flags that would fit;
-// with --fit the plan is shrunk to them instead.
-func planToFit(doc *bench.Run, kv, maxModelLen *int64, fit bool, stderr io.Writer) error {
-	bench.Plan(doc, kv, maxModelLen)
-	pf := bench.CheckPlan(doc)
-	if !pf.TooSmall() {
-		return nil
-	}
-	fitted, changes := bench.FitPlan(doc.Config, kv, maxModelLen)
-	limits := describeLimits(kv, maxModelLen)
-	if !fit || len(changes) == 0 {
-		msg := fmt.Sprintf("the plan does not fit this server (%s): %d of %d measurements can run, %d are over capacity because context + max output exceeds max_model_len", limits, pf.Runnable, pf.Total, pf.ByLength)
-		if len(changes) > 0 {
-			msg += ".\nFlags that fit it: " + strings.Join(changes, " ") + "\nor run again with --fit to shrink the plan to these"
-		}
-		return errors.New(msg)
-	}
-	doc.Config = fitted
-	bench.Plan(doc, kv, maxModelLen)
-	note := fmt.Sprintf("--fit shrank the plan to the server (%s): %s.", limits, strings.Join(changes, ", "))
-	doc.Notes = append(doc.Notes, note)
-	fmt.Fprintln(stderr, note)
-	return nil
-}
-
-func describeLimits(kv, maxModelLen *int64) string {
-	var parts []string
-	if maxModelLen != nil {
-		parts = append(parts, fmt.Sprintf("max_model_len %d", *maxModelLen))
-	}
-	if kv != nil {
-		parts = append(parts, fmt.Sprintf("KV cache %d tokens", *kv))
-	}
-	if len(parts) == 0 {
-		return "no known limits"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// tokenizeRoute says how the discovered engine counts tokens.
-func tokenizeRoute(info *engine.Info, base string) prompt.Route {
-	if info.Tokenize == nil {
-		return prompt.Route{}
-	}
-	r := prompt.Route{URL: base + *info.Tokenize, TokenIDPrompts: info.TokenIDPrompts != nil && *info.TokenIDPrompts}
-	switch info.Engine {
-	case engine.VLLM, engine.Sim:
-		r.Style = "vllm"
-		if info.TokenIDPrompts == nil {
-			r.TokenIDPrompts = true // vLLM's /v1/completions takes list[int] prompts
-		}
-	case engine.SGLang:
-		r.Style = "sglang"
-	case engine.LlamaCpp:
-		r.Style = "llamacpp"
-	case engine.TGI:
-		r.Style = "tgi"
-	}
-	return r
 }

@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/session"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -119,46 +118,20 @@ func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base strin
 		if doc.Kind() == bench.RunEmulated {
 			return none("the built-in emulator's numbers are not a GPU's: nothing to meter")
 		}
-		if !isLocal(base) && f.launch == "" {
+		if !session.IsLocal(base) && f.launch == "" {
 			return none("the server is remote; run `llmbench telemetry --listen :9109` on its machine and pass --telemetry http://HOST:9109")
 		}
-		m, err := hw.StartTelemetry(ctx, "auto", hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
+		m, err := hw.StartTelemetry(ctx, "auto", hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: session.ServerPort(base)})
 		if err != nil {
 			return none(err.Error())
 		}
 		return &energySetup{meter: m}, m.Info(), nil
 	}
-	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: serverPort(base)})
+	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: session.ServerPort(base)})
 	if err != nil {
 		return nil, bench.RunEnergy{}, fmt.Errorf("--telemetry %s: %w", src, err)
 	}
 	return &energySetup{meter: m}, m.Info(), nil
-}
-
-// isLocal says whether the server answers on this machine's loopback.
-func isLocal(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
-}
-
-// serverPort is the port of a local server's endpoint (0 when it is not local).
-func serverPort(base string) int {
-	u, err := url.Parse(base)
-	if err != nil || !isLocal(base) {
-		return 0
-	}
-	if p, err := strconv.Atoi(u.Port()); err == nil {
-		return p
-	}
-	if u.Scheme == "https" {
-		return 443
-	}
-	return 80
 }
 
 // resolvePrice reads --price-per-hour: a number, a catalog id, none, or auto (the

@@ -197,29 +197,3 @@ func newRateDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 	doc.Prefill, doc.Decode = []bench.PrefillRow{}, []bench.DecodeCell{}
 	return doc, nil
 }
-
-// notePlanLimits records where the open-loop plan meets the server's limits: requests
-// longer than max_model_len fail (and count against the SLO), so say so up front; a
-// plan whose every request would be refused is not run.
-func notePlanLimits(doc *bench.Run, maxModelLen *int64) error {
-	rc := doc.Config.Rate
-	dist, err := bench.ParseLenDist(rc.LenDist)
-	if err != nil || maxModelLen == nil {
-		return nil
-	}
-	if every := int64(rc.InputLen + rc.OutputLen); dist.Kind == "fixed" && every > *maxModelLen {
-		return fmt.Errorf("every request (--input-len %d + --output-len %d = %d tokens) exceeds the server's max_model_len of %d: the server would refuse them all; give lengths that sum to at most %d",
-			rc.InputLen, rc.OutputLen, every, *maxModelLen, *maxModelLen)
-	}
-	longest := int64(rc.InputLen + rc.OutputLen)
-	switch dist.Kind {
-	case "uniform":
-		longest = int64(float64(longest) * (1 + dist.Ratio))
-	case "normal":
-		longest *= 2
-	}
-	if longest > *maxModelLen {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("Some requests may exceed the server's max_model_len of %d tokens (input + output up to %d with --len-dist %s): the server refuses those, and they count as failed.", *maxModelLen, longest, rc.LenDist))
-	}
-	return nil
-}

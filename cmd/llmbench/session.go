@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/session"
 	"io"
 	"os"
 	"slices"
@@ -186,11 +187,11 @@ func (s *runSession) probe(ctx context.Context) error {
 	if f.resume == "" {
 		return nil
 	}
-	if err := sameServer(s.doc, info, s.base); err != nil {
+	if err := session.SameServer(s.doc, info, s.base); err != nil {
 		return err
 	}
 	if !s.emulated {
-		recordEndpoint(s.doc, s.base)
+		session.RecordEndpoint(s.doc, s.base)
 	}
 	return nil
 }
@@ -202,20 +203,20 @@ func (s *runSession) plan(ctx context.Context) error {
 	if f.resume != "" {
 		return nil
 	}
-	fillFromProbe(doc, info, f.model, s.emulated, s.base)
+	session.FillFromProbe(doc, info, f.model, s.emulated, s.base)
 	kv := s.capacity()
 	if doc.Config.Rate != nil {
-		if err := notePlanLimits(doc, info.MaxModelLen); err != nil {
+		if err := session.NotePlanLimits(doc, info.MaxModelLen); err != nil {
 			return err
 		}
 		bench.PlanRates(doc)
-	} else if err := planToFit(doc, kv, info.MaxModelLen, f.fit, s.stderr); err != nil {
+	} else if err := session.PlanToFit(doc, kv, info.MaxModelLen, f.fit, s.stderr); err != nil {
 		return err
 	}
-	if err := describeHardware(ctx, doc, f.hardware, s.base, doc.Status == bench.RunEmulated); err != nil {
+	if err := session.DescribeHardware(ctx, doc, f.hardware, s.base, doc.Status == bench.RunEmulated); err != nil {
 		return err
 	}
-	fillTitle(doc, f.model)
+	session.FillTitle(doc, f.model)
 	return nil
 }
 
@@ -253,9 +254,9 @@ func (s *runSession) benchServer() *bench.Server {
 		// unknown, the run's first request shows whether it refuses the field.
 		ContinuousUsage: info.ChunkUsage == nil || *info.ChunkUsage,
 		TimingsPerToken: info.TimingsPerToken != nil && *info.TimingsPerToken,
-		Local:           isLocal(s.base),
+		Local:           session.IsLocal(s.base),
 	}
-	counting := prompt.NewCounting(s.client, s.f.model, srv.API, tokenizeRoute(info, s.base))
+	counting := prompt.NewCounting(s.client, s.f.model, srv.API, session.TokenizeRoute(info, s.base))
 	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
 	srv.TextTokenizer = counting.TextTokenizer
 	return srv

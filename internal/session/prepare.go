@@ -1,0 +1,115 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/hw"
+	"github.com/llmbench/llmbench/internal/prompt"
+)
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FillFromProbe writes what discovery learned into the document's engine and model
+// blocks, and names an emulated run as such.
+func FillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated bool, base string) {
+	info.ApplyTo(&doc.Engine, &doc.Model)
+	doc.Model.ServedName = model
+	if emulated || info.Engine == engine.Sim {
+		doc.Status = bench.RunEmulated
+		doc.Hardware.Type = "emulated"
+	}
+	if !emulated {
+		doc.Config.Endpoint = base
+	}
+}
+
+// FillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}".
+func FillTitle(doc *bench.Run, model string) {
+	if doc.Title == "" {
+		on := "an unknown GPU"
+		switch {
+		case doc.Status == bench.RunEmulated:
+			on = "llmbench-sim"
+			if doc.Engine.Preset != "" {
+				on += " (" + doc.Engine.Preset + ")"
+			}
+		case len(doc.Hardware.GPUs) > 0:
+			g := doc.Hardware.GPUs[0]
+			on = g.Name
+			if g.Count > 1 {
+				on = fmt.Sprintf("%d× %s", g.Count, g.Name)
+			}
+			if g.VRAMBytes > 0 {
+				on += fmt.Sprintf(" %.0fGB", float64(g.VRAMBytes)/(1<<30))
+			}
+		}
+		doc.Title = model + " on " + on
+	}
+}
+
+func DefaultOutName(model string, t time.Time) string {
+	name := model
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
+	if name == "" {
+		name = "run"
+	}
+	return name + "-" + t.Format("20060102-150405") + ".json"
+}
+
+// DescribeHardware fills the hardware block: from --hardware, or detected when the
+// server runs on this machine. A remote server's machine cannot be seen from here.
+func DescribeHardware(ctx context.Context, doc *bench.Run, file, base string, emulated bool) error {
+	if file != "" {
+		h, err := hw.ReadHardwareFile(file)
+		if err != nil {
+			return err
+		}
+		doc.Hardware = h
+		return nil
+	}
+	if emulated {
+		return nil
+	}
+	if !IsLocal(base) {
+		doc.Notes = append(doc.Notes, "The server is remote: its hardware was not detected (describe it with --hardware FILE).")
+		return nil
+	}
+	h, err := hw.Detect(ctx, "/", hw.ExecRunner{})
+	if err != nil {
+		doc.Notes = append(doc.Notes, "Hardware detection failed: "+err.Error())
+		return nil
+	}
+	doc.Hardware = h
+	return nil
+}
+
+// TokenizeRoute says how the discovered engine counts tokens.
+func TokenizeRoute(info *engine.Info, base string) prompt.Route {
+	if info.Tokenize == nil {
+		return prompt.Route{}
+	}
+	r := prompt.Route{URL: base + *info.Tokenize, TokenIDPrompts: info.TokenIDPrompts != nil && *info.TokenIDPrompts}
+	switch info.Engine {
+	case engine.VLLM, engine.Sim:
+		r.Style = "vllm"
+		if info.TokenIDPrompts == nil {
+			r.TokenIDPrompts = true // vLLM's /v1/completions takes list[int] prompts
+		}
+	case engine.SGLang:
+		r.Style = "sglang"
+	case engine.LlamaCpp:
+		r.Style = "llamacpp"
+	case engine.TGI:
+		r.Style = "tgi"
+	}
+	return r
+}

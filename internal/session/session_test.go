@@ -1,0 +1,188 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/engine"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestFillTitle(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  bench.Run
+		want string
+	}{
+		{"one GPU, as the seed page", bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "RTX 3090", VRAMBytes: 24 << 30, Count: 1}}}}, "m on RTX 3090 24GB"},
+		{"several", bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "H100", VRAMBytes: 80 << 30, Count: 8}}}}, "m on 8× H100 80GB"},
+		{"emulated", bench.Run{Status: bench.RunEmulated, Engine: bench.Engine{Preset: "tiny"}}, "m on llmbench-sim (tiny)"},
+		{"unknown", bench.Run{}, "m on an unknown GPU"},
+		{"a title given stays", bench.Run{Title: "mine"}, "mine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := tc.doc
+			FillTitle(&doc, "m")
+			if doc.Title != tc.want {
+				t.Errorf("title %q, want %q", doc.Title, tc.want)
+			}
+		})
+	}
+}
+
+func TestDefaultOutName(t *testing.T) {
+	at := time.Date(2026, 12, 3, 13, 4, 5, 0, time.UTC)
+	for model, want := range map[string]string{
+		"Qwen/Qwen3-32B-AWQ": "Qwen3-32B-AWQ-20261203-130405.json",
+		"qwen3:32b-q4_K_M":   "qwen3-32b-q4_K_M-20261203-130405.json",
+		"../../etc/passwd":   "passwd-20261203-130405.json",
+		"日本語モデル":             "run-20261203-130405.json",
+		"":                   "run-20261203-130405.json",
+	} {
+		if got := DefaultOutName(model, at); got != want {
+			t.Errorf("DefaultOutName(%q) = %q, want %q", model, got, want)
+		}
+	}
+}
+
+func TestFillFromProbe(t *testing.T) {
+	info := &engine.Info{Engine: engine.VLLM, Version: ptr("0.11.0"), ModelID: ptr("Qwen/Qwen3-32B")}
+	doc := &bench.Run{Status: bench.RunMeasured}
+	FillFromProbe(doc, info, "qwen", false, "http://gpu:8000")
+	if doc.Engine.Name != "vllm" || doc.Engine.Version != "0.11.0" || doc.Model.ServedName != "qwen" || doc.Config.Endpoint != "http://gpu:8000" || doc.Status != bench.RunMeasured {
+		t.Errorf("a real server: engine %+v, served %q, endpoint %q, status %s", doc.Engine, doc.Model.ServedName, doc.Config.Endpoint, doc.Status)
+	}
+	sim := &bench.Run{Status: bench.RunMeasured}
+	FillFromProbe(sim, &engine.Info{Engine: engine.Sim}, "tiny", true, "http://127.0.0.1:1")
+	if sim.Status != bench.RunEmulated || sim.Hardware.Type != "emulated" || sim.Config.Endpoint != "" {
+		t.Errorf("the emulator: status %s, hardware type %q, endpoint %q; want emulated, no endpoint", sim.Status, sim.Hardware.Type, sim.Config.Endpoint)
+	}
+}
+
+func TestTokenizeRoute(t *testing.T) {
+	if r := TokenizeRoute(&engine.Info{Engine: engine.VLLM}, "http://h"); r.URL != "" {
+		t.Errorf("no tokenize route found: %+v, want none", r)
+	}
+	r := TokenizeRoute(&engine.Info{Engine: engine.VLLM, Tokenize: ptr("/tokenize")}, "http://h")
+	if r.URL != "http://h/tokenize" || r.Style != "vllm" || !r.TokenIDPrompts {
+		t.Errorf("vLLM: %+v, want its route, style and token-id prompts", r)
+	}
+	r = TokenizeRoute(&engine.Info{Engine: engine.LlamaCpp, Tokenize: ptr("/tokenize"), TokenIDPrompts: ptr(false)}, "http://h")
+	if r.Style != "llamacpp" || r.TokenIDPrompts {
+		t.Errorf("llama.cpp: %+v", r)
+	}
+}
+
+func TestPlanToFit(t *testing.T) {
+	newDoc := func() *bench.Run {
+		return &bench.Run{Config: bench.Config{Contexts: []int{0, 16384, 32768, 57344}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192}, MaxOutputTokens: 4096, DurationS: 30}}
+	}
+	kv, maxLen := ptr(int64(200000)), ptr(int64(8192))
+	err := PlanToFit(newDoc(), kv, maxLen, false, io0())
+	if err == nil || !strings.Contains(err.Error(), "does not fit this server (max_model_len 8192, KV cache 200000 tokens)") || !strings.Contains(err.Error(), "--fit") {
+		t.Fatalf("a plan mostly past max_model_len: %v, want refused with the flags that fit", err)
+	}
+	doc := newDoc()
+	var note bytes.Buffer
+	if err := PlanToFit(doc, kv, maxLen, true, &note); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Notes) != 1 || !strings.Contains(note.String(), "--fit shrank the plan") {
+		t.Errorf("--fit: notes %q, printed %q; want the shrink said in both", doc.Notes, note.String())
+	}
+	if pf := bench.CheckPlan(doc); pf.TooSmall() {
+		t.Errorf("the fitted plan is still too small: %+v", pf)
+	}
+	if err := PlanToFit(newDoc(), kv, nil, false, io0()); err != nil {
+		t.Errorf("no max_model_len known: %v, want the plan as it is", err)
+	}
+}
+
+func io0() *bytes.Buffer { return &bytes.Buffer{} }
+
+func TestNotePlanLimits(t *testing.T) {
+	rate := func(in, out int, dist string) *bench.Run {
+		return &bench.Run{Config: bench.Config{Rate: &bench.RateConfig{InputLen: in, OutputLen: out, LenDist: dist}}}
+	}
+	if err := NotePlanLimits(rate(8000, 500, "fixed"), ptr(int64(8192))); err == nil || !strings.Contains(err.Error(), "exceeds the server's max_model_len of 8192") {
+		t.Errorf("every request too long: %v, want refused", err)
+	}
+	doc := rate(6000, 500, "uniform:0.5")
+	if err := NotePlanLimits(doc, ptr(int64(8192))); err != nil || len(doc.Notes) != 1 {
+		t.Errorf("some requests too long: err %v, notes %q; want one note", err, doc.Notes)
+	}
+	doc = rate(1000, 100, "fixed")
+	if err := NotePlanLimits(doc, ptr(int64(8192))); err != nil || len(doc.Notes) != 0 {
+		t.Errorf("all fit: err %v, notes %q", err, doc.Notes)
+	}
+}
+
+func TestSameServer(t *testing.T) {
+	doc := &bench.Run{Engine: bench.Engine{Name: "vllm", Version: "0.11.0", KVCacheTokens: ptr(int64(5000))}, Model: bench.Model{ServedName: "qwen", ID: "Qwen/Qwen3-32B"},
+		Config: bench.Config{Endpoint: "http://a:8000"}}
+	same := &engine.Info{Engine: "vllm", Version: ptr("0.11.0"), ModelID: ptr("Qwen/Qwen3-32B"), KVCacheTokens: ptr(int64(5000)), Models: []string{"qwen"}}
+	if err := SameServer(doc, same, "http://a:8000"); err != nil {
+		t.Errorf("the same server: %v", err)
+	}
+	other := &engine.Info{Engine: "sglang", Version: ptr("0.5"), KVCacheTokens: ptr(int64(9000)), Models: []string{"llama"}}
+	err := SameServer(doc, other, "http://b:30000")
+	for _, want := range []string{"engine vllm, now sglang", "version 0.11.0, now 0.5", "KV cache 5000 tokens, now 9000", "model qwen, now llama", "(http://a:8000)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("another server: %v, want it to say %q", err, want)
+		}
+	}
+	if err := SameServer(doc, &engine.Info{Engine: "vllm"}, "http://a:8000"); err != nil {
+		t.Errorf("a server that says less: %v, want no difference claimed", err)
+	}
+}
+
+func TestRecordEndpoint(t *testing.T) {
+	doc := &bench.Run{Config: bench.Config{Endpoint: "http://a"}}
+	RecordEndpoint(doc, "http://a")
+	if len(doc.Config.Endpoints) != 0 {
+		t.Errorf("the same endpoint: endpoints %v, want none listed", doc.Config.Endpoints)
+	}
+	RecordEndpoint(doc, "http://b")
+	RecordEndpoint(doc, "http://b")
+	if got := strings.Join(doc.Config.Endpoints, " "); got != "http://a http://b" {
+		t.Errorf("endpoints %q, want both once", got)
+	}
+	if got := EndpointOf(&bench.Run{}); got != "the built-in emulator" {
+		t.Errorf("EndpointOf(no endpoint) = %q", got)
+	}
+}
+
+func TestLocal(t *testing.T) {
+	for base, want := range map[string]int{"http://127.0.0.1:8000": 8000, "http://localhost/v1": 80, "https://[::1]": 443, "http://gpu-box:8000": 0, "::bad": 0} {
+		if got := ServerPort(base); got != want || IsLocal(base) != (want != 0) {
+			t.Errorf("%s: port %d, local %v; want %d", base, got, IsLocal(base), want)
+		}
+	}
+}
+
+func TestDescribeHardware(t *testing.T) {
+	ctx := context.Background()
+	remote := &bench.Run{}
+	if err := DescribeHardware(ctx, remote, "", "http://gpu-box:8000", false); err != nil || len(remote.Notes) != 1 || !strings.Contains(remote.Notes[0], "remote") {
+		t.Errorf("a remote server: err %v, notes %q; want a note that it was not detected", err, remote.Notes)
+	}
+	path := filepath.Join(t.TempDir(), "hw.yaml")
+	if err := os.WriteFile(path, []byte("gpus:\n  - name: RTX 4090\n    vram_bytes: 25769803776\n    count: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	described := &bench.Run{}
+	if err := DescribeHardware(ctx, described, path, "http://gpu-box:8000", false); err != nil || len(described.Hardware.GPUs) != 1 || described.Hardware.GPUs[0].Count != 2 {
+		t.Errorf("--hardware FILE: err %v, hardware %+v", err, described.Hardware)
+	}
+	emulated := &bench.Run{}
+	if err := DescribeHardware(ctx, emulated, "", "http://127.0.0.1:1", true); err != nil || len(emulated.Notes) != 0 || len(emulated.Hardware.GPUs) != 0 {
+		t.Errorf("the emulator: err %v, notes %q, hardware %+v; want nothing detected", err, emulated.Notes, emulated.Hardware)
+	}
+}
