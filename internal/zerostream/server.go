@@ -258,10 +258,20 @@ func (s *Server) stream(c net.Conn, chat bool, r *request) bool {
 		s.active.Add(-1)
 		return false
 	}
-	err := <-st.done
+	var err error
+	select {
+	case err = <-st.done:
+	case <-w.quit:
+		// The writer stopped, perhaps before it took this stream from its queue:
+		// then nothing would ever end it.
+		err = errClosed
+	}
 	s.active.Add(-1)
 	return err == nil
 }
+
+// errClosed ends the streams of a server that closed.
+var errClosed = errors.New("server closed")
 
 // writer writes its shard of streams, one step at a time.
 type writer struct {
@@ -367,13 +377,13 @@ func (w *writer) writeStep(step int64) {
 
 func (w *writer) endAll() {
 	for _, st := range w.live {
-		st.done <- errors.New("server closed")
+		st.done <- errClosed
 	}
 	w.live = nil
 	for {
 		select {
 		case st := <-w.add:
-			st.done <- errors.New("server closed")
+			st.done <- errClosed
 		default:
 			return
 		}

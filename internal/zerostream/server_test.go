@@ -126,3 +126,30 @@ func TestWriterCPUIsCounted(t *testing.T) {
 		t.Errorf("the writer wrote 40,000 tokens on a locked thread and counted %s of CPU", s.WriterCPU())
 	}
 }
+
+// TestCloseWhileStreamsStart: Close returns however the streams starting at that moment
+// fall. A stream handed to a writer that had already stopped used to wait for it for
+// ever, and Close with it (seen once in CI: the calibration's test hung for 7 minutes).
+func TestCloseWhileStreamsStart(t *testing.T) {
+	for round := range 200 {
+		s, err := Listen("127.0.0.1:0", Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := openai.NewClient(s.URL()+"/v1", "", 8)
+		ctx, cancel := context.WithCancel(context.Background())
+		for range 8 {
+			go c.StreamChat(ctx, &openai.ChatRequest{Model: "m", MaxTokens: openai.Ptr(100000)}, nil)
+		}
+		time.Sleep(time.Duration(round%7) * 100 * time.Microsecond)
+		closed := make(chan struct{})
+		go func() { s.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			cancel()
+			t.Fatalf("round %d: Close did not return within 10 s", round)
+		}
+		cancel()
+	}
+}
