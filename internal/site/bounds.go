@@ -3,7 +3,6 @@ package site
 import (
 	"context"
 	"math"
-	"sync"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -177,45 +176,23 @@ func withBound(run *bench.Run, metric string, subst func(*bench.Run, func(*stats
 	return &c
 }
 
-// boundCache keeps the intervals of the runs leaderboards showed: a stored run never
-// changes (a different document under its id is refused), so they never go stale.
-type boundCache struct {
-	mu   sync.Mutex
-	runs map[string]runBounds
-	max  int
-}
-
-func newBoundCache(max int) *boundCache { return &boundCache{runs: map[string]runBounds{}, max: max} }
-
 // bounds returns the intervals of the runs with ids, reading the documents not yet
-// cached. A run that cannot be read has none (its entry shows no interval).
+// kept: a stored run never changes (a different document under its id is refused),
+// so they never go stale. A run that cannot be read has none (its entry shows no interval).
 func (s *Server) bounds(ctx context.Context, ids []string) map[string]runBounds {
-	c := s.boundsCache
 	out := map[string]runBounds{}
-	var missing []string
-	c.mu.Lock()
 	for _, id := range ids {
-		if b, ok := c.runs[id]; ok {
+		b, ok := s.boundsCache.Get(id, func() (runBounds, bool) {
+			_, run, err := s.loadRun(ctx, id)
+			if err != nil {
+				s.log.Warn("reading a run for its intervals", "id", id, "err", err)
+				return runBounds{}, false
+			}
+			return boundsOf(run), true
+		})
+		if ok {
 			out[id] = b
-		} else {
-			missing = append(missing, id)
 		}
-	}
-	c.mu.Unlock()
-	for _, id := range missing {
-		_, run, err := s.loadRun(ctx, id)
-		if err != nil {
-			s.log.Warn("reading a run for its intervals", "id", id, "err", err)
-			continue
-		}
-		b := boundsOf(run)
-		out[id] = b
-		c.mu.Lock()
-		if len(c.runs) >= c.max {
-			clear(c.runs) // a crude bound on memory: the next pages read again
-		}
-		c.runs[id] = b
-		c.mu.Unlock()
 	}
 	return out
 }

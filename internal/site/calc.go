@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/llmbench/llmbench/internal/bench"
 )
@@ -224,63 +223,34 @@ func (in CalcInput) query() url.Values {
 	return v
 }
 
-// predictionCache keeps recent predictions (and refusals) by input: the calculator
-// is pure, and run pages ask for the same setups again and again. A request that
-// ended before the calculator answered leaves nothing behind.
-type predictionCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]cachedPrediction
-}
-
+// cachedPrediction is a kept prediction (or refusal) by input: the calculator is
+// pure, and run pages ask for the same setups again and again. A request that ended
+// before the calculator answered leaves nothing behind.
 type cachedPrediction struct {
 	p   *Prediction
 	mem CalcMemory
 	err error
 }
 
-func newPredictionCache(n int) *predictionCache {
-	return &predictionCache{max: n, m: map[string]cachedPrediction{}}
-}
-
-func (c *predictionCache) get(key string, compute func() cachedPrediction) cachedPrediction {
-	c.mu.Lock()
-	v, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = compute()
-	if errors.Is(v.err, context.Canceled) || errors.Is(v.err, context.DeadlineExceeded) {
-		return v // what became of one request, not an answer about the input
-	}
-	c.mu.Lock()
-	if len(c.m) >= c.max {
-		for k := range c.m { // forget an arbitrary half: a bound, not an LRU
-			delete(c.m, k)
-			if len(c.m) < c.max/2 {
-				break
-			}
-		}
-	}
-	c.m[key] = v
-	c.mu.Unlock()
-	return v
+// keepPrediction says whether an answer is one about the input, to keep: a cancelled
+// or timed-out request's is what became of that request.
+func keepPrediction(v cachedPrediction) (cachedPrediction, bool) {
+	return v, !errors.Is(v.err, context.Canceled) && !errors.Is(v.err, context.DeadlineExceeded)
 }
 
 // predict asks the calculator, through the cache. The run is shared: do not change it.
 func (s *Server) predict(ctx context.Context, in CalcInput) (*Prediction, error) {
-	v := s.predictions.get("p"+in.key(), func() cachedPrediction {
+	v, _ := s.predictions.Get("p"+in.key(), func() (cachedPrediction, bool) {
 		p, err := s.opt.Calculator.Predict(ctx, in)
-		return cachedPrediction{p: p, err: err}
+		return keepPrediction(cachedPrediction{p: p, err: err})
 	})
 	return v.p, v.err
 }
 
 func (s *Server) capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
-	v := s.predictions.get("c"+in.key(), func() cachedPrediction {
+	v, _ := s.predictions.Get("c"+in.key(), func() (cachedPrediction, bool) {
 		m, err := s.opt.Calculator.Capacity(ctx, in)
-		return cachedPrediction{mem: m, err: err}
+		return keepPrediction(cachedPrediction{mem: m, err: err})
 	})
 	return v.mem, v.err
 }

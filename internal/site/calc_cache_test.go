@@ -3,6 +3,8 @@ package site
 import (
 	"context"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/memo"
 )
 
 // ctxCalc is a calculator that honours its context, as one that works for a while
@@ -25,7 +27,7 @@ func (ctxCalc) Capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
 // TestPredictionCacheKeepsNoCancelledAnswer: the cache keeps what the calculator says
 // of an input, not that one reader went away before it answered.
 func TestPredictionCacheKeepsNoCancelledAnswer(t *testing.T) {
-	s := &Server{opt: Options{Calculator: ctxCalc{}}, predictions: newPredictionCache(8)}
+	s := &Server{opt: Options{Calculator: ctxCalc{}}, predictions: memo.New[cachedPrediction](8, 0)}
 	in := CalcInput{GPU: "g", Model: "m"}
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -126,10 +127,10 @@ type Server struct {
 	// formReadTimeout; shorter in tests).
 	apiTimeout, formTimeout time.Duration
 	mux                     *http.ServeMux
-	predictions             *predictionCache
+	predictions             *memo.Cache[cachedPrediction] // the calculator's answers (calc.go)
 	best                    *bestCache
-	boundsCache             *boundCache // leaderboard intervals (bounds.go)
-	answers                 *pageCache  // whole answers to GET requests; nil when off
+	boundsCache             *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
+	answers                 *pageCache             // whole answers to GET requests; nil when off
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -170,8 +171,8 @@ func New(opt Options) (*Server, error) {
 		formBodies:  newFormSlots(),
 		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
 		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
-		predictions: newPredictionCache(512), best: newBestCache(opt.FacetTTL),
-		boundsCache: newBoundCache(20000)}
+		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
+		boundsCache: memo.New[runBounds](20000, 0)}
 	if opt.PageTTL > 0 {
 		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)
 	}

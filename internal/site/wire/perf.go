@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/perf"
 	"github.com/llmbench/llmbench/internal/site"
 )
@@ -22,32 +21,14 @@ type Perf struct {
 	// ids caches name → catalog id ("" when not in the catalog): a miss costs the
 	// catalog an edit-distance search for suggestions, and the calculator page asks
 	// about every GPU and model name runs use.
-	ids boundedCache[string]
+	ids *memo.Cache[string]
 	// specs caches GPUSpecs and ModelSpecs by name, for the same reason.
-	specs boundedCache[specEntry]
+	specs *memo.Cache[specEntry]
 }
 
-// boundedCache is a concurrent cache that stops taking entries at maxCached, so that
-// names typed into addresses cannot grow it forever.
-type boundedCache[V any] struct {
-	m sync.Map
-	n atomic.Int64
-}
-
+// maxCached bounds each of Perf's caches: names typed into addresses must not grow
+// them forever.
 const maxCached = 10000
-
-// get returns key's value, computing it the first time.
-func (c *boundedCache[V]) get(key string, compute func() V) V {
-	if v, ok := c.m.Load(key); ok {
-		return v.(V)
-	}
-	v := compute()
-	if c.n.Load() < maxCached {
-		c.m.Store(key, v)
-		c.n.Add(1)
-	}
-	return v
-}
 
 // NewPerf loads the embedded performance catalog.
 func NewPerf() (*Perf, error) {
@@ -55,7 +36,7 @@ func NewPerf() (*Perf, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the performance catalog: %w", err)
 	}
-	return &Perf{c: c}, nil
+	return &Perf{c: c, ids: memo.New[string](maxCached, 0), specs: memo.New[specEntry](maxCached, 0)}, nil
 }
 
 // GPUs names the catalog's GPUs.
@@ -82,18 +63,19 @@ func (p *Perf) Models() []string {
 }
 
 func (p *Perf) id(kind, name string) string {
-	return p.ids.get(kind+"\x00"+name, func() string {
+	id, _ := p.ids.Get(kind+"\x00"+name, func() (string, bool) {
 		if kind == "gpu" {
 			if g, err := p.c.GPU(name); err == nil {
-				return g.ID
+				return g.ID, true
 			}
 		} else if mm, err := p.c.ResolveModel(name); err == nil && !mm.StandIn {
 			// A stand-in (llama-3-8b for Llama 3.1 8B) is another model: its
 			// measured runs are not this one's.
-			return mm.Model.ID
+			return mm.Model.ID, true
 		}
-		return ""
+		return "", true
 	})
+	return id
 }
 
 // SameGPU reports whether two names are the same catalog GPU ("RTX 3090", "rtx-3090").
@@ -252,9 +234,9 @@ type specEntry struct {
 }
 
 func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]site.Spec, bool)) ([]site.Spec, bool) {
-	e := p.specs.get(kind+"\x00"+name, func() specEntry {
+	e, _ := p.specs.Get(kind+"\x00"+name, func() (specEntry, bool) {
 		specs, ok := look(name)
-		return specEntry{specs, ok}
+		return specEntry{specs, ok}, true
 	})
 	return e.specs, e.ok
 }
