@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -62,9 +63,15 @@ func cacheable(r *http.Request) bool {
 }
 
 // pageKey names r's answer: the language is part of it because a page's language can
-// come from a cookie or Accept-Language, not the URL.
+// come from a cookie or Accept-Language, not the URL. The query is in its canonical
+// order (by name; a name's values keep theirs, as handlers read them), so that
+// ?a=1&b=2 and ?b=2&a=1 are one answer.
 func pageKey(r *http.Request) string {
-	return requestLang(r) + " " + r.URL.RequestURI()
+	q := r.URL.RawQuery
+	if v, err := url.ParseQuery(q); err == nil {
+		q = v.Encode()
+	}
+	return requestLang(r) + " " + r.URL.EscapedPath() + "?" + q
 }
 
 // serve answers r from the cache, or with next (keeping its answer when it may be

@@ -91,6 +91,8 @@ func TestPageCacheRendersAgain(t *testing.T) {
 		{"a cookie set is not kept", "/?cookie=1", "/?cookie=1", 0, time.Hour, nil, true},
 		{"the health check is not kept", "/healthz", "/healthz", 0, time.Hour, nil, true},
 		{"the same", "/", "/", 0, time.Hour, []string{"Accept-Language", "en-GB"}, false},
+		{"the same query in another order", "/?gpu=H100&sort=peak", "/?sort=peak&gpu=H100", 0, time.Hour, nil, false},
+		{"a name's values in another order", "/compare?id=a&id=b", "/compare?id=b&id=a", 0, time.Hour, nil, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
