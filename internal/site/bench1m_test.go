@@ -109,10 +109,10 @@ func multiplyRuns(ctx context.Context, dsn string, times int) error {
 	for k := 1; k < times; k++ {
 		suffix := fmt.Sprintf("'-%d'", k)
 		stmts := []string{
-			copyRows("runs", runCols, map[string]string{"id": "id || " + suffix}, "runs"),
+			copyRows("runs", runCols, map[string]string{"id": "id || " + suffix}),
 			`INSERT INTO run_docs (id, doc_sha256, doc) SELECT d.id || ` + suffix + `, d.doc_sha256,
 				replace(d.doc, '"id":"' || d.id || '"', '"id":"' || d.id || ` + suffix + ` || '"') FROM run_docs d WHERE length(d.id) = 12`,
-			copyRows("run_metrics", metricCols, map[string]string{"run_id": "run_id || " + suffix}, "run_metrics"),
+			copyRows("run_metrics", metricCols, map[string]string{"run_id": "run_id || " + suffix}),
 		}
 		if err := inTx(ctx, db, stmts); err != nil {
 			return fmt.Errorf("copy %d: %w", k, err)
@@ -128,7 +128,7 @@ func multiplyRuns(ctx context.Context, dsn string, times int) error {
 
 // copyRows is an INSERT … SELECT copying the seeded runs' rows of table, with the
 // columns in replace computed instead.
-func copyRows(table string, cols []string, replace map[string]string, from string) string {
+func copyRows(table string, cols []string, replace map[string]string) string {
 	sel := make([]string, len(cols))
 	for i, c := range cols {
 		sel[i] = c
@@ -141,7 +141,7 @@ func copyRows(table string, cols []string, replace map[string]string, from strin
 		idCol = "run_id"
 	}
 	return fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s WHERE length(%s) = 12`,
-		table, strings.Join(cols, ", "), strings.Join(sel, ", "), from, idCol)
+		table, strings.Join(cols, ", "), strings.Join(sel, ", "), table, idCol)
 }
 
 func columns(ctx context.Context, db *sql.DB, table string) ([]string, error) {

@@ -25,8 +25,11 @@ func (s *Store) cellLead(ctx context.Context, q CellQuery) (lead string, empty, 
 		dim, name = fs[0].dim, fs[0].value
 	}
 	matched, err := s.cellRuns(ctx, q, dim, name, q.Kinds)
-	if err != nil || matched == 0 {
-		return "", matched == 0 && err == nil, err == nil, err
+	if err != nil {
+		return "", false, false, err
+	}
+	if matched == 0 {
+		return "", true, true, nil
 	}
 	if dim == "" {
 		return "", false, true, nil // kinds alone: walk the ranking, skipping the others
