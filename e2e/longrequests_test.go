@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // longOutput is longer than a cell's window at this model's speed (~1,100 tok/s a
@@ -27,7 +27,7 @@ func checkLongRequests(t *testing.T, ctx context.Context, llmbench string, s *ol
 		"--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "4s",
 		"--max-output", strconv.Itoa(longOutput), "--kv-capacity", strconv.Itoa(kvTokens),
 		"--out", doc, "--no-progress", "--format", "none")
-	run, err := bench.ReadFile(doc)
+	run, err := rundoc.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

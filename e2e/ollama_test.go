@@ -17,7 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -29,7 +29,7 @@ import (
 // (8 × 2,176) do not fit and must be marked over capacity, while 8 streams at context 0
 // fit in the cache but not in the 4 slots: they queue.
 const (
-	prefillTokens = 2 * bench.K
+	prefillTokens = 2 * rundoc.K
 	maxOutput     = 1024
 	matrixOutput  = 128
 	cellDuration  = "5s"
@@ -136,7 +136,7 @@ func checkWritesMultibyte(t *testing.T, ctx context.Context, s *ollamaServer) {
 
 // chunkRatio is the cell's tokens per token-bearing chunk: the server's count over
 // the client's one per chunk.
-func chunkRatio(c *bench.DecodeCell) float64 {
+func chunkRatio(c *rundoc.DecodeCell) float64 {
 	if c.CellDetail == nil || c.ClientOutputTokens == nil || *c.ClientOutputTokens == 0 {
 		return math.NaN()
 	}
@@ -259,14 +259,14 @@ func checkAgreement(t *testing.T, ctx context.Context, llmbench string, s *ollam
 		}
 		doc := filepath.Join(t.TempDir(), "single.json")
 		llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
-			"--contexts", "0", "--concurrency", "1", "--prefill", bench.FormatTokens(prefillTokens),
+			"--contexts", "0", "--concurrency", "1", "--prefill", rundoc.FormatTokens(prefillTokens),
 			"--duration", agreementDuration, "--max-output", strconv.Itoa(maxOutput),
 			"--kv-capacity", strconv.Itoa(kvTokens), "--out", doc, "--no-progress", "--format", "none")
 		after, err := s.ownFigures(ctx, maxOutput, prefillTokens)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := bench.ReadFile(doc)
+		run, err := rundoc.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +278,7 @@ func checkAgreement(t *testing.T, ctx context.Context, llmbench string, s *ollam
 			t.Errorf("decode cell 0 × 1: chunks carried %.2f tokens on average, want over %.2f: the model's multi-byte text should make Ollama hold tokens back", r, multiTokenChunks)
 		}
 		row := prefillRow(run, prefillTokens)
-		if row == nil || row.Status != bench.StatusValid || row.PrefillFigures == nil {
+		if row == nil || row.Status != rundoc.StatusValid || row.PrefillFigures == nil {
 			t.Fatalf("prefill row %d = %+v, want a valid measured row", prefillTokens, row)
 		}
 		decode := compare(cell.TotalTokS, before.decode, after.decode, decodeTolerance).within(totalCI(cell))
@@ -286,7 +286,7 @@ func checkAgreement(t *testing.T, ctx context.Context, llmbench string, s *ollam
 			cell.TotalTokS, cell.TBTMs, chunkRatio(cell), decode))
 		prefill := compare(row.PromptTokS, before.prefill, after.prefill, prefillTolerance)
 		judge(prefillJ, round, prefill, fmt.Sprintf("prefill %s: llmbench %.1f tok/s (TTFT %.0f ms, %d prompt tokens) vs ollama prompt_eval_count/prompt_eval_duration %s",
-			bench.FormatTokens(prefillTokens), row.PromptTokS, row.TTFTMs, row.PromptTokens, prefill))
+			rundoc.FormatTokens(prefillTokens), row.PromptTokS, row.TTFTMs, row.PromptTokens, prefill))
 	}
 
 	var unjudged []string
@@ -405,7 +405,7 @@ func (a agreement) String() string {
 }
 
 // totalCI is a cell's 95% interval for total_tok_s, nil where it has none.
-func totalCI(c *bench.DecodeCell) *stats.Interval {
+func totalCI(c *rundoc.DecodeCell) *stats.Interval {
 	if c.CellIntervals == nil {
 		return nil
 	}
@@ -416,12 +416,12 @@ func totalCI(c *bench.DecodeCell) *stats.Interval {
 // because the tiny model's tokens (about 1,000 tok/s per stream, 1 ms gaps) arrived
 // together while the 2-core machine was saturated (Ollama's runner keeps a core busy),
 // so the client may have read them late, which the cell says.
-func measuredRight(c *bench.DecodeCell) bool {
+func measuredRight(c *rundoc.DecodeCell) bool {
 	if c == nil || c.DecodeFigures == nil || c.CellDetail == nil {
 		return false
 	}
-	return c.Status == bench.StatusValid ||
-		c.Status == bench.StatusInvalid && strings.Contains(c.Reason, "read them late") && slices.Contains(c.Flags, "timing_unresolved")
+	return c.Status == rundoc.StatusValid ||
+		c.Status == rundoc.StatusInvalid && strings.Contains(c.Reason, "read them late") && slices.Contains(c.Flags, "timing_unresolved")
 }
 
 // boundTooLoose says a cell was measured but is not valid because its estimated count
@@ -432,8 +432,8 @@ func measuredRight(c *bench.DecodeCell) bool {
 // count bound of ±3.9–4.2%, from 4 counted requests). Since, every cell that fits was
 // valid there, the largest bounds ±0.55% (count) and ±0.87% (TPOT). checkMatrix
 // accepts one such cell, with its bound stated, for a loaded machine.
-func boundTooLoose(c *bench.DecodeCell) bool {
-	if c == nil || c.Status != bench.StatusInvalid || c.DecodeFigures == nil || c.CellDetail == nil {
+func boundTooLoose(c *rundoc.DecodeCell) bool {
+	if c == nil || c.Status != rundoc.StatusInvalid || c.DecodeFigures == nil || c.CellDetail == nil {
 		return false
 	}
 	loose := func(b *float64) bool { return b != nil && *b > 0.03 }
@@ -446,11 +446,11 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	doc := filepath.Join(t.TempDir(), "matrix.json")
 	contexts, concurrency := []int{0, prefillTokens}, []int{1, 2, 4, 8}
 	llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
-		"--contexts", "0,"+bench.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
-		"--prefill", bench.FormatTokens(prefillTokens), "--duration", cellDuration,
+		"--contexts", "0,"+rundoc.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
+		"--prefill", rundoc.FormatTokens(prefillTokens), "--duration", cellDuration,
 		"--max-output", strconv.Itoa(matrixOutput), "--kv-capacity", strconv.Itoa(kvTokens),
 		"--out", doc, "--no-progress", "--format", "none")
-	run, err := bench.ReadFile(doc)
+	run, err := rundoc.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 		for _, n := range concurrency {
 			c := run.Cell(ctxTokens, n)
 			if c == nil {
-				t.Errorf("cell %s × %d is missing from the run document", bench.FormatTokens(ctxTokens), n)
+				t.Errorf("cell %s × %d is missing from the run document", rundoc.FormatTokens(ctxTokens), n)
 				continue
 			}
 			fits := n*(ctxTokens+matrixOutput) <= kvTokens
@@ -475,21 +475,21 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 			}
 			t.Logf("cell %s", cellSummary(c))
 			switch {
-			case !fits && c.Status != bench.StatusOverCapacity:
-				t.Errorf("cell %s × %d: %d × (%d + %d) > %d KV tokens, status %q, want over_capacity", bench.FormatTokens(ctxTokens), n, n, ctxTokens, matrixOutput, kvTokens, c.Status)
+			case !fits && c.Status != rundoc.StatusOverCapacity:
+				t.Errorf("cell %s × %d: %d × (%d + %d) > %d KV tokens, status %q, want over_capacity", rundoc.FormatTokens(ctxTokens), n, n, ctxTokens, matrixOutput, kvTokens, c.Status)
 			case !fits && c.DecodeFigures != nil:
-				t.Errorf("cell %s × %d is over capacity but has figures: it must not be sent", bench.FormatTokens(ctxTokens), n)
+				t.Errorf("cell %s × %d is over capacity but has figures: it must not be sent", rundoc.FormatTokens(ctxTokens), n)
 			case fits && boundTooLoose(c):
 				loose++
-				t.Logf("cell %s × %d: not valid on its stated bound (count ±%.1f%%, TPOT ±%.1f%%): see boundTooLoose", bench.FormatTokens(ctxTokens), n, 100*deref0(c.TokenCountBound), 100*deref0(c.TPOTBound))
+				t.Logf("cell %s × %d: not valid on its stated bound (count ±%.1f%%, TPOT ±%.1f%%): see boundTooLoose", rundoc.FormatTokens(ctxTokens), n, 100*deref0(c.TokenCountBound), 100*deref0(c.TPOTBound))
 			case fits && !measuredRight(c):
-				t.Errorf("cell %s × %d fits the KV cache but has status %q (%s), want valid", bench.FormatTokens(ctxTokens), n, c.Status, c.Reason)
+				t.Errorf("cell %s × %d fits the KV cache but has status %q (%s), want valid", rundoc.FormatTokens(ctxTokens), n, c.Status, c.Reason)
 			case fits && !(chunkRatio(c) > multiTokenChunks):
-				t.Errorf("cell %s × %d: chunks carried %.2f tokens on average, want over %.2f (multi-byte output)", bench.FormatTokens(ctxTokens), n, chunkRatio(c), multiTokenChunks)
+				t.Errorf("cell %s × %d: chunks carried %.2f tokens on average, want over %.2f (multi-byte output)", rundoc.FormatTokens(ctxTokens), n, chunkRatio(c), multiTokenChunks)
 			case fits && c.CellDetail != nil && (c.Errors > 0 || c.EndedEarly > 0):
 				// The tiny model never emits EOS and never repeats a token 30 times (which
 				// makes Ollama cut the stream), so every request runs to max_output.
-				t.Errorf("cell %s × %d: %d requests failed %v, %d ended early; want none", bench.FormatTokens(ctxTokens), n, c.Errors, c.ErrorSamples, c.EndedEarly)
+				t.Errorf("cell %s × %d: %d requests failed %v, %d ended early; want none", rundoc.FormatTokens(ctxTokens), n, c.Errors, c.ErrorSamples, c.EndedEarly)
 			}
 		}
 	}
@@ -520,14 +520,14 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	t.Logf("cell 0 × 4 on 4 slots: queueing %v, peak streaming %d", four.CellDetail != nil && four.Queueing, peak(four))
 }
 
-func peak(c *bench.DecodeCell) int {
+func peak(c *rundoc.DecodeCell) int {
 	if c.CellDetail == nil {
 		return 0
 	}
 	return c.PeakStreaming
 }
 
-func prefillRow(r *bench.Run, context int) *bench.PrefillRow {
+func prefillRow(r *rundoc.Run, context int) *rundoc.PrefillRow {
 	for i := range r.Prefill {
 		if r.Prefill[i].Context == context {
 			return &r.Prefill[i]
@@ -536,8 +536,8 @@ func prefillRow(r *bench.Run, context int) *bench.PrefillRow {
 	return nil
 }
 
-func cellSummary(c *bench.DecodeCell) string {
-	s := fmt.Sprintf("%s × %d: %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status)
+func cellSummary(c *rundoc.DecodeCell) string {
+	s := fmt.Sprintf("%s × %d: %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status)
 	if c.DecodeFigures != nil {
 		s += fmt.Sprintf(", %.1f tok/s total, %.1f per request, TTFT %.0f ms, TPOT %.2f ms, %.2f tokens a chunk", c.TotalTokS, c.PerRequestTokS, c.TTFTMs, c.TBTMs, chunkRatio(c))
 		if c.TokenCountBound != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Open-loop rates against Ollama: low enough that 4 slots never queue on a 2-core
@@ -30,7 +30,7 @@ func checkOpenLoop(t *testing.T, ctx context.Context, llmbench string, s *ollama
 		"--rate", openLoopRates, "--arrival", "constant", "--duration", "6s",
 		"--input-len", fmt.Sprint(openLoopInput), "--output-len", fmt.Sprint(openLoopOutput),
 		"--slo", "ttft=10s,tpot=2s", "--out", doc, "--no-progress", "--format", "none")
-	run, err := bench.ReadFile(doc)
+	run, err := rundoc.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func checkOpenLoop(t *testing.T, ctx context.Context, llmbench string, s *ollama
 	}
 	for _, c := range run.Rate {
 		rate := float64(c.RateRPS)
-		if c.Status != bench.StatusValid || c.RateFigures == nil {
+		if c.Status != rundoc.StatusValid || c.RateFigures == nil {
 			t.Errorf("%v/s: status %q (%s), want valid", c.RateRPS, c.Status, c.Reason)
 			continue
 		}

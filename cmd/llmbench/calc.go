@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/perf"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func init() { commands = append(commands, newCalcCmd) }
@@ -157,7 +157,7 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 
 // predictFromFlags resolves the catalogs and explicit specifications into a setup and
 // predicts the matrix.
-func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
+func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*rundoc.Run, error) {
 	c, err := perf.Load()
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func predictFromFlags(cmd *cobra.Command, f *calcFlags) (*bench.Run, error) {
 	if err := s.EstimateEnergy(run, p, s.CatalogPrice()); err != nil {
 		return nil, err
 	}
-	run.Tool = bench.Tool{Name: "llmbench", Version: toolVersion()}
+	run.Tool = rundoc.Tool{Name: "llmbench", Version: toolVersion()}
 	return run, nil
 }
 
@@ -353,20 +353,20 @@ func calcEngine(c *perf.Catalog, f *calcFlags, s *perf.Setup) (era perf.EraChoic
 func calcPlan(cmd *cobra.Command, f *calcFlags) (perf.Plan, error) {
 	var err error
 	p := perf.DefaultPlan()
-	if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
+	if p.Contexts, err = rundoc.ParseTokenList(f.contexts); err != nil {
 		return p, fmt.Errorf("--contexts: %w", err)
 	}
-	if p.Concurrency, err = bench.ParseIntList(f.concurrency); err != nil {
+	if p.Concurrency, err = rundoc.ParseIntList(f.concurrency); err != nil {
 		return p, fmt.Errorf("--concurrency: %w", err)
 	}
-	if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
+	if p.PrefillContexts, err = rundoc.ParseTokenList(f.prefill); err != nil {
 		return p, fmt.Errorf("--prefill: %w", err)
 	}
-	if p.MaxOutputTokens, err = bench.ParseTokens(f.maxOutput); err != nil || p.MaxOutputTokens <= 0 {
+	if p.MaxOutputTokens, err = rundoc.ParseTokens(f.maxOutput); err != nil || p.MaxOutputTokens <= 0 {
 		return p, fmt.Errorf("--max-output %q: a positive token count", f.maxOutput)
 	}
 	if f.maxModelLen != "" {
-		n, err := bench.ParseTokens(f.maxModelLen)
+		n, err := rundoc.ParseTokens(f.maxModelLen)
 		if err != nil || n <= 0 {
 			return p, fmt.Errorf("--max-model-len %q: a positive token count", f.maxModelLen)
 		}
@@ -490,7 +490,7 @@ func explicitModelFrom(f *calcFlags) (perf.Model, error) {
 	return m, nil
 }
 
-func writeCalc(w io.Writer, run *bench.Run, format, lang string) error {
+func writeCalc(w io.Writer, run *rundoc.Run, format, lang string) error {
 	if err := report.Write(w, run, report.Options{Format: format, Lang: lang}); err != nil {
 		return fmt.Errorf("writing prediction: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func runCalcCmd(t *testing.T, args ...string) (string, error) {
@@ -29,27 +29,27 @@ func TestCalcJSONIsAPredictedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := bench.Decode([]byte(out))
+	run, err := rundoc.Decode([]byte(out))
 	if err != nil {
 		t.Fatalf("calc's JSON is not a run document: %v", err)
 	}
-	if run.Status != bench.RunPredicted || run.Engine.KVCacheTokens == nil || *run.Engine.MaxModelLen != 65536 {
+	if run.Status != rundoc.RunPredicted || run.Engine.KVCacheTokens == nil || *run.Engine.MaxModelLen != 65536 {
 		t.Errorf("status %q, kv_cache_tokens %v, max_model_len %v", run.Status, run.Engine.KVCacheTokens, run.Engine.MaxModelLen)
 	}
 	if len(run.Decode) != 32 || len(run.Prefill) != 4 {
 		t.Fatalf("%d decode cells and %d prefill rows, want the seed's 32 and 4", len(run.Decode), len(run.Prefill))
 	}
 	for _, c := range run.Decode {
-		fits, _ := bench.Fit(c.Context, c.Concurrency, run.Config.MaxOutputTokens, run.Engine.KVCacheTokens, run.Engine.MaxModelLen)
-		if fits != (c.Status == bench.StatusPredicted) {
+		fits, _ := rundoc.Fit(c.Context, c.Concurrency, run.Config.MaxOutputTokens, run.Engine.KVCacheTokens, run.Engine.MaxModelLen)
+		if fits != (c.Status == rundoc.StatusPredicted) {
 			t.Errorf("cell %d×%d is %s, but the document's own KV cache and max_model_len say fits=%v", c.Context, c.Concurrency, c.Status, fits)
 		}
 		switch c.Status {
-		case bench.StatusPredicted:
+		case rundoc.StatusPredicted:
 			if c.DecodeFigures == nil || !(c.TotalTokS > 0) || !(c.TBTMs > 0) || !(c.TTFTMs > 0) {
 				t.Errorf("cell %d×%d lacks figures", c.Context, c.Concurrency)
 			}
-		case bench.StatusOverCapacity:
+		case rundoc.StatusOverCapacity:
 			if c.DecodeFigures != nil || c.Reason == "" {
 				t.Errorf("over-capacity cell %d×%d has figures or no reason", c.Context, c.Concurrency)
 			}
@@ -58,15 +58,15 @@ func TestCalcJSONIsAPredictedRun(t *testing.T) {
 		}
 	}
 	for _, cell := range [][2]int{{0, 8}, {16384, 2}, {57344, 1}} { // the seed ran these
-		if c := run.Cell(cell[0], cell[1]); c == nil || c.Status != bench.StatusPredicted {
+		if c := run.Cell(cell[0], cell[1]); c == nil || c.Status != rundoc.StatusPredicted {
 			t.Errorf("cell %v, which the seed ran, is not predicted to fit", cell)
 		}
 	}
-	if c := run.Cell(0, 16); c == nil || c.Status != bench.StatusOverCapacity {
+	if c := run.Cell(0, 16); c == nil || c.Status != rundoc.StatusOverCapacity {
 		t.Errorf("cell 0×16 (over capacity on the seed) is predicted to fit")
 	}
 	for _, p := range run.Prefill {
-		if p.Status != bench.StatusPredicted || p.PrefillFigures == nil || !(p.PromptTokS > 0) {
+		if p.Status != rundoc.StatusPredicted || p.PrefillFigures == nil || !(p.PromptTokS > 0) {
 			t.Errorf("prefill row %d: %+v", p.Context, p)
 		}
 	}
@@ -100,7 +100,7 @@ func TestCalcExplicitSpecs(t *testing.T) {
 			t.Errorf("calc %v: %v", args, err)
 			continue
 		}
-		run, err := bench.Decode([]byte(out))
+		run, err := rundoc.Decode([]byte(out))
 		if err != nil || run.Engine.KVCacheTokens == nil || *run.Engine.KVCacheTokens <= 0 {
 			t.Errorf("calc %v: run %v, err %v", args, run, err)
 		}
@@ -152,7 +152,7 @@ func TestCalcReadsNamesAsToolsPrintThem(t *testing.T) {
 			t.Errorf("calc %v: %v", tc.args, err)
 			continue
 		}
-		run, err := bench.Decode([]byte(out))
+		run, err := rundoc.Decode([]byte(out))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestCalcInterconnect(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", link, err, out)
 		}
-		doc, err := bench.Decode([]byte(out))
+		doc, err := rundoc.Decode([]byte(out))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestCalcReproducesVLLMBootLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := bench.Decode([]byte(out))
+	run, err := rundoc.Decode([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestCalcMaxNumSeqs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := bench.Decode([]byte(out))
+		run, err := rundoc.Decode([]byte(out))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,17 +275,17 @@ func TestCalcMaxNumSeqs(t *testing.T) {
 
 // calcCells runs calc with JSON output and returns its decode cells by context and
 // concurrency.
-func calcCells(t *testing.T, args ...string) map[[2]int]*bench.DecodeFigures {
+func calcCells(t *testing.T, args ...string) map[[2]int]*rundoc.DecodeFigures {
 	t.Helper()
 	out, err := runCalcCmd(t, append(args, "--format", "json")...)
 	if err != nil {
 		t.Fatalf("calc %v: %v", args, err)
 	}
-	run, err := bench.Decode([]byte(out))
+	run, err := rundoc.Decode([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells := map[[2]int]*bench.DecodeFigures{}
+	cells := map[[2]int]*rundoc.DecodeFigures{}
 	for _, c := range run.Decode {
 		cells[[2]int{c.Context, c.Concurrency}] = c.DecodeFigures
 	}
@@ -379,7 +379,7 @@ func TestCalcSMCountCapsLlamaCppOnExplicitGPU(t *testing.T) {
 		if err != nil {
 			t.Fatalf("calc %v: %v", args, err)
 		}
-		run, err := bench.Decode([]byte(out))
+		run, err := rundoc.Decode([]byte(out))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/calibrate"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
@@ -89,9 +90,9 @@ func writeCeiling(w io.Writer, c calibrate.Ceiling, format string) error {
 // the run document's client block, unless the document has one (a resumed run keeps
 // the figure measured when it started) or skip says not to. It reports whether it
 // changed the document. A measurement that fails leaves a note, not a failed run.
-func recordCeiling(ctx context.Context, doc *bench.Run, skip bool, log func(string)) bool {
+func recordCeiling(ctx context.Context, doc *rundoc.Run, skip bool, log func(string)) bool {
 	if doc.Client == nil {
-		doc.Client = &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+		doc.Client = &rundoc.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
 	}
 	cl := doc.Client
 	switch {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func TestMain(m *testing.M) {
@@ -29,7 +30,7 @@ func discoveryDir(name string) string {
 
 // conformanceRun is one `llmbench run` against a replayed engine.
 type conformanceRun struct {
-	doc     *bench.Run
+	doc     *rundoc.Run
 	output  string
 	err     error
 	events  []byte
@@ -65,7 +66,7 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 	all := append([]string{"run", "--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms", "--no-calibrate"}, args...)
 	cr := &conformanceRun{windows: map[[2]int][2]time.Time{}}
 	cr.output, cr.err = runCmd(t, all...)
-	cr.doc, _ = bench.ReadFile(out)
+	cr.doc, _ = rundoc.ReadFile(out)
 	cr.events, _ = os.ReadFile(ev)
 	cr.log = serverLog()
 	sc := bufio.NewScanner(bytes.NewReader(cr.events))
@@ -80,7 +81,7 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 }
 
 // truth is what the server really sent in a cell's window.
-func (cr *conformanceRun) truth(c *bench.DecodeCell, maxOutput int) (tokS, tbtMs float64) {
+func (cr *conformanceRun) truth(c *rundoc.DecodeCell, maxOutput int) (tokS, tbtMs float64) {
 	w := cr.windows[[2]int{c.Context, c.Concurrency}]
 	return replay.Truth(cr.log, w[0], w[1], func(r *replay.Record) bool {
 		return r.MaxTokens == maxOutput && r.Prompt == c.PromptTokens
@@ -88,7 +89,7 @@ func (cr *conformanceRun) truth(c *bench.DecodeCell, maxOutput int) (tokS, tbtMs
 }
 
 // checkValid: a valid cell's total tok/s and TBT are within 3% of the server's own.
-func (cr *conformanceRun) checkValid(t *testing.T, c *bench.DecodeCell, maxOutput int) {
+func (cr *conformanceRun) checkValid(t *testing.T, c *rundoc.DecodeCell, maxOutput int) {
 	t.Helper()
 	tokS, tbt := cr.truth(c, maxOutput)
 	for _, f := range []struct {
@@ -96,10 +97,10 @@ func (cr *conformanceRun) checkValid(t *testing.T, c *bench.DecodeCell, maxOutpu
 		got, want float64
 	}{{"total tok/s", c.TotalTokS, tokS}, {"TBT", c.TBTMs, tbt}} {
 		if f.want == 0 || abs(f.got-f.want)/f.want > 0.03 {
-			t.Errorf("%s × %d: %s %.2f, the server's %.2f: more than 3%% off", bench.FormatTokens(c.Context), c.Concurrency, f.what, f.got, f.want)
+			t.Errorf("%s × %d: %s %.2f, the server's %.2f: more than 3%% off", rundoc.FormatTokens(c.Context), c.Concurrency, f.what, f.got, f.want)
 		}
 	}
-	t.Logf("%5s × %-3d valid: %8.1f tok/s (server %8.1f), TBT %6.2f ms (server %6.2f), counts %s", bench.FormatTokens(c.Context), c.Concurrency, c.TotalTokS, tokS, c.TBTMs, tbt, c.TokenCountSource)
+	t.Logf("%5s × %-3d valid: %8.1f tok/s (server %8.1f), TBT %6.2f ms (server %6.2f), counts %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.TotalTokS, tokS, c.TBTMs, tbt, c.TokenCountSource)
 }
 
 // checkRescore: re-scoring the events log gives the document's cells and rows, and
@@ -116,19 +117,19 @@ func (cr *conformanceRun) checkRescore(t *testing.T) {
 		rescored[[2]int{c.Context, c.Concurrency}] = true
 		doc := cr.doc.Cell(c.Context, c.Concurrency)
 		if doc == nil {
-			t.Errorf("cell %s × %d re-scored from the log is not in the document", bench.FormatTokens(c.Context), c.Concurrency)
+			t.Errorf("cell %s × %d re-scored from the log is not in the document", rundoc.FormatTokens(c.Context), c.Concurrency)
 			continue
 		}
 		if diff := cmp.Diff(*doc, c); diff != "" {
-			t.Errorf("cell %s × %d: document (-) and re-score (+) differ:\n%s", bench.FormatTokens(c.Context), c.Concurrency, diff)
+			t.Errorf("cell %s × %d: document (-) and re-score (+) differ:\n%s", rundoc.FormatTokens(c.Context), c.Concurrency, diff)
 		}
 	}
 	for _, c := range cr.doc.Decode {
 		if wasScored(c.Status) && !rescored[[2]int{c.Context, c.Concurrency}] {
-			t.Errorf("cell %s × %d (%s) has no events to re-score it from", bench.FormatTokens(c.Context), c.Concurrency, c.Status)
+			t.Errorf("cell %s × %d (%s) has no events to re-score it from", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status)
 		}
 	}
-	prefills := map[int]bench.PrefillRow{}
+	prefills := map[int]rundoc.PrefillRow{}
 	for _, p := range all.Prefill {
 		prefills[p.Context] = p
 	}
@@ -149,8 +150,8 @@ func (cr *conformanceRun) checkRescore(t *testing.T) {
 }
 
 // wasScored: a cell or row with this status was sent to the server and scored.
-func wasScored(s bench.Status) bool {
-	return s == bench.StatusValid || s == bench.StatusInvalid
+func wasScored(s rundoc.Status) bool {
+	return s == rundoc.StatusValid || s == rundoc.StatusInvalid
 }
 
 // fixtureServers is how each stream fixture (internal/replay/testdata, sources in
@@ -206,26 +207,26 @@ func TestConformance(t *testing.T) {
 				t.Fatalf("run: %v\n%s", cr.err, cr.output)
 			}
 			for _, p := range cr.doc.Prefill {
-				if p.Status != bench.StatusValid {
+				if p.Status != rundoc.StatusValid {
 					t.Errorf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
 				}
 			}
 			for i := range cr.doc.Decode {
 				c := &cr.doc.Decode[i]
 				switch {
-				case c.Status == bench.StatusOverCapacity:
+				case c.Status == rundoc.StatusOverCapacity:
 					t.Errorf("%d × %d over capacity: %s", c.Context, c.Concurrency, c.Reason)
 				case shape.Expect == "valid":
-					if c.Status != bench.StatusValid {
+					if c.Status != rundoc.StatusValid {
 						t.Errorf("%d × %d: %s (%s), flags %v; the fixture says valid", c.Context, c.Concurrency, c.Status, c.Reason, c.Flags)
 						continue
 					}
 					cr.checkValid(t, c, maxOutput)
 				default:
-					if c.Status == bench.StatusValid || !slices.Contains(c.Flags, shape.Expect) || c.Reason == "" {
+					if c.Status == rundoc.StatusValid || !slices.Contains(c.Flags, shape.Expect) || c.Reason == "" {
 						t.Errorf("%d × %d: %s %q, flags %v; the fixture says not valid, flagged %s", c.Context, c.Concurrency, c.Status, c.Reason, c.Flags, shape.Expect)
 					}
-					t.Logf("%5s × %-3d %s: %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
+					t.Logf("%5s × %-3d %s: %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
 				}
 			}
 			cr.checkRescore(t)
@@ -233,15 +234,15 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func cell(doc *bench.Run, ctx, n int) *bench.DecodeCell {
+func cell(doc *rundoc.Run, ctx, n int) *rundoc.DecodeCell {
 	if doc == nil {
-		return &bench.DecodeCell{Status: "missing", Reason: "no run document"}
+		return &rundoc.DecodeCell{Status: "missing", Reason: "no run document"}
 	}
 	c := doc.Cell(ctx, n)
 	if c == nil {
-		return &bench.DecodeCell{Status: "missing"}
+		return &rundoc.DecodeCell{Status: "missing"}
 	}
 	return c
 }
 
-func hasFlag(c *bench.DecodeCell, f string) bool { return slices.Contains(c.Flags, f) }
+func hasFlag(c *rundoc.DecodeCell, f string) bool { return slices.Contains(c.Flags, f) }

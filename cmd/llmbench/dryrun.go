@@ -10,12 +10,13 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // printDryRun is what --dry-run prints once the server is probed and the plan made:
 // what would be measured and how long its windows alone take, so that a user sees a
 // 30-minute plan before starting it.
-func printDryRun(w io.Writer, doc *bench.Run, info *engine.Info, model string) {
+func printDryRun(w io.Writer, doc *rundoc.Run, info *engine.Info, model string) {
 	fmt.Fprintf(w, "Dry run: the server was probed and the plan made; nothing was measured and no file written.\n")
 	fmt.Fprintf(w, "Server: %s %s, model %s%s\n", info.Engine, deref(info.Version), model, capacityNote(doc))
 	printPlan(w, doc)
@@ -25,7 +26,7 @@ func printDryRun(w io.Writer, doc *bench.Run, info *engine.Info, model string) {
 }
 
 // printPlan is the plan part of printDryRun.
-func printPlan(w io.Writer, doc *bench.Run) {
+func printPlan(w io.Writer, doc *rundoc.Run) {
 	cfg := doc.Config
 	if cfg.Rate != nil {
 		rates := make([]string, len(doc.Rate))
@@ -47,7 +48,7 @@ func printPlan(w io.Writer, doc *bench.Run) {
 	}
 	pf := bench.CheckPlan(doc)
 	fmt.Fprintf(w, "Plan: contexts %s × concurrency %s, prefill at %s, %d max output tokens\n",
-		bench.FormatTokenList(cfg.Contexts), intList(cfg.Concurrency), bench.FormatTokenList(cfg.PrefillContexts), cfg.MaxOutputTokens)
+		rundoc.FormatTokenList(cfg.Contexts), intList(cfg.Concurrency), rundoc.FormatTokenList(cfg.PrefillContexts), cfg.MaxOutputTokens)
 	fmt.Fprintf(w, "  %d of %d measurements run (%d of %d decode cells); %d over capacity, not sent\n",
 		pf.Runnable, pf.Total, pf.RunnableCells, pf.Cells, pf.Total-pf.Runnable)
 	repeats := max(cfg.Repeat, 1)
@@ -59,7 +60,7 @@ func printPlan(w io.Writer, doc *bench.Run) {
 }
 
 // capacityNote is ", KV cache N tokens (server), max_model_len M" as far as known.
-func capacityNote(doc *bench.Run) string {
+func capacityNote(doc *rundoc.Run) string {
 	c := doc.Capacity
 	if c == nil {
 		return ""

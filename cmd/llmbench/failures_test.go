@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The ten ways real servers broke the measurement core (issue 13), each replayed and
@@ -33,17 +33,17 @@ func logCells(t *testing.T, cr *conformanceRun, maxOutput int) {
 		if p.PrefillFigures != nil {
 			line = fmt.Sprintf(" %.1f tok/s, TTFT %.0f ms", p.PromptTokS, p.TTFTMs)
 		}
-		t.Logf("prefill %s: %s %s%s", bench.FormatTokens(p.Context), p.Status, p.Reason, line)
+		t.Logf("prefill %s: %s %s%s", rundoc.FormatTokens(p.Context), p.Status, p.Reason, line)
 	}
 	for i := range cr.doc.Decode {
 		c := &cr.doc.Decode[i]
 		if c.DecodeFigures == nil {
-			t.Logf("cell %s × %d: %s %s", bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
+			t.Logf("cell %s × %d: %s %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason)
 			continue
 		}
 		tok, tbt := cr.truth(c, maxOutput)
 		t.Logf("cell %s × %d: %s %s | %.1f tok/s (server %.1f), TBT %.2f ms (server %.2f), flags %v, requests %d %v",
-			bench.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.TotalTokS, tok, c.TBTMs, tbt, c.Flags, c.Requests, c.Outcomes)
+			rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.TotalTokS, tok, c.TBTMs, tbt, c.Flags, c.Requests, c.Outcomes)
 	}
 }
 
@@ -53,7 +53,7 @@ func checkCells(t *testing.T, cr *conformanceRun, maxOutput int) (valid, other i
 	for i := range cr.doc.Decode {
 		c := &cr.doc.Decode[i]
 		switch {
-		case c.Status == bench.StatusValid:
+		case c.Status == rundoc.StatusValid:
 			cr.checkValid(t, c, maxOutput)
 			valid++
 		case c.Reason == "":
@@ -93,7 +93,7 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 	}), false, "--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "3s", "--max-output", "4096")
 	logCells(t, cr, 4096)
 	c := cell(cr.doc, 0, 4)
-	if c.Status != bench.StatusValid || !hasFlag(c, "multi_token_chunks") || c.TokenCountBound == nil || *c.TokenCountBound > 0.03 {
+	if c.Status != rundoc.StatusValid || !hasFlag(c, "multi_token_chunks") || c.TokenCountBound == nil || *c.TokenCountBound > 0.03 {
 		t.Errorf("with a tokenize route: %s %q %v, bound %v; want valid, flagged multi_token_chunks, bounded within 3%%", c.Status, c.Reason, c.Flags, c.TokenCountBound)
 	} else {
 		cr.checkValid(t, c, 4096)
@@ -110,7 +110,7 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 		TokensPerStep: []int{4}, Step: 80 * time.Millisecond}
 	cr = runReplay(t, gateway, false, "--contexts", "0", "--concurrency", "8", "--prefill", "", "--duration", "6s", "--max-output", "192")
 	logCells(t, cr, 192)
-	if c := cell(cr.doc, 0, 8); c.Status != bench.StatusValid {
+	if c := cell(cr.doc, 0, 8); c.Status != rundoc.StatusValid {
 		t.Errorf("4 tokens a chunk behind keep-alives: %s %q %v; want valid", c.Status, c.Reason, c.Flags)
 	} else {
 		cr.checkValid(t, c, 192)
@@ -124,7 +124,7 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 	// valid, and says why, although its figure is right here.
 	cr = runReplay(t, gateway, false, "--contexts", "0", "--concurrency", "8", "--prefill", "", "--duration", "3s", "--max-output", "64")
 	logCells(t, cr, 64)
-	if c := cell(cr.doc, 0, 8); c.Status == bench.StatusValid || !hasFlag(c, "tpot_bound") {
+	if c := cell(cr.doc, 0, 8); c.Status == rundoc.StatusValid || !hasFlag(c, "tpot_bound") {
 		t.Errorf("16-chunk requests of 4-token chunks: %s %q %v; want tpot_bound", c.Status, c.Reason, c.Flags)
 	}
 	cr.checkRescore(t)
@@ -135,7 +135,7 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 	// sent. Before, nothing counted any request and the cell was token_counts_unverified.
 	cr = runReplay(t, gateway, false, "--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "6s", "--max-output", "4096")
 	logCells(t, cr, 4096)
-	if c := cell(cr.doc, 0, 4); c.Status != bench.StatusValid || !hasFlag(c, "chunks_calibrated") || c.CalibrationRequests == 0 {
+	if c := cell(cr.doc, 0, 4); c.Status != rundoc.StatusValid || !hasFlag(c, "chunks_calibrated") || c.CalibrationRequests == 0 {
 		t.Errorf("requests outlasting the window, usage at the end: %s %q %v; want valid, chunks_calibrated", c.Status, c.Reason, c.Flags)
 	} else {
 		cr.checkValid(t, c, 4096)
@@ -146,7 +146,7 @@ func TestCase2SeveralTokensPerChunk(t *testing.T) {
 	cr = runReplay(t, replay.Config{Shape: "lmstudio", Discovery: discoveryDir("lmstudio"), TokensPerStep: []int{3}, Step: 60 * time.Millisecond, ChatOverhead: 3}, false,
 		"--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "3s", "--max-output", "4096")
 	logCells(t, cr, 4096)
-	if c := cell(cr.doc, 0, 4); c.Status == bench.StatusValid || !hasFlag(c, "token_counts_unverified") {
+	if c := cell(cr.doc, 0, 4); c.Status == rundoc.StatusValid || !hasFlag(c, "token_counts_unverified") {
 		t.Errorf("no usage at all: %s %q %v; want token_counts_unverified", c.Status, c.Reason, c.Flags)
 	}
 	cr.checkRescore(t)
@@ -161,7 +161,7 @@ func TestCase3IgnoresStream(t *testing.T) {
 		t.Errorf("run: %v; want it to stop saying the server does not stream", cr.err)
 	}
 	for i := range cr.doc.Decode {
-		if c := &cr.doc.Decode[i]; c.Status != bench.StatusFailed || !strings.Contains(c.Reason, "does not stream") {
+		if c := &cr.doc.Decode[i]; c.Status != rundoc.StatusFailed || !strings.Contains(c.Reason, "does not stream") {
 			t.Errorf("%d × %d: %s %q", c.Context, c.Concurrency, c.Status, c.Reason)
 		}
 	}
@@ -177,7 +177,7 @@ func TestCase4RetryAfter(t *testing.T) {
 		c.Failures = []replay.Failure{{Phase: "warmup", Every: 1, Limit: 1, Status: 503, RetryAfter: "1", Body: `{"error":{"message":"Service Unavailable","code":503}}`}}
 	}), false, "--contexts", "1K", "--concurrency", "1,2", "--prefill", "1K", "--duration", "2s", "--max-output", "64")
 	logCells(t, cr, 64)
-	if p := cr.doc.Prefill[0]; p.Status != bench.StatusValid || p.Attempts != 2 {
+	if p := cr.doc.Prefill[0]; p.Status != rundoc.StatusValid || p.Attempts != 2 {
 		t.Errorf("prefill: %s %q, %d attempts", p.Status, p.Reason, p.Attempts)
 	}
 	if valid, _ := checkCells(t, cr, 64); valid != 2 {
@@ -225,7 +225,7 @@ func TestCase5ErrorForms(t *testing.T) {
 			}), false, "--contexts", "0", "--concurrency", "2", "--prefill", "", "--duration", "2s", "--max-output", "64", "--start-timeout", "20s")
 			logCells(t, cr, 64)
 			c := cell(cr.doc, 0, 2)
-			if c.Status == bench.StatusValid || !strings.Contains(c.Reason+strings.Join(c.ErrorSamples, " "), tc.message) {
+			if c.Status == rundoc.StatusValid || !strings.Contains(c.Reason+strings.Join(c.ErrorSamples, " "), tc.message) {
 				t.Errorf("%s %q (errors %v): want not valid, with the server's message %q", c.Status, c.Reason, c.ErrorSamples, tc.message)
 			}
 			decode := 0
@@ -282,7 +282,7 @@ func TestCase8DrainBeforeColdPrefill(t *testing.T) {
 	}), false, "--contexts", "0,2K", "--concurrency", "8", "--prefill", "2K", "--duration", "2s", "--max-output", "4096")
 	logCells(t, cr, 4096)
 	p := cr.doc.Prefill[0]
-	if p.Status != bench.StatusValid || p.SettleMs == nil || *p.SettleMs < 1500 {
+	if p.Status != rundoc.StatusValid || p.SettleMs == nil || *p.SettleMs < 1500 {
 		t.Errorf("prefill after the cell: %s %q, waited %v ms", p.Status, p.Reason, p.SettleMs)
 	}
 	for _, r := range cr.log {
@@ -303,7 +303,7 @@ func TestCase9TokenWithNoText(t *testing.T) {
 	cr := runReplay(t, replay.Config{Shape: "ollama", Discovery: discoveryDir("ollama"), EmptyFirstToken: true, ChatOverhead: 3}, false,
 		"--contexts", "0", "--concurrency", "1", "--prefill", "512", "--duration", "2s", "--max-output", "64")
 	logCells(t, cr, 64)
-	if p := cr.doc.Prefill[0]; p.Status != bench.StatusValid {
+	if p := cr.doc.Prefill[0]; p.Status != rundoc.StatusValid {
 		t.Errorf("prefill: %s %q", p.Status, p.Reason)
 	}
 	checkCells(t, cr, 64)
@@ -341,7 +341,7 @@ func TestCase10SmallContext(t *testing.T) {
 		t.Errorf("capacity %+v, want llama.cpp's 4,096 tokens", cr.doc.Capacity)
 	}
 	for _, want := range []struct{ ctx, n int }{{0, 8}, {2048, 2}} {
-		if c := cell(cr.doc, want.ctx, want.n); c.Status != bench.StatusOverCapacity {
+		if c := cell(cr.doc, want.ctx, want.n); c.Status != rundoc.StatusOverCapacity {
 			t.Errorf("%d × %d: %s, want over capacity", want.ctx, want.n, c.Status)
 		}
 	}
@@ -391,7 +391,7 @@ func TestCase12StuckStreams(t *testing.T) {
 		"--contexts", "0", "--concurrency", "4", "--prefill", "", "--duration", "5s", "--max-output", "4096")
 	logCells(t, cr, 4096)
 	c := cell(cr.doc, 0, 4)
-	if c.Status == bench.StatusValid || !hasFlag(c, "stalled") || !strings.Contains(c.Reason, "without a token") || c.StalledStreams != 2 {
+	if c.Status == rundoc.StatusValid || !hasFlag(c, "stalled") || !strings.Contains(c.Reason, "without a token") || c.StalledStreams != 2 {
 		t.Fatalf("%s %q, flags %v, %d stalled; want not valid, flagged stalled, 2 streams", c.Status, c.Reason, c.Flags, c.StalledStreams)
 	}
 	if c.MaxStallMs == nil || *c.MaxStallMs < 3500 {

@@ -14,7 +14,7 @@ var sloPart = regexp.MustCompile(`^(?i)(ttft|tpot|e2el|e2e)[:=]\S+$`)
 
 // normalizeSLO turns any of the accepted spellings — llmbench's ttft=500ms,tpot=50ms,
 // vLLM's "ttft:500 tpot:50" (milliseconds), the site's ttft:500ms — into the
-// name=value list bench.ParseSLO reads.
+// name=value list rundoc.ParseSLO reads.
 func normalizeSLO(s string) string {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 	for i, f := range fields {

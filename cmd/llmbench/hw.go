@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/hw"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func init() { commands = append(commands, newHWCmd) }
@@ -35,7 +35,7 @@ server.`,
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: use text or json", format)
 			}
-			var h bench.Hardware
+			var h rundoc.Hardware
 			var err error
 			if file != "" {
 				h, err = hw.ReadHardwareFile(file)
@@ -59,7 +59,7 @@ server.`,
 	return cmd
 }
 
-func writeHWText(w io.Writer, h bench.Hardware) {
+func writeHWText(w io.Writer, h rundoc.Hardware) {
 	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 	fmt.Fprintf(w, "%-8s %s\n", "type:", hwOrUnknown(h.Type))
 	if len(h.GPUs) == 0 {

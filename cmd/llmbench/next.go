@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // nextSteps is what a finished run prints last: where its document is and the two
@@ -41,7 +41,7 @@ func runCleanly(run func() error, f *runFlags, stderr io.Writer) error {
 	if errors.As(err, &ec) && ec.ExitCode() == 130 {
 		return err
 	}
-	doc, rerr := bench.ReadFile(f.out)
+	doc, rerr := rundoc.ReadFile(f.out)
 	if rerr != nil || !nothingMeasured(doc) {
 		return err
 	}
@@ -52,22 +52,22 @@ func runCleanly(run func() error, f *runFlags, stderr io.Writer) error {
 }
 
 // nothingMeasured reports whether every planned measurement of doc is still pending.
-func nothingMeasured(doc *bench.Run) bool {
+func nothingMeasured(doc *rundoc.Run) bool {
 	if doc.FinishedAt != nil {
 		return false
 	}
 	for _, p := range doc.Prefill {
-		if p.Status != bench.StatusPending && p.Status != bench.StatusOverCapacity {
+		if p.Status != rundoc.StatusPending && p.Status != rundoc.StatusOverCapacity {
 			return false
 		}
 	}
 	for _, c := range doc.Decode {
-		if c.Status != bench.StatusPending && c.Status != bench.StatusOverCapacity {
+		if c.Status != rundoc.StatusPending && c.Status != rundoc.StatusOverCapacity {
 			return false
 		}
 	}
 	for _, c := range doc.Rate {
-		if c.Status != bench.StatusPending {
+		if c.Status != rundoc.StatusPending {
 			return false
 		}
 	}

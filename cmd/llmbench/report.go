@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/spf13/cobra"
 )
 
@@ -102,7 +102,7 @@ const reportExample = `  llmbench report run.json
   llmbench report --rescore run.events run.json -o rescored.json`
 
 // reportReadRun reads a run document with errors that say what to do about them.
-func reportReadRun(path string) (*bench.Run, error) {
+func reportReadRun(path string) (*rundoc.Run, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("run document %s does not exist", path)
@@ -110,7 +110,7 @@ func reportReadRun(path string) (*bench.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading run document: %w", err)
 	}
-	run, err := bench.Decode(b)
+	run, err := rundoc.Decode(b)
 	if err != nil {
 		var probe struct {
 			SchemaVersion *int `json:"schema_version"`

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // reportArgs asks for at least one document, saying where one comes from.
@@ -28,7 +28,7 @@ func reportArgs(cmd *cobra.Command, args []string) error {
 // namedRun is a run document and the file it came from.
 type namedRun struct {
 	path string
-	run  *bench.Run
+	run  *rundoc.Run
 }
 
 // reportReadRuns reads every document named. Text and md render them all; the other

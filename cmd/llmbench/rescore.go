@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // rescoreReport is report --rescore EVENTS: the document re-scored from its events
@@ -31,7 +32,7 @@ func rescoreReport(w io.Writer, eventsPath string, args []string, out string) er
 	}
 	fmt.Fprintf(w, "Re-scored from %s: %d prefill rows, %d decode cells, %d rate cells.\n", eventsPath, rc.Prefill, rc.Decode, rc.Rate)
 	if out != "" {
-		if err := bench.WriteFile(out, rc.Rescored); err != nil {
+		if err := rundoc.WriteFile(out, rc.Rescored); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "Wrote the re-scored document to %s (%d fields differ from %s).\n", out, len(rc.Differences), args[0])

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // TestReportRescoreReproducesAnEnergyRun: a run metered by the fake nvidia-smi, with
@@ -30,7 +30,7 @@ func TestReportRescoreReproducesAnEnergyRun(t *testing.T) {
 		t.Fatal("no cell has energy: the re-score would not compare any")
 	}
 	path := filepath.Join(t.TempDir(), "run.json")
-	if err := bench.WriteFile(path, doc); err != nil {
+	if err := rundoc.WriteFile(path, doc); err != nil {
 		t.Fatal(err)
 	}
 	got, err := runCmd(t, "report", "--rescore", events, path)
@@ -44,7 +44,7 @@ func TestReportRescoreReproducesAnEnergyRun(t *testing.T) {
 			break
 		}
 	}
-	if err := bench.WriteFile(path, doc); err != nil {
+	if err := rundoc.WriteFile(path, doc); err != nil {
 		t.Fatal(err)
 	}
 	got, err = runCmd(t, "report", "--rescore", events, path)
@@ -68,7 +68,7 @@ func TestRateRunEnergy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/spf13/cobra"
-
-	"github.com/llmbench/llmbench/internal/bench"
 )
 
 // resumeTarget points a resumed run at the server the document measured: its
 // recorded endpoint and model (the API comes from its config). A measured document
 // that records no endpoint is refused rather than resumed on the built-in emulator; so
 // is a --model other than the recorded one.
-func resumeTarget(cmd *cobra.Command, f *runFlags, doc *bench.Run) error {
-	if f.endpoint == "" && doc.Kind() != bench.RunEmulated {
+func resumeTarget(cmd *cobra.Command, f *runFlags, doc *rundoc.Run) error {
+	if f.endpoint == "" && doc.Kind() != rundoc.RunEmulated {
 		if doc.Config.Endpoint == "" {
 			return fmt.Errorf("%s records no endpoint (it was written by an older llmbench): give the server it measured with --endpoint", f.resume)
 		}

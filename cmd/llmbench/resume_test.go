@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // halfDone runs a small plan against cfg and marks its last cell pending again, as an
@@ -23,14 +23,14 @@ func halfDone(t *testing.T, cfg replay.Config) (string, *replay.Server) {
 		"--contexts", "0", "--concurrency", "1,2", "--prefill", "", "--duration", "1s", "--max-output", "64"); err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := &doc.Decode[len(doc.Decode)-1]
-	*last = bench.DecodeCell{Context: last.Context, Concurrency: last.Concurrency, Status: bench.StatusInterrupted, Reason: "the run was stopped during this cell"}
+	*last = rundoc.DecodeCell{Context: last.Context, Concurrency: last.Concurrency, Status: rundoc.StatusInterrupted, Reason: "the run was stopped during this cell"}
 	doc.FinishedAt = nil
-	if err := bench.WriteFile(out, doc); err != nil {
+	if err := rundoc.WriteFile(out, doc); err != nil {
 		t.Fatal(err)
 	}
 	return out, rs
@@ -62,7 +62,7 @@ func TestResumeSameServer(t *testing.T) {
 	if after := decodeRequests(rs); after <= before {
 		t.Errorf("the recorded server got no decode request on resume (%d before, %d after)", before, after)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestResumeOtherServer(t *testing.T) {
 	if got, err := runCmd(t, "run", "--resume", out, "--endpoint", twin.URL, "--no-progress", "--format", "none", "--settle", "200ms"); err != nil {
 		t.Fatalf("resume on an identical server: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +116,12 @@ func TestResumeOtherServer(t *testing.T) {
 func TestResumeNoRecordedEndpoint(t *testing.T) {
 	t.Parallel()
 	out, _ := halfDone(t, with(vllm, func(c *replay.Config) {}))
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc.Config.Endpoint = ""
-	if err := bench.WriteFile(out, doc); err != nil {
+	if err := rundoc.WriteFile(out, doc); err != nil {
 		t.Fatal(err)
 	}
 	got, err := runCmd(t, "run", "--resume", out, "--no-progress", "--format", "none")

@@ -5,17 +5,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/session"
 	"io"
 	"log/slog"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/session"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
@@ -210,7 +211,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.out == "" {
 		f.out = session.DefaultOutName(f.model, s.doc.CreatedAt)
 	}
-	if err := bench.WriteFile(f.out, s.doc); err != nil {
+	if err := rundoc.WriteFile(f.out, s.doc); err != nil {
 		return err
 	}
 	return s.finish(s.measure(ctx))
@@ -233,7 +234,7 @@ func ensureFileLimit(stderr io.Writer, need uint64) {
 }
 
 // newRunDocument builds a new run document's config from the flags.
-func newRunDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
+func newRunDocument(cmd *cobra.Command, f *runFlags) (*rundoc.Run, error) {
 	changed := cmd.Flags().Changed
 	if f.rate.active() {
 		if f.repeat != 1 {
@@ -271,17 +272,17 @@ func applyQuick(f *runFlags, changed func(string) bool) {
 }
 
 // matrixConfig is the closed-loop plan the flags ask for.
-func matrixConfig(f *runFlags) (bench.Config, error) {
-	var cfg bench.Config
-	contexts, err := bench.ParseTokenList(f.contexts)
+func matrixConfig(f *runFlags) (rundoc.Config, error) {
+	var cfg rundoc.Config
+	contexts, err := rundoc.ParseTokenList(f.contexts)
 	if err != nil {
 		return cfg, fmt.Errorf("--contexts: %w", err)
 	}
-	concurrency, err := bench.ParseIntList(f.concurrency)
+	concurrency, err := rundoc.ParseIntList(f.concurrency)
 	if err != nil {
 		return cfg, fmt.Errorf("--concurrency: %w", err)
 	}
-	prefill, err := bench.ParseTokenList(f.prefill)
+	prefill, err := rundoc.ParseTokenList(f.prefill)
 	if err != nil {
 		return cfg, fmt.Errorf("--prefill: %w", err)
 	}
@@ -299,7 +300,7 @@ func matrixConfig(f *runFlags) (bench.Config, error) {
 	case f.prefillMode != "decode-warmup" && f.prefillMode != "separate":
 		return cfg, fmt.Errorf("--prefill-mode %q: use decode-warmup or separate", f.prefillMode)
 	}
-	cfg = bench.Config{
+	cfg = rundoc.Config{
 		Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
 		DurationS: f.duration.Seconds(), MaxOutputTokens: f.maxOutput,
 		DecodeTest: "fixed-duration", PrefillMode: f.prefillMode,
@@ -308,7 +309,7 @@ func matrixConfig(f *runFlags) (bench.Config, error) {
 		cfg.Repeat = f.repeat
 	}
 	if f.kvCapacity != "" {
-		kv, err := bench.ParseTokens(f.kvCapacity)
+		kv, err := rundoc.ParseTokens(f.kvCapacity)
 		if err != nil || kv <= 0 {
 			return cfg, fmt.Errorf("--kv-capacity %q: give a positive token count", f.kvCapacity)
 		}
@@ -331,20 +332,20 @@ func checkRequestFlags(f *runFlags) error {
 
 // newDocument is a new run document for cfg: its id, time, tool and client, and what
 // the flags say of the run.
-func newDocument(f *runFlags, cfg bench.Config) *bench.Run {
+func newDocument(f *runFlags, cfg rundoc.Config) *rundoc.Run {
 	now := time.Now().UTC().Truncate(time.Second)
 	seed := f.seed
 	cfg.API, cfg.Seed, cfg.Quick = f.api, &seed, f.quick
-	return &bench.Run{
-		SchemaVersion: bench.SchemaVersion,
+	return &rundoc.Run{
+		SchemaVersion: rundoc.SchemaVersion,
 		ID:            now.Format("20060102-150405") + "-" + randomHex(3),
 		Submitter:     f.submitter,
 		CreatedAt:     now,
-		Tool:          bench.Tool{Name: "llmbench", Version: toolVersion()},
+		Tool:          rundoc.Tool{Name: "llmbench", Version: toolVersion()},
 		LaunchCommand: f.launchCommand,
 		Title:         f.title,
 		Config:        cfg,
-		Client:        &bench.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Client:        &rundoc.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
 	}
 }
 

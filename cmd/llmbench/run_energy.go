@@ -3,16 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/session"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/session"
+
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/hw"
 	"github.com/llmbench/llmbench/internal/perf"
 )
@@ -32,7 +34,7 @@ type energySetup struct {
 	remote *hw.Remote
 }
 
-func (e *energySetup) telemetry() bench.Telemetry {
+func (e *energySetup) telemetry() power.Telemetry {
 	switch {
 	case e == nil:
 		return nil
@@ -61,15 +63,15 @@ func gpuPIDsBeforeLaunch(ctx context.Context, f *runFlags) []int {
 
 // setupEnergy starts the telemetry the flags ask for and fills the run document's
 // energy block (telemetry and price).
-func setupEnergy(ctx context.Context, stderr io.Writer, f *runFlags, doc *bench.Run, base string, preLaunch []int) (*energySetup, error) {
+func setupEnergy(ctx context.Context, stderr io.Writer, f *runFlags, doc *rundoc.Run, base string, preLaunch []int) (*energySetup, error) {
 	e, info, err := startTelemetry(ctx, f, doc, base, preLaunch)
 	if err != nil {
 		return nil, err
 	}
-	if info.Reason != "" && f.telemetry == "auto" && doc.Kind() == bench.RunMeasured {
+	if info.Reason != "" && f.telemetry == "auto" && doc.Kind() == rundoc.RunMeasured {
 		fmt.Fprintf(stderr, "note: no power telemetry (%s)\n", info.Reason)
 	}
-	var old *bench.Price
+	var old *rundoc.Price
 	if doc.Energy != nil {
 		old = doc.Energy.Price
 		if doc.Energy.Telemetry != info.Telemetry {
@@ -85,7 +87,7 @@ func setupEnergy(ctx context.Context, stderr io.Writer, f *runFlags, doc *bench.
 	if note != "" {
 		info.Notes = append(info.Notes, note)
 	}
-	if info.Telemetry == hw.SourceNone && price == nil && doc.Kind() == bench.RunEmulated {
+	if info.Telemetry == hw.SourceNone && price == nil && doc.Kind() == rundoc.RunEmulated {
 		doc.Energy = nil // nothing to say about an emulator's energy
 		return e, nil
 	}
@@ -93,9 +95,9 @@ func setupEnergy(ctx context.Context, stderr io.Writer, f *runFlags, doc *bench.
 	return e, nil
 }
 
-func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base string, preLaunch []int) (*energySetup, bench.RunEnergy, error) {
-	none := func(reason string) (*energySetup, bench.RunEnergy, error) {
-		return &energySetup{}, bench.RunEnergy{Telemetry: hw.SourceNone, Reason: reason}, nil
+func startTelemetry(ctx context.Context, f *runFlags, doc *rundoc.Run, base string, preLaunch []int) (*energySetup, rundoc.RunEnergy, error) {
+	none := func(reason string) (*energySetup, rundoc.RunEnergy, error) {
+		return &energySetup{}, rundoc.RunEnergy{Telemetry: hw.SourceNone, Reason: reason}, nil
 	}
 	src := strings.TrimSpace(f.telemetry)
 	switch {
@@ -107,15 +109,15 @@ func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base strin
 			token = os.Getenv("LLMBENCH_TELEMETRY_TOKEN")
 		}
 		if token == "" {
-			return nil, bench.RunEnergy{}, hw.ErrRemoteToken
+			return nil, rundoc.RunEnergy{}, hw.ErrRemoteToken
 		}
 		r, err := hw.DialRemote(ctx, src, token)
 		if err != nil {
-			return nil, bench.RunEnergy{}, err
+			return nil, rundoc.RunEnergy{}, err
 		}
 		return &energySetup{remote: r}, r.Info(), nil
 	case src == "auto" || src == "":
-		if doc.Kind() == bench.RunEmulated {
+		if doc.Kind() == rundoc.RunEmulated {
 			return none("the built-in emulator's numbers are not a GPU's: nothing to meter")
 		}
 		if !session.IsLocal(base) && f.launch == "" {
@@ -129,7 +131,7 @@ func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base strin
 	}
 	m, err := hw.StartTelemetry(ctx, src, hw.TelemetryOptions{ForeignPIDs: preLaunch, ServerPort: session.ServerPort(base)})
 	if err != nil {
-		return nil, bench.RunEnergy{}, fmt.Errorf("--telemetry %s: %w", src, err)
+		return nil, rundoc.RunEnergy{}, fmt.Errorf("--telemetry %s: %w", src, err)
 	}
 	return &energySetup{meter: m}, m.Info(), nil
 }
@@ -137,7 +139,7 @@ func startTelemetry(ctx context.Context, f *runFlags, doc *bench.Run, base strin
 // resolvePrice reads --price-per-hour: a number, a catalog id, none, or auto (the
 // catalog's reference price for the run's GPU, times the GPUs metered or detected).
 // On --resume, auto keeps the price the run began with.
-func resolvePrice(flag string, doc *bench.Run, metered int, old *bench.Price) (*bench.Price, string, error) {
+func resolvePrice(flag string, doc *rundoc.Run, metered int, old *rundoc.Price) (*rundoc.Price, string, error) {
 	flag = strings.TrimSpace(flag)
 	switch flag {
 	case "none", "":
@@ -146,7 +148,7 @@ func resolvePrice(flag string, doc *bench.Run, metered int, old *bench.Price) (*
 		if old != nil {
 			return old, "", nil
 		}
-		if doc.Kind() != bench.RunMeasured || len(doc.Hardware.GPUs) == 0 {
+		if doc.Kind() != rundoc.RunMeasured || len(doc.Hardware.GPUs) == 0 {
 			return nil, "", nil
 		}
 		g := doc.Hardware.GPUs[0]
@@ -176,7 +178,7 @@ func resolvePrice(flag string, doc *bench.Run, metered int, old *bench.Price) (*
 		if !(v > 0) || v > 1e6 {
 			return nil, "", fmt.Errorf("--price-per-hour %s: a positive amount of US dollars per hour", flag)
 		}
-		return &bench.Price{USDPerHour: v, Source: "--price-per-hour", Date: time.Now().UTC().Format("2006-01-02")}, "", nil
+		return &rundoc.Price{USDPerHour: v, Source: "--price-per-hour", Date: time.Now().UTC().Format("2006-01-02")}, "", nil
 	}
 	ec, err := perf.LoadEnergy()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -51,11 +51,11 @@ func startSim(t *testing.T) string {
 // window, its J/token that energy over its output tokens, its tok/s/W the inverse,
 // and its $/Mtok the price per second over its tok/s × 10⁶; the prefill row, too
 // short for 5 samples, has no energy and says so.
-func checkEnergyArithmetic(t *testing.T, doc *bench.Run, usdPerHour float64) {
+func checkEnergyArithmetic(t *testing.T, doc *rundoc.Run, usdPerHour float64) {
 	t.Helper()
 	valid := 0
 	for _, c := range doc.Decode {
-		if c.Status != bench.StatusValid {
+		if c.Status != rundoc.StatusValid {
 			continue
 		}
 		valid++
@@ -67,7 +67,7 @@ func checkEnergyArithmetic(t *testing.T, doc *bench.Run, usdPerHour float64) {
 		if math.Abs(*e.EnergyJ-500*c.MeasuredS) > 0.3 {
 			t.Errorf("%d×%d: %.2f J over %.3f s, want 500 W × the window = %.2f J", c.Context, c.Concurrency, *e.EnergyJ, c.MeasuredS, 500*c.MeasuredS)
 		}
-		if math.Abs(*e.PowerWMean-500) > 0.06 || e.Devices != 2 || e.Method != bench.MethodSamples {
+		if math.Abs(*e.PowerWMean-500) > 0.06 || e.Devices != 2 || e.Method != rundoc.MethodSamples {
 			t.Errorf("%d×%d: mean %.2f W over %d devices by %s", c.Context, c.Concurrency, *e.PowerWMean, e.Devices, e.Method)
 		}
 		if want := *e.EnergyJ / float64(c.OutputTokens); math.Abs(*e.JoulesPerToken-want) > 1e-4 {
@@ -87,7 +87,7 @@ func checkEnergyArithmetic(t *testing.T, doc *bench.Run, usdPerHour float64) {
 		t.Fatal("no valid cell")
 	}
 	for _, p := range doc.Prefill {
-		if p.Status == bench.StatusValid && (p.PrefillEnergy == nil || p.PrefillEnergy.EnergyJ != nil || !strings.Contains(p.PrefillEnergy.Reason, "too few samples")) {
+		if p.Status == rundoc.StatusValid && (p.PrefillEnergy == nil || p.PrefillEnergy.EnergyJ != nil || !strings.Contains(p.PrefillEnergy.Reason, "too few samples")) {
 			t.Errorf("prefill %d (TTFT %v ms): %+v, want no energy: too few samples", p.Context, p.TTFTMs, p.PrefillEnergy)
 		}
 	}
@@ -102,7 +102,7 @@ func checkEnergyArithmetic(t *testing.T, doc *bench.Run, usdPerHour float64) {
 // two samples"); it can also stall the client so that the run rightly marks every cell
 // invalid (timing unresolved, client lag). That is the machine, not the code under
 // test, so such a run is tried again, at most twice.
-func runMetered(t *testing.T, args ...string) (*bench.Run, string) {
+func runMetered(t *testing.T, args ...string) (*rundoc.Run, string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		out := filepath.Join(t.TempDir(), "run.json")
@@ -110,13 +110,13 @@ func runMetered(t *testing.T, args ...string) (*bench.Run, string) {
 		if err != nil {
 			t.Fatalf("run: %v\n%s", err, got)
 		}
-		doc, err := bench.ReadFile(out)
+		doc, err := rundoc.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stalled, valid := "", 0
 		for _, c := range doc.Decode {
-			if c.Status != bench.StatusValid {
+			if c.Status != rundoc.StatusValid {
 				stalled = fmt.Sprintf("cell %d×%d %s: %s %v", c.Context, c.Concurrency, c.Status, c.Reason, c.Flags)
 				continue
 			}
@@ -227,7 +227,7 @@ func TestRunEnergyThroughTheAgent(t *testing.T) {
 // TestResolvePrice: a number, a catalog id (times the GPUs), none, and auto from the
 // detected GPU, which says the price is the catalog's, not the machine's.
 func TestResolvePrice(t *testing.T) {
-	doc := &bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "NVIDIA H200", Count: 2}}}}
+	doc := &rundoc.Run{Hardware: rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "NVIDIA H200", Count: 2}}}}
 	p, _, err := resolvePrice("2.49", doc, 0, nil)
 	if err != nil || p.USDPerHour != 2.49 || p.Source != "--price-per-hour" || p.Date == "" {
 		t.Errorf("2.49: %+v %v", p, err)
@@ -243,7 +243,7 @@ func TestResolvePrice(t *testing.T) {
 	if err != nil || p == nil || p.USDPerHour != 11.16 || p.CatalogID != "runpod-serverless-h200" || !strings.Contains(note, "not this machine's cost") {
 		t.Errorf("auto, 2× H200: %+v %q %v", p, note, err)
 	}
-	unknown := &bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "NVIDIA GH200 480GB", Count: 1}}}}
+	unknown := &rundoc.Run{Hardware: rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "NVIDIA GH200 480GB", Count: 1}}}}
 	if p, note, err := resolvePrice("auto", unknown, 0, nil); p != nil || err != nil || !strings.Contains(note, "--price-per-hour") {
 		t.Errorf("auto, a GPU name the catalog does not know: %+v %q %v", p, note, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 var (
@@ -51,12 +52,12 @@ func llmbenchBinary(t *testing.T) string {
 // was saturated while the emulator's tokens arrived together (the emulator runs in the
 // same process, and tests share the machine), so the client may have read late, which
 // the cell says.
-func measured(c *bench.DecodeCell) bool {
+func measured(c *rundoc.DecodeCell) bool {
 	if c == nil || c.CellDetail == nil {
 		return false
 	}
-	return c.Status == bench.StatusValid ||
-		c.Status == bench.StatusInvalid && strings.Contains(c.Reason, "read them late") && slices.Contains(c.Flags, "timing_unresolved")
+	return c.Status == rundoc.StatusValid ||
+		c.Status == rundoc.StatusInvalid && strings.Contains(c.Reason, "read them late") && slices.Contains(c.Flags, "timing_unresolved")
 }
 
 // runCmd runs "llmbench ARGS…" in-process and returns its output.
@@ -83,18 +84,18 @@ func TestRunEmbeddedEmulator(t *testing.T) {
 	if first := strings.SplitN(got, "\n", 2)[0]; !strings.Contains(first, "built-in emulated engine") {
 		t.Errorf("first line %q does not say the emulator is being measured", first)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind() != bench.RunEmulated || doc.Engine.Name != "llmbench-sim" || doc.Engine.Preset != "tiny" {
+	if doc.Kind() != rundoc.RunEmulated || doc.Engine.Name != "llmbench-sim" || doc.Engine.Preset != "tiny" {
 		t.Errorf("document kind %q engine %q preset %q, want emulated llmbench-sim tiny", doc.Kind(), doc.Engine.Name, doc.Engine.Preset)
 	}
 	// tiny's KV cache holds 1,024 tokens: 64 × 128 output tokens cannot fit.
-	if c := doc.Cell(0, 64); c == nil || c.Status != bench.StatusOverCapacity {
+	if c := doc.Cell(0, 64); c == nil || c.Status != rundoc.StatusOverCapacity {
 		t.Errorf("0 × 64 on tiny: %+v, want over capacity", c)
 	}
-	for _, c := range []*bench.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
+	for _, c := range []*rundoc.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
 		if !measured(c) {
 			t.Errorf("cell %+v, want valid", c)
 		}
@@ -107,7 +108,7 @@ func TestRunEmbeddedEmulator(t *testing.T) {
 	if cl := doc.Client; cl == nil || cl.Ceiling() <= 0 || cl.Cores < 1 {
 		t.Fatalf("client block %+v, want a measured ceiling", cl)
 	}
-	for _, c := range []*bench.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
+	for _, c := range []*rundoc.DecodeCell{doc.Cell(0, 1), doc.Cell(256, 2)} {
 		if c.CellDetail == nil || c.ClientCPUS == nil || *c.ClientCPUS <= 0 {
 			t.Errorf("cell %d × %d records no client_cpu_s", c.Context, c.Concurrency)
 		}
@@ -179,7 +180,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// Wait until the first cell is saved, then interrupt during the second.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		doc, err := bench.ReadFile(out)
+		doc, err := rundoc.ReadFile(out)
 		if err == nil && measured(&doc.Decode[0]) {
 			break
 		}
@@ -198,12 +199,12 @@ func TestRunInterruptAndResume(t *testing.T) {
 	if !strings.Contains(stderr.String(), "--resume") {
 		t.Errorf("no resume hint after the interrupt:\n%s", stderr.String())
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatalf("document after Ctrl-C: %v", err)
 	}
-	statuses := []bench.Status{doc.Decode[0].Status, doc.Decode[1].Status, doc.Decode[2].Status}
-	if !measured(&doc.Decode[0]) || statuses[1] != bench.StatusInterrupted || statuses[2] != bench.StatusPending {
+	statuses := []rundoc.Status{doc.Decode[0].Status, doc.Decode[1].Status, doc.Decode[2].Status}
+	if !measured(&doc.Decode[0]) || statuses[1] != rundoc.StatusInterrupted || statuses[2] != rundoc.StatusPending {
 		t.Fatalf("statuses after Ctrl-C = %v, want [valid interrupted pending]", statuses)
 	}
 	first := *doc.Decode[0].DecodeFigures
@@ -213,7 +214,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	if b, err := res.CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, b)
 	}
-	doc, err = bench.ReadFile(out)
+	doc, err = rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,12 +245,12 @@ func TestRunCompletionsTokenIDs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range doc.Prefill {
-		if p.Status != bench.StatusValid || p.PromptTokens != p.Context {
+		if p.Status != rundoc.StatusValid || p.PromptTokens != p.Context {
 			t.Errorf("prefill %d: %s, %d prompt tokens; want valid and exact", p.Context, p.Status, p.PromptTokens)
 		}
 	}
@@ -284,7 +285,7 @@ func TestRunForcedPastCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The open-loop plan's defaults, and the quick plan's: small requests so that the
@@ -58,36 +59,36 @@ func (rf *rateFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&rf.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long a rate cell waits after its last arrival for requests in flight; those still running are cancelled and counted unfinished")
 	fl.StringVar(&rf.slo, "slo", "", "latency targets a request must all meet to count toward goodput, e.g. ttft=500ms,tpot=50ms[,e2e=10s]")
 	fl.StringArrayVar(&rf.goodput, "goodput", nil, "the SLO in vLLM's form, beside --slo: --goodput ttft:500 tpot:50 (milliseconds; e2el or e2e too)")
-	rf.target = bench.DefaultSLOTarget
+	rf.target = rundoc.DefaultSLOTarget
 	fl.Var(&targetValue{share: &rf.target, url: &rf.targetURL}, "target", "share of requests that must meet --slo (for --find-max-rate and each cell's meets_slo); a URL instead is the server, as GuideLLM's --target")
 	fl.BoolVar(&rf.findMaxRate, "find-max-rate", false, "search for the highest rate meeting --slo at --target: double from the first --rate (default 1) until a cell fails or saturates, then bisect")
-	fl.IntVar(&rf.searchSteps, "max-rate-steps", bench.DefaultSearchSteps, "most cells --find-max-rate runs")
-	fl.Float64Var(&rf.precision, "rate-precision", bench.DefaultSearchPrecision, "--find-max-rate stops when the pass and the failure are this close (relative)")
+	fl.IntVar(&rf.searchSteps, "max-rate-steps", rundoc.DefaultSearchSteps, "most cells --find-max-rate runs")
+	fl.Float64Var(&rf.precision, "rate-precision", rundoc.DefaultSearchPrecision, "--find-max-rate stops when the pass and the failure are this close (relative)")
 }
 
 // active reports whether the flags ask for an open-loop run.
 func (rf *rateFlags) active() bool { return rf.rates != "" || rf.findMaxRate }
 
 // config builds the open-loop plan from the flags.
-func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateConfig, error) {
+func (rf *rateFlags) config(changed func(string) bool, quick bool) (*rundoc.RateConfig, error) {
 	if quick && !changed("input-len") {
 		rf.inputLen = quickInputLen
 	}
 	if quick && !changed("output-len") {
 		rf.outputLen = quickOutputLen
 	}
-	var rates []bench.Rate
+	var rates []rundoc.Rate
 	if rf.rates != "" {
 		var err error
-		if rates, err = bench.ParseRateList(rf.rates); err != nil {
+		if rates, err = rundoc.ParseRateList(rf.rates); err != nil {
 			return nil, fmt.Errorf("--rate: %w", err)
 		}
 	}
-	arr, err := bench.ParseArrival(rf.arrival)
+	arr, err := rundoc.ParseArrival(rf.arrival)
 	if err != nil {
 		return nil, fmt.Errorf("--arrival: %w", err)
 	}
-	dist, err := bench.ParseLenDist(rf.lenDist)
+	dist, err := rundoc.ParseLenDist(rf.lenDist)
 	if err != nil {
 		return nil, fmt.Errorf("--len-dist: %w", err)
 	}
@@ -101,7 +102,7 @@ func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateC
 	case rf.drainTimeout <= 0:
 		return nil, errors.New("--drain-timeout must be positive")
 	}
-	cfg := &bench.RateConfig{
+	cfg := &rundoc.RateConfig{
 		Rates: rates, Arrival: arr.String(), MaxConcurrency: rf.maxConcurrency,
 		InputLen: rf.inputLen, OutputLen: rf.outputLen, LenDist: dist.String(), PrefixShare: rf.prefixShare,
 		Requests: rf.requests, DrainTimeoutS: rf.drainTimeout.Seconds(),
@@ -111,7 +112,7 @@ func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateC
 		return nil, err
 	}
 	if slo != "" {
-		if cfg.SLO, err = bench.ParseSLO(slo, rf.target); err != nil {
+		if cfg.SLO, err = rundoc.ParseSLO(slo, rf.target); err != nil {
 			return nil, fmt.Errorf("--slo: %w", err)
 		}
 	}
@@ -125,11 +126,11 @@ func (rf *rateFlags) config(changed func(string) bool, quick bool) (*bench.RateC
 }
 
 // search is --find-max-rate's search, from the first --rate (1 by default).
-func (rf *rateFlags) search(slo *bench.SLO, rates []bench.Rate) (*bench.RateSearch, error) {
+func (rf *rateFlags) search(slo *rundoc.SLO, rates []rundoc.Rate) (*rundoc.RateSearch, error) {
 	if slo == nil {
 		return nil, errors.New("--find-max-rate needs --slo: the targets a rate must meet")
 	}
-	start := bench.Rate(1)
+	start := rundoc.Rate(1)
 	if len(rates) > 0 {
 		start = rates[0]
 	}
@@ -139,7 +140,7 @@ func (rf *rateFlags) search(slo *bench.SLO, rates []bench.Rate) (*bench.RateSear
 	if rf.searchSteps < 1 || !(rf.precision > 0) {
 		return nil, errors.New("--max-rate-steps must be ≥ 1 and --rate-precision > 0")
 	}
-	return &bench.RateSearch{Start: start, MaxSteps: rf.searchSteps, Precision: rf.precision}, nil
+	return &rundoc.RateSearch{Start: start, MaxSteps: rf.searchSteps, Precision: rf.precision}, nil
 }
 
 // checkRateFlags refuses open-loop flags without --rate or --find-max-rate, where
@@ -166,7 +167,7 @@ func checkRateFlags(cmd *cobra.Command, rf *rateFlags) error {
 
 // newRateDocument builds an open-loop run document from the flags: the rate plan,
 // and empty matrix axes (the document has no decode matrix).
-func newRateDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
+func newRateDocument(cmd *cobra.Command, f *runFlags) (*rundoc.Run, error) {
 	changed := cmd.Flags().Changed
 	if f.quick && !changed("duration") {
 		f.duration = quickRateDuration
@@ -189,11 +190,11 @@ func newRateDocument(cmd *cobra.Command, f *runFlags) (*bench.Run, error) {
 			return nil, errors.New("--rate inf sends every request at once: say how many with --requests (or list a finite rate too)")
 		}
 	}
-	doc := newDocument(f, bench.Config{
+	doc := newDocument(f, rundoc.Config{
 		Contexts: []int{}, Concurrency: []int{}, PrefillContexts: []int{},
 		DurationS: f.duration.Seconds(), MaxOutputTokens: rc.OutputLen,
 		DecodeTest: "request-rate", Rate: rc,
 	})
-	doc.Prefill, doc.Decode = []bench.PrefillRow{}, []bench.DecodeCell{}
+	doc.Prefill, doc.Decode = []rundoc.PrefillRow{}, []rundoc.DecodeCell{}
 	return doc, nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // TestRunRateOnEmulator: llmbench run --rate against the built-in emulator, no GPU:
@@ -20,7 +20,7 @@ func TestRunRateOnEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRunFindMaxRateOnEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
 	}
-	doc, err := bench.ReadFile(out)
+	doc, err := rundoc.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

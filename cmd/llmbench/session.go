@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/session"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/session"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +34,7 @@ type runSession struct {
 	f              *runFlags
 	stdout, stderr io.Writer
 
-	doc           *bench.Run
+	doc           *rundoc.Run
 	emulated      bool
 	apiKeyFlag    bool
 	base          string
@@ -65,7 +67,7 @@ func (s *runSession) document() error {
 			return fmt.Errorf("--%s cannot be combined with --resume: the plan comes from %s", name, f.resume)
 		}
 	}
-	if s.doc, err = bench.ReadFile(f.resume); err != nil {
+	if s.doc, err = rundoc.ReadFile(f.resume); err != nil {
 		return err
 	}
 	if f.out == "" {
@@ -213,7 +215,7 @@ func (s *runSession) plan(ctx context.Context) error {
 	} else if err := session.PlanToFit(doc, kv, info.MaxModelLen, f.fit, s.stderr); err != nil {
 		return err
 	}
-	if err := session.DescribeHardware(ctx, doc, f.hardware, s.base, doc.Status == bench.RunEmulated); err != nil {
+	if err := session.DescribeHardware(ctx, doc, f.hardware, s.base, doc.Status == rundoc.RunEmulated); err != nil {
 		return err
 	}
 	session.FillTitle(doc, f.model)
@@ -225,7 +227,7 @@ func (s *runSession) plan(ctx context.Context) error {
 func (s *runSession) capacity() *int64 {
 	doc, info := s.doc, s.info
 	kv := doc.Config.KVCapacity
-	doc.Capacity = &bench.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
+	doc.Capacity = &rundoc.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
 	if kv == nil {
 		kv = info.KVCacheTokens
 		doc.Capacity.KVCacheTokens, doc.Capacity.Source = kv, "server"
@@ -286,11 +288,11 @@ func (s *runSession) options(progress *progress, events *bench.EventLog, meter *
 		Nonce:        s.doc.ID + "-" + randomHex(4),
 		Telemetry:    meter.telemetry(),
 		Price:        s.doc.Energy.PriceOrNil(),
-		Checkpoint: func(r *bench.Run) error {
+		Checkpoint: func(r *rundoc.Run) error {
 			if err := events.Flush(); err != nil {
 				return fmt.Errorf("writing events log: %w", err)
 			}
-			return bench.WriteFile(f.out, r)
+			return rundoc.WriteFile(f.out, r)
 		},
 		NewMonitor: func() bench.Monitor {
 			if m := engine.NewSampler(s.discovery, base, info); m != nil {
@@ -318,7 +320,7 @@ func (s *runSession) measure(ctx context.Context) error {
 		return err
 	}
 	defer meter.close()
-	if err := bench.WriteFile(f.out, doc); err != nil {
+	if err := rundoc.WriteFile(f.out, doc); err != nil {
 		return err
 	}
 	progress := newProgress(s.stderr, f.noProgress)
@@ -326,7 +328,7 @@ func (s *runSession) measure(ctx context.Context) error {
 	opts := s.options(progress, events, meter)
 	progress.Log(fmt.Sprintf("%s %s · %s · writing %s", s.info.Engine, deref(s.info.Version), f.model, f.out))
 	if recordCeiling(ctx, doc, f.noCalibrate, progress.Log) {
-		if err := bench.WriteFile(f.out, doc); err != nil {
+		if err := rundoc.WriteFile(f.out, doc); err != nil {
 			return err
 		}
 	}
@@ -338,7 +340,7 @@ func (s *runSession) measure(ctx context.Context) error {
 	if err == nil {
 		now := time.Now().UTC()
 		doc.FinishedAt = &now
-		err = bench.WriteFile(f.out, doc)
+		err = rundoc.WriteFile(f.out, doc)
 	}
 	progress.Close()
 	return err

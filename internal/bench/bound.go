@@ -3,6 +3,8 @@ package bench
 import (
 	"math"
 	"slices"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // countBound is the bound on a window's token count where some of it was estimated.
@@ -38,7 +40,7 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 	var totals []counted
 	for i := range reqs {
 		q := &reqs[i]
-		if c.source[i] != CountServerTotals && c.source[i] != CountTokenizeRoute {
+		if c.source[i] != rundoc.CountServerTotals && c.source[i] != rundoc.CountTokenizeRoute {
 			continue
 		}
 		total, _, _ := serverTotal(q)
@@ -73,14 +75,14 @@ func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
 			continue
 		}
 		switch c.source[i] {
-		case CountServerTotals, CountTokenizeRoute:
+		case rundoc.CountServerTotals, rundoc.CountTokenizeRoute:
 			total, src, _ := serverTotal(q)
 			if out == 0 || agrees(total, clientTotal(q), src) {
 				continue // counted whole, or the server confirmed one token a chunk
 			}
 			b.estimated = true
 			random2 += sigma2*float64(min(in, out)) + 1
-		case CountFinishedRatio:
+		case rundoc.CountFinishedRatio:
 			b.estimated = true
 			random2 += sigma2*float64(in) + 1
 			if sumL > 0 {
@@ -177,13 +179,13 @@ func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
 func streamEstimate(q *Request, c counting, i int, w span, count countBound) (chunks int, system float64, estimated bool) {
 	in, out := clientSplit(q, w)
 	switch c.source[i] {
-	case CountServerTotals, CountTokenizeRoute:
+	case rundoc.CountServerTotals, rundoc.CountTokenizeRoute:
 		total, src, _ := serverTotal(q)
 		if out == 0 || agrees(total, clientTotal(q), src) {
 			return 0, 0, false
 		}
 		return min(in, out), 0, true
-	case CountFinishedRatio:
+	case rundoc.CountFinishedRatio:
 		return in, float64(in) * count.ratioSE, true
 	}
 	return 0, 0, false

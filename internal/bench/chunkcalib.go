@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // A server that counts a request's tokens only when it ends (usage on the finish, no
@@ -146,7 +147,7 @@ func countShortfall(run *CellRun) (short float64, need bool) {
 	win := span{run.Open, run.Close}
 	n := measuredRequests(run.Requests)
 	w := cellFigures(run.Requests[:n], c.head(n), win)
-	if slices.Contains(w.sources, CountClientOnly) {
+	if slices.Contains(w.sources, rundoc.CountClientOnly) {
 		return math.Inf(1), true
 	}
 	b := boundCounts(run.Requests, c, win, w.stats.OutputTokens)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // chunkedRequest writes tokens in chunks of k every step from sent+ttft, the client
@@ -81,7 +82,7 @@ func TestCalibrationBoundCoversItsEnds(t *testing.T) {
 		if errRel > bound+1e-9 {
 			t.Errorf("calibration %d: the count is %.2f%% off, outside its bound ±%.2f%%", tt.calLen, 100*errRel, 100*bound)
 		}
-		if (cell.Status == StatusValid) != tt.wantValid {
+		if (cell.Status == rundoc.StatusValid) != tt.wantValid {
 			t.Errorf("calibration %d: status %s (%s), want valid %v", tt.calLen, cell.Status, cell.Reason, tt.wantValid)
 		}
 		if cell.CalibrationRequests != 16 || !slices.Contains(cell.Flags, "chunks_calibrated") {

@@ -2,8 +2,9 @@ package bench
 
 import (
 	"context"
-	"github.com/llmbench/llmbench/internal/clock"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // settle waits, before a measurement that follows a cell, for the server to finish

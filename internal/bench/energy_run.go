@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The runner's hook into energy scoring: after a decode window or a prefill row's cold
@@ -14,26 +17,26 @@ import (
 // EnergyInput is what scoring a measurement's energy needs besides the measurement:
 // the power trace over it (nil: no telemetry) and the price of the machine.
 type EnergyInput struct {
-	Trace *PowerTrace `json:"trace,omitempty"`
-	Price *Price      `json:"price,omitempty"`
+	Trace *power.Trace  `json:"trace,omitempty"`
+	Price *rundoc.Price `json:"price,omitempty"`
 }
 
 // ScoreCellEnergy fills a measured cell's energy and cost from its window's trace.
-func ScoreCellEnergy(cell *DecodeCell, run *CellRun, in EnergyInput) {
+func ScoreCellEnergy(cell *rundoc.DecodeCell, run *CellRun, in EnergyInput) {
 	if cell.DecodeFigures == nil || cell.WindowStats == nil {
 		return
 	}
-	ps := PowerStats{Reason: "no telemetry"}
+	ps := rundoc.PowerStats{Reason: "no telemetry"}
 	if in.Trace != nil {
 		open, close := time.Unix(0, run.Open), time.Unix(0, run.Close)
-		ps = ScorePower(*in.Trace, open, close)
+		ps = power.Score(*in.Trace, open, close)
 	}
-	cell.CellEnergy = DecodeEnergy(ps, cell.OutputTokens, cell.TotalTokS, in.Price)
+	cell.CellEnergy = power.DecodeEnergy(ps, cell.OutputTokens, cell.TotalTokS, in.Price)
 }
 
 // ScorePrefillEnergy fills a measured prefill row's energy, over its time to first
 // token (its cold request's record, on the run's clock).
-func ScorePrefillEnergy(row *PrefillRow, q *Request, in EnergyInput) {
+func ScorePrefillEnergy(row *rundoc.PrefillRow, q *Request, in EnergyInput) {
 	if in.Trace == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
@@ -42,11 +45,11 @@ func ScorePrefillEnergy(row *PrefillRow, q *Request, in EnergyInput) {
 	if tokens == 0 {
 		tokens = row.Context
 	}
-	row.PrefillEnergy = PrefillEnergyFor(ScorePower(*in.Trace, res.Sent, res.FirstToken), tokens)
+	row.PrefillEnergy = power.PrefillEnergyFor(power.Score(*in.Trace, res.Sent, res.FirstToken), tokens)
 }
 
 // scoreCellEnergy reads the meter over a cell's window, logs it and scores it.
-func (r *Runner) scoreCellEnergy(ctx context.Context, meta EventMeta, cell *DecodeCell, run *CellRun) {
+func (r *Runner) scoreCellEnergy(ctx context.Context, meta EventMeta, cell *rundoc.DecodeCell, run *CellRun) {
 	if (r.Opts.Telemetry == nil && r.Opts.Price == nil) || cell.DecodeFigures == nil || cell.WindowStats == nil {
 		return
 	}
@@ -62,7 +65,7 @@ func (r *Runner) scoreCellEnergy(ctx context.Context, meta EventMeta, cell *Deco
 
 // scorePrefillEnergy reads the meter over a prefill row's time to first token, logs
 // it and scores it.
-func (r *Runner) scorePrefillEnergy(ctx context.Context, meta EventMeta, row *PrefillRow, q *Request) {
+func (r *Runner) scorePrefillEnergy(ctx context.Context, meta EventMeta, row *rundoc.PrefillRow, q *Request) {
 	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
@@ -72,3 +75,5 @@ func (r *Runner) scorePrefillEnergy(ctx context.Context, meta EventMeta, row *Pr
 	r.Opts.Events.Energy(meta, in)
 	ScorePrefillEnergy(row, q, in)
 }
+
+func ptr[T any](v T) *T { return &v }

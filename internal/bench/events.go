@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // EventMeta says which part of the run an event belongs to. Attempt names the run
@@ -146,14 +148,14 @@ func (l *EventLog) Flush() error {
 
 // Rescored is a run's measurements recomputed from its events log.
 type Rescored struct {
-	Prefill []PrefillRow
-	Decode  []DecodeCell
+	Prefill []rundoc.PrefillRow
+	Decode  []rundoc.DecodeCell
 }
 
 // Rescore reads an events log and recomputes every decode cell from what was
 // recorded: the check that a run document's numbers follow from what was seen. A cell
 // measured in several attempts (a resumed run) is the last attempt's.
-func Rescore(r io.Reader) ([]DecodeCell, error) {
+func Rescore(r io.Reader) ([]rundoc.DecodeCell, error) {
 	all, err := RescoreAll(r)
 	if err != nil {
 		return nil, err
@@ -236,7 +238,7 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 			ScorePrefillEnergy(&row, &pre.Request, *in)
 		}
 		out.Prefill = appendRepeat(out.Prefill, p.rep, row,
-			func(r *PrefillRow) bool { return r.Context == p.ctx }, MergePrefillRepeat)
+			func(r *rundoc.PrefillRow) bool { return r.Context == p.ctx }, MergePrefillRepeat)
 	}
 	for _, p := range cellOrder {
 		run := *cells[p]
@@ -247,7 +249,7 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 			ScoreCellEnergy(&cell, &run, *in)
 		}
 		out.Decode = appendRepeat(out.Decode, p.rep, cell,
-			func(c *DecodeCell) bool { return c.Context == p.ctx && c.Concurrency == p.n }, MergeRepeat)
+			func(c *rundoc.DecodeCell) bool { return c.Context == p.ctx && c.Concurrency == p.n }, MergeRepeat)
 	}
 	return out, nil
 }

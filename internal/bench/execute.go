@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // cellSpec is what one cell runs: its place in the plan and its row's shared context.
@@ -184,7 +185,7 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 }
 
 // stopMonitor stops a monitor and adds its prefix-cache counters where it has them.
-func stopMonitor(m Monitor) *ServerMetrics {
+func stopMonitor(m Monitor) *rundoc.ServerMetrics {
 	metrics := m.Stop()
 	if pc, ok := m.(prefixCacheReporter); ok && metrics != nil {
 		if q, h, ok := pc.PrefixCache(); ok {

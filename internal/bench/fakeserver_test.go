@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // fakeServer is an OpenAI-compatible server with exactly known timing: after a TTFT
@@ -369,11 +370,11 @@ func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server
 	}
 }
 
-func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, maxOutput int) *Run {
+func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, maxOutput int) *rundoc.Run {
 	seed := int64(1)
-	return &Run{
-		SchemaVersion: SchemaVersion, ID: "test",
-		Config: Config{
+	return &rundoc.Run{
+		SchemaVersion: rundoc.SchemaVersion, ID: "test",
+		Config: rundoc.Config{
 			Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
 			DurationS: duration.Seconds(), MaxOutputTokens: maxOutput,
 			DecodeTest: "fixed-duration", PrefillMode: "decode-warmup", API: "chat", Seed: &seed,
@@ -382,7 +383,7 @@ func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, ma
 }
 
 // windowRecorder keeps the windows the runner reports through the events log.
-func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *Run) (map[[2]int]Window, error) {
+func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *rundoc.Run) (map[[2]int]Window, error) {
 	t.Helper()
 	var buf bytes.Buffer
 	r.Opts.Events = NewEventLog(&buf)

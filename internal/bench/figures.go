@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
@@ -37,9 +38,9 @@ func (s span) seconds() float64    { return float64(s.close-s.open) / 1e9 }
 // windowFigures are a window's figures as methodology.md defines them, from every
 // request's arrivals and their resolved per-chunk counts.
 type windowFigures struct {
-	fig    DecodeFigures
-	stats  WindowStats
-	detail CellDetail
+	fig    rundoc.DecodeFigures
+	stats  rundoc.WindowStats
+	detail rundoc.CellDetail
 	// clientTokens is the client's own count of the window's tokens, before settling.
 	clientTokens int
 	// events and merged count the window's token events and those that arrived with

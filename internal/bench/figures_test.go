@@ -1,8 +1,10 @@
 package bench
 
 import (
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
 // msReq builds a request record on a clock in milliseconds: sent, first token, end,
@@ -79,51 +81,23 @@ func TestCellFigures(t *testing.T) {
 // TestPlanSeed: the seed page's over-capacity pattern follows from its KV cache (any
 // size in [65,536, 81,919] tokens: 8 × 8K fits, 2 × 40K does not), max_model_len 65,536 and 8,192 output tokens.
 func TestPlanSeed(t *testing.T) {
-	seed, err := ReadFile(seedcopy.RunPath())
+	seed, err := rundoc.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatalf("reading the seed run: %v", err)
 	}
 	for _, kv := range []int64{65536, 72000, 81919} {
-		doc := &Run{Config: seed.Config}
+		doc := &rundoc.Run{Config: seed.Config}
 		mml := int64(65536)
 		Plan(doc, &kv, &mml)
 		for _, c := range doc.Decode {
 			want := seed.Cell(c.Context, c.Concurrency).Status
 			got := c.Status
-			if got == StatusPending {
-				got = StatusValid
+			if got == rundoc.StatusPending {
+				got = rundoc.StatusValid
 			}
 			if got != want {
-				t.Errorf("kv %d: %s × %d is %s, the seed says %s", kv, FormatTokens(c.Context), c.Concurrency, got, want)
+				t.Errorf("kv %d: %s × %d is %s, the seed says %s", kv, rundoc.FormatTokens(c.Context), c.Concurrency, got, want)
 			}
 		}
-	}
-}
-
-func TestParseTokens(t *testing.T) {
-	for in, want := range map[string]int{"0": 0, "8K": 8192, "56k": 57344, "8192": 8192, "0.5K": 512, " 16K ": 16384} {
-		got, err := ParseTokens(in)
-		if err != nil || got != want {
-			t.Errorf("ParseTokens(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "K", "-1", "1.5", "abc", "8KB"} {
-		if _, err := ParseTokens(bad); err == nil {
-			t.Errorf("ParseTokens(%q) accepted", bad)
-		}
-	}
-}
-
-func TestSeedRoundTrip(t *testing.T) {
-	seed, err := ReadFile(seedcopy.RunPath())
-	if err != nil {
-		t.Fatalf("reading the seed run: %v", err)
-	}
-	c := seed.Cell(0, 1)
-	if c.TotalTokS != 48.2 || c.OutputTokens != 1445 || c.TTFTMs != 85 {
-		t.Errorf("seed cell 0×1 decoded as %+v %+v", c.DecodeFigures, c.WindowStats)
-	}
-	if seed.Cell(0, 16).DecodeFigures != nil {
-		t.Error("an over-capacity cell got figures")
 	}
 }

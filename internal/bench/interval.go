@@ -4,19 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
-)
-
-// The methods a cell's or a row's intervals were computed by (ci_method, docs/run.md
-// "Intervals").
-const (
-	// CIMethodWindow: total_tok_s by batch means over the window cut into
-	// one-second batches (at least five), tbt_ms by sectioning over the same
-	// batches, ttft_ms by order statistics over the cell's requests.
-	CIMethodWindow = "batch_means_1s"
-	// CIMethodRepeats: the figures are the median of --repeat measurements and each
-	// interval is the t interval over the repeats' values.
-	CIMethodRepeats = "repeats_t"
 )
 
 // ciBatchSeconds is the batches' target length; minCIBatches the fewest a window is
@@ -27,21 +16,6 @@ const (
 	minCIBatches   = 5
 	minBatchGaps   = 5
 )
-
-// CellIntervals are a measured cell's 95% intervals and repeats (extensions: a
-// document from before has none, and is shown without ±). An interval is absent
-// where what the cell measured cannot support one (too few requests for a TTFT
-// median's, too few gaps per batch for TBT's).
-type CellIntervals struct {
-	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
-	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
-	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
-	CIMethod    string          `json:"ci_method,omitempty"`
-	// Repeats are each --repeat measurement's figures, in the order they ran;
-	// Unstable says two of them disagree beyond their intervals (repeat.go).
-	Repeats  []CellRepeat `json:"repeats,omitempty"`
-	Unstable bool         `json:"unstable,omitempty"`
-}
 
 // windowBatches is a cell's window cut into equal batches: the tokens and each
 // stream's inter-token gaps that arrived in each.
@@ -129,12 +103,12 @@ func batchesOf(reqs []Request, c counting, w span) windowBatches {
 
 // cellIntervals computes a measured cell's intervals from what it recorded. Pure:
 // the live run and Rescore get the same intervals.
-func cellIntervals(reqs []Request, c counting, w span, fig DecodeFigures) *CellIntervals {
+func cellIntervals(reqs []Request, c counting, w span, fig rundoc.DecodeFigures) *rundoc.CellIntervals {
 	if w.seconds() <= 0 {
 		return nil
 	}
 	b := batchesOf(reqs, c, w)
-	ci := &CellIntervals{CIMethod: CIMethodWindow}
+	ci := &rundoc.CellIntervals{CIMethod: rundoc.CIMethodWindow}
 	rates := make([]float64, len(b.tokens))
 	for i, t := range b.tokens {
 		rates[i] = float64(t) / b.seconds

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // jitteredServer emulates, in the scorer's own records, a server whose truth is
@@ -120,7 +121,7 @@ func TestIntervalCoverage(t *testing.T) {
 			for i := range cells {
 				cell := ScoreCell(c.server.cell(uint64(i + 1)))
 				ci := cell.CellIntervals
-				if ci == nil || ci.TotalTokSCI == nil || ci.TBTMsCI == nil || ci.CIMethod != CIMethodWindow {
+				if ci == nil || ci.TotalTokSCI == nil || ci.TBTMsCI == nil || ci.CIMethod != rundoc.CIMethodWindow {
 					t.Fatalf("cell %d: intervals %+v", i, ci)
 				}
 				scored++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // PrefillRun is what measuring a prefill row produced: the cold request that
@@ -21,18 +22,18 @@ type PrefillRun struct {
 const coldCacheTolerance = 64
 
 // ScorePrefill computes a prefill row from its cold request. Pure, like ScoreCell.
-func ScorePrefill(run *PrefillRun) PrefillRow {
-	row := PrefillRow{Context: run.Context}
+func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
+	row := rundoc.PrefillRow{Context: run.Context}
 	q := &run.Request
 	switch {
 	case run.Error != "":
-		row.Status, row.Reason = StatusFailed, run.Error
+		row.Status, row.Reason = rundoc.StatusFailed, run.Error
 		return row
 	case q.NotStreamed:
-		row.Status, row.Reason = StatusFailed, openai.ErrNotStreamed.Error()
+		row.Status, row.Reason = rundoc.StatusFailed, openai.ErrNotStreamed.Error()
 		return row
 	case q.FirstToken == 0:
-		row.Status, row.Reason = StatusFailed, "no token arrived"
+		row.Status, row.Reason = rundoc.StatusFailed, "no token arrived"
 		if q.Error != "" {
 			row.Reason += ": " + q.Error
 		}
@@ -40,7 +41,7 @@ func ScorePrefill(run *PrefillRun) PrefillRow {
 	}
 	ttftMs := float64(q.FirstToken-q.Sent) / 1e6
 	promptTokens := run.Context
-	fig := &PrefillFigures{TTFTMs: round(ttftMs, 0)}
+	fig := &rundoc.PrefillFigures{TTFTMs: round(ttftMs, 0)}
 	if q.finished() {
 		fig.CompletedRequests = 1
 	}
@@ -59,12 +60,12 @@ func ScorePrefill(run *PrefillRun) PrefillRow {
 	}
 	fig.PromptTokS = round(float64(promptTokens)/(ttftMs/1000), 1)
 	row.PrefillFigures = fig
-	row.Status = StatusValid
+	row.Status = rundoc.StatusValid
 	switch {
 	case relDiff(promptTokens, run.Context) > 0.01:
-		row.Status, row.Reason = StatusInvalid, fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", promptTokens, run.Context)
+		row.Status, row.Reason = rundoc.StatusInvalid, fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", promptTokens, run.Context)
 	case fig.CachedTokens != nil && *fig.CachedTokens > coldCacheTolerance && *fig.CachedTokens > promptTokens/100:
-		row.Status, row.Reason = StatusInvalid, fmt.Sprintf("the cold request found %d tokens already cached: prefill was not measured cold", *fig.CachedTokens)
+		row.Status, row.Reason = rundoc.StatusInvalid, fmt.Sprintf("the cold request found %d tokens already cached: prefill was not measured cold", *fig.CachedTokens)
 	}
 	return row
 }

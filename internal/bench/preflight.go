@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // ErrNotStreaming is returned by Run when the server does not stream: no cell could
@@ -30,8 +31,8 @@ const checkBudget = 15 * time.Second
 // request tried once more. A request that fails otherwise is retried under the retry
 // policy for at most checkBudget; when every try failed, the error wraps
 // ErrCannotGenerate with the server's last answer.
-func (r *Runner) checkStream(ctx context.Context) (*StreamCheck, error) {
-	check := &StreamCheck{}
+func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
+	check := &rundoc.StreamCheck{}
 	policy := r.policy()
 	budget := min(checkBudget, policy.Budget)
 	started := time.Now()
@@ -88,7 +89,7 @@ func (r *Runner) checkStream(ctx context.Context) (*StreamCheck, error) {
 // checkMaxTokens is how many tokens the stream check asks for.
 const checkMaxTokens = 16
 
-func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *StreamCheck) *openai.StreamResult {
+func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *rundoc.StreamCheck) *openai.StreamResult {
 	res := r.Server.Send(ctx, payload, checkMaxTokens, nil, false)
 	if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
 		return res
@@ -105,15 +106,15 @@ func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *S
 }
 
 // failPending marks every measurement not done yet failed, for reason.
-func failPending(doc *Run, reason string) {
+func failPending(doc *rundoc.Run, reason string) {
 	for i := range doc.Prefill {
-		if !doc.Prefill[i].Status.done() {
-			doc.Prefill[i].Status, doc.Prefill[i].Reason = StatusFailed, reason
+		if !statusDone(doc.Prefill[i].Status) {
+			doc.Prefill[i].Status, doc.Prefill[i].Reason = rundoc.StatusFailed, reason
 		}
 	}
 	for i := range doc.Decode {
-		if !doc.Decode[i].Status.done() {
-			doc.Decode[i].Status, doc.Decode[i].Reason = StatusFailed, reason
+		if !statusDone(doc.Decode[i].Status) {
+			doc.Decode[i].Status, doc.Decode[i].Reason = rundoc.StatusFailed, reason
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // timingTolerance is how far a client-side latency may sit from the server's exact
@@ -54,7 +55,7 @@ type rateRun struct {
 }
 
 // runRateDoc runs an open-loop document against srv.
-func runRateDoc(t *testing.T, srv *Server, doc *Run, mon func() Monitor) rateRun {
+func runRateDoc(t *testing.T, srv *Server, doc *rundoc.Run, mon func() Monitor) rateRun {
 	t.Helper()
 	var buf bytes.Buffer
 	var mu sync.Mutex
@@ -162,7 +163,7 @@ func errorStats(measured, truth []float64) (mean, worst float64) {
 // checked against the server's own log of when it flushed the first token, and every
 // figure of the cell against the hand-computed truth.
 func TestRateCellAgainstExactTiming(t *testing.T) {
-	var doc *Run
+	var doc *rundoc.Run
 	ttftTarget, tpotTarget := 100.0, 20.0
 	attempt := func() (*queueServer, rateRun) {
 		q := &queueServer{interval: 10 * time.Millisecond, ttft: func(n int) time.Duration {
@@ -172,8 +173,8 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 			return 50 * time.Millisecond
 		}}
 		srv := newQueueTestServer(q.start(t))
-		doc = newRateRun(RateConfig{Rates: []Rate{40}, InputLen: 64, OutputLen: 10,
-			SLO: &SLO{TTFTMs: &ttftTarget, TPOTMs: &tpotTarget, Target: 0.95}}, 2*time.Second)
+		doc = newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{40}, InputLen: 64, OutputLen: 10,
+			SLO: &rundoc.SLO{TTFTMs: &ttftTarget, TPOTMs: &tpotTarget, Target: 0.95}}, 2*time.Second)
 		return q, runRateDoc(t, srv, doc, nil)
 	}
 	if raceEnabled {
@@ -183,7 +184,7 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 		t.Skip("the machine was too loaded for the client to hold the schedule in 3 attempts: the hand-computed figures are not checked")
 	}
 	c := doc.Rate[0]
-	if c.Status != StatusValid || c.RateFigures == nil {
+	if c.Status != rundoc.StatusValid || c.RateFigures == nil {
 		t.Fatalf("cell %s: %s", c.Status, c.Reason)
 	}
 	f := c.RateFigures
@@ -286,7 +287,7 @@ func (m *waitingMonitor) Start(ctx context.Context, interval time.Duration) {
 	}()
 }
 
-func (m *waitingMonitor) Stop() *ServerMetrics {
+func (m *waitingMonitor) Stop() *rundoc.ServerMetrics {
 	m.cancel()
 	<-m.done
 	m.mu.Lock()
@@ -294,11 +295,11 @@ func (m *waitingMonitor) Stop() *ServerMetrics {
 	if len(m.seen) == 0 {
 		return nil
 	}
-	mm := &MinMean{Min: slices.Min(m.seen), Max: slices.Max(m.seen)}
+	mm := &rundoc.MinMean{Min: slices.Min(m.seen), Max: slices.Max(m.seen)}
 	for _, v := range m.seen {
 		mm.Mean += v / float64(len(m.seen))
 	}
-	return &ServerMetrics{Samples: len(m.seen), Waiting: mm}
+	return &rundoc.ServerMetrics{Samples: len(m.seen), Waiting: mm}
 }
 
 // twoSlotTruth is the hand-computed queue of the saturation tests: 60 requests 25 ms
@@ -341,11 +342,11 @@ func checkAgainstQueue(t *testing.T, measured, truth []float64, share float64) {
 // for a slot, so its TTFT is its start + 20 ms − its arrival. The cell is flagged
 // saturated with the evidence.
 func TestRateSaturationTimedFromSchedule(t *testing.T) {
-	var doc *Run
+	var doc *rundoc.Run
 	attempt := func() (*queueServer, rateRun) {
 		q := &queueServer{slots: 2, interval: 10 * time.Millisecond, ttft: func(int) time.Duration { return 20 * time.Millisecond }}
 		hs := q.start(t)
-		doc = newRateRun(RateConfig{Rates: []Rate{40}, InputLen: 32, OutputLen: 10}, 1500*time.Millisecond)
+		doc = newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{40}, InputLen: 32, OutputLen: 10}, 1500*time.Millisecond)
 		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
 	}
 	var run rateRun
@@ -393,10 +394,10 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 // its TTFT — what a closed-loop harness timing from the actual send would hide
 // (coordinated omission) — and the cell says so.
 func TestMaxConcurrencyWaitIsLatency(t *testing.T) {
-	var doc *Run
+	var doc *rundoc.Run
 	attempt := func() (*queueServer, rateRun) {
 		q := &queueServer{interval: 10 * time.Millisecond, ttft: func(int) time.Duration { return 20 * time.Millisecond }}
-		doc = newRateRun(RateConfig{Rates: []Rate{40}, InputLen: 32, OutputLen: 10, MaxConcurrency: 2}, 1500*time.Millisecond)
+		doc = newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{40}, InputLen: 32, OutputLen: 10, MaxConcurrency: 2}, 1500*time.Millisecond)
 		return q, runRateDoc(t, newQueueTestServer(q.start(t)), doc, nil)
 	}
 	var run rateRun
@@ -450,17 +451,17 @@ func TestFindMaxRateFindsCapacity(t *testing.T) {
 		t.Skip("a search over rates is all timing: not checked under the race detector")
 	}
 	ttftTarget := 100.0
-	var doc *Run
+	var doc *rundoc.Run
 	// A cell the loaded machine made the client late for is invalid (client_lagged)
 	// and counts as a failure, which would lower the answer: such a search is run
 	// again, at most three times.
 	for try := 1; ; try++ {
 		q := &queueServer{slots: 2, interval: 10 * time.Millisecond, ttft: func(int) time.Duration { return 20 * time.Millisecond }}
-		doc = newRateRun(RateConfig{InputLen: 32, OutputLen: 10, DrainTimeoutS: 5,
-			SLO:    &SLO{TTFTMs: &ttftTarget, Target: 0.95},
-			Search: &RateSearch{Start: 4, MaxSteps: 8, Precision: 0.1}}, 1500*time.Millisecond)
+		doc = newRateRun(rundoc.RateConfig{InputLen: 32, OutputLen: 10, DrainTimeoutS: 5,
+			SLO:    &rundoc.SLO{TTFTMs: &ttftTarget, Target: 0.95},
+			Search: &rundoc.RateSearch{Start: 4, MaxSteps: 8, Precision: 0.1}}, 1500*time.Millisecond)
 		runRateDoc(t, newQueueTestServer(q.start(t)), doc, nil)
-		lagged := slices.ContainsFunc(doc.Rate, func(c RateCell) bool {
+		lagged := slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool {
 			return c.RateFigures != nil && slices.Contains(c.Flags, "client_lagged")
 		})
 		if !lagged {
@@ -515,7 +516,7 @@ func TestPrefixShareVerifiedByCachedTokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &queueServer{interval: time.Millisecond, blockCache: true, lieCached: tc.lie, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
 			srv := newQueueTestServer(q.start(t))
-			doc := newRateRun(RateConfig{Rates: []Rate{20}, InputLen: 256, OutputLen: 4, PrefixShare: tc.share}, time.Second)
+			doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{20}, InputLen: 256, OutputLen: 4, PrefixShare: tc.share}, time.Second)
 			runRateDoc(t, srv, doc, nil)
 			c := doc.Rate[0]
 			f := c.RateFigures
@@ -530,10 +531,10 @@ func TestPrefixShareVerifiedByCachedTokens(t *testing.T) {
 			if slices.Contains(f.Flags, "prompts_shared") != tc.invalid {
 				t.Errorf("flags %v: prompts_shared want %v", f.Flags, tc.invalid)
 			}
-			if tc.invalid && c.Status != StatusInvalid {
+			if tc.invalid && c.Status != rundoc.StatusInvalid {
 				t.Errorf("status %s: prompts the server says were shared must make the cell invalid", c.Status)
 			}
-			if !tc.invalid && c.Status != StatusValid && !slices.Contains(f.Flags, "client_lagged") {
+			if !tc.invalid && c.Status != rundoc.StatusValid && !slices.Contains(f.Flags, "client_lagged") {
 				t.Errorf("status %s (%s), want valid", c.Status, c.Reason)
 			}
 			for _, fl := range []string{"prefix_not_cached", "uniqueness_unverified", "prefix_unverified"} {
@@ -550,8 +551,8 @@ func TestRescoreRateMatchesDocument(t *testing.T) {
 	q := &queueServer{slots: 3, interval: 5 * time.Millisecond, ttft: func(n int) time.Duration { return time.Duration(10+n%7) * time.Millisecond }}
 	srv := newQueueTestServer(q.start(t))
 	ttftTarget := 40.0
-	doc := newRateRun(RateConfig{Rates: []Rate{10, 60}, Arrival: "poisson", InputLen: 48, OutputLen: 8, LenDist: "uniform:0.5",
-		SLO: &SLO{TTFTMs: &ttftTarget, Target: 0.9}}, time.Second)
+	doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{10, 60}, Arrival: "poisson", InputLen: 48, OutputLen: 8, LenDist: "uniform:0.5",
+		SLO: &rundoc.SLO{TTFTMs: &ttftTarget, Target: 0.9}}, time.Second)
 	run := runRateDoc(t, srv, doc, nil)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -579,12 +580,12 @@ func TestRescoreRateSeparatesInvocations(t *testing.T) {
 	srv := newQueueTestServer(q.start(t))
 	var log bytes.Buffer
 	events := NewEventLog(&log)
-	doc := newRateRun(RateConfig{Rates: []Rate{10, 20}, Arrival: "constant", InputLen: 32, OutputLen: 4}, time.Second)
+	doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{10, 20}, Arrival: "constant", InputLen: 32, OutputLen: 4}, time.Second)
 	first := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "first"}}
 	if err := first.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
-	doc.Rate[1].Status = StatusInterrupted // as if stopped: --resume measures it again
+	doc.Rate[1].Status = rundoc.StatusInterrupted // as if stopped: --resume measures it again
 	second := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "second"}}
 	if err := second.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
@@ -610,15 +611,15 @@ func TestRescoreRateSeparatesInvocations(t *testing.T) {
 func TestRateResumeMeasuresOnlyWhatIsLeft(t *testing.T) {
 	q := &queueServer{interval: time.Millisecond, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
 	srv := newQueueTestServer(q.start(t))
-	doc := newRateRun(RateConfig{Rates: []Rate{5, 10}, InputLen: 32, OutputLen: 4}, time.Second)
-	done := RateCell{RateRPS: 5, Arrival: "constant", Status: StatusValid, RateFigures: &RateFigures{Requests: 5, CompletedRequests: 5}}
+	doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{5, 10}, InputLen: 32, OutputLen: 4}, time.Second)
+	done := rundoc.RateCell{RateRPS: 5, Arrival: "constant", Status: rundoc.StatusValid, RateFigures: &rundoc.RateFigures{Requests: 5, CompletedRequests: 5}}
 	doc.Rate[0] = done
-	doc.Rate[1].Status = StatusInterrupted
+	doc.Rate[1].Status = rundoc.StatusInterrupted
 	runRateDoc(t, srv, doc, nil)
 	if got := len(q.byArrival()); got != 10 {
 		t.Errorf("the server saw %d requests, want the 10 of the 10 req/s cell only", got)
 	}
-	if doc.Rate[0].RateFigures != done.RateFigures || doc.Rate[1].Status == StatusInterrupted || doc.Rate[1].Requests != 10 {
+	if doc.Rate[0].RateFigures != done.RateFigures || doc.Rate[1].Status == rundoc.StatusInterrupted || doc.Rate[1].Requests != 10 {
 		t.Errorf("after resume: %+v / %s with %d requests", doc.Rate[0], doc.Rate[1].Status, doc.Rate[1].Requests)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // multiTokenRequest is one open-loop request as a server that holds tokens back
@@ -47,7 +48,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	const tokens, ttft, tpot = 128, 40 * time.Millisecond, 5 * time.Millisecond
 	sizes := []int{1, 3, 1, 1, 2, 1, 3} // 12 tokens in 7 chunks, as a byte-fallback text
-	in := RateInput{Rate: Rate(2), Arrival: "constant"}
+	in := RateInput{Rate: rundoc.Rate(2), Arrival: "constant"}
 
 	var reqs []RateRequest
 	for i := range 20 {
@@ -55,7 +56,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	}
 	cell := ScoreRate(reqs, in)
 	f := cell.RateFigures
-	if cell.Status != StatusValid {
+	if cell.Status != rundoc.StatusValid {
 		t.Fatalf("all requests finished and counted by the server: status %s (%s), want valid", cell.Status, cell.Reason)
 	}
 	if f.OutputTokens != 20*tokens || !slices.Contains(f.Flags, "multi_token_chunks") {
@@ -72,7 +73,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 		loose[i] = multiTokenRequest(i, t0, ttft, tpot, tokens, sizes, false)
 	}
 	cell = ScoreRate(loose, in)
-	if cell.Status != StatusInvalid || !strings.Contains(cell.Reason, "bounded only to") || cell.TokenCountBound == nil {
+	if cell.Status != rundoc.StatusInvalid || !strings.Contains(cell.Reason, "bounded only to") || cell.TokenCountBound == nil {
 		t.Errorf("half the requests unfinished with 1.7 tokens a chunk: status %s (%s), want invalid on the count's bound", cell.Status, cell.Reason)
 	} else {
 		t.Logf("bound %.3f: %s", *cell.TokenCountBound, cell.Reason)
@@ -81,7 +82,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	// One unfinished request in twenty: bounded well within 3%.
 	few := slices.Clone(reqs)
 	few[19] = multiTokenRequest(19, t0, ttft, tpot, tokens, sizes, false)
-	if cell = ScoreRate(few, in); cell.Status != StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > maxCountBound {
+	if cell = ScoreRate(few, in); cell.Status != rundoc.StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > maxCountBound {
 		t.Errorf("one request of twenty unfinished: status %s (%s), bound %v, want valid with a bound ≤ 3%%", cell.Status, cell.Reason, cell.TokenCountBound)
 	}
 
@@ -92,7 +93,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 		r.Usage = &openai.Usage{PromptTokens: 100, CompletionTokens: r.Tokens / 2}
 		short[i].Result = &r
 	}
-	if cell = ScoreRate(short, in); cell.Status != StatusInvalid || !strings.Contains(cell.Reason, "client counted") {
+	if cell = ScoreRate(short, in); cell.Status != rundoc.StatusInvalid || !strings.Contains(cell.Reason, "client counted") {
 		t.Errorf("server counts half the chunks: status %s (%s), want invalid", cell.Status, cell.Reason)
 	}
 }
@@ -103,7 +104,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 func TestGoodputIsAchievedWhenAllMeetTheSLO(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	ttftMs, tpotMs := 10_000.0, 2_000.0
-	in := RateInput{Rate: Rate(1), Arrival: "constant", SLO: &SLO{TTFTMs: &ttftMs, TPOTMs: &tpotMs, Target: 0.9}}
+	in := RateInput{Rate: rundoc.Rate(1), Arrival: "constant", SLO: &rundoc.SLO{TTFTMs: &ttftMs, TPOTMs: &tpotMs, Target: 0.9}}
 	mismatches := 0
 	// Spans 7 µs apart cross many of duration_s's millisecond rounding boundaries.
 	for k := range 300 {

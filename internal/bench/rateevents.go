@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // rateEvent is one open-loop request (phase "rate") as the events log holds it: its
@@ -54,12 +55,12 @@ func (l *EventLog) RateCell(attempt string, cell int, in RateInput) {
 // document's rate figures follow from what was seen. A cell is scored on the requests
 // of its own invocation (a log appended by a run and its --resume holds both), and a
 // cell measured again is the later measurement; cells come in the document's order.
-func RescoreRate(r io.Reader) ([]RateCell, error) {
+func RescoreRate(r io.Reader) ([]rundoc.RateCell, error) {
 	scored, err := rescoreRateCells(r)
 	if err != nil {
 		return nil, err
 	}
-	cells := make([]RateCell, 0, len(scored))
+	cells := make([]rundoc.RateCell, 0, len(scored))
 	for _, n := range slices.Sorted(maps.Keys(scored)) {
 		cells = append(cells, scored[n])
 	}
@@ -67,13 +68,13 @@ func RescoreRate(r io.Reader) ([]RateCell, error) {
 }
 
 // rescoreRateCells is RescoreRate's cells by their number (the document's index + 1).
-func rescoreRateCells(r io.Reader) (map[int]RateCell, error) {
+func rescoreRateCells(r io.Reader) (map[int]rundoc.RateCell, error) {
 	type place struct {
 		attempt string
 		cell    int
 	}
 	reqs := map[place][]RateRequest{}
-	scored := map[int]RateCell{}
+	scored := map[int]rundoc.RateCell{}
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var ev Event

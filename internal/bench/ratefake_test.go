@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // queueServer is an OpenAI-compatible server with exactly known timing, for open-loop
@@ -229,7 +230,7 @@ func newQueueTestServer(srv *httptest.Server) *Server {
 	}
 }
 
-func newRateRun(cfg RateConfig, duration time.Duration) *Run {
+func newRateRun(cfg rundoc.RateConfig, duration time.Duration) *rundoc.Run {
 	seed := int64(1)
 	if cfg.Arrival == "" {
 		cfg.Arrival = "constant"
@@ -240,8 +241,8 @@ func newRateRun(cfg RateConfig, duration time.Duration) *Run {
 	if cfg.DrainTimeoutS == 0 {
 		cfg.DrainTimeoutS = 30
 	}
-	doc := &Run{SchemaVersion: SchemaVersion, ID: "rate-test",
-		Config: Config{DurationS: duration.Seconds(), API: "chat", Seed: &seed, Rate: &cfg, DecodeTest: "request-rate"}}
+	doc := &rundoc.Run{SchemaVersion: rundoc.SchemaVersion, ID: "rate-test",
+		Config: rundoc.Config{DurationS: duration.Seconds(), API: "chat", Seed: &seed, Rate: &cfg, DecodeTest: "request-rate"}}
 	PlanRates(doc)
 	return doc
 }

@@ -4,41 +4,16 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
-
-// CIMethodRate names how an open-loop cell's intervals are computed: percentiles of
-// per-request latencies (TTFT, TPOT, E2E) by order statistics, ITL's by sectioning over
-// ten groups of consecutive requests (a request's gaps are correlated, its neighbours'
-// much less), goodput by the Wilson interval of the share of requests that met the SLO.
-const CIMethodRate = "order_statistic+sections_10+wilson"
-
-// PercentileCIs are the 95% intervals of a latency's reported percentiles (absent
-// where the percentile is, or the samples cannot bound it).
-type PercentileCIs struct {
-	P50 *stats.Interval `json:"p50_ci,omitempty"`
-	P90 *stats.Interval `json:"p90_ci,omitempty"`
-	P99 *stats.Interval `json:"p99_ci,omitempty"`
-}
-
-// RateIntervals are an open-loop cell's intervals (extensions: absent in documents
-// from before).
-type RateIntervals struct {
-	TTFTMs        *PercentileCIs  `json:"ttft_ms_ci,omitempty"`
-	TPOTMs        *PercentileCIs  `json:"tpot_ms_ci,omitempty"`
-	ITLMs         *PercentileCIs  `json:"itl_ms_ci,omitempty"`
-	E2EMs         *PercentileCIs  `json:"e2e_ms_ci,omitempty"`
-	SLOMetRatioCI *stats.Interval `json:"slo_met_ratio_ci,omitempty"`
-	GoodputRPSCI  *stats.Interval `json:"goodput_rps_ci,omitempty"`
-	CIMethod      string          `json:"ci_method,omitempty"`
-}
 
 // itlSections is how many groups of consecutive requests ITL's intervals section.
 const itlSections = 10
 
 // rateIntervals computes a rate cell's percentile intervals from its samples. Pure.
-func rateIntervals(f *RateFigures, s *rateSamples) {
-	ri := &RateIntervals{CIMethod: CIMethodRate}
+func rateIntervals(f *rundoc.RateFigures, s *rateSamples) {
+	ri := &rundoc.RateIntervals{CIMethod: rundoc.CIMethodRate}
 	ri.TTFTMs = sampleCIs(s.ttft, f.TTFTMs)
 	ri.TPOTMs = sampleCIs(s.tpot, f.TPOTMs)
 	ri.E2EMs = sampleCIs(s.e2e, f.E2EMs)
@@ -48,7 +23,7 @@ func rateIntervals(f *RateFigures, s *rateSamples) {
 
 // sampleCIs are order-statistic intervals of independent per-request samples, some
 // censored (known only to exceed their value).
-func sampleCIs(s []latencySample, st LatencyStats) *PercentileCIs {
+func sampleCIs(s []latencySample, st rundoc.LatencyStats) *rundoc.PercentileCIs {
 	lo, hi := make([]float64, len(s)), make([]float64, len(s))
 	for i, x := range s {
 		lo[i], hi[i] = x.V, x.V
@@ -74,7 +49,7 @@ func sampleCIs(s []latencySample, st LatencyStats) *PercentileCIs {
 // sectionedCIs are ITL's intervals: the percentile over each of itlSections groups of
 // consecutive requests, around the cell's. A group needs 5 / (1 − p) gaps (10 for the
 // median, 500 for p99) for its percentile to stand as a section.
-func sectionedCIs(times []requestTimes, st LatencyStats) *PercentileCIs {
+func sectionedCIs(times []requestTimes, st rundoc.LatencyStats) *rundoc.PercentileCIs {
 	groups := make([][]float64, itlSections)
 	for i := range times {
 		g := i * itlSections / max(len(times), 1)
@@ -106,13 +81,13 @@ func sectionedCIs(times []requestTimes, st LatencyStats) *PercentileCIs {
 
 // sloIntervals are goodput's intervals: Wilson's for the share of the n requests that
 // met the SLO, and that share's ends times n over the cell's span for goodput_rps.
-func sloIntervals(f *RateFigures, met, n int, span float64) {
+func sloIntervals(f *rundoc.RateFigures, met, n int, span float64) {
 	iv, ok := stats.Wilson(met, n)
 	if !ok {
 		return
 	}
 	if f.RateIntervals == nil {
-		f.RateIntervals = &RateIntervals{CIMethod: CIMethodRate}
+		f.RateIntervals = &rundoc.RateIntervals{CIMethod: rundoc.CIMethodRate}
 	}
 	r := iv.Round(4)
 	f.SLOMetRatioCI = &r
@@ -123,8 +98,8 @@ func sloIntervals(f *RateFigures, met, n int, span float64) {
 }
 
 // percentileCIs applies ci to p50, p90 and p99 of st; nil when none has an interval.
-func percentileCIs(st LatencyStats, ci func(p float64, reported *float64) *stats.Interval) *PercentileCIs {
-	out := &PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
+func percentileCIs(st rundoc.LatencyStats, ci func(p float64, reported *float64) *stats.Interval) *rundoc.PercentileCIs {
+	out := &rundoc.PercentileCIs{P50: ci(0.5, st.P50), P90: ci(0.9, st.P90), P99: ci(0.99, st.P99)}
 	if out.P50 == nil && out.P90 == nil && out.P99 == nil {
 		return nil
 	}

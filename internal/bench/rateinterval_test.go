@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // jitteredRate draws an open-loop cell whose latencies have known quantiles: TTFT
@@ -46,7 +47,7 @@ func TestRateIntervalsCoverage(t *testing.T) {
 	truthShare := 1 - math.Exp(-80.0/50)
 	in := map[string]int{}
 	for i := range cells {
-		cell := ScoreRate(jitteredRate(uint64(i+1), n, 20, ttftMean, gap), RateInput{Rate: 10, Arrival: "constant", SLO: &SLO{TTFTMs: &slo, Target: 0.5}})
+		cell := ScoreRate(jitteredRate(uint64(i+1), n, 20, ttftMean, gap), RateInput{Rate: 10, Arrival: "constant", SLO: &rundoc.SLO{TTFTMs: &slo, Target: 0.5}})
 		ri := cell.RateIntervals
 		if ri == nil || ri.TTFTMs == nil || ri.TTFTMs.P50 == nil || ri.TTFTMs.P90 == nil || ri.ITLMs == nil || ri.ITLMs.P50 == nil || ri.SLOMetRatioCI == nil || ri.GoodputRPSCI == nil {
 			t.Fatalf("cell %d: intervals %+v", i, ri)

@@ -10,26 +10,28 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // PlanRates fills a new open-loop document's cells: one pending cell per rate, in the
 // order given. A --find-max-rate search plans nothing: it adds each cell as it
 // decides the next rate.
-func PlanRates(doc *Run) {
+func PlanRates(doc *rundoc.Run) {
 	cfg := doc.Config.Rate
 	doc.Rate = doc.Rate[:0]
 	if cfg == nil || cfg.Search != nil {
 		return
 	}
 	for _, r := range cfg.Rates {
-		doc.Rate = append(doc.Rate, RateCell{RateRPS: r, Arrival: cfg.Arrival, Status: StatusPending})
+		doc.Rate = append(doc.Rate, rundoc.RateCell{RateRPS: r, Arrival: cfg.Arrival, Status: rundoc.StatusPending})
 	}
 }
 
 // InfRequests is how many requests a rate-inf cell sends: --requests, or as many as
 // the busiest finite rate schedules in the duration; 0 when neither says.
-func InfRequests(cfg *RateConfig, duration time.Duration) int {
+func InfRequests(cfg *rundoc.RateConfig, duration time.Duration) int {
 	if cfg.Requests > 0 {
 		return cfg.Requests
 	}
@@ -58,7 +60,7 @@ type RateRunner struct {
 
 // Run measures every pending cell of doc, checkpointing after each. On cancellation
 // the cell in progress is marked interrupted and ErrInterrupted returned.
-func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
+func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 	cfg := doc.Config.Rate
 	if cfg == nil {
 		return fmt.Errorf("the run document has no rate plan")
@@ -95,7 +97,7 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 		}
 		r.measure(ctx, i+1, cell, doc, builder)
 		if ctx.Err() != nil {
-			cell.Status, cell.Reason, cell.RateFigures = StatusInterrupted, "the run was stopped during this cell", nil
+			cell.Status, cell.Reason, cell.RateFigures = rundoc.StatusInterrupted, "the run was stopped during this cell", nil
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -108,14 +110,14 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 	}
 	if cfg.Search != nil {
 		for {
-			var tried []RateCell
+			var tried []rundoc.RateCell
 			for _, c := range doc.Rate {
-				if c.Status.done() {
+				if statusDone(c.Status) {
 					tried = append(tried, c)
 				}
 			}
 			// A cell interrupted mid-search is measured again.
-			doc.Rate = slices.DeleteFunc(doc.Rate, func(c RateCell) bool { return !c.Status.done() })
+			doc.Rate = slices.DeleteFunc(doc.Rate, func(c rundoc.RateCell) bool { return !statusDone(c.Status) })
 			next, done, out := NextSearchRate(*cfg.Search, tried)
 			doc.MaxRate = &out
 			if done {
@@ -124,14 +126,14 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}
-			doc.Rate = append(doc.Rate, RateCell{RateRPS: next, Arrival: cfg.Arrival, Status: StatusPending, SearchStep: len(tried) + 1})
+			doc.Rate = append(doc.Rate, rundoc.RateCell{RateRPS: next, Arrival: cfg.Arrival, Status: rundoc.StatusPending, SearchStep: len(tried) + 1})
 			if err := measure(len(doc.Rate) - 1); err != nil {
 				return err
 			}
 		}
 	} else {
 		for i := range doc.Rate {
-			if doc.Rate[i].Status.done() {
+			if statusDone(doc.Rate[i].Status) {
 				continue
 			}
 			if ctx.Err() != nil {
@@ -148,7 +150,7 @@ func (r *RateRunner) Run(ctx context.Context, doc *Run) error {
 	return checkpoint()
 }
 
-func rateLine(c *RateCell) string {
+func rateLine(c *rundoc.RateCell) string {
 	label := fmt.Sprintf("rate %6s req/s", c.RateRPS)
 	if c.RateRPS.IsInf() {
 		label = "rate    inf      "
@@ -179,11 +181,11 @@ func fmtOpt(v *float64, format string) string {
 }
 
 // measure plans, executes and scores one cell in place.
-func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, doc *Run, builder *prompt.Builder) {
+func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell, doc *rundoc.Run, builder *prompt.Builder) {
 	cfg := doc.Config.Rate
 	step := cell.SearchStep
 	fail := func(reason string) {
-		*cell = RateCell{RateRPS: cell.RateRPS, Arrival: cfg.Arrival, Status: StatusFailed, Reason: reason, SearchStep: step}
+		*cell = rundoc.RateCell{RateRPS: cell.RateRPS, Arrival: cfg.Arrival, Status: rundoc.StatusFailed, Reason: reason, SearchStep: step}
 	}
 	pc, err := r.prepare(ctx, cell.RateRPS, doc, builder)
 	if err != nil {
@@ -217,24 +219,24 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *RateCell, do
 
 // preparedCell is a rate cell ready to send: its arrivals, schedule and prompts.
 type preparedCell struct {
-	arr  Arrival
+	arr  rundoc.Arrival
 	seed uint64
 	plan *RatePlan
 	set  *prompt.UniqueSet
 }
 
 // prepare draws a cell's schedule and lengths from its seed and builds its prompts.
-func (r *RateRunner) prepare(ctx context.Context, rate Rate, doc *Run, builder *prompt.Builder) (*preparedCell, error) {
+func (r *RateRunner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run, builder *prompt.Builder) (*preparedCell, error) {
 	cfg := doc.Config.Rate
 	runSeed := int64(1)
 	if doc.Config.Seed != nil {
 		runSeed = *doc.Config.Seed
 	}
-	arr, err := ParseArrival(cfg.Arrival)
+	arr, err := rundoc.ParseArrival(cfg.Arrival)
 	if err != nil {
 		return nil, err
 	}
-	dist, err := ParseLenDist(cfg.LenDist)
+	dist, err := rundoc.ParseLenDist(cfg.LenDist)
 	if err != nil {
 		return nil, err
 	}
@@ -272,12 +274,12 @@ func (r *RateRunner) sender() sendFunc {
 // requests arrive: the drain after the last arrival is not load the schedule applied;
 // a rate-inf burst arrives at once, so its gauges are read for the whole cell), and
 // returns its requests, the gauges and the client's share of the CPUs.
-func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate Rate, duration time.Duration) ([]RateRequest, *ServerMetrics, float64) {
+func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate rundoc.Rate, duration time.Duration) ([]RateRequest, *rundoc.ServerMetrics, float64) {
 	var monitor Monitor
 	if r.Opts.NewMonitor != nil {
 		monitor = r.Opts.NewMonitor()
 	}
-	var metrics *ServerMetrics
+	var metrics *rundoc.ServerMetrics
 	stopMonitor := func() {
 		if monitor == nil {
 			return
@@ -304,7 +306,7 @@ func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *prepar
 
 // score logs the cell's requests and what scoring them needs, and scores them in the
 // form the log holds them.
-func (r *RateRunner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) RateCell {
+func (r *RateRunner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) rundoc.RateCell {
 	evs := make([]Event, len(reqs))
 	for i := range reqs {
 		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
@@ -326,7 +328,7 @@ func (r *RateRunner) energyInput(ctx context.Context, reqs []RateRequest) *Energ
 		return in
 	}
 	start, end := rateSpan(reqs)
-	tr := PowerTrace{Problem: "no request of the cell ended: it has no span to meter"}
+	tr := power.Trace{Problem: "no request of the cell ended: it has no span to meter"}
 	if end.After(start) {
 		tr = r.Opts.Telemetry.Summary(ctx, start, end)
 	}
@@ -338,8 +340,8 @@ func (r *RateRunner) energyInput(ctx context.Context, reqs []RateRequest) *Energ
 // schedule: a server that does not stream, or cannot generate at all, stops the run
 // before any arrival is sent, with the reason in the document. A run with nothing
 // left to measure skips it.
-func (r *RateRunner) preflight(ctx context.Context, doc *Run, builder *prompt.Builder, checkpoint func() error) error {
-	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c RateCell) bool { return !c.Status.done() }) {
+func (r *RateRunner) preflight(ctx context.Context, doc *rundoc.Run, builder *prompt.Builder, checkpoint func() error) error {
+	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool { return !statusDone(c.Status) }) {
 		return nil
 	}
 	check, err := (&Runner{Server: r.Server, Opts: r.Opts, builder: builder}).checkStream(ctx)
@@ -350,8 +352,8 @@ func (r *RateRunner) preflight(ctx context.Context, doc *Run, builder *prompt.Bu
 	switch {
 	case errors.Is(err, ErrNotStreaming):
 		for i := range doc.Rate {
-			if c := &doc.Rate[i]; !c.Status.done() {
-				c.Status, c.Reason = StatusFailed, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed"
+			if c := &doc.Rate[i]; !statusDone(c.Status) {
+				c.Status, c.Reason = rundoc.StatusFailed, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed"
 			}
 		}
 		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")

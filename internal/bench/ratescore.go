@@ -7,27 +7,29 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // RateInput is what scoring a rate cell needs besides its requests: the plan, the
 // targets and what the server and the client said during the cell. It is recorded in
 // the events log, so a re-score sees exactly what the live run saw.
 type RateInput struct {
-	Rate           Rate   `json:"rate_rps"`
-	Arrival        string `json:"arrival"`
-	Seed           uint64 `json:"seed"`
-	MaxConcurrency int    `json:"max_concurrency,omitempty"`
+	Rate           rundoc.Rate `json:"rate_rps"`
+	Arrival        string      `json:"arrival"`
+	Seed           uint64      `json:"seed"`
+	MaxConcurrency int         `json:"max_concurrency,omitempty"`
 	// DrainNs is how long the cell waited after its last arrival.
 	DrainNs int64 `json:"drain_ns"`
 	// PrefixTokens is the shared prefix every prompt starts with (0: unique prompts);
 	// Overhead what the server adds to any prompt (a chat template), which a prefix
 	// cache may hold even of a unique prompt.
-	PrefixTokens int  `json:"prefix_tokens"`
-	Overhead     int  `json:"overhead_tokens"`
-	SLO          *SLO `json:"slo,omitempty"`
+	PrefixTokens int         `json:"prefix_tokens"`
+	Overhead     int         `json:"overhead_tokens"`
+	SLO          *rundoc.SLO `json:"slo,omitempty"`
 	// IgnoreEOSKnown: the server honours ignore_eos, so an early end is a fault.
-	IgnoreEOSKnown bool           `json:"ignore_eos_known,omitempty"`
-	Server         *ServerMetrics `json:"server_metrics,omitempty"`
+	IgnoreEOSKnown bool                  `json:"ignore_eos_known,omitempty"`
+	Server         *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// ClientCPU is the share of all CPUs the client process used during the cell.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
 	// SearchStep is the cell's place in a --find-max-rate search (RateCell's).
@@ -139,9 +141,9 @@ func outputTokens(res *openai.StreamResult) int {
 // ScoreRate computes a rate cell from what every request saw, as methodology.md
 // defines it. It is the one place those numbers come from: the live run and a
 // re-score of its events log both call it.
-func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
-	cell := RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: StatusValid, SearchStep: in.SearchStep}
-	f := &RateFigures{Requests: len(reqs), MaxConcurrency: in.MaxConcurrency, LatencyFrom: "scheduled", Server: in.Server}
+func ScoreRate(reqs []RateRequest, in RateInput) rundoc.RateCell {
+	cell := rundoc.RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: rundoc.StatusValid, SearchStep: in.SearchStep}
+	f := &rundoc.RateFigures{Requests: len(reqs), MaxConcurrency: in.MaxConcurrency, LatencyFrom: "scheduled", Server: in.Server}
 	if in.Rate.IsInf() {
 		f.LatencyFrom = "slot"
 	}
@@ -164,7 +166,7 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 		f.Flags = append(f.Flags, "unfinished")
 	}
 	if f.CompletedRequests == 0 {
-		cell.Status, cell.Reason = StatusFailed, "no request completed"
+		cell.Status, cell.Reason = rundoc.StatusFailed, "no request completed"
 		if len(f.ErrorSamples) > 0 {
 			cell.Reason += ": " + f.ErrorSamples[0]
 		}
@@ -176,18 +178,18 @@ func ScoreRate(reqs []RateRequest, in RateInput) RateCell {
 }
 
 // rateEnergy is a cell's energy over the span its throughput is measured on.
-func rateEnergy(s *rateSamples, f *RateFigures, in EnergyInput) *CellEnergy {
-	ps := PowerStats{Reason: "no telemetry"}
+func rateEnergy(s *rateSamples, f *rundoc.RateFigures, in EnergyInput) *rundoc.CellEnergy {
+	ps := rundoc.PowerStats{Reason: "no telemetry"}
 	if in.Trace != nil {
-		ps = ScorePower(*in.Trace, s.firstSched, s.last)
+		ps = power.Score(*in.Trace, s.firstSched, s.last)
 	}
-	return DecodeEnergy(ps, f.OutputTokens, f.TotalTokS, in.Price)
+	return power.DecodeEnergy(ps, f.OutputTokens, f.TotalTokS, in.Price)
 }
 
 // rateSpan is the span a cell's throughput and energy are measured on: its first
 // scheduled send to its last request's end.
 func rateSpan(reqs []RateRequest) (start, end time.Time) {
-	s := gatherRate(reqs, &RateFigures{})
+	s := gatherRate(reqs, &rundoc.RateFigures{})
 	return s.firstSched, s.last
 }
 
@@ -202,7 +204,7 @@ type rateSamples struct {
 }
 
 // gatherRate reads every request's times and counts outcomes and tokens into f.
-func gatherRate(reqs []RateRequest, f *RateFigures) *rateSamples {
+func gatherRate(reqs []RateRequest, f *rundoc.RateFigures) *rateSamples {
 	s := &rateSamples{times: make([]requestTimes, len(reqs)), coalesced: coalesced(reqs)}
 	for i := range reqs {
 		r := &reqs[i]
@@ -252,7 +254,7 @@ func gatherRate(reqs []RateRequest, f *RateFigures) *rateSamples {
 }
 
 // rateFigures computes the cell's rates and latency summaries from its samples.
-func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
+func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	if span := s.span(); span > 0 {
 		f.DurationS = round(span, 3)
 		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
@@ -280,7 +282,7 @@ func rateFigures(f *RateFigures, s *rateSamples, in RateInput) {
 
 // clientChecks flags what the client did to the latencies: waits for its own slots
 // (part of the latency, and said), and lateness that makes them partly its own.
-func clientChecks(cell *RateCell, s *rateSamples, in RateInput) {
+func clientChecks(cell *rundoc.RateCell, s *rateSamples, in RateInput) {
 	f := cell.RateFigures
 	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
 		f.Flags = append(f.Flags, "slot_wait")
@@ -289,18 +291,18 @@ func clientChecks(cell *RateCell, s *rateSamples, in RateInput) {
 		med := quantileOf(s.sendLag, 0.5)
 		if float64(s.late) > lateShare*float64(n) || med > ms(lateMedian) {
 			f.Flags = append(f.Flags, "client_lagged")
-			cell.invalidate(fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, lateSend, med))
+			invalidate(cell, fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, lateSend, med))
 		}
 	}
 	if in.ClientCPU > 0.9 {
 		f.Flags = append(f.Flags, "client_cpu_saturated")
-		cell.invalidate("the measuring client used nearly all CPUs: the figures may be the client's limit")
+		invalidate(cell, "the measuring client used nearly all CPUs: the figures may be the client's limit")
 	}
 }
 
-func (c *RateCell) invalidate(reason string) {
-	if c.Status == StatusValid {
-		c.Status, c.Reason = StatusInvalid, reason
+func invalidate(c *rundoc.RateCell, reason string) {
+	if c.Status == rundoc.StatusValid {
+		c.Status, c.Reason = rundoc.StatusInvalid, reason
 	}
 }
 
@@ -316,7 +318,7 @@ func (s *rateSamples) span() float64 {
 
 // scoreSLO counts the requests that met every target. A request that failed or did
 // not finish met none; one with a single output token has no TPOT to miss.
-func scoreSLO(f *RateFigures, times []requestTimes, span float64, slo *SLO) {
+func scoreSLO(f *rundoc.RateFigures, times []requestTimes, span float64, slo *rundoc.SLO) {
 	if slo == nil || len(times) == 0 {
 		return
 	}
@@ -349,14 +351,14 @@ func scoreSLO(f *RateFigures, times []requestTimes, span float64, slo *SLO) {
 // short by up to the finished requests' excess ratio, and the cell is not valid when
 // that bound passes maxCountBound of its tokens. Fewer on the server's side, or any
 // difference where the server counted every chunk, is a count the run cannot trust.
-func verifyChunkCounts(cell *RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
+func verifyChunkCounts(cell *rundoc.RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
 	if relDiff(client, server) <= 0.01 {
 		return
 	}
 	f := cell.RateFigures
 	perChunk := slices.ContainsFunc(reqs, func(r RateRequest) bool { return r.Result != nil && r.Result.ChunkUsage })
 	if perChunk || server < client {
-		cell.invalidate(fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
+		invalidate(cell, fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
 		return
 	}
 	f.Flags = append(f.Flags, "multi_token_chunks")
@@ -366,7 +368,7 @@ func verifyChunkCounts(cell *RateCell, reqs []RateRequest, client, server, unfin
 	bound := float64(unfinishedChunked) * (float64(server)/float64(client) - 1) / float64(f.OutputTokens)
 	f.TokenCountBound = ptrRound(bound, 4)
 	if bound > maxCountBound {
-		cell.invalidate(fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
+		invalidate(cell, fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
 			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*maxCountBound))
 	}
 }
@@ -374,7 +376,7 @@ func verifyChunkCounts(cell *RateCell, reqs []RateRequest, client, server, unfin
 // verifyTokens checks the counts against the server's: output tokens, prompt lengths,
 // and the prefix cache (unique prompts must not hit it beyond the template; shared
 // prefixes must).
-func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in RateInput) {
+func verifyTokens(cell *rundoc.RateCell, reqs []RateRequest, times []requestTimes, in RateInput) {
 	f := cell.RateFigures
 	var client, server, withUsage, prompted, asked, promptReqs, cached, cachedReqs int
 	var unfinishedChunked int // unfinished requests' tokens, counted one per chunk
@@ -410,7 +412,7 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 	switch {
 	case withUsage == 0 && f.CompletedRequests > 0:
 		f.Flags = append(f.Flags, "token_counts_unverified")
-		cell.invalidate("the server reported no usage: nothing verifies the client's token counts")
+		invalidate(cell, "the server reported no usage: nothing verifies the client's token counts")
 	case withUsage > 0:
 		f.ServerOutputTokens = openai.Ptr(server)
 		verifyChunkCounts(cell, reqs, client, server, unfinishedChunked)
@@ -418,14 +420,14 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 	if f.EndedEarly > 0 {
 		f.Flags = append(f.Flags, "ended_early")
 		if in.IgnoreEOSKnown {
-			cell.invalidate(fmt.Sprintf("%d requests ended before their output length despite ignore_eos", f.EndedEarly))
+			invalidate(cell, fmt.Sprintf("%d requests ended before their output length despite ignore_eos", f.EndedEarly))
 		}
 	}
 	if promptReqs > 0 {
 		f.PromptTokensMean = round(float64(prompted)/float64(promptReqs), 1)
 		f.PromptTokensTarget = round(float64(asked)/float64(promptReqs), 1)
 		if relDiff(prompted, asked) > 0.01 {
-			cell.invalidate(fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
+			invalidate(cell, fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
 		}
 	}
 	// The prefix cache: per-request cached tokens where the server reports them, its
@@ -458,9 +460,9 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 	if perRequest > hi {
 		f.Flags = append(f.Flags, "prompts_shared")
 		if in.PrefixTokens == 0 {
-			cell.invalidate(fmt.Sprintf("the server found %.0f cached tokens per request: the prompts were not unique to it", perRequest))
+			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request: the prompts were not unique to it", perRequest))
 		} else {
-			cell.invalidate(fmt.Sprintf("the server found %.0f cached tokens per request, more than the %d-token shared prefix", perRequest, in.PrefixTokens))
+			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request, more than the %d-token shared prefix", perRequest, in.PrefixTokens))
 		}
 	}
 	if in.PrefixTokens > 0 && perRequest < float64(in.PrefixTokens-prefixBlockSlack)*0.9 {
@@ -473,7 +475,7 @@ func verifyTokens(cell *RateCell, reqs []RateRequest, times []requestTimes, in R
 // saturationEvidence says why the cell's queue grew, if it did: TTFT rising through
 // the schedule, the server's waiting gauge, completions slower than arrivals, or
 // requests still unfinished at the drain timeout.
-func saturationEvidence(reqs []RateRequest, times []requestTimes, f *RateFigures, in RateInput) []string {
+func saturationEvidence(reqs []RateRequest, times []requestTimes, f *rundoc.RateFigures, in RateInput) []string {
 	if in.Rate.IsInf() {
 		// A burst is beyond every rate by design: it measures the most the server
 		// completes, and its queue says nothing about a rate it could sustain.
@@ -556,8 +558,8 @@ func minTime(a, b time.Time) time.Time {
 // (p90: 64, p99: 662) and only when the censored samples cannot move it: it is the
 // same whether they are taken at their bound or as infinitely large. The mean and
 // stdev need every sample exact.
-func latencyStats(s []latencySample) LatencyStats {
-	st := LatencyStats{Samples: len(s)}
+func latencyStats(s []latencySample) rundoc.LatencyStats {
+	st := rundoc.LatencyStats{Samples: len(s)}
 	if len(s) == 0 {
 		return st
 	}

@@ -3,20 +3,9 @@ package bench
 import (
 	"math"
 	"strconv"
-)
 
-// Defaults of a --find-max-rate search.
-const (
-	DefaultSearchSteps     = 8
-	DefaultSearchPrecision = 0.1
-	DefaultSLOTarget       = 0.95
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
-
-// Passes reports whether a cell met its SLO target without saturating: the test a
-// --find-max-rate search applies to every rate it tries.
-func (c *RateCell) Passes() bool {
-	return c.Status == StatusValid && c.RateFigures != nil && !c.Saturated() && c.MeetsSLO != nil && *c.MeetsSLO
-}
 
 // NextSearchRate decides a --find-max-rate search from the cells tried so far: the
 // next rate to try, or done with the outcome. Rates double from s.Start until a cell
@@ -24,7 +13,7 @@ func (c *RateCell) Passes() bool {
 // the bracket between the highest pass and the lowest failure is bisected until it
 // is within s.Precision of the pass, or s.MaxSteps cells have run. It is pure, so a
 // resumed search takes up where it stopped.
-func NextSearchRate(s RateSearch, tried []RateCell) (next Rate, done bool, out MaxRate) {
+func NextSearchRate(s rundoc.RateSearch, tried []rundoc.RateCell) (next rundoc.Rate, done bool, out rundoc.MaxRate) {
 	var lo, hi float64 // highest passing rate, lowest failing rate; 0 = none yet
 	var loGoodput *float64
 	for i := range tried {
@@ -47,11 +36,11 @@ func NextSearchRate(s RateSearch, tried []RateCell) (next Rate, done bool, out M
 	}
 	steps := s.MaxSteps
 	if steps <= 0 {
-		steps = DefaultSearchSteps
+		steps = rundoc.DefaultSearchSteps
 	}
 	precision := s.Precision
 	if !(precision > 0) {
-		precision = DefaultSearchPrecision
+		precision = rundoc.DefaultSearchPrecision
 	}
 	start := float64(s.Start)
 	if !(start > 0) || math.IsInf(start, 0) {
@@ -77,17 +66,17 @@ func NextSearchRate(s RateSearch, tried []RateCell) (next Rate, done bool, out M
 		}
 		return 0, true, out
 	case len(tried) == 0:
-		return Rate(start), false, out
+		return rundoc.Rate(start), false, out
 	case hi == 0:
-		return Rate(roundRate(2 * lo)), false, out
+		return rundoc.Rate(roundRate(2 * lo)), false, out
 	case lo == 0:
-		return Rate(roundRate(hi / 2)), false, out
+		return rundoc.Rate(roundRate(hi / 2)), false, out
 	}
 	mid := roundRate((lo + hi) / 2)
 	if mid <= lo || mid >= hi {
 		mid = (lo + hi) / 2
 	}
-	return Rate(mid), false, out
+	return rundoc.Rate(mid), false, out
 }
 
 // roundRate keeps three significant digits, so searched rates read as 5.5, not

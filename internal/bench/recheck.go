@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Recheck is a run document re-scored from its events log: how many of its
@@ -17,14 +19,14 @@ import (
 type Recheck struct {
 	Prefill, Decode, Rate int
 	Differences           []string
-	Rescored              *Run
+	Rescored              *rundoc.Run
 }
 
 // RecheckRun re-scores doc's prefill rows, decode cells and rate cells from the events
 // log with the live run's own scoring functions, and compares them with doc field by
 // field. A measurement doc has as scored (valid or invalid) that the log cannot
 // re-score is a difference too, so that an empty log never passes.
-func RecheckRun(doc *Run, events []byte) (*Recheck, error) {
+func RecheckRun(doc *rundoc.Run, events []byte) (*Recheck, error) {
 	all, err := RescoreAll(bytes.NewReader(events))
 	if err != nil {
 		return nil, err
@@ -44,12 +46,12 @@ func RecheckRun(doc *Run, events []byte) (*Recheck, error) {
 	return rc, nil
 }
 
-func (rc *Recheck) comparePrefill(doc *Run, rows []PrefillRow) {
+func (rc *Recheck) comparePrefill(doc *rundoc.Run, rows []rundoc.PrefillRow) {
 	seen := map[int]bool{}
 	for _, row := range rows {
 		seen[row.Context] = true
-		i := slices.IndexFunc(doc.Prefill, func(p PrefillRow) bool { return p.Context == row.Context })
-		name := "prefill " + FormatTokens(row.Context)
+		i := slices.IndexFunc(doc.Prefill, func(p rundoc.PrefillRow) bool { return p.Context == row.Context })
+		name := "prefill " + rundoc.FormatTokens(row.Context)
 		if i < 0 {
 			rc.Differences = append(rc.Differences, name+": in the log, not in the document")
 			continue
@@ -59,16 +61,16 @@ func (rc *Recheck) comparePrefill(doc *Run, rows []PrefillRow) {
 	}
 	for _, row := range doc.Prefill {
 		if scored(row.Status) && !seen[row.Context] {
-			rc.Differences = append(rc.Differences, fmt.Sprintf("prefill %s (%s): not in the log", FormatTokens(row.Context), row.Status))
+			rc.Differences = append(rc.Differences, fmt.Sprintf("prefill %s (%s): not in the log", rundoc.FormatTokens(row.Context), row.Status))
 		}
 	}
 }
 
-func (rc *Recheck) compareDecode(doc *Run, cells []DecodeCell) {
+func (rc *Recheck) compareDecode(doc *rundoc.Run, cells []rundoc.DecodeCell) {
 	seen := map[[2]int]bool{}
 	for _, c := range cells {
 		seen[[2]int{c.Context, c.Concurrency}] = true
-		name := fmt.Sprintf("decode %s × %d", FormatTokens(c.Context), c.Concurrency)
+		name := fmt.Sprintf("decode %s × %d", rundoc.FormatTokens(c.Context), c.Concurrency)
 		d := doc.Cell(c.Context, c.Concurrency)
 		if d == nil {
 			rc.Differences = append(rc.Differences, name+": in the log, not in the document")
@@ -79,13 +81,13 @@ func (rc *Recheck) compareDecode(doc *Run, cells []DecodeCell) {
 	}
 	for _, c := range doc.Decode {
 		if scored(c.Status) && !seen[[2]int{c.Context, c.Concurrency}] {
-			rc.Differences = append(rc.Differences, fmt.Sprintf("decode %s × %d (%s): not in the log", FormatTokens(c.Context), c.Concurrency, c.Status))
+			rc.Differences = append(rc.Differences, fmt.Sprintf("decode %s × %d (%s): not in the log", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status))
 		}
 	}
 }
 
 // compareRate pairs rate cells by number: cell n is the document's rate[n-1].
-func (rc *Recheck) compareRate(doc *Run, cells map[int]RateCell) {
+func (rc *Recheck) compareRate(doc *rundoc.Run, cells map[int]rundoc.RateCell) {
 	for _, n := range slices.Sorted(maps.Keys(cells)) {
 		c := cells[n]
 		name := fmt.Sprintf("rate %s req/s", c.RateRPS)
@@ -103,14 +105,14 @@ func (rc *Recheck) compareRate(doc *Run, cells map[int]RateCell) {
 	}
 }
 
-func scored(s Status) bool { return s == StatusValid || s == StatusInvalid }
+func scored(s rundoc.Status) bool { return s == rundoc.StatusValid || s == rundoc.StatusInvalid }
 
-func cloneRun(doc *Run) (*Run, error) {
+func cloneRun(doc *rundoc.Run) (*rundoc.Run, error) {
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("copying the run document: %w", err)
 	}
-	var out Run
+	var out rundoc.Run
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("copying the run document: %w", err)
 	}

@@ -7,43 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
-// CellRepeat is one --repeat measurement of a decode cell, whole: its status,
-// figures, counts, detail and energy, and its own intervals.
-type CellRepeat struct {
-	Status Status `json:"status"`
-	Reason string `json:"reason,omitempty"`
-	*DecodeFigures
-	*WindowStats
-	*CellDetail
-	*CellEnergy
-	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
-	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
-	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
-}
-
-// PrefillRepeat is one --repeat measurement of a prefill row, whole.
-type PrefillRepeat struct {
-	Status Status `json:"status"`
-	Reason string `json:"reason,omitempty"`
-	*PrefillFigures
-	*PrefillEnergy
-}
-
-// PrefillIntervals are a prefill row's intervals, which need --repeat: one cold
-// request is one sample, and no interval can be drawn from one sample.
-type PrefillIntervals struct {
-	PromptTokSCI *stats.Interval `json:"prompt_tok_s_ci,omitempty"`
-	TTFTMsCI     *stats.Interval `json:"ttft_ms_ci,omitempty"`
-	CIMethod     string          `json:"ci_method,omitempty"`
-	Repeats      []PrefillRepeat `json:"repeats,omitempty"`
-}
-
 // repeatOf is what a scored cell keeps of itself as a repeat.
-func repeatOf(c DecodeCell) CellRepeat {
-	r := CellRepeat{Status: c.Status, Reason: c.Reason, DecodeFigures: c.DecodeFigures,
+func repeatOf(c rundoc.DecodeCell) rundoc.CellRepeat {
+	r := rundoc.CellRepeat{Status: c.Status, Reason: c.Reason, DecodeFigures: c.DecodeFigures,
 		WindowStats: c.WindowStats, CellDetail: c.CellDetail, CellEnergy: c.CellEnergy}
 	if ci := c.CellIntervals; ci != nil {
 		r.TotalTokSCI, r.TTFTMsCI, r.TBTMsCI = ci.TotalTokSCI, ci.TTFTMsCI, ci.TBTMsCI
@@ -57,8 +27,8 @@ func repeatOf(c DecodeCell) CellRepeat {
 // and energy stay one measurement's — with each headline figure's interval over the
 // valid repeats' values, every repeat kept in the order it ran, and the unstable flag
 // where two repeats' own intervals do not overlap. Pure.
-func MergeRepeat(prev, scored DecodeCell) DecodeCell {
-	var repeats []CellRepeat
+func MergeRepeat(prev, scored rundoc.DecodeCell) rundoc.DecodeCell {
+	var repeats []rundoc.CellRepeat
 	if prev.CellIntervals != nil {
 		repeats = slices.Clone(prev.Repeats)
 	}
@@ -67,45 +37,45 @@ func MergeRepeat(prev, scored DecodeCell) DecodeCell {
 	out := scored // no valid repeat: the cell is the latest, as it failed
 	if len(valid) > 0 {
 		m := &repeats[valid[(len(valid)-1)/2]]
-		out = DecodeCell{Context: scored.Context, Concurrency: scored.Concurrency, Status: m.Status, Reason: m.Reason,
+		out = rundoc.DecodeCell{Context: scored.Context, Concurrency: scored.Concurrency, Status: m.Status, Reason: m.Reason,
 			DecodeFigures: m.DecodeFigures, WindowStats: m.WindowStats, CellDetail: m.CellDetail, CellEnergy: m.CellEnergy}
-		out.CellIntervals = &CellIntervals{TotalTokSCI: m.TotalTokSCI, TTFTMsCI: m.TTFTMsCI, TBTMsCI: m.TBTMsCI, CIMethod: CIMethodWindow}
+		out.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: m.TotalTokSCI, TTFTMsCI: m.TTFTMsCI, TBTMsCI: m.TBTMsCI, CIMethod: rundoc.CIMethodWindow}
 	}
 	ci := out.CellIntervals
 	if ci == nil {
-		ci = &CellIntervals{}
+		ci = &rundoc.CellIntervals{}
 	}
 	ci.Repeats = repeats
 	if len(valid) >= 2 {
-		pick := func(f func(*CellRepeat) float64) []float64 {
+		pick := func(f func(*rundoc.CellRepeat) float64) []float64 {
 			v := make([]float64, len(valid))
 			for i, j := range valid {
 				v[i] = f(&repeats[j])
 			}
 			return v
 		}
-		ci.CIMethod = CIMethodRepeats
+		ci.CIMethod = rundoc.CIMethodRepeats
 		own := *ci // the median repeat's own intervals
-		ci.TotalTokSCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, own.TotalTokSCI, 2)
-		ci.TTFTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, own.TTFTMsCI, 1)
-		ci.TBTMsCI = overRepeats(pick(func(r *CellRepeat) float64 { return r.TBTMs }), out.TBTMs, own.TBTMsCI, 2)
+		ci.TotalTokSCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, own.TotalTokSCI, 2)
+		ci.TTFTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, own.TTFTMsCI, 1)
+		ci.TBTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TBTMs }), out.TBTMs, own.TBTMsCI, 2)
 		ci.Unstable = disagree(repeats, valid)
 	}
 	out.CellIntervals = ci
 	if ci.Unstable && out.CellDetail != nil {
 		d := *out.CellDetail
 		d.Flags = slices.Clone(d.Flags)
-		d.addFlag("unstable")
+		addFlag(&d, "unstable")
 		out.CellDetail = &d
 	}
 	return out
 }
 
 // validRepeats are the indexes of the valid repeats, by ascending total_tok_s.
-func validRepeats(repeats []CellRepeat) []int {
+func validRepeats(repeats []rundoc.CellRepeat) []int {
 	var idx []int
 	for i := range repeats {
-		if repeats[i].Status == StatusValid && repeats[i].DecodeFigures != nil {
+		if repeats[i].Status == rundoc.StatusValid && repeats[i].DecodeFigures != nil {
 			idx = append(idx, i)
 		}
 	}
@@ -129,7 +99,7 @@ func overRepeats(v []float64, published float64, own *stats.Interval, decimals i
 
 // disagree reports whether two valid repeats' own intervals (rate or TBT) do not
 // overlap: the server changed speed between them by more than either saw of noise.
-func disagree(repeats []CellRepeat, valid []int) bool {
+func disagree(repeats []rundoc.CellRepeat, valid []int) bool {
 	for a := 0; a < len(valid); a++ {
 		for b := a + 1; b < len(valid); b++ {
 			x, y := &repeats[valid[a]], &repeats[valid[b]]
@@ -146,16 +116,16 @@ func apart(a, b *stats.Interval) bool { return a != nil && b != nil && !a.Overla
 // MergePrefillRepeat adds a newly scored repeat to a prefill row's earlier ones: the
 // row becomes its median repeat by prompt_tok_s, whole, with the t interval over
 // the valid repeats. Pure.
-func MergePrefillRepeat(prev, scored PrefillRow) PrefillRow {
-	var repeats []PrefillRepeat
+func MergePrefillRepeat(prev, scored rundoc.PrefillRow) rundoc.PrefillRow {
+	var repeats []rundoc.PrefillRepeat
 	if prev.PrefillIntervals != nil {
 		repeats = slices.Clone(prev.Repeats)
 	}
-	repeats = append(repeats, PrefillRepeat{Status: scored.Status, Reason: scored.Reason,
+	repeats = append(repeats, rundoc.PrefillRepeat{Status: scored.Status, Reason: scored.Reason,
 		PrefillFigures: scored.PrefillFigures, PrefillEnergy: scored.PrefillEnergy})
 	var valid []int
 	for i := range repeats {
-		if repeats[i].Status == StatusValid && repeats[i].PrefillFigures != nil {
+		if repeats[i].Status == rundoc.StatusValid && repeats[i].PrefillFigures != nil {
 			valid = append(valid, i)
 		}
 	}
@@ -163,11 +133,11 @@ func MergePrefillRepeat(prev, scored PrefillRow) PrefillRow {
 	out := scored
 	if len(valid) > 0 {
 		m := &repeats[valid[(len(valid)-1)/2]]
-		out = PrefillRow{Context: scored.Context, Status: m.Status, Reason: m.Reason, PrefillFigures: m.PrefillFigures, PrefillEnergy: m.PrefillEnergy}
+		out = rundoc.PrefillRow{Context: scored.Context, Status: m.Status, Reason: m.Reason, PrefillFigures: m.PrefillFigures, PrefillEnergy: m.PrefillEnergy}
 	}
-	pi := &PrefillIntervals{Repeats: repeats}
+	pi := &rundoc.PrefillIntervals{Repeats: repeats}
 	if len(valid) >= 2 {
-		pi.CIMethod = CIMethodRepeats
+		pi.CIMethod = rundoc.CIMethodRepeats
 		v, t := make([]float64, len(valid)), make([]float64, len(valid))
 		for i, j := range valid {
 			v[i], t[i] = repeats[j].PromptTokS, repeats[j].TTFTMs
@@ -200,14 +170,14 @@ func (o *orchestration) repeatLabel() string {
 
 // cellLeft is how many measurements a cell still needs; cellPending whether it needs
 // one in the repeat in progress (each repeat measures a cell once, in plan order).
-func (o *orchestration) cellLeft(c *DecodeCell) int {
+func (o *orchestration) cellLeft(c *rundoc.DecodeCell) int {
 	if o.repeats() == 1 {
-		if c.Status.done() {
+		if statusDone(c.Status) {
 			return 0
 		}
 		return 1
 	}
-	if c.Status == StatusOverCapacity || c.Status == StatusPredicted {
+	if c.Status == rundoc.StatusOverCapacity || c.Status == rundoc.StatusPredicted {
 		return 0
 	}
 	have := 0
@@ -217,18 +187,18 @@ func (o *orchestration) cellLeft(c *DecodeCell) int {
 	return max(o.repeats()-have, 0)
 }
 
-func (o *orchestration) cellPending(c *DecodeCell) bool {
+func (o *orchestration) cellPending(c *rundoc.DecodeCell) bool {
 	return o.cellLeft(c) > 0 && o.repeats()-o.cellLeft(c) <= o.rep
 }
 
-func (o *orchestration) prefillLeft(p *PrefillRow) int {
+func (o *orchestration) prefillLeft(p *rundoc.PrefillRow) int {
 	if o.repeats() == 1 {
-		if p.Status.done() {
+		if statusDone(p.Status) {
 			return 0
 		}
 		return 1
 	}
-	if p.Status == StatusOverCapacity || p.Status == StatusPredicted {
+	if p.Status == rundoc.StatusOverCapacity || p.Status == rundoc.StatusPredicted {
 		return 0
 	}
 	have := 0
@@ -238,13 +208,13 @@ func (o *orchestration) prefillLeft(p *PrefillRow) int {
 	return max(o.repeats()-have, 0)
 }
 
-func (o *orchestration) prefillPending(p *PrefillRow) bool {
+func (o *orchestration) prefillPending(p *rundoc.PrefillRow) bool {
 	return o.prefillLeft(p) > 0 && o.repeats()-o.prefillLeft(p) <= o.rep
 }
 
 // addRepeatNote says in the document's notes how a --repeat run was measured and
 // which cells came out unstable (once: a resumed run replaces its note).
-func addRepeatNote(doc *Run) {
+func addRepeatNote(doc *rundoc.Run) {
 	n := doc.Config.Repeat
 	if n <= 1 {
 		return
@@ -255,7 +225,7 @@ func addRepeatNote(doc *Run) {
 	var unstable []string
 	for i := range doc.Decode {
 		if c := &doc.Decode[i]; c.CellIntervals != nil && c.Unstable {
-			unstable = append(unstable, fmt.Sprintf("%s × %d", FormatTokens(c.Context), c.Concurrency))
+			unstable = append(unstable, fmt.Sprintf("%s × %d", rundoc.FormatTokens(c.Context), c.Concurrency))
 		}
 	}
 	if len(unstable) > 0 {

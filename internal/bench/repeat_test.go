@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // speedChanger is a Progress that sets the fake server's token interval when a
@@ -63,7 +64,7 @@ func TestRepeatInterleavedAndUnstable(t *testing.T) {
 		if c.CellIntervals == nil || len(c.Repeats) != 3 {
 			t.Fatalf("cell ×%d: %+v, want 3 repeats", c.Concurrency, c.CellIntervals)
 		}
-		if c.Status != StatusValid || c.CIMethod != CIMethodRepeats || c.TotalTokSCI == nil {
+		if c.Status != rundoc.StatusValid || c.CIMethod != rundoc.CIMethodRepeats || c.TotalTokSCI == nil {
 			t.Fatalf("cell ×%d: status %s, method %q, interval %v", c.Concurrency, c.Status, c.CIMethod, c.TotalTokSCI)
 		}
 		fast, slow := c.Repeats[0].TotalTokS, c.Repeats[2].TotalTokS
@@ -105,11 +106,11 @@ func TestRepeatInterleavedAndUnstable(t *testing.T) {
 // the interval over them holds every repeat's rate.
 func TestMergeRepeatSteady(t *testing.T) {
 	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
-	var cell DecodeCell
+	var cell rundoc.DecodeCell
 	for i := range 3 {
 		cell = MergeRepeat(cell, ScoreCell(s.cell(uint64(50+i))))
 	}
-	if cell.Unstable || len(cell.Repeats) != 3 || cell.CIMethod != CIMethodRepeats {
+	if cell.Unstable || len(cell.Repeats) != 3 || cell.CIMethod != rundoc.CIMethodRepeats {
 		t.Fatalf("steady repeats: unstable %v, %d repeats, method %q", cell.Unstable, len(cell.Repeats), cell.CIMethod)
 	}
 	for _, r := range cell.Repeats {
@@ -118,8 +119,8 @@ func TestMergeRepeatSteady(t *testing.T) {
 		}
 	}
 	// A failed repeat is kept, and the cell stays its valid repeats' median.
-	failed := MergeRepeat(cell, DecodeCell{Status: StatusFailed, Reason: "boom"})
-	if len(failed.Repeats) != 4 || failed.Status != StatusValid || failed.TotalTokS != cell.TotalTokS {
+	failed := MergeRepeat(cell, rundoc.DecodeCell{Status: rundoc.StatusFailed, Reason: "boom"})
+	if len(failed.Repeats) != 4 || failed.Status != rundoc.StatusValid || failed.TotalTokS != cell.TotalTokS {
 		t.Errorf("after a failed repeat: %d repeats, %s, %.2f (was %.2f)", len(failed.Repeats), failed.Status, failed.TotalTokS, cell.TotalTokS)
 	}
 }
@@ -129,7 +130,7 @@ func TestMergeRepeatSteady(t *testing.T) {
 func TestRepeatsThatAgreeKeepTheirNoise(t *testing.T) {
 	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
 	one := ScoreCell(s.cell(7))
-	cell := MergeRepeat(MergeRepeat(DecodeCell{}, one), one)
+	cell := MergeRepeat(MergeRepeat(rundoc.DecodeCell{}, one), one)
 	own := one.TotalTokSCI
 	if got := cell.TotalTokSCI; got == nil || got.Low > own.Low || got.High < own.High || got.HalfWidth() == 0 {
 		t.Errorf("two equal repeats: interval %+v, the repeat's own %+v", got, *own)

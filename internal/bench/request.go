@@ -8,6 +8,7 @@ import (
 	"github.com/llmbench/llmbench/internal/clock"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Server is the server under test as the runner needs it: a client, a model, and what
@@ -74,7 +75,7 @@ func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 // keepsText says whether requests keep their text to be counted afterwards: where
 // the server has a tokenize route and the run's stream check did not see it count
 // every chunk.
-func (s *Server) keepsText(check *StreamCheck) bool {
+func (s *Server) keepsText(check *rundoc.StreamCheck) bool {
 	return s.TextTokenizer != nil && (check == nil || !check.ChunkUsage)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // startReplay serves cfg (vLLM's discovery-free shape by default) and returns the
@@ -47,7 +48,7 @@ var fastRetry = RetryPolicy{Base: 50 * time.Millisecond, Max: 500 * time.Millise
 
 // rescoreMatches re-scores an events log and compares every prefill row and cell with
 // the document, field by field.
-func rescoreMatches(t *testing.T, events []byte, doc *Run) {
+func rescoreMatches(t *testing.T, events []byte, doc *rundoc.Run) {
 	t.Helper()
 	all, err := RescoreAll(bytes.NewReader(events))
 	if err != nil {
@@ -55,7 +56,7 @@ func rescoreMatches(t *testing.T, events []byte, doc *Run) {
 	}
 	measured := 0
 	for _, c := range doc.Decode {
-		if c.Status == StatusOverCapacity {
+		if c.Status == rundoc.StatusOverCapacity {
 			continue
 		}
 		measured++
@@ -89,7 +90,7 @@ func TestRescoreAgrees(t *testing.T) {
 		doc := newTestRun([]int{0, 512}, []int{1, 3}, []int{512}, time.Second, 4096)
 		Plan(doc, nil, nil)
 		// A ceiling far below the cells' rates: every cell is flagged, live and re-scored.
-		doc.Client = &Client{CeilingTokS: openai.Ptr(2.0), Cores: 1}
+		doc.Client = &rundoc.Client{CeilingTokS: openai.Ptr(2.0), Cores: 1}
 		var events bytes.Buffer
 		r := &Runner{Server: srv, Opts: Options{Nonce: "e", Events: NewEventLog(&events)}}
 		if err := r.Run(context.Background(), doc); err != nil {
@@ -97,7 +98,7 @@ func TestRescoreAgrees(t *testing.T) {
 		}
 		r.Opts.Events.Flush()
 		for _, c := range doc.Decode {
-			if c.Status != StatusValid || c.TokenCountSource != CountServerPerChunk {
+			if c.Status != rundoc.StatusValid || c.TokenCountSource != rundoc.CountServerPerChunk {
 				t.Errorf("%d×%d: %s %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason, c.TokenCountSource)
 			}
 			if !contains(c.Flags, "client_near_ceiling") || c.ClientCPUS == nil {
@@ -118,7 +119,7 @@ func TestRescoreAgrees(t *testing.T) {
 		}
 		r.Opts.Events.Flush()
 		c := doc.Decode[0]
-		if c.TokenCountSource != CountFinishedRatio || !contains(c.Flags, "token_counts_estimated") {
+		if c.TokenCountSource != rundoc.CountFinishedRatio || !contains(c.Flags, "token_counts_estimated") {
 			t.Errorf("cell: source %s flags %v, want the finished requests' ratio", c.TokenCountSource, c.Flags)
 		}
 		rescoreMatches(t, events.Bytes(), doc)
@@ -140,7 +141,7 @@ func TestRescoreAgrees(t *testing.T) {
 		}
 		log.Flush()
 		for _, c := range doc.Decode {
-			if c.Status != StatusValid {
+			if c.Status != rundoc.StatusValid {
 				t.Errorf("%d×%d: %s %s", c.Context, c.Concurrency, c.Status, c.Reason)
 			}
 		}
@@ -161,7 +162,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
-	if c := doc.Decode[0]; c.Status != StatusValid || c.Outcomes["retryable"] != 2 {
+	if c := doc.Decode[0]; c.Status != rundoc.StatusValid || c.Outcomes["retryable"] != 2 {
 		t.Errorf("cell: %s %s, outcomes %v; want valid after 2 retryable failures", c.Status, c.Reason, c.Outcomes)
 	}
 	var decode []*replay.Record
@@ -191,10 +192,10 @@ func TestWarmupRetries(t *testing.T) {
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
-	if p := doc.Prefill[0]; p.Status != StatusValid || p.Attempts != 2 {
+	if p := doc.Prefill[0]; p.Status != rundoc.StatusValid || p.Attempts != 2 {
 		t.Errorf("prefill: %s %s, %d attempts; want valid on the second", p.Status, p.Reason, p.Attempts)
 	}
-	if c := doc.Decode[0]; c.Status != StatusValid {
+	if c := doc.Decode[0]; c.Status != rundoc.StatusValid {
 		t.Errorf("cell: %s %s", c.Status, c.Reason)
 	}
 }
@@ -214,7 +215,7 @@ func TestFailingServerBounded(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	c := doc.Decode[0]
-	if c.Status != StatusFailed || !strings.Contains(c.Reason, "retry budget") || !strings.Contains(c.Reason, "without a finish_reason") {
+	if c.Status != rundoc.StatusFailed || !strings.Contains(c.Reason, "retry budget") || !strings.Contains(c.Reason, "without a finish_reason") {
 		t.Errorf("cell: %s %q", c.Status, c.Reason)
 	}
 	decode := 0
@@ -241,11 +242,11 @@ func TestNotStreaming(t *testing.T) {
 		t.Fatalf("Run: %v, want ErrNotStreaming", err)
 	}
 	for _, c := range doc.Decode {
-		if c.Status != StatusFailed || !strings.Contains(c.Reason, "does not stream") {
+		if c.Status != rundoc.StatusFailed || !strings.Contains(c.Reason, "does not stream") {
 			t.Errorf("%d×%d: %s %q", c.Context, c.Concurrency, c.Status, c.Reason)
 		}
 	}
-	if p := doc.Prefill[0]; p.Status != StatusFailed {
+	if p := doc.Prefill[0]; p.Status != rundoc.StatusFailed {
 		t.Errorf("prefill: %s", p.Status)
 	}
 	if n := len(rs.Log()); n > 2 {
@@ -265,7 +266,7 @@ func TestDrainBeforeColdPrefill(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := doc.Prefill[0]
-	if p.Status != StatusValid || p.SettleMs == nil || *p.SettleMs < 900 {
+	if p.Status != rundoc.StatusValid || p.SettleMs == nil || *p.SettleMs < 900 {
 		t.Fatalf("prefill after a cell: %s %s, settle %v; want it to wait for the gauge", p.Status, p.Reason, p.SettleMs)
 	}
 	for _, rec := range rs.Log() {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Thresholds of the validity checks (docs/run.md).
@@ -102,11 +103,11 @@ var validityRules = []rule{
 		return ""
 	}},
 	{"token_counts_unverified", func(s *scoring) string {
-		if s.source != CountClientOnly {
+		if s.source != rundoc.CountClientOnly {
 			return ""
 		}
 		r := fmt.Sprintf("nothing the server said verifies the client's count of %d tokens (no per-chunk usage, no finished request with usage, no tokenize route", s.w.clientTokens)
-		if g := s.run.Server.generation(); g != nil {
+		if g := generation(s.run.Server); g != nil {
 			r += fmt.Sprintf("; its generation counter says %.0f", *g)
 		} else {
 			r += ", no generation counter"
@@ -120,7 +121,7 @@ var validityRules = []rule{
 	{"token_count_bound", func(s *scoring) string {
 		b := s.bound
 		switch {
-		case !b.estimated || s.source == CountClientOnly:
+		case !b.estimated || s.source == rundoc.CountClientOnly:
 			return ""
 		case !b.ok:
 			return fmt.Sprintf("%d of the window's tokens rest on an estimate and only %d request(s) the server counted in total: too few to bound it (ask for fewer output tokens with --max-output, so that requests finish and their usage counts them)", s.w.stats.OutputTokens, b.counted)

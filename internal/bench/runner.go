@@ -8,14 +8,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Monitor samples the server's own metrics during a cell (engine discovery provides
 // one where the server exposes metrics).
 type Monitor interface {
 	Start(ctx context.Context, interval time.Duration)
-	Stop() *ServerMetrics
+	Stop() *rundoc.ServerMetrics
 }
 
 // Progress is told what the runner is doing, for a live display.
@@ -56,7 +58,7 @@ type Options struct {
 	// StartTimeout bounds how long a cell waits for all its streams' first tokens.
 	StartTimeout time.Duration
 	// Checkpoint is called after every prefill row and cell with the document so far.
-	Checkpoint func(*Run) error
+	Checkpoint func(*rundoc.Run) error
 	// Events, if set, receives every request, window and measurement.
 	Events *EventLog
 	// Progress, if set, is told what is happening.
@@ -79,8 +81,8 @@ type Options struct {
 	Settle time.Duration
 	// Telemetry, if set, meters the server's machine during every window; Price, if
 	// set, is what the machine costs (energy_run.go).
-	Telemetry Telemetry
-	Price     *Price
+	Telemetry power.Telemetry
+	Price     *rundoc.Price
 }
 
 // Runner measures the speed test matrix.
@@ -96,7 +98,7 @@ type Runner struct {
 	// may still be aborting.
 	dirty bool
 	// check is what the run's stream check showed.
-	check *StreamCheck
+	check *rundoc.StreamCheck
 	// calibrated holds, per context, the calibration requests the server counted
 	// (chunkcalib.go): a row's later cells start from them.
 	calibrated map[int][]Request
@@ -109,8 +111,8 @@ var ErrInterrupted = errors.New("run interrupted")
 // prefill row measured on its cold request (if any) and its decode cells.
 type rowWork struct {
 	context int
-	prefill *PrefillRow
-	cells   []*DecodeCell
+	prefill *rundoc.PrefillRow
+	cells   []*rundoc.DecodeCell
 }
 
 // Run measures every pending prefill row and decode cell of doc (a planned document, or
@@ -119,7 +121,7 @@ type rowWork struct {
 // server that does not stream, every pending measurement is marked failed and
 // ErrNotStreaming returned; against one whose stream check fails on every try, nothing
 // is measured and an error wrapping ErrCannotGenerate is returned.
-func (r *Runner) Run(ctx context.Context, doc *Run) error {
+func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	cfg := doc.Config
 	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer}
 	if cfg.Seed != nil {
@@ -175,10 +177,10 @@ func (r *Runner) Run(ctx context.Context, doc *Run) error {
 // plan orders the work: in "separate" mode every prefill row first; in
 // "decode-warmup" mode rows by ascending context, each decode row's warm-up doubling
 // as its prefill measurement.
-func (r *Runner) plan(doc *Run) []rowWork {
+func (r *Runner) plan(doc *rundoc.Run) []rowWork {
 	cfg := doc.Config
 	decodeRows := sortedUnique(cfg.Contexts)
-	prefillRow := func(c int) *PrefillRow {
+	prefillRow := func(c int) *rundoc.PrefillRow {
 		for i := range doc.Prefill {
 			if doc.Prefill[i].Context == c {
 				return &doc.Prefill[i]
@@ -217,10 +219,10 @@ func (r *Runner) plan(doc *Run) []rowWork {
 // orchestration is one Run's progress through the plan.
 type orchestration struct {
 	r           *Runner
-	doc         *Run
+	doc         *rundoc.Run
 	done, total int
 	// measuring is the prefill row whose cold request is in flight, if any.
-	measuring *PrefillRow
+	measuring *rundoc.PrefillRow
 	// rep is the repeat being measured (from 0; repeat.go).
 	rep int
 	// rows is the repeat's work and row the index of the one being measured, for the
@@ -235,13 +237,13 @@ type orchestration struct {
 func (o *orchestration) count() {
 	n := o.repeats()
 	for i := range o.doc.Prefill {
-		if p := &o.doc.Prefill[i]; p.Status != StatusOverCapacity {
+		if p := &o.doc.Prefill[i]; p.Status != rundoc.StatusOverCapacity {
 			o.total += n
 			o.done += n - o.prefillLeft(p)
 		}
 	}
 	for i := range o.doc.Decode {
-		if c := &o.doc.Decode[i]; c.Status != StatusOverCapacity {
+		if c := &o.doc.Decode[i]; c.Status != rundoc.StatusOverCapacity {
 			o.total += n
 			o.done += n - o.cellLeft(c)
 		}
@@ -297,7 +299,7 @@ func (o *orchestration) checkpoint() error {
 
 func (o *orchestration) interrupt() error {
 	if o.measuring != nil {
-		o.measuring.Status, o.measuring.Reason = StatusInterrupted, "the run was stopped during this measurement"
+		o.measuring.Status, o.measuring.Reason = rundoc.StatusInterrupted, "the run was stopped during this measurement"
 	}
 	if err := o.checkpoint(); err != nil {
 		return err
@@ -310,7 +312,7 @@ func (o *orchestration) interrupt() error {
 func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	r := o.r
 	needPrefill := w.prefill != nil && o.prefillPending(w.prefill)
-	var pending []*DecodeCell
+	var pending []*rundoc.DecodeCell
 	for _, c := range w.cells {
 		if o.cellPending(c) {
 			pending = append(pending, c)
@@ -324,12 +326,12 @@ func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	}
 	settle := r.settleAfterCell(ctx)
 	if needPrefill {
-		o.step(fmt.Sprintf("prefill %s", FormatTokens(w.context))+o.repeatLabel(), 0)
+		o.step(fmt.Sprintf("prefill %s", rundoc.FormatTokens(w.context))+o.repeatLabel(), 0)
 		if w.prefill.PrefillIntervals == nil {
 			o.measuring = w.prefill // earlier repeats are kept, not marked interrupted
 		}
 	} else {
-		o.step(fmt.Sprintf("warm-up %s", FormatTokens(w.context)), 0)
+		o.step(fmt.Sprintf("warm-up %s", rundoc.FormatTokens(w.context)), 0)
 	}
 	coldStart := time.Now()
 	pctx, pre := r.warmUp(ctx, w.context)
@@ -362,7 +364,7 @@ func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 			reason = "warm-up failed: no token arrived"
 		}
 		for _, c := range pending {
-			failed := DecodeCell{Context: c.Context, Concurrency: c.Concurrency, Status: StatusFailed, Reason: reason}
+			failed := rundoc.DecodeCell{Context: c.Context, Concurrency: c.Concurrency, Status: rundoc.StatusFailed, Reason: reason}
 			if o.repeats() > 1 {
 				failed = MergeRepeat(*c, failed)
 			}
@@ -393,16 +395,16 @@ func (o *orchestration) timeCold(context int, took time.Duration) {
 }
 
 // cell measures one decode cell and scores it.
-func (o *orchestration) cell(ctx context.Context, cell *DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64) error {
+func (o *orchestration) cell(ctx context.Context, cell *rundoc.DecodeCell, pctx *prompt.Context, reqIndex *atomic.Int64) error {
 	r, cfg := o.r, o.doc.Config
 	settle := r.settleAfterCell(ctx)
-	o.step(fmt.Sprintf("decode %s × %d", FormatTokens(cell.Context), cell.Concurrency)+o.repeatLabel(), cfg.Duration())
+	o.step(fmt.Sprintf("decode %s × %d", rundoc.FormatTokens(cell.Context), cell.Concurrency)+o.repeatLabel(), cfg.Duration())
 	run := r.executeCell(ctx, cellSpec{context: cell.Context, concurrency: cell.Concurrency, duration: cfg.Duration(),
 		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex, ceiling: o.doc.Client.Ceiling()})
 	r.dirty = true
 	if run == nil || ctx.Err() != nil {
 		if cell.CellIntervals == nil { // earlier repeats are kept as they were
-			cell.Status, cell.Reason = StatusInterrupted, "the run was stopped during this cell"
+			cell.Status, cell.Reason = rundoc.StatusInterrupted, "the run was stopped during this cell"
 			cell.DecodeFigures, cell.WindowStats, cell.CellDetail = nil, nil, nil
 		}
 		return o.interrupt()
@@ -440,8 +442,8 @@ func (r *Runner) meta(m EventMeta) EventMeta {
 	return m
 }
 
-func cellLine(c *DecodeCell) string {
-	label := fmt.Sprintf("decode %5s × %-3d", FormatTokens(c.Context), c.Concurrency)
+func cellLine(c *rundoc.DecodeCell) string {
+	label := fmt.Sprintf("decode %5s × %-3d", rundoc.FormatTokens(c.Context), c.Concurrency)
 	if c.DecodeFigures == nil {
 		return fmt.Sprintf("%s  %s: %s", label, c.Status, c.Reason)
 	}
@@ -454,8 +456,8 @@ func cellLine(c *DecodeCell) string {
 
 // prefillLine is a prefill row's result as the progress display logs it, aligned with
 // cellLine's columns.
-func prefillLine(p *PrefillRow) string {
-	label := fmt.Sprintf("prefill %5s     ", FormatTokens(p.Context))
+func prefillLine(p *rundoc.PrefillRow) string {
+	label := fmt.Sprintf("prefill %5s     ", rundoc.FormatTokens(p.Context))
 	if p.PrefillFigures == nil {
 		return fmt.Sprintf("%s  %s: %s", label, p.Status, p.Reason)
 	}
@@ -473,9 +475,10 @@ func sortedUnique(v []int) []int {
 	return slices.Compact(out)
 }
 
-func (s Status) done() bool {
+// statusDone reports whether a cell or row has its outcome (it need not run again).
+func statusDone(s rundoc.Status) bool {
 	switch s {
-	case StatusPending, StatusInterrupted, "":
+	case rundoc.StatusPending, rundoc.StatusInterrupted, "":
 		return false
 	}
 	return true

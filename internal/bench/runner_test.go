@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func within(t *testing.T, what string, got, want, tol float64) {
@@ -54,7 +55,7 @@ func TestExactTiming(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range doc.Decode {
-			if c.Status != StatusValid {
+			if c.Status != rundoc.StatusValid {
 				t.Errorf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
 				continue
 			}
@@ -98,7 +99,7 @@ func TestQueueingInferredWithoutGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range doc.Decode {
-		if c.Status != StatusValid || c.CellDetail == nil {
+		if c.Status != rundoc.StatusValid || c.CellDetail == nil {
 			t.Fatalf("cell %d×%d: %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
 		}
 		wantQueue := c.Concurrency > 2
@@ -128,11 +129,11 @@ func TestPrefillAndWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range doc.Prefill {
-		if p.Status != StatusValid {
+		if p.Status != rundoc.StatusValid {
 			t.Fatalf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
 		}
 		// The progress display prints the row's result as it prints a cell's.
-		want := fmt.Sprintf("prefill %5s", FormatTokens(p.Context))
+		want := fmt.Sprintf("prefill %5s", rundoc.FormatTokens(p.Context))
 		if line := logged.find(want); !strings.Contains(line, fmt.Sprintf("%.1f tok/s", p.PromptTokS)) || !strings.Contains(line, "valid") {
 			t.Errorf("progress line for prefill %d: %q, want its tok/s and status (lines: %q)", p.Context, line, logged.lines)
 		}
@@ -158,7 +159,7 @@ func TestPrefillAndWarmup(t *testing.T) {
 		t.Fatalf("%d cold requests, want 2 (one per prefill context)", len(warmups))
 	}
 	for _, c := range doc.Decode {
-		if c.Status != StatusValid {
+		if c.Status != rundoc.StatusValid {
 			t.Errorf("cell %d×%d: %s %s", c.Context, c.Concurrency, c.Status, c.Reason)
 			continue
 		}
@@ -193,7 +194,7 @@ func TestOverCapacityNeverSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Opts.Events.Flush()
-	want := map[int]Status{1: StatusValid, 2: StatusValid, 4: StatusOverCapacity, 8: StatusOverCapacity}
+	want := map[int]rundoc.Status{1: rundoc.StatusValid, 2: rundoc.StatusValid, 4: rundoc.StatusOverCapacity, 8: rundoc.StatusOverCapacity}
 	for _, c := range doc.Decode {
 		if c.Status != want[c.Concurrency] {
 			t.Errorf("%d streams: %s, want %s", c.Concurrency, c.Status, want[c.Concurrency])
@@ -313,7 +314,7 @@ func TestInterruptAndResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{
 		Nonce:      "i",
-		Checkpoint: func(d *Run) error { return WriteFile(path, d) },
+		Checkpoint: func(d *rundoc.Run) error { return rundoc.WriteFile(path, d) },
 	}}
 	// Cancel during the second cell.
 	r.Opts.Progress = &cancelAt{desc: "decode 0 × 2", after: 500 * time.Millisecond, cancel: cancel}
@@ -321,12 +322,12 @@ func TestInterruptAndResume(t *testing.T) {
 	if err != ErrInterrupted {
 		t.Fatalf("Run returned %v, want ErrInterrupted", err)
 	}
-	saved, err := ReadFile(path)
+	saved, err := rundoc.ReadFile(path)
 	if err != nil {
 		t.Fatalf("the checkpoint is not a valid run document: %v", err)
 	}
-	got := []Status{saved.Decode[0].Status, saved.Decode[1].Status, saved.Decode[2].Status}
-	want := []Status{StatusValid, StatusInterrupted, StatusPending}
+	got := []rundoc.Status{saved.Decode[0].Status, saved.Decode[1].Status, saved.Decode[2].Status}
+	want := []rundoc.Status{rundoc.StatusValid, rundoc.StatusInterrupted, rundoc.StatusPending}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("statuses after interrupt = %v, want %v", got, want)
@@ -339,13 +340,13 @@ func TestInterruptAndResume(t *testing.T) {
 	fs.mu.Unlock()
 	_ = before
 	r2 := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "i2",
-		Checkpoint: func(d *Run) error { return WriteFile(path, d) }}}
+		Checkpoint: func(d *rundoc.Run) error { return rundoc.WriteFile(path, d) }}}
 	if err := r2.Run(context.Background(), saved); err != nil {
 		t.Fatal(err)
 	}
-	final, _ := ReadFile(path)
+	final, _ := rundoc.ReadFile(path)
 	for _, c := range final.Decode {
-		if c.Status != StatusValid {
+		if c.Status != rundoc.StatusValid {
 			t.Errorf("after resume: %d×%d is %s (%s)", c.Context, c.Concurrency, c.Status, c.Reason)
 		}
 	}
@@ -417,7 +418,7 @@ func TestUnreachableServer(t *testing.T) {
 	if !errors.Is(err, ErrCannotGenerate) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("run against a dead server: %v, want ErrCannotGenerate with the server's answer", err)
 	}
-	if c := doc.Decode[0]; c.Status != StatusPending {
+	if c := doc.Decode[0]; c.Status != rundoc.StatusPending {
 		t.Errorf("cell: %s %q, want pending (nothing was measured)", c.Status, c.Reason)
 	}
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.Contains(n, "stopped before measuring") }) {
@@ -441,7 +442,7 @@ func TestUsageCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range doc.Prefill {
-		if p.Status != StatusValid {
+		if p.Status != rundoc.StatusValid {
 			t.Errorf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
 			continue
 		}
@@ -449,7 +450,7 @@ func TestUsageCalibration(t *testing.T) {
 			t.Errorf("prefill %d: %d prompt tokens, more than 1%% off", p.Context, p.PromptTokens)
 		}
 	}
-	if c := doc.Decode[0]; c.Status != StatusValid {
+	if c := doc.Decode[0]; c.Status != rundoc.StatusValid {
 		t.Errorf("cell: %s %s", c.Status, c.Reason)
 	}
 }
@@ -468,10 +469,10 @@ func TestInterruptDuringPrefill(t *testing.T) {
 	if err := r.Run(ctx, doc); err != ErrInterrupted {
 		t.Fatalf("Run returned %v, want ErrInterrupted", err)
 	}
-	if p := doc.Prefill[0]; p.Status != StatusInterrupted {
+	if p := doc.Prefill[0]; p.Status != rundoc.StatusInterrupted {
 		t.Errorf("prefill row: %s (%s), want interrupted", p.Status, p.Reason)
 	}
-	if c := doc.Decode[0]; c.Status != StatusPending {
+	if c := doc.Decode[0]; c.Status != rundoc.StatusPending {
 		t.Errorf("cell: %s, want pending", c.Status)
 	}
 }

@@ -5,77 +5,13 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// Arrival is the process request arrivals follow [vLLM bench serve]: Poisson
-// (exponential gaps), constant gaps, or gamma gaps of shape Burstiness (1 is Poisson;
-// below 1 burstier, above 1 more even).
-type Arrival struct {
-	Kind       string // poisson | constant | gamma
-	Burstiness float64
-}
-
-// ParseArrival reads "poisson", "constant" or "gamma:B".
-func ParseArrival(s string) (Arrival, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	switch {
-	case t == "" || t == "poisson":
-		return Arrival{Kind: "poisson", Burstiness: 1}, nil
-	case t == "constant":
-		return Arrival{Kind: "constant"}, nil
-	case strings.HasPrefix(t, "gamma:"):
-		b, err := strconv.ParseFloat(strings.TrimPrefix(t, "gamma:"), 64)
-		if err != nil || !(b > 0) || math.IsInf(b, 0) {
-			return Arrival{}, fmt.Errorf("%q: gamma takes a positive burstiness, e.g. gamma:0.5", s)
-		}
-		return Arrival{Kind: "gamma", Burstiness: b}, nil
-	}
-	return Arrival{}, fmt.Errorf("arrival %q: use poisson, constant or gamma:BURSTINESS", s)
-}
-
-func (a Arrival) String() string {
-	if a.Kind == "gamma" {
-		return "gamma:" + strconv.FormatFloat(a.Burstiness, 'f', -1, 64)
-	}
-	return a.Kind
-}
-
-// LenDist is how request lengths spread around their nominal value [vLLM's random
-// dataset]: fixed, uniform in [L(1−R), L(1+R)], or normal with stdev R·L (clipped to
-// [1, 2L]).
-type LenDist struct {
-	Kind  string // fixed | uniform | normal
-	Ratio float64
-}
-
-// ParseLenDist reads "fixed", "uniform:R" or "normal:R".
-func ParseLenDist(s string) (LenDist, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "" || t == "fixed" {
-		return LenDist{Kind: "fixed"}, nil
-	}
-	kind, arg, ok := strings.Cut(t, ":")
-	if ok && (kind == "uniform" || kind == "normal") {
-		r, err := strconv.ParseFloat(arg, 64)
-		if err == nil && r >= 0 && (r < 1 || kind == "normal" && r <= 10) {
-			return LenDist{Kind: kind, Ratio: r}, nil
-		}
-	}
-	return LenDist{}, fmt.Errorf("length distribution %q: use fixed, uniform:R (0 ≤ R < 1) or normal:R", s)
-}
-
-func (d LenDist) String() string {
-	if d.Kind == "fixed" || d.Kind == "" {
-		return "fixed"
-	}
-	return d.Kind + ":" + strconv.FormatFloat(d.Ratio, 'f', -1, 64)
-}
-
-// draw returns one length around nominal.
-func (d LenDist) draw(rng *rand.Rand, nominal int) int {
+// drawLen returns one length around nominal.
+func drawLen(d rundoc.LenDist, rng *rand.Rand, nominal int) int {
 	l := float64(nominal)
 	var v float64
 	switch d.Kind {
@@ -97,8 +33,8 @@ func (d LenDist) draw(rng *rand.Rand, nominal int) int {
 // each request is scheduled (an offset from the cell's start) and how long its prompt
 // and output are. It depends only on its inputs, so a seed reproduces it.
 type RatePlan struct {
-	Rate    Rate
-	Arrival Arrival
+	Rate    rundoc.Rate
+	Arrival rundoc.Arrival
 	Seed    uint64
 	Offsets []time.Duration // ascending; all zero for rate inf
 	Input   []int           // prompt tokens asked of each request
@@ -108,7 +44,7 @@ type RatePlan struct {
 // PlanRate draws a cell's schedule and lengths. With requests > 0 it schedules that
 // many; otherwise the arrivals that fall inside duration (the first at 0). Rate inf
 // needs requests > 0: without a schedule there is no window to fill.
-func PlanRate(rate Rate, arr Arrival, dist LenDist, inputLen, outputLen int, duration time.Duration, requests int, seed uint64) (*RatePlan, error) {
+func PlanRate(rate rundoc.Rate, arr rundoc.Arrival, dist rundoc.LenDist, inputLen, outputLen int, duration time.Duration, requests int, seed uint64) (*RatePlan, error) {
 	if rate.IsInf() && requests <= 0 {
 		return nil, fmt.Errorf("rate inf needs a request count")
 	}
@@ -129,17 +65,17 @@ func PlanRate(rate Rate, arr Arrival, dist LenDist, inputLen, outputLen int, dur
 			break
 		}
 		p.Offsets = append(p.Offsets, t)
-		p.Input = append(p.Input, dist.draw(lens, inputLen))
-		p.Output = append(p.Output, dist.draw(lens, outputLen))
+		p.Input = append(p.Input, drawLen(dist, lens, inputLen))
+		p.Output = append(p.Output, drawLen(dist, lens, outputLen))
 		if !rate.IsInf() {
-			t += time.Duration(arr.gap(gaps, float64(rate)) * float64(time.Second))
+			t += time.Duration(arrivalGap(arr, gaps, float64(rate)) * float64(time.Second))
 		}
 	}
 	return p, nil
 }
 
-// gap draws the time to the next arrival, in seconds.
-func (a Arrival) gap(rng *rand.Rand, rate float64) float64 {
+// arrivalGap draws the time to the next arrival, in seconds.
+func arrivalGap(a rundoc.Arrival, rng *rand.Rand, rate float64) float64 {
 	switch a.Kind {
 	case "constant":
 		return 1 / rate
@@ -180,7 +116,7 @@ func gammaDraw(rng *rand.Rand, shape float64) float64 {
 // CellSeed derives a cell's seed from the run's seed and its rate, so that a rate
 // measured twice (a search revisiting it, a resumed run) gets the same schedule, and
 // different rates get unrelated ones.
-func CellSeed(runSeed int64, rate Rate) uint64 {
+func CellSeed(runSeed int64, rate rundoc.Rate) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", runSeed, rate)
 	return h.Sum64()

@@ -1,17 +1,18 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func TestScheduleReproducibleFromSeed(t *testing.T) {
-	arr, _ := ParseArrival("poisson")
-	dist, _ := ParseLenDist("uniform:0.5")
+	arr, _ := rundoc.ParseArrival("poisson")
+	dist, _ := rundoc.ParseLenDist("uniform:0.5")
 	a, err := PlanRate(10, arr, dist, 1024, 256, 30*time.Second, 0, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestScheduleReproducibleFromSeed(t *testing.T) {
 		t.Error("another seed gave the same schedule")
 	}
 	// The lengths' stream is separate: changing the distribution leaves arrivals be.
-	fixed, _ := ParseLenDist("fixed")
+	fixed, _ := rundoc.ParseLenDist("fixed")
 	d, _ := PlanRate(10, arr, fixed, 1024, 256, 30*time.Second, 0, 42)
 	if !slices.Equal(a.Offsets, d.Offsets) {
 		t.Error("changing --len-dist moved the arrivals")
@@ -35,7 +36,7 @@ func TestScheduleReproducibleFromSeed(t *testing.T) {
 	seeds := map[uint64]string{}
 	for _, c := range []struct {
 		run  int64
-		rate Rate
+		rate rundoc.Rate
 	}{{1, 10}, {1, 5}, {2, 10}, {2, 5}} {
 		s := CellSeed(c.run, c.rate)
 		if prev, ok := seeds[s]; ok {
@@ -68,12 +69,12 @@ func gapStats(offsets []time.Duration) (mean, cv float64) {
 // TestArrivalProcesses: the gaps have mean 1/rate, and the spread each process
 // promises: none for constant, CV 1 for Poisson, 1/√B for gamma.
 func TestArrivalProcesses(t *testing.T) {
-	dist, _ := ParseLenDist("fixed")
+	dist, _ := rundoc.ParseLenDist("fixed")
 	for _, tc := range []struct {
 		arrival string
 		cv      float64
 	}{{"constant", 0}, {"poisson", 1}, {"gamma:0.25", 2}, {"gamma:4", 0.5}} {
-		arr, err := ParseArrival(tc.arrival)
+		arr, err := rundoc.ParseArrival(tc.arrival)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,32 +97,32 @@ func TestArrivalProcesses(t *testing.T) {
 }
 
 func TestPlanRateDurationAndInf(t *testing.T) {
-	arr, _ := ParseArrival("constant")
-	dist, _ := ParseLenDist("fixed")
+	arr, _ := rundoc.ParseArrival("constant")
+	dist, _ := rundoc.ParseLenDist("fixed")
 	p, _ := PlanRate(4, arr, dist, 100, 10, 2*time.Second, 0, 1)
 	// Arrivals at 0, 0.25 … 1.75 s: eight inside two seconds.
 	if len(p.Offsets) != 8 || p.Offsets[7] != 1750*time.Millisecond {
 		t.Errorf("constant 4/s over 2 s: %v", p.Offsets)
 	}
-	if _, err := PlanRate(Inf, arr, dist, 100, 10, time.Second, 0, 1); err == nil {
+	if _, err := PlanRate(rundoc.Inf, arr, dist, 100, 10, time.Second, 0, 1); err == nil {
 		t.Error("rate inf without a request count was accepted")
 	}
-	inf, _ := PlanRate(Inf, arr, dist, 100, 10, time.Second, 5, 1)
+	inf, _ := PlanRate(rundoc.Inf, arr, dist, 100, 10, time.Second, 5, 1)
 	if len(inf.Offsets) != 5 || slices.Max(inf.Offsets) != 0 {
 		t.Errorf("rate inf: %v, want 5 requests at once", inf.Offsets)
 	}
-	if n := InfRequests(&RateConfig{Rates: []Rate{1, 2.5, Inf}}, 10*time.Second); n != 25 {
+	if n := InfRequests(&rundoc.RateConfig{Rates: []rundoc.Rate{1, 2.5, rundoc.Inf}}, 10*time.Second); n != 25 {
 		t.Errorf("inf requests %d, want 25 (the busiest rate's 2.5/s × 10 s)", n)
 	}
 }
 
 func TestLengthDistributions(t *testing.T) {
-	arr, _ := ParseArrival("constant")
+	arr, _ := rundoc.ParseArrival("constant")
 	for _, tc := range []struct {
 		dist   string
 		lo, hi int
 	}{{"fixed", 1000, 1000}, {"uniform:0.8", 200, 1800}, {"normal:0.2", 1, 2000}} {
-		d, err := ParseLenDist(tc.dist)
+		d, err := rundoc.ParseLenDist(tc.dist)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,33 +139,13 @@ func TestLengthDistributions(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"uniform", "uniform:1.5", "normal:-1", "zipf:1"} {
-		if _, err := ParseLenDist(bad); err == nil {
+		if _, err := rundoc.ParseLenDist(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 	for _, bad := range []string{"gamma", "gamma:0", "gamma:x", "bursty"} {
-		if _, err := ParseArrival(bad); err == nil {
+		if _, err := rundoc.ParseArrival(bad); err == nil {
 			t.Errorf("arrival %q accepted", bad)
-		}
-	}
-}
-
-func TestRateJSON(t *testing.T) {
-	rates, err := ParseRateList("1, 2.5,inf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(rates)
-	if string(b) != `[1,2.5,"inf"]` {
-		t.Errorf("rates marshal as %s", b)
-	}
-	var back []Rate
-	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, rates) {
-		t.Errorf("rates read back as %v (%v)", back, err)
-	}
-	for _, bad := range []string{"0", "-1", "x", "NaN"} {
-		if _, err := ParseRate(bad); err == nil {
-			t.Errorf("rate %q accepted", bad)
 		}
 	}
 }
@@ -221,23 +202,23 @@ func TestLatencyStatsFloorsAndCensoring(t *testing.T) {
 }
 
 func TestNextSearchRate(t *testing.T) {
-	pass := func(r Rate) RateCell {
+	pass := func(r rundoc.Rate) rundoc.RateCell {
 		ok := true
-		return RateCell{RateRPS: r, Status: StatusValid, RateFigures: &RateFigures{MeetsSLO: &ok}}
+		return rundoc.RateCell{RateRPS: r, Status: rundoc.StatusValid, RateFigures: &rundoc.RateFigures{MeetsSLO: &ok}}
 	}
-	fail := func(r Rate) RateCell {
+	fail := func(r rundoc.Rate) rundoc.RateCell {
 		no := false
-		return RateCell{RateRPS: r, Status: StatusValid, RateFigures: &RateFigures{MeetsSLO: &no}}
+		return rundoc.RateCell{RateRPS: r, Status: rundoc.StatusValid, RateFigures: &rundoc.RateFigures{MeetsSLO: &no}}
 	}
-	sat := func(r Rate) RateCell {
+	sat := func(r rundoc.Rate) rundoc.RateCell {
 		c := pass(r)
 		c.Saturation = []string{"TTFT rose"}
 		return c
 	}
-	s := RateSearch{Start: 2, MaxSteps: 8, Precision: 0.1}
+	s := rundoc.RateSearch{Start: 2, MaxSteps: 8, Precision: 0.1}
 	// Capacity 11: 2, 4, 8 pass, 16 saturates (early stop), then 12, 10, 11.
-	var tried []RateCell
-	var seq []Rate
+	var tried []rundoc.RateCell
+	var seq []rundoc.Rate
 	for {
 		next, done, out := NextSearchRate(s, tried)
 		if done {
@@ -259,19 +240,19 @@ func TestNextSearchRate(t *testing.T) {
 			t.Fatal("the search does not end")
 		}
 	}
-	if want := []Rate{2, 4, 8, 16, 12, 10, 11}; !slices.Equal(seq, want) {
+	if want := []rundoc.Rate{2, 4, 8, 16, 12, 10, 11}; !slices.Equal(seq, want) {
 		t.Errorf("rates tried %v, want %v", seq, want)
 	}
 	// Bounded: the steps run out.
-	_, done, out := NextSearchRate(RateSearch{Start: 1, MaxSteps: 2}, []RateCell{pass(1), pass(2)})
+	_, done, out := NextSearchRate(rundoc.RateSearch{Start: 1, MaxSteps: 2}, []rundoc.RateCell{pass(1), pass(2)})
 	if !done || out.Stop != "all_passed" {
 		t.Errorf("after max steps: done %v %+v", done, out)
 	}
-	next, _, _ := NextSearchRate(s, []RateCell{fail(2)})
+	next, _, _ := NextSearchRate(s, []rundoc.RateCell{fail(2)})
 	if next != 1 {
 		t.Errorf("after the start fails the search tries %v, want 1", next)
 	}
-	_, done, out = NextSearchRate(RateSearch{Start: 1, MaxSteps: 2}, []RateCell{fail(1), fail(0.5)})
+	_, done, out = NextSearchRate(rundoc.RateSearch{Start: 1, MaxSteps: 2}, []rundoc.RateCell{fail(1), fail(0.5)})
 	if !done || out.Stop != "none_passed" || out.MaxRateRPS != nil {
 		t.Errorf("nothing passed: %+v", out)
 	}

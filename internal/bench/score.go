@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // CellRun is what executing a cell produced: everything its figures and checks are
@@ -32,9 +33,9 @@ type CellRun struct {
 	CPUs        int   `json:"cpus,omitempty"`
 	// CeilingTokS is the client's own ceiling on this machine (Client.CeilingTokS),
 	// when the run measured it: a cell faster than half of it is flagged.
-	CeilingTokS float64        `json:"client_ceiling_tok_s,omitempty"`
-	MachineCPU  *float64       `json:"machine_cpu,omitempty"`
-	Server      *ServerMetrics `json:"server_metrics,omitempty"`
+	CeilingTokS float64               `json:"client_ceiling_tok_s,omitempty"`
+	MachineCPU  *float64              `json:"machine_cpu,omitempty"`
+	Server      *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
 	Settle   *Settle   `json:"settle,omitempty"`
 	Requests []Request `json:"-"`
@@ -53,14 +54,14 @@ type Settle struct {
 
 // ScoreCell computes a measured cell — figures, flags, status — from what executing it
 // produced. It is pure: the live run and Rescore call it on the same CellRun.
-func ScoreCell(run *CellRun) DecodeCell {
-	cell := DecodeCell{Context: run.Context, Concurrency: run.Concurrency}
+func ScoreCell(run *CellRun) rundoc.DecodeCell {
+	cell := rundoc.DecodeCell{Context: run.Context, Concurrency: run.Concurrency}
 	if run.Open == 0 {
-		cell.Status, cell.Reason = StatusFailed, run.Failed
+		cell.Status, cell.Reason = rundoc.StatusFailed, run.Failed
 		if e := firstError(run.Requests); e != "" {
 			cell.Reason += ": " + e
 		}
-		cell.CellDetail = &CellDetail{Requests: len(run.Requests), Errors: countFailures(run.Requests),
+		cell.CellDetail = &rundoc.CellDetail{Requests: len(run.Requests), Errors: countFailures(run.Requests),
 			ErrorSamples: errorSamples(run.Requests), Server: run.Server, Outcomes: outcomes(run.Requests)}
 		addSettle(cell.CellDetail, run.Settle)
 		return cell
@@ -82,19 +83,19 @@ func ScoreCell(run *CellRun) DecodeCell {
 	if k := len(run.Requests) - n; k > 0 {
 		d.CalibrationRequests = k
 		if slices.ContainsFunc(run.Requests[n:], func(q Request) bool { return q.finished() && q.Usage != nil }) {
-			d.addFlag("chunks_calibrated")
+			addFlag(d, "chunks_calibrated")
 		}
 	}
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
 	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
 
-	cell.Status = StatusValid
+	cell.Status = rundoc.StatusValid
 	for _, r := range validityRules {
 		if reason := r.check(s); reason != "" {
-			d.addFlag(r.flag)
-			if cell.Status == StatusValid {
-				cell.Status, cell.Reason = StatusInvalid, reason
+			addFlag(d, r.flag)
+			if cell.Status == rundoc.StatusValid {
+				cell.Status, cell.Reason = rundoc.StatusInvalid, reason
 			}
 		}
 	}
@@ -111,7 +112,7 @@ func (s *scoring) describe(c counting) {
 	d.Server = run.Server
 	d.PromptTokens = run.PromptTokens
 	if run.PromptTarget > 0 && run.PromptTokens == 0 {
-		d.addFlag("prompt_length_uncounted")
+		addFlag(d, "prompt_length_uncounted")
 	}
 	addSettle(d, run.Settle)
 	t := s.tally()
@@ -169,17 +170,17 @@ func (s *scoring) describeCounts(c counting, t requestTally) {
 	if t.withUsage > 0 {
 		d.ServerOutputTokens = openai.Ptr(t.serverTokens)
 	}
-	if g := run.Server.generation(); g != nil {
+	if g := generation(run.Server); g != nil {
 		d.ServerGenerationTokens = openai.Ptr(*g)
-		if s.source == CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) <= counterTolerance**g {
-			s.source = CountMetricsCounter
-		} else if s.source != CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) > 2*counterTolerance**g {
-			d.addFlag("server_counter_disagrees")
+		if s.source == rundoc.CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) <= counterTolerance**g {
+			s.source = rundoc.CountMetricsCounter
+		} else if s.source != rundoc.CountClientOnly && *g > 0 && math.Abs(float64(s.w.stats.OutputTokens)-*g) > 2*counterTolerance**g {
+			addFlag(d, "server_counter_disagrees")
 		}
 	}
 	d.TokenCountSource = s.source
-	if slices.Contains(c.source, CountFinishedRatio) && math.Abs(c.ratio-1) > 0.005 || s.w.deviation > 0 {
-		d.addFlag("token_counts_estimated")
+	if slices.Contains(c.source, rundoc.CountFinishedRatio) && math.Abs(c.ratio-1) > 0.005 || s.w.deviation > 0 {
+		addFlag(d, "token_counts_estimated")
 	}
 	if s.bound.estimated && s.bound.ok {
 		d.TokenCountBound = openai.Ptr(round(s.bound.rel, 4))
@@ -188,11 +189,11 @@ func (s *scoring) describeCounts(c counting, t requestTally) {
 		d.TPOTBound = openai.Ptr(round(s.tpotBound, 4))
 	}
 	if s.w.deviation > estimatedDeviation {
-		d.addFlag("multi_token_chunks")
+		addFlag(d, "multi_token_chunks")
 	}
 	// Stalls: a stream that kept its connection and sent nothing.
 	if st := &s.w.streams; st.stalled > 0 {
-		d.addFlag("stalled")
+		addFlag(d, "stalled")
 		if st.inFlightNs > 0 {
 			d.StallShare = openai.Ptr(round(float64(st.stallNs)/float64(st.inFlightNs), 4))
 		}
@@ -208,14 +209,14 @@ func (s *scoring) describeTiming(t requestTally) {
 		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
 	}
 	if s.unresolved() {
-		d.addFlag("timing_unresolved")
+		addFlag(d, "timing_unresolved")
 	}
 	if t.reads > 0 {
 		d.EventsPerRead = openai.Ptr(round(float64(t.events)/float64(t.reads), 2))
 	}
 	if t.skipped > 0 {
 		d.SkippedEvents = t.skipped
-		d.addFlag("sse_events_skipped")
+		addFlag(d, "sse_events_skipped")
 	}
 
 }
@@ -233,12 +234,12 @@ func (s *scoring) describeCPU() {
 		d.ClientLimited = s.clientCPU > clientSaturated
 	}
 	if c := run.CeilingTokS; c > 0 && s.w.fig.TotalTokS > NearCeiling*c {
-		d.addFlag("client_near_ceiling")
+		addFlag(d, "client_near_ceiling")
 	}
 	if m := run.MachineCPU; m != nil {
 		d.MachineCPU = openai.Ptr(round(*m, 3))
 		if *m > machineSaturated {
-			d.addFlag("machine_cpu_saturated")
+			addFlag(d, "machine_cpu_saturated")
 		}
 	}
 
@@ -267,40 +268,40 @@ func (s *scoring) describeQueue() {
 	case m != nil && m.Waiting != nil:
 		if m.Waiting.Max > 0 {
 			d.Queueing = true
-			d.addFlag("queueing")
+			addFlag(d, "queueing")
 		}
 	case n > 1 && d.PeakStreaming > 0 && d.PeakStreaming < n:
 		// No waiting gauge (Ollama, LM Studio, a metrics-less llama.cpp): requests that
 		// never stream at the same time show the queue.
 		d.Queueing = true
-		d.addFlag("queueing_inferred")
+		addFlag(d, "queueing_inferred")
 	}
 	if m := run.Server; m != nil && m.Preemptions != nil && *m.Preemptions > 0 {
 		d.Preemptions = openai.Ptr(int(*m.Preemptions))
-		d.addFlag("preemption")
+		addFlag(d, "preemption")
 	}
 	if d.Errors > 0 {
-		d.addFlag("errors")
+		addFlag(d, "errors")
 	}
 	if d.EndedEarly > 0 {
-		d.addFlag("ended_early")
+		addFlag(d, "ended_early")
 	}
 }
 
-func (d *CellDetail) addFlag(f string) {
+func addFlag(d *rundoc.CellDetail, f string) {
 	if !slices.Contains(d.Flags, f) {
 		d.Flags = append(d.Flags, f)
 	}
 }
 
-func addSettle(d *CellDetail, s *Settle) {
+func addSettle(d *rundoc.CellDetail, s *Settle) {
 	if s != nil {
 		d.SettleMs = openai.Ptr(round(s.WaitMs, 1))
 		d.SettledBy = s.By
 	}
 }
 
-func (m *ServerMetrics) generation() *float64 {
+func generation(m *rundoc.ServerMetrics) *float64 {
 	if m == nil {
 		return nil
 	}

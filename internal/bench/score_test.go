@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 const (
@@ -50,36 +51,36 @@ func TestValidityRules(t *testing.T) {
 	cases := []struct {
 		name   string
 		mutate func(*CellRun)
-		status Status
+		status rundoc.Status
 		flag   string
 		reason string
 	}{
-		{"baseline", func(*CellRun) {}, StatusValid, "", ""},
-		{"window short", func(r *CellRun) { r.Close = r.Open + 1500*msNs }, StatusInvalid, "window_short", "window lasted 1.5 s, 2.0 s asked"},
+		{"baseline", func(*CellRun) {}, rundoc.StatusValid, "", ""},
+		{"window short", func(r *CellRun) { r.Close = r.Open + 1500*msNs }, rundoc.StatusInvalid, "window_short", "window lasted 1.5 s, 2.0 s asked"},
 		{"streams not in flight", func(r *CellRun) {
 			for i := 0; i < 2; i++ {
 				q := &r.Requests[i]
 				q.End, q.Outcome, q.Error = r.Open+200*msNs, "failed", "HTTP 500: boom"
 				q.Chunks = q.Chunks[:50]
 			}
-		}, StatusInvalid, "not_in_flight", "only 2.20 of 4 requests were in flight on average (HTTP 500: boom)"},
+		}, rundoc.StatusInvalid, "not_in_flight", "only 2.20 of 4 requests were in flight on average (HTTP 500: boom)"},
 		{"ended early despite ignore_eos", func(r *CellRun) {
 			r.IgnoreEOSKnown = true
 			endEarly(r, 0, 48)
 			r.Requests[0].FinishReason = "stop"
-		}, StatusInvalid, "ended_early", "1 requests ended before max output despite ignore_eos"},
-		{"prompt off target", func(r *CellRun) { r.PromptTarget, r.PromptTokens = 1000, 1100 }, StatusInvalid, "prompt_off_target", "prompt has 1100 tokens, 1000 asked"},
+		}, rundoc.StatusInvalid, "ended_early", "1 requests ended before max output despite ignore_eos"},
+		{"prompt off target", func(r *CellRun) { r.PromptTarget, r.PromptTokens = 1000, 1100 }, rundoc.StatusInvalid, "prompt_off_target", "prompt has 1100 tokens, 1000 asked"},
 		{"counts unverified", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].ChunkUsage = false
 			}
-		}, StatusInvalid, "token_counts_unverified", "nothing the server said verifies the client's count of 400 tokens"},
+		}, rundoc.StatusInvalid, "token_counts_unverified", "nothing the server said verifies the client's count of 400 tokens"},
 		{"counts verified by the generation counter", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].ChunkUsage = false
 			}
-			r.Server = &ServerMetrics{Samples: 4, GenerationTokens: openai.Ptr(404.0)}
-		}, StatusValid, "", ""},
+			r.Server = &rundoc.ServerMetrics{Samples: 4, GenerationTokens: openai.Ptr(404.0)}
+		}, rundoc.StatusValid, "", ""},
 		{"several tokens per chunk, counted only in total", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].ChunkUsage = false
@@ -88,13 +89,13 @@ func TestValidityRules(t *testing.T) {
 			// 150 tokens.
 			endEarly(r, 0, 50)
 			r.Requests[0].Usage = &openai.Usage{CompletionTokens: 150}
-		}, StatusInvalid, "token_count_bound", "only 1 request(s) the server counted in total: too few to bound it"},
+		}, rundoc.StatusInvalid, "token_count_bound", "only 1 request(s) the server counted in total: too few to bound it"},
 		{"several tokens per chunk, counted by the tokenize route", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].ChunkUsage = false
 				r.Requests[i].TextTokens = openai.Ptr(3 * len(r.Requests[i].Chunks))
 			}
-		}, StatusValid, "", ""},
+		}, rundoc.StatusValid, "", ""},
 		{"several tokens per chunk, a ratio too uncertain", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].ChunkUsage = false
@@ -104,21 +105,21 @@ func TestValidityRules(t *testing.T) {
 			for i := 0; i < 2; i++ {
 				endEarly(r, i, 5) // replacements the ratio of the four counts
 			}
-		}, StatusInvalid, "token_count_bound", "more than 3%"},
+		}, rundoc.StatusInvalid, "token_count_bound", "more than 3%"},
 		{"two of four streams stalled", func(r *CellRun) {
 			for i := 0; i < 2; i++ {
 				q := &r.Requests[i]
 				q.Chunks = q.Chunks[:60] // nothing after 1.25 s, the connection kept open
 			}
-		}, StatusInvalid, "stalled", "2 of 4 streams went more than 1s without a token"},
+		}, rundoc.StatusInvalid, "stalled", "2 of 4 streams went more than 1s without a token"},
 		// Bursts of two events: TPOT and TTFT are what the client saw, the figures stay
 		// right (2 tokens a chunk, 200 tok/s); only a saturated machine makes them suspect.
-		{"gaps not resolved", func(r *CellRun) { burst(r) }, StatusValid, "timing_unresolved", ""},
+		{"gaps not resolved", func(r *CellRun) { burst(r) }, rundoc.StatusValid, "timing_unresolved", ""},
 		{"gaps not resolved on a saturated machine", func(r *CellRun) {
 			burst(r)
 			r.MachineCPU = openai.Ptr(0.97)
-		}, StatusInvalid, "timing_unresolved", "while the machine's CPUs were 97% busy: the client may have read them late"},
-		{"a busy machine whose gaps were resolved", func(r *CellRun) { r.MachineCPU = openai.Ptr(0.97) }, StatusValid, "", ""},
+		}, rundoc.StatusInvalid, "timing_unresolved", "while the machine's CPUs were 97% busy: the client may have read them late"},
+		{"a busy machine whose gaps were resolved", func(r *CellRun) { r.MachineCPU = openai.Ptr(0.97) }, rundoc.StatusValid, "", ""},
 		{"bursts of a speculative server are its own", func(r *CellRun) {
 			for i := range r.Requests {
 				r.Requests[i].Speculative = true
@@ -126,13 +127,13 @@ func TestValidityRules(t *testing.T) {
 					r.Requests[i].Chunks[j][1], r.Requests[i].Chunks[j][2] = 2, 2
 				}
 			}
-		}, StatusValid, "", ""},
-		{"client CPU saturated", func(r *CellRun) { r.ClientCPUNs = 2 * 1900 * msNs * 2 / 2 }, StatusInvalid, "client_cpu_saturated", "the measuring client used nearly all CPUs"},
+		}, rundoc.StatusValid, "", ""},
+		{"client CPU saturated", func(r *CellRun) { r.ClientCPUNs = 2 * 1900 * msNs * 2 / 2 }, rundoc.StatusInvalid, "client_cpu_saturated", "the measuring client used nearly all CPUs"},
 		{"cache not warm", func(r *CellRun) {
 			r.Context = 1024
 			q := &r.Requests[0]
 			q.Usage = &openai.Usage{PromptTokens: 1030, PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: openai.Ptr(0)}}
-		}, StatusInvalid, "cache_not_warm", "the shared context was not cached (hit ratio 0.00)"},
+		}, rundoc.StatusInvalid, "cache_not_warm", "the shared context was not cached (hit ratio 0.00)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,7 +185,7 @@ func TestClientNearCeiling(t *testing.T) {
 		run.ClientCPUNs = 123456789
 		run.CeilingTokS = tc.ceiling
 		cell := ScoreCell(run)
-		if got := contains(cell.Flags, "client_near_ceiling"); got != tc.flagged || cell.Status != StatusValid {
+		if got := contains(cell.Flags, "client_near_ceiling"); got != tc.flagged || cell.Status != rundoc.StatusValid {
 			t.Errorf("ceiling %.0f, %.1f tok/s: flagged %v, status %s; want flagged %v, valid", tc.ceiling, cell.TotalTokS, got, cell.Status, tc.flagged)
 		}
 		if cell.ClientCPUS == nil || *cell.ClientCPUS != 0.123 {
@@ -199,7 +200,7 @@ func TestScoreBaselineFigures(t *testing.T) {
 	if cell.TotalTokS != 200 || cell.TBTMs != 20 || cell.AvgActiveRequests != 4 || cell.TTFTMs != 50 {
 		t.Errorf("figures %+v %+v", cell.DecodeFigures, cell.WindowStats)
 	}
-	if cell.TokenCountSource != CountServerPerChunk || *cell.ClientOutputTokens != 400 || cell.OutputTokens != 400 {
+	if cell.TokenCountSource != rundoc.CountServerPerChunk || *cell.ClientOutputTokens != 400 || cell.OutputTokens != 400 {
 		t.Errorf("counts: source %s, client %v, resolved %d", cell.TokenCountSource, cell.ClientOutputTokens, cell.OutputTokens)
 	}
 	if *cell.ZeroGapShare != 0 || *cell.ClientCPU != 0.05 {
@@ -229,14 +230,14 @@ func TestSettleCounts(t *testing.T) {
 		sources []string
 		totals  []int
 	}{
-		{"usage agrees", []Request{finished(10, 10)}, []string{CountServerTotals}, []int{10}},
-		{"usage spread over chunks", []Request{finished(10, 30)}, []string{CountServerTotals}, []int{30}},
-		{"tokenize route within a token", []Request{func() Request { q := open(100); q.TextTokens = openai.Ptr(101); return q }()}, []string{CountTokenizeRoute}, []int{100}},
-		{"tokenize route spread", []Request{func() Request { q := open(10); q.TextTokens = openai.Ptr(30); return q }()}, []string{CountTokenizeRoute}, []int{30}},
-		{"ratio of finished ones", []Request{finished(10, 30), open(4)}, []string{CountServerTotals, CountFinishedRatio}, []int{30, 12}},
-		{"ratio of one", []Request{finished(10, 10), open(4)}, []string{CountServerTotals, CountFinishedRatio}, []int{10, 4}},
-		{"nothing", []Request{open(4)}, []string{CountClientOnly}, []int{4}},
-		{"per chunk", []Request{func() Request { q := open(4); q.ChunkUsage = true; q.Chunks[0][1] = 3; return q }()}, []string{CountServerPerChunk}, []int{6}},
+		{"usage agrees", []Request{finished(10, 10)}, []string{rundoc.CountServerTotals}, []int{10}},
+		{"usage spread over chunks", []Request{finished(10, 30)}, []string{rundoc.CountServerTotals}, []int{30}},
+		{"tokenize route within a token", []Request{func() Request { q := open(100); q.TextTokens = openai.Ptr(101); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{100}},
+		{"tokenize route spread", []Request{func() Request { q := open(10); q.TextTokens = openai.Ptr(30); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{30}},
+		{"ratio of finished ones", []Request{finished(10, 30), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{30, 12}},
+		{"ratio of one", []Request{finished(10, 10), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{10, 4}},
+		{"nothing", []Request{open(4)}, []string{rundoc.CountClientOnly}, []int{4}},
+		{"per chunk", []Request{func() Request { q := open(4); q.ChunkUsage = true; q.Chunks[0][1] = 3; return q }()}, []string{rundoc.CountServerPerChunk}, []int{6}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,18 +263,18 @@ func TestScorePrefill(t *testing.T) {
 	ok := Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs, Outcome: "finished", FinishReason: "length",
 		Usage: &openai.Usage{PromptTokens: 2048, CompletionTokens: 1}}
 	row := ScorePrefill(&PrefillRun{Context: 2048, Request: ok, Attempts: 2})
-	if row.Status != StatusValid || row.PromptTokS != 4096 || row.TTFTMs != 500 || row.Attempts != 2 {
+	if row.Status != rundoc.StatusValid || row.PromptTokS != 4096 || row.TTFTMs != 500 || row.Attempts != 2 {
 		t.Errorf("row %+v %+v", row, row.PrefillFigures)
 	}
 	for _, tc := range []struct {
 		run    PrefillRun
-		status Status
+		status rundoc.Status
 		reason string
 	}{
-		{PrefillRun{Context: 2048, Error: "cold request of 2K tokens: HTTP 503"}, StatusFailed, "HTTP 503"},
-		{PrefillRun{Context: 2048, Request: Request{NotStreamed: true}}, StatusFailed, "does not stream"},
-		{PrefillRun{Context: 2048, Request: Request{Sent: tBase, Outcome: "incomplete", Error: "the stream ended without a finish_reason"}}, StatusFailed, "no token arrived"},
-		{PrefillRun{Context: 4096, Request: ok}, StatusInvalid, "prompt has 2048 tokens, 4096 asked"},
+		{PrefillRun{Context: 2048, Error: "cold request of 2K tokens: HTTP 503"}, rundoc.StatusFailed, "HTTP 503"},
+		{PrefillRun{Context: 2048, Request: Request{NotStreamed: true}}, rundoc.StatusFailed, "does not stream"},
+		{PrefillRun{Context: 2048, Request: Request{Sent: tBase, Outcome: "incomplete", Error: "the stream ended without a finish_reason"}}, rundoc.StatusFailed, "no token arrived"},
+		{PrefillRun{Context: 4096, Request: ok}, rundoc.StatusInvalid, "prompt has 2048 tokens, 4096 asked"},
 	} {
 		row := ScorePrefill(&tc.run)
 		if row.Status != tc.status || !strings.Contains(row.Reason, tc.reason) {
@@ -290,7 +291,7 @@ func TestStalls(t *testing.T) {
 	q := &run.Requests[3]
 	q.Chunks = q.Chunks[:73] // the last at 1.49 s: silent until the close at 3 s
 	cell := ScoreCell(run)
-	if cell.Status != StatusValid || !contains(cell.Flags, "stalled") || cell.StalledStreams != 1 {
+	if cell.Status != rundoc.StatusValid || !contains(cell.Flags, "stalled") || cell.StalledStreams != 1 {
 		t.Fatalf("%s %q, flags %v, %d stalled; want valid, flagged stalled, 1 stream", cell.Status, cell.Reason, cell.Flags, cell.StalledStreams)
 	}
 	if cell.MaxStallMs == nil || *cell.MaxStallMs != 1510 {

@@ -3,6 +3,8 @@ package bench
 import (
 	"slices"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Thresholds of the stall check (docs/run.md).
@@ -152,20 +154,10 @@ func (f *streamFigures) addSilences(v streamView, firstToken int64, w span) {
 	}
 }
 
-// ChunkGaps are the percentiles of the time between consecutive token-bearing chunks
-// of a stream inside the window (inter-chunk latency), in ms; a tail without enough
-// samples is absent.
-type ChunkGaps struct {
-	P50     float64  `json:"p50"`
-	P90     *float64 `json:"p90,omitempty"`
-	P99     *float64 `json:"p99,omitempty"`
-	Samples int      `json:"samples"`
-}
-
-func chunkGaps(sorted []float64) *ChunkGaps {
+func chunkGaps(sorted []float64) *rundoc.ChunkGaps {
 	if len(sorted) == 0 {
 		return nil
 	}
-	return &ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, minSamplesP90),
+	return &rundoc.ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, minSamplesP90),
 		P99: tail(sorted, 0.99, minSamplesP99), Samples: len(sorted)}
 }

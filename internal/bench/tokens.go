@@ -1,19 +1,12 @@
 package bench
 
-import "math"
+import (
+	"math"
 
-// How a cell's token counts are known, strongest first. The cell names the weakest
-// one any of its window's tokens needed (CellDetail.TokenCountSource).
-const (
-	CountServerPerChunk = "server_per_chunk" // continuous usage, llama.cpp timings_per_token
-	CountServerTotals   = "server_totals"    // finished requests' usage
-	CountTokenizeRoute  = "tokenize_route"   // the server's tokenize route on the text that arrived
-	CountFinishedRatio  = "finished_ratio"   // tokens per chunk of the requests the server counted
-	CountMetricsCounter = "metrics_counter"  // the server's generation-token counter over the window
-	CountClientOnly     = "client_only"      // nothing the server said: not verified
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-var countRank = map[string]int{CountServerPerChunk: 0, CountServerTotals: 1, CountTokenizeRoute: 2, CountFinishedRatio: 3, CountMetricsCounter: 4, CountClientOnly: 5}
+var countRank = map[string]int{rundoc.CountServerPerChunk: 0, rundoc.CountServerTotals: 1, rundoc.CountTokenizeRoute: 2, rundoc.CountFinishedRatio: 3, rundoc.CountMetricsCounter: 4, rundoc.CountClientOnly: 5}
 
 // counting is how a cell's per-chunk token counts were resolved from what the server
 // said. counts[i][j] is request i's chunk j; source[i] how request i is known.
@@ -45,9 +38,9 @@ func resolveCounts(reqs []Request) counting {
 		c.counts[i] = counts
 		switch total, src, ok := serverTotal(q); {
 		case len(counts) == 0:
-			c.source[i] = CountServerPerChunk // nothing to count
+			c.source[i] = rundoc.CountServerPerChunk // nothing to count
 		case q.ChunkUsage:
-			c.source[i] = CountServerPerChunk
+			c.source[i] = rundoc.CountServerPerChunk
 		case ok:
 			c.source[i] = src
 			serverTokens += total
@@ -64,10 +57,10 @@ func resolveCounts(reqs []Request) counting {
 	}
 	for _, i := range pending {
 		if clientTokens == 0 {
-			c.source[i] = CountClientOnly
+			c.source[i] = rundoc.CountClientOnly
 			continue
 		}
-		c.source[i] = CountFinishedRatio
+		c.source[i] = rundoc.CountFinishedRatio
 		if math.Abs(c.ratio-1) > 0.005 {
 			spreadRatio(c.counts[i], c.ratio)
 		}
@@ -78,10 +71,10 @@ func resolveCounts(reqs []Request) counting {
 // serverTotal is the server's count of a request's tokens, where it gave one.
 func serverTotal(q *Request) (int, string, bool) {
 	if q.finished() && q.Usage != nil && q.Usage.CompletionTokens > 0 {
-		return q.Usage.CompletionTokens, CountServerTotals, true
+		return q.Usage.CompletionTokens, rundoc.CountServerTotals, true
 	}
 	if q.TextTokens != nil && *q.TextTokens > 0 {
-		return *q.TextTokens, CountTokenizeRoute, true
+		return *q.TextTokens, rundoc.CountTokenizeRoute, true
 	}
 	return 0, "", false
 }
@@ -90,7 +83,7 @@ func serverTotal(q *Request) (int, string, bool) {
 // exactly; a tokenize route re-tokenizes text, which may merge or add a token at the
 // edges, so it confirms within one token and 1%.
 func agrees(server, client int, src string) bool {
-	if src == CountTokenizeRoute {
+	if src == rundoc.CountTokenizeRoute {
 		return math.Abs(float64(server-client)) <= 1+0.01*float64(client)
 	}
 	return server == client
@@ -127,7 +120,7 @@ func spreadRatio(counts []int, ratio float64) {
 
 // weakest is the weakest source among those given.
 func weakest(sources []string) string {
-	w := CountServerPerChunk
+	w := rundoc.CountServerPerChunk
 	for _, s := range sources {
 		if countRank[s] > countRank[w] {
 			w = s

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // warmUp builds the row's shared context and sends its cold first request (one output
@@ -64,7 +65,7 @@ func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *Pre
 		}
 		failures++
 		if time.Since(started) > policy.Budget {
-			run.Error = fmt.Sprintf("cold request of %s tokens: %v (%d attempts in %.0f s)", FormatTokens(context), err, run.Attempts, time.Since(started).Seconds())
+			run.Error = fmt.Sprintf("cold request of %s tokens: %v (%d attempts in %.0f s)", rundoc.FormatTokens(context), err, run.Attempts, time.Since(started).Seconds())
 			return nil, run
 		}
 		if !policy.Wait(ctx, failures, retryAfter) {

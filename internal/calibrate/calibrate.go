@@ -12,8 +12,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/zerostream"
 )
 
@@ -132,7 +132,7 @@ func waitActive(ctx context.Context, srv *zerostream.Server, n int, done <-chan 
 }
 
 // Record writes the ceiling into a run document's client block.
-func (c Ceiling) Record(cl *bench.Client) {
+func (c Ceiling) Record(cl *rundoc.Client) {
 	v := c.TokS
 	cl.CeilingTokS, cl.Cores = &v, c.Cores
 }

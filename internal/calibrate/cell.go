@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Cell is one decode cell of llmbench run's runner (bench.Runner, the same client,
@@ -19,7 +20,7 @@ import (
 // benchmark (internal/clientbench), so the two measure the same code.
 type Cell struct {
 	runner *bench.Runner
-	doc    *bench.Run
+	doc    *rundoc.Run
 	prog   *countingProgress
 }
 
@@ -31,7 +32,7 @@ func NewCell(base string, streams, maxTokens int, nonce string, startTimeout tim
 		IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: fixedCounter{}, Exact: true,
 	}
-	doc := &bench.Run{Config: bench.Config{
+	doc := &rundoc.Run{Config: rundoc.Config{
 		Contexts: []int{0}, Concurrency: []int{streams}, DurationS: 24 * 3600,
 		MaxOutputTokens: maxTokens, DecodeTest: "fixed-duration", PrefillMode: "decode-warmup", API: "chat",
 	}}

@@ -1,11 +1,11 @@
 package engine
 
-import "github.com/llmbench/llmbench/internal/bench"
+import "github.com/llmbench/llmbench/internal/rundoc"
 
 // ApplyTo fills the run document's engine and model blocks with what discovery
 // learned. Known facts overwrite; unknown ones leave what e and m already hold (a
 // flag or a hand-written value), so a user's --kv-cache override is not erased.
-func (i *Info) ApplyTo(e *bench.Engine, m *bench.Model) {
+func (i *Info) ApplyTo(e *rundoc.Engine, m *rundoc.Model) {
 	if i == nil {
 		return
 	}

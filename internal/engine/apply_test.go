@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func TestApplyTo(t *testing.T) {
@@ -14,15 +14,15 @@ func TestApplyTo(t *testing.T) {
 		Tokenize: str("/tokenize"), Revision: str("abc"),
 	}
 	// A hand-set quantization survives when the server does not say.
-	e := bench.Engine{Quantization: "awq"}
-	m := bench.Model{}
+	e := rundoc.Engine{Quantization: "awq"}
+	m := rundoc.Model{}
 	info.ApplyTo(&e, &m)
-	wantE := bench.Engine{Name: "vllm", Version: "0.26.0", Quantization: "awq", KVCacheDtype: "auto",
+	wantE := rundoc.Engine{Name: "vllm", Version: "0.26.0", Quantization: "awq", KVCacheDtype: "auto",
 		KVCacheTokens: i64(513968), MaxModelLen: i64(32768), PrefixCaching: boolp(true), Tokenize: "/tokenize"}
 	if d := cmp.Diff(wantE, e); d != "" {
 		t.Errorf("engine block (-want +got):\n%s", d)
 	}
-	wantM := bench.Model{ServedName: "qwen", ID: "Qwen/Qwen2.5-7B-Instruct", Revision: "abc"}
+	wantM := rundoc.Model{ServedName: "qwen", ID: "Qwen/Qwen2.5-7B-Instruct", Revision: "abc"}
 	if d := cmp.Diff(wantM, m); d != "" {
 		t.Errorf("model block (-want +got):\n%s", d)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Metric names per engine, newest first: the first one a page has is used. Counters
@@ -124,7 +124,7 @@ func (s *Sampler) Start(ctx context.Context, interval time.Duration) {
 
 // Stop ends sampling, takes a last reading for the counters, and returns the
 // summary (nil when no reading succeeded).
-func (s *Sampler) Stop() *bench.ServerMetrics {
+func (s *Sampler) Stop() *rundoc.ServerMetrics {
 	if s == nil {
 		return nil
 	}
@@ -357,13 +357,13 @@ func parseTRTLLMStats(b []byte) (reading, error) {
 	return r, nil
 }
 
-func (s *Sampler) summary() *bench.ServerMetrics {
+func (s *Sampler) summary() *rundoc.ServerMetrics {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.seen) == 0 {
 		return nil
 	}
-	m := &bench.ServerMetrics{Samples: len(s.seen)}
+	m := &rundoc.ServerMetrics{Samples: len(s.seen)}
 	m.Running = minMean(s.seen, func(r reading) *float64 { return r.running })
 	m.Waiting = minMean(s.seen, func(r reading) *float64 { return r.waiting })
 	m.KVUsage = minMean(s.seen, func(r reading) *float64 { return r.kvUsage })
@@ -376,8 +376,8 @@ func (s *Sampler) summary() *bench.ServerMetrics {
 	return m
 }
 
-func minMean(rs []reading, f func(reading) *float64) *bench.MinMean {
-	var out bench.MinMean
+func minMean(rs []reading, f func(reading) *float64) *rundoc.MinMean {
+	var out rundoc.MinMean
 	n := 0
 	for _, r := range rs {
 		v := f(r)

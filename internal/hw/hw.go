@@ -24,9 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"gopkg.in/yaml.v3"
-
-	"github.com/llmbench/llmbench/internal/bench"
 )
 
 // CommandRunner runs a program and returns its standard output.
@@ -55,8 +54,8 @@ var NvidiaQuery = []string{"--query-gpu=name,memory.total,driver_version,power.l
 
 // Detect describes this machine. root is "/" on a live system. What cannot be read
 // is left empty; an error is returned only when nothing at all could be read.
-func Detect(ctx context.Context, root string, run CommandRunner) (bench.Hardware, error) {
-	var h bench.Hardware
+func Detect(ctx context.Context, root string, run CommandRunner) (rundoc.Hardware, error) {
+	var h rundoc.Hardware
 	if out, err := run.Run(ctx, "nvidia-smi", NvidiaQuery...); err == nil {
 		h.GPUs = append(h.GPUs, ParseNvidiaSMI(out)...)
 	}
@@ -103,8 +102,8 @@ func Detect(ctx context.Context, root string, run CommandRunner) (bench.Hardware
 // ParseNvidiaSMI reads `nvidia-smi --query-gpu=name,memory.total,driver_version,
 // power.limit,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader,nounits`
 // and groups identical GPUs into one entry with a count.
-func ParseNvidiaSMI(out []byte) []bench.GPU {
-	var gpus []bench.GPU
+func ParseNvidiaSMI(out []byte) []rundoc.GPU {
+	var gpus []rundoc.GPU
 	for _, rec := range csvRecords(out) {
 		if len(rec) < 2 {
 			continue
@@ -122,7 +121,7 @@ func ParseNvidiaSMI(out []byte) []bench.GPU {
 		if field(0) == "" {
 			continue
 		}
-		g := bench.GPU{Name: field(0), Vendor: "nvidia", Count: 1, Driver: field(2)}
+		g := rundoc.GPU{Name: field(0), Vendor: "nvidia", Count: 1, Driver: field(2)}
 		if mib, err := strconv.ParseFloat(field(1), 64); err == nil {
 			g.VRAMBytes = int64(mib * (1 << 20))
 		}
@@ -156,8 +155,8 @@ func csvRecords(out []byte) [][]string {
 }
 
 // group merges identical GPUs, keeping first-seen order.
-func group(gpus []bench.GPU) []bench.GPU {
-	var out []bench.GPU
+func group(gpus []rundoc.GPU) []rundoc.GPU {
+	var out []rundoc.GPU
 	for _, g := range gpus {
 		merged := false
 		for i := range out {
@@ -176,10 +175,10 @@ func group(gpus []bench.GPU) []bench.GPU {
 }
 
 // amdSysfs finds AMD GPUs (PCI vendor 0x1002) under root/sys/class/drm.
-func amdSysfs(root string) []bench.GPU {
-	var gpus []bench.GPU
+func amdSysfs(root string) []rundoc.GPU {
+	var gpus []rundoc.GPU
 	for _, d := range amdDevices(root) {
-		g := bench.GPU{Vendor: "amd", Count: 1, VRAMBytes: d.vramBytes, Name: d.product}
+		g := rundoc.GPU{Vendor: "amd", Count: 1, VRAMBytes: d.vramBytes, Name: d.product}
 		if g.Name == "" {
 			g.Name = "AMD GPU " + d.id
 		}
@@ -241,7 +240,7 @@ func amdDevices(root string) []amdDevice {
 
 // parseSystemProfiler reads `system_profiler SPDisplaysDataType SPHardwareDataType
 // -json` on a Mac.
-func parseSystemProfiler(out []byte) (bench.Hardware, bool) {
+func parseSystemProfiler(out []byte) (rundoc.Hardware, bool) {
 	var sp struct {
 		Displays []struct {
 			Model  string `json:"sppci_model"`
@@ -256,16 +255,16 @@ func parseSystemProfiler(out []byte) (bench.Hardware, bool) {
 		} `json:"SPHardwareDataType"`
 	}
 	if json.Unmarshal(out, &sp) != nil || (len(sp.Displays) == 0 && len(sp.Hardware) == 0) {
-		return bench.Hardware{}, false
+		return rundoc.Hardware{}, false
 	}
-	var h bench.Hardware
+	var h rundoc.Hardware
 	if len(sp.Hardware) > 0 {
 		hw := sp.Hardware[0]
 		name := hw.Chip
 		if name == "" {
 			name = hw.CPUType
 		}
-		cpu := &bench.CPU{Model: name}
+		cpu := &rundoc.CPU{Model: name}
 		// "proc 12:8:4" = 12 cores (8 performance, 4 efficiency).
 		if f := strings.Fields(hw.Processors); len(f) > 0 {
 			total, _, _ := strings.Cut(f[len(f)-1], ":")
@@ -278,7 +277,7 @@ func parseSystemProfiler(out []byte) (bench.Hardware, bool) {
 		if d.Model == "" {
 			continue
 		}
-		g := bench.GPU{Name: d.Model, Vendor: "apple", Count: 1, VRAMBytes: h.RAMBytes}
+		g := rundoc.GPU{Name: d.Model, Vendor: "apple", Count: 1, VRAMBytes: h.RAMBytes}
 		if c, err := strconv.Atoi(d.Cores); err == nil && c > 0 {
 			g.Name = fmt.Sprintf("%s (%d-core GPU)", d.Model, c)
 		}
@@ -312,13 +311,13 @@ func parseSize(s string) int64 {
 }
 
 // cpuInfo reads the model name and logical CPU count from root/proc/cpuinfo.
-func cpuInfo(root string) *bench.CPU {
+func cpuInfo(root string) *rundoc.CPU {
 	f, err := os.Open(filepath.Join(root, "proc/cpuinfo"))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var c bench.CPU
+	var c rundoc.CPU
 	siblings := 0
 	packages := map[string]bool{}
 	sc := bufio.NewScanner(f)
@@ -388,28 +387,28 @@ func osRelease(root string) string {
 
 // ReadHardwareFile reads a hand-written hardware description (YAML or JSON, with
 // the run document's field names) for a server llmbench cannot inspect.
-func ReadHardwareFile(path string) (bench.Hardware, error) {
+func ReadHardwareFile(path string) (rundoc.Hardware, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return bench.Hardware{}, fmt.Errorf("reading hardware file: %w", err)
+		return rundoc.Hardware{}, fmt.Errorf("reading hardware file: %w", err)
 	}
 	var generic any
 	if err := yaml.Unmarshal(b, &generic); err != nil { // YAML is a superset of JSON
-		return bench.Hardware{}, fmt.Errorf("parsing hardware file %s: %w", path, err)
+		return rundoc.Hardware{}, fmt.Errorf("parsing hardware file %s: %w", path, err)
 	}
 	j, err := json.Marshal(generic)
 	if err != nil {
-		return bench.Hardware{}, fmt.Errorf("parsing hardware file %s: %w", path, err)
+		return rundoc.Hardware{}, fmt.Errorf("parsing hardware file %s: %w", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.DisallowUnknownFields()
-	var h bench.Hardware
+	var h rundoc.Hardware
 	if err := dec.Decode(&h); err != nil {
-		return bench.Hardware{}, fmt.Errorf("hardware file %s: %w (fields: type, gpus[name, vendor, vram_bytes, count, driver, power_limit_w, pcie], cpu{model, cores}, ram_bytes, os, kernel)", path, err)
+		return rundoc.Hardware{}, fmt.Errorf("hardware file %s: %w (fields: type, gpus[name, vendor, vram_bytes, count, driver, power_limit_w, pcie], cpu{model, cores}, ram_bytes, os, kernel)", path, err)
 	}
 	for i, g := range h.GPUs {
 		if g.Name == "" {
-			return bench.Hardware{}, fmt.Errorf("hardware file %s: gpus[%d] has no name", path, i)
+			return rundoc.Hardware{}, fmt.Errorf("hardware file %s: gpus[%d] has no name", path, i)
 		}
 		if g.Count == 0 {
 			h.GPUs[i].Count = 1

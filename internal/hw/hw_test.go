@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // recorded answers commands from files: the key is the program name.
@@ -35,17 +34,17 @@ func TestDetect(t *testing.T) {
 		name string
 		root string
 		run  recorded
-		want bench.Hardware
+		want rundoc.Hardware
 	}{
 		{
 			name: "H200 (recorded)",
 			root: "testdata/roots/h200",
 			run:  recorded{"nvidia-smi": "testdata/nvidia-smi/h200/query-gpu.csv"},
-			want: bench.Hardware{
+			want: rundoc.Hardware{
 				Type: "discrete_gpu",
-				GPUs: []bench.GPU{{Name: "NVIDIA H200", Vendor: "nvidia", VRAMBytes: 143771 * mib, Count: 1, Driver: "580.159.04", PowerLimitW: 700, PCIe: "Gen5 x16"}},
+				GPUs: []rundoc.GPU{{Name: "NVIDIA H200", Vendor: "nvidia", VRAMBytes: 143771 * mib, Count: 1, Driver: "580.159.04", PowerLimitW: 700, PCIe: "Gen5 x16"}},
 				// The recording's nproc.txt says 16.
-				CPU:      &bench.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
+				CPU:      &rundoc.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
 				RAMBytes: 131981020 * 1024,
 				OS:       "Ubuntu 24.04.3 LTS",
 				Kernel:   "6.18.44-fc-v657-gpu",
@@ -55,10 +54,10 @@ func TestDetect(t *testing.T) {
 			name: "8x H100 grouped",
 			root: "testdata/roots/h200",
 			run:  recorded{"nvidia-smi": "testdata/nvidia-smi/8xh100/query-gpu.csv"},
-			want: bench.Hardware{
+			want: rundoc.Hardware{
 				Type:     "discrete_gpu",
-				GPUs:     []bench.GPU{{Name: "NVIDIA H100 80GB HBM3", Vendor: "nvidia", VRAMBytes: 81559 * mib, Count: 8, Driver: "550.54.15", PowerLimitW: 700, PCIe: "Gen5 x16"}},
-				CPU:      &bench.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
+				GPUs:     []rundoc.GPU{{Name: "NVIDIA H100 80GB HBM3", Vendor: "nvidia", VRAMBytes: 81559 * mib, Count: 8, Driver: "550.54.15", PowerLimitW: 700, PCIe: "Gen5 x16"}},
+				CPU:      &rundoc.CPU{Model: "Intel(R) Xeon(R) Processor", Cores: 16},
 				RAMBytes: 131981020 * 1024,
 				OS:       "Ubuntu 24.04.3 LTS",
 				Kernel:   "6.18.44-fc-v657-gpu",
@@ -68,10 +67,10 @@ func TestDetect(t *testing.T) {
 			name: "AMD through sysfs",
 			root: "testdata/roots/amd",
 			run:  recorded{},
-			want: bench.Hardware{
+			want: rundoc.Hardware{
 				Type:     "discrete_gpu",
-				GPUs:     []bench.GPU{{Name: "AMD GPU 0x744c", Vendor: "amd", VRAMBytes: 25753026560, Count: 1}},
-				CPU:      &bench.CPU{Model: "AMD Ryzen 9 7950X 16-Core Processor", Cores: 32},
+				GPUs:     []rundoc.GPU{{Name: "AMD GPU 0x744c", Vendor: "amd", VRAMBytes: 25753026560, Count: 1}},
+				CPU:      &rundoc.CPU{Model: "AMD Ryzen 9 7950X 16-Core Processor", Cores: 32},
 				RAMBytes: 65536000 * 1024,
 				OS:       "Fedora Linux 41 (Workstation Edition)",
 			},
@@ -80,10 +79,10 @@ func TestDetect(t *testing.T) {
 			name: "Apple silicon",
 			root: "testdata/roots/none",
 			run:  recorded{"system_profiler": "testdata/system_profiler/m2max.json"},
-			want: bench.Hardware{
+			want: rundoc.Hardware{
 				Type:     "apple_silicon",
-				GPUs:     []bench.GPU{{Name: "Apple M2 Max (38-core GPU)", Vendor: "apple", VRAMBytes: 96 << 30, Count: 1}},
-				CPU:      &bench.CPU{Model: "Apple M2 Max", Cores: 12},
+				GPUs:     []rundoc.GPU{{Name: "Apple M2 Max (38-core GPU)", Vendor: "apple", VRAMBytes: 96 << 30, Count: 1}},
+				CPU:      &rundoc.CPU{Model: "Apple M2 Max", Cores: 12},
 				RAMBytes: 96 << 30,
 				OS:       "macOS",
 			},
@@ -115,7 +114,7 @@ func TestParseNvidiaSMIMixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ParseNvidiaSMI(b)
-	want := []bench.GPU{
+	want := []rundoc.GPU{
 		{Name: "NVIDIA GeForce RTX 3090", Vendor: "nvidia", VRAMBytes: 24576 * mib, Count: 2, Driver: "560.35.03", PowerLimitW: 350, PCIe: "Gen4 x16"},
 		{Name: "NVIDIA GeForce RTX 4090", Vendor: "nvidia", VRAMBytes: 24564 * mib, Count: 1, Driver: "560.35.03", PowerLimitW: 450, PCIe: "Gen4 x16"},
 		// "[N/A]" power and a narrower link make it a different entry, not a guess.
@@ -156,10 +155,10 @@ os: Debian 12
 `), 0o644)
 	jsonFile := filepath.Join(dir, "hw.json")
 	os.WriteFile(jsonFile, []byte(`{"type":"discrete_gpu","gpus":[{"name":"NVIDIA GeForce RTX 3090","vram_bytes":25769803776,"count":2}],"cpu":{"model":"AMD Ryzen 9 5950X","cores":32},"ram_bytes":137438953472,"os":"Debian 12"}`), 0o644)
-	want := bench.Hardware{
+	want := rundoc.Hardware{
 		Type:     "discrete_gpu",
-		GPUs:     []bench.GPU{{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30, Count: 2}},
-		CPU:      &bench.CPU{Model: "AMD Ryzen 9 5950X", Cores: 32},
+		GPUs:     []rundoc.GPU{{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30, Count: 2}},
+		CPU:      &rundoc.CPU{Model: "AMD Ryzen 9 5950X", Cores: 32},
 		RAMBytes: 128 << 30,
 		OS:       "Debian 12",
 	}
@@ -196,7 +195,7 @@ func TestDetectMatchesTheRealMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want bench.Hardware
+	var want rundoc.Hardware
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}

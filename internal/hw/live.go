@@ -4,20 +4,19 @@ import (
 	"context"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/host"
 	"github.com/shirou/gopsutil/v4/mem"
-
-	"github.com/llmbench/llmbench/internal/bench"
 )
 
 // liveFallback fills, on a live system, what the root tree could not tell: macOS and
 // Windows have no /proc or /etc/os-release, and gopsutil asks their own interfaces.
 // Tests pass a fixture root and never get here.
-func liveFallback(ctx context.Context, h *bench.Hardware) {
+func liveFallback(ctx context.Context, h *rundoc.Hardware) {
 	if h.CPU == nil {
 		if infos, err := cpu.InfoWithContext(ctx); err == nil && len(infos) > 0 {
-			c := &bench.CPU{Model: strings.TrimSpace(infos[0].ModelName)}
+			c := &rundoc.CPU{Model: strings.TrimSpace(infos[0].ModelName)}
 			if n, err := cpu.CountsWithContext(ctx, true); err == nil {
 				c.Cores = n
 			}

@@ -12,12 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Telemetry during a run: a Meter samples the machine's power (and, where the source
 // tells, utilization, memory and clock event reasons) in the background, at 5 Hz by
-// default, and answers bench.Telemetry's Summary for each measurement window. The
+// default, and answers power.Telemetry's Summary for each measurement window. The
 // sources live beside this file: nvidia-smi (one long-lived process whose CSV is parsed
 // as it streams), AMD (sysfs hwmon, or amd-smi's JSON), RAPL (energy_uj, wrap-around
 // handled), Apple's powermetrics (where it may run), and a remote agent over HTTP.
@@ -67,14 +68,14 @@ type Meter struct {
 	name     string
 	interval time.Duration
 	wait     time.Duration
-	info     bench.RunEnergy
+	info     rundoc.RunEnergy
 	devices  []int
 	// foreign, if set, lists the compute processes on the counted devices that are not
 	// the server's, checked once per Summary.
 	foreign func(ctx context.Context) []string
 
 	mu       sync.Mutex
-	samples  []bench.PowerSample
+	samples  []power.Sample
 	problems []problem
 	stopped  string // why sampling ended for good, "" while it runs
 	updated  chan struct{}
@@ -92,9 +93,9 @@ type problem struct {
 // older samples are never asked for again.
 const keepSamples = 30 * time.Minute
 
-func newMeter(name string, o TelemetryOptions, devices []bench.TelemetryDevice, counted []int, what string) *Meter {
+func newMeter(name string, o TelemetryOptions, devices []rundoc.TelemetryDevice, counted []int, what string) *Meter {
 	m := &Meter{name: name, interval: o.Interval, wait: o.Wait, updated: make(chan struct{}), done: make(chan struct{}), devices: counted}
-	m.info = bench.RunEnergy{Telemetry: name, Devices: devices, Counted: what, IntervalMs: float64(o.Interval) / float64(time.Millisecond)}
+	m.info = rundoc.RunEnergy{Telemetry: name, Devices: devices, Counted: what, IntervalMs: float64(o.Interval) / float64(time.Millisecond)}
 	return m
 }
 
@@ -133,9 +134,9 @@ func (m *Meter) Close() {
 func (m *Meter) Name() string { return m.name }
 
 // Info describes what the meter measures, for the run document.
-func (m *Meter) Info() bench.RunEnergy { return m.info }
+func (m *Meter) Info() rundoc.RunEnergy { return m.info }
 
-func (m *Meter) add(ss ...bench.PowerSample) {
+func (m *Meter) add(ss ...power.Sample) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.samples = append(m.samples, ss...)
@@ -164,9 +165,9 @@ func (m *Meter) fail(text string) {
 // Summary waits (up to the meter's wait) until every counted device has a sample at
 // or after end, then returns the samples around [start, end], any problem recorded
 // in that span, and any foreign compute process seen now.
-func (m *Meter) Summary(ctx context.Context, start, end time.Time) bench.PowerTrace {
+func (m *Meter) Summary(ctx context.Context, start, end time.Time) power.Trace {
 	m.waitCovered(ctx, end)
-	tr := bench.PowerTrace{Source: m.name, Devices: append([]int(nil), m.devices...), Interval: m.interval}
+	tr := power.Trace{Source: m.name, Devices: append([]int(nil), m.devices...), Interval: m.interval}
 	to := end.Add(2 * m.interval)
 	m.mu.Lock()
 	tr.Samples = around(m.samples, start, end)
@@ -214,10 +215,10 @@ func (m *Meter) waitCovered(ctx context.Context, end time.Time) {
 // around returns the samples inside [start, end] and, for each device, the last one
 // before start and the first one after end, however far: the scoring needs them to
 // interpolate the edges, and its gap rule judges whether they are close enough.
-func around(samples []bench.PowerSample, start, end time.Time) []bench.PowerSample {
+func around(samples []power.Sample, start, end time.Time) []power.Sample {
 	before := map[int]int{}
 	after := map[int]int{}
-	var out []bench.PowerSample
+	var out []power.Sample
 	for i, s := range samples {
 		switch {
 		case s.At.Before(start):
@@ -241,7 +242,7 @@ func around(samples []bench.PowerSample, start, end time.Time) []bench.PowerSamp
 }
 
 // hasAfter reports whether a sample was taken at or after end.
-func hasAfter(ss []bench.PowerSample, end time.Time) bool {
+func hasAfter(ss []power.Sample, end time.Time) bool {
 	for _, s := range ss {
 		if !s.At.Before(end) {
 			return true

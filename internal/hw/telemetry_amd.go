@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // AMD GPUs are metered from files or a short command, read every interval: the amdgpu
@@ -71,11 +72,11 @@ func startAMD(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 }
 
 func startAMDSysfs(ctx context.Context, o TelemetryOptions, cards []amdCard) *Meter {
-	var infos []bench.TelemetryDevice
+	var infos []rundoc.TelemetryDevice
 	var devs, names []string
 	var idx []int
 	for _, c := range cards {
-		infos = append(infos, bench.TelemetryDevice{Index: c.index, Name: c.name})
+		infos = append(infos, rundoc.TelemetryDevice{Index: c.index, Name: c.name})
 		idx = append(idx, c.index)
 		devs = append(devs, fmt.Sprintf("GPU %d (%s)", c.index, c.name))
 		names = append(names, filepath.Base(c.power))
@@ -87,14 +88,14 @@ func startAMDSysfs(ctx context.Context, o TelemetryOptions, cards []amdCard) *Me
 		defer tick.Stop()
 		for {
 			now := time.Now()
-			var ss []bench.PowerSample
+			var ss []power.Sample
 			for _, c := range cards {
 				uw, err := readNumber(c.power)
 				if err != nil {
 					m.fail("reading " + c.power + ": " + err.Error())
 					continue
 				}
-				s := bench.PowerSample{At: now, Device: c.index, PowerW: fptr(uw / 1e6)}
+				s := power.Sample{At: now, Device: c.index, PowerW: fptr(uw / 1e6)}
 				if v, err := readNumber(c.busy); err == nil {
 					s.UtilPct = fptr(v)
 				}
@@ -171,7 +172,7 @@ func amdsmiGroup(raw json.RawMessage) map[string]json.RawMessage {
 // of per-GPU objects (amd-smi 24.x, amdsmi_cli/amdsmi_commands.py) or the same list
 // under "gpu_data" (later releases). socket_power is in W, the energy accumulator's
 // total_energy_consumption in J, gfx_activity in %, used_vram in MB.
-func parseAMDSMI(out []byte, at time.Time) ([]bench.PowerSample, error) {
+func parseAMDSMI(out []byte, at time.Time) ([]power.Sample, error) {
 	start := strings.IndexAny(string(out), "[{")
 	if start < 0 {
 		return nil, errors.New("amd-smi printed no JSON")
@@ -187,9 +188,9 @@ func parseAMDSMI(out []byte, at time.Time) ([]bench.PowerSample, error) {
 		}
 		list = wrapped.GPUData
 	}
-	var ss []bench.PowerSample
+	var ss []power.Sample
 	for _, g := range list {
-		s := bench.PowerSample{At: at, Device: g.GPU}
+		s := power.Sample{At: at, Device: g.GPU}
 		if v, _, ok := amdsmiValue(amdsmiGroup(g.Power)["socket_power"]); ok {
 			s.PowerW = fptr(v)
 		}
@@ -226,7 +227,7 @@ func startAMDSMI(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 		return nil, errors.New("amd-smi: not found on PATH and no readable amdgpu hwmon power file")
 	}
 	run := ExecRunner{}
-	poll := func(ctx context.Context) ([]bench.PowerSample, error) {
+	poll := func(ctx context.Context) ([]power.Sample, error) {
 		before := time.Now()
 		out, err := run.Run(ctx, "amd-smi", AMDSMIQuery...)
 		if err != nil {
@@ -239,12 +240,12 @@ func startAMDSMI(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("amd-smi: %w", err)
 	}
-	var infos []bench.TelemetryDevice
+	var infos []rundoc.TelemetryDevice
 	var idx []int
 	var names []string
 	energy := true
 	for _, s := range first {
-		infos = append(infos, bench.TelemetryDevice{Index: s.Device, Name: "AMD GPU"})
+		infos = append(infos, rundoc.TelemetryDevice{Index: s.Device, Name: "AMD GPU"})
 		idx = append(idx, s.Device)
 		names = append(names, fmt.Sprintf("GPU %d", s.Device))
 		energy = energy && s.EnergyJ != nil

@@ -14,8 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Apple silicon: powermetrics prints, every interval, a block that opens with
@@ -38,26 +39,26 @@ type powermetricsReader struct {
 	received time.Time
 }
 
-func (p *powermetricsReader) line(line string, now time.Time) (bench.PowerSample, bool) {
+func (p *powermetricsReader) line(line string, now time.Time) (power.Sample, bool) {
 	if m := pmHeader.FindStringSubmatch(line); m != nil {
 		ms, _ := strconv.ParseFloat(m[1], 64)
 		p.elapsed, p.received = time.Duration(ms*float64(time.Millisecond)), now
-		return bench.PowerSample{}, false
+		return power.Sample{}, false
 	}
 	m := pmCombined.FindStringSubmatch(line)
 	if m == nil || p.received.IsZero() {
-		return bench.PowerSample{}, false
+		return power.Sample{}, false
 	}
 	v, err := strconv.ParseFloat(m[1], 64)
 	if err != nil {
-		return bench.PowerSample{}, false
+		return power.Sample{}, false
 	}
 	if m[2] == "mW" {
 		v /= 1000
 	}
 	at := p.received.Add(-p.elapsed / 2)
 	p.received = time.Time{}
-	return bench.PowerSample{At: at, Device: 0, PowerW: fptr(v)}, true
+	return power.Sample{At: at, Device: 0, PowerW: fptr(v)}, true
 }
 
 func startPowermetrics(ctx context.Context, o TelemetryOptions) (*Meter, error) {
@@ -72,7 +73,7 @@ func startPowermetrics(ctx context.Context, o TelemetryOptions) (*Meter, error) 
 		return nil, errors.New("powermetrics needs root: run llmbench with sudo to meter this Mac (without it the power is unknown)")
 	}
 	what := "the SoC's combined CPU + GPU + ANE power as powermetrics reports it. Memory, display and power supply are not included."
-	m := newMeter(SourcePowermetrics, o, []bench.TelemetryDevice{{Index: 0, Name: "Apple SoC"}}, []int{0}, what)
+	m := newMeter(SourcePowermetrics, o, []rundoc.TelemetryDevice{{Index: 0, Name: "Apple SoC"}}, []int{0}, what)
 	m.run(ctx, func(ctx context.Context) error {
 		for attempt := 0; attempt <= nvidiaRestarts; attempt++ {
 			cmd := exec.CommandContext(ctx, bin, "-i", strconv.FormatInt(o.Interval.Milliseconds(), 10), "--samplers", "cpu_power,gpu_power")

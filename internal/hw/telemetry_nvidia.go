@@ -13,8 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // NVIDIA telemetry: one nvidia-smi process for the whole run, looping every 200 ms
@@ -148,7 +149,7 @@ const nvidiaTimeLayout = "2006/01/02 15:04:05.000"
 // nvidiaLine is one parsed line of the stream.
 type nvidiaLine struct {
 	stamp   time.Time // nvidia-smi's own timestamp, zero if it could not be read
-	sample  bench.PowerSample
+	sample  power.Sample
 	energyJ *float64 // the raw counter, before unwrapping
 }
 
@@ -167,7 +168,7 @@ func parseNvidiaLine(line string, q nvidiaQuery, loc *time.Location) (nvidiaLine
 	if t, err := time.ParseInLocation(nvidiaTimeLayout, rec[0], loc); err == nil {
 		l.stamp = t
 	}
-	l.sample = bench.PowerSample{Device: idx, PowerW: parseNum(rec[2]), UtilPct: parseNum(rec[3]), MemUsedMiB: parseNum(rec[4])}
+	l.sample = power.Sample{Device: idx, PowerW: parseNum(rec[2]), UtilPct: parseNum(rec[3]), MemUsedMiB: parseNum(rec[4])}
 	i := 7
 	if q.reasons != "" {
 		l.sample.Throttle = throttleNames(rec[i])
@@ -277,11 +278,11 @@ func startNvidia(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 	}
 	uuids := map[string]int{}
 	var all []int
-	var infos []bench.TelemetryDevice
+	var infos []rundoc.TelemetryDevice
 	for _, d := range devs {
 		uuids[d.uuid] = d.index
 		all = append(all, d.index)
-		infos = append(infos, bench.TelemetryDevice{Index: d.index, Name: d.name, PowerLimitW: d.powerLimitW})
+		infos = append(infos, rundoc.TelemetryDevice{Index: d.index, Name: d.name, PowerLimitW: d.powerLimitW})
 	}
 	var procs []gpuProcess
 	if out, err := run.Run(ctx, "nvidia-smi", NvidiaAppsQuery...); err == nil {
@@ -478,7 +479,7 @@ func (s *nvidiaStream) read(r io.Reader) {
 // sample places a line on this process's clock: nvidia-smi's own timestamp (when the
 // reading was taken) shifted by the smallest delay seen between a timestamp and its
 // line's arrival, which also absorbs a time zone the two processes disagree on.
-func (s *nvidiaStream) sample(l nvidiaLine, received time.Time) bench.PowerSample {
+func (s *nvidiaStream) sample(l nvidiaLine, received time.Time) power.Sample {
 	ps := l.sample
 	ps.At = received
 	if !l.stamp.IsZero() {

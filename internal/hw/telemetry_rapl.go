@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // CPU packages are metered from the powercap RAPL energy counters (energy_uj, read
@@ -94,11 +95,11 @@ func startRAPL(ctx context.Context, o TelemetryOptions) (*Meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	var infos []bench.TelemetryDevice
+	var infos []rundoc.TelemetryDevice
 	var idx []int
 	var names []string
 	for _, z := range zones {
-		infos = append(infos, bench.TelemetryDevice{Index: z.index, Name: z.name})
+		infos = append(infos, rundoc.TelemetryDevice{Index: z.index, Name: z.name})
 		idx = append(idx, z.index)
 		names = append(names, z.name)
 	}
@@ -116,14 +117,14 @@ func raplLoop(m *Meter, zones []*raplZone, interval time.Duration) func(context.
 		var prevAt time.Time
 		for {
 			now := time.Now()
-			var ss []bench.PowerSample
+			var ss []power.Sample
 			for _, z := range zones {
 				e, err := z.read()
 				if err != nil {
 					m.fail("reading " + z.energy + ": " + err.Error())
 					continue
 				}
-				s := bench.PowerSample{At: now, Device: z.index, EnergyJ: fptr(e)}
+				s := power.Sample{At: now, Device: z.index, EnergyJ: fptr(e)}
 				if !prevAt.IsZero() {
 					if dt := now.Sub(prevAt).Seconds(); dt > 0 {
 						s.PowerW = fptr((e - prevE[z.index]) / dt)

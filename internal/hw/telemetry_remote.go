@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The remote agent: `llmbench telemetry --listen ADDR` runs a Meter on the server's
@@ -77,12 +78,12 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// Remote reads a telemetry agent. It implements bench.Telemetry.
+// Remote reads a telemetry agent. It implements power.Telemetry.
 type Remote struct {
 	base   string
 	token  string
 	client *http.Client
-	info   bench.RunEnergy
+	info   rundoc.RunEnergy
 }
 
 // DialRemote checks the agent answers with this token and reads what it meters.
@@ -103,7 +104,7 @@ func DialRemote(ctx context.Context, base, token string) (*Remote, error) {
 }
 
 // Info is the agent's description of what it meters.
-func (r *Remote) Info() bench.RunEnergy { return r.info }
+func (r *Remote) Info() rundoc.RunEnergy { return r.info }
 
 func (r *Remote) get(ctx context.Context, path string, q url.Values, v any) error {
 	u := r.base + path
@@ -154,15 +155,15 @@ func (r *Remote) offset(ctx context.Context) (offset time.Duration, err error) {
 
 // Summary asks the agent for the window, translated to its clock, and translates the
 // samples back.
-func (r *Remote) Summary(ctx context.Context, start, end time.Time) bench.PowerTrace {
+func (r *Remote) Summary(ctx context.Context, start, end time.Time) power.Trace {
 	off, err := r.offset(ctx)
 	if err != nil {
-		return bench.PowerTrace{Source: r.base, Problem: err.Error()}
+		return power.Trace{Source: r.base, Problem: err.Error()}
 	}
 	q := url.Values{"start_ns": {strconv.FormatInt(start.Add(off).UnixNano(), 10)}, "end_ns": {strconv.FormatInt(end.Add(off).UnixNano(), 10)}}
-	var tr bench.PowerTrace
+	var tr power.Trace
 	if err := r.get(ctx, agentSummary, q, &tr); err != nil {
-		return bench.PowerTrace{Source: r.base, Problem: err.Error()}
+		return power.Trace{Source: r.base, Problem: err.Error()}
 	}
 	for i := range tr.Samples {
 		tr.Samples[i].At = tr.Samples[i].At.Add(-off)

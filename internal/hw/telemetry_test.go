@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -451,7 +451,7 @@ func TestNvidiaMeterEnergyCounter(t *testing.T) {
 	}
 	defer m.Close()
 	st, _, _, _ := measureWindow(t, 300*time.Millisecond, 2500*time.Millisecond, m.Summary)
-	if st.Reason != "" || st.Method != bench.MethodCounter {
+	if st.Reason != "" || st.Method != rundoc.MethodCounter {
 		t.Fatalf("method %s, reason %s", st.Method, st.Reason)
 	}
 	// The fake's counter is W × its own elapsed ms; its stamps and counter are taken a
@@ -592,14 +592,14 @@ func TestServerProcessFamily(t *testing.T) {
 // fake nvidia-smi's shell loop, for longer than the meter's gap limit, and the meter
 // then rightly refuses the window ("… between two samples"). That is the machine, not
 // the code under test, so such a window is measured again, at most twice.
-func measureWindow(t *testing.T, lead, d time.Duration, summary func(ctx context.Context, start, end time.Time) bench.PowerTrace) (bench.PowerStats, bench.PowerTrace, time.Time, time.Time) {
+func measureWindow(t *testing.T, lead, d time.Duration, summary func(ctx context.Context, start, end time.Time) power.Trace) (rundoc.PowerStats, power.Trace, time.Time, time.Time) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		start := time.Now().Add(lead)
 		end := start.Add(d)
 		time.Sleep(time.Until(end))
 		tr := summary(context.Background(), start, end)
-		st := bench.ScorePower(tr, start, end)
+		st := power.Score(tr, start, end)
 		if !strings.Contains(st.Reason, "between two samples") || attempt == 3 {
 			return st, tr, start, end
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Energy and cost: the dated catalog of public GPU prices (data/prices.json), the
@@ -114,7 +114,7 @@ func (e *EnergyCatalog) ReferencePrice(gpuID string) (PriceEntry, bool) {
 }
 
 // RunPrice is a catalog entry as a run document's price for gpus of that GPU.
-func (p PriceEntry) RunPrice(gpus int) *bench.Price {
+func (p PriceEntry) RunPrice(gpus int) *rundoc.Price {
 	gpus = max(gpus, 1)
 	src := p.Provider + ", " + p.Offer + ": " + p.Quoted + " (" + p.Source + ")"
 	var notes []string
@@ -125,7 +125,7 @@ func (p PriceEntry) RunPrice(gpus int) *bench.Price {
 		notes = append(notes, "the page is undated: "+p.Date+" is when it was read")
 	}
 	note, date := strings.Join(notes, "; "), p.Date
-	return &bench.Price{USDPerHour: round(p.USDPerGPUHour*float64(gpus), 4), Source: src, Date: date, CatalogID: p.ID, Note: note}
+	return &rundoc.Price{USDPerHour: round(p.USDPerGPUHour*float64(gpus), 4), Source: src, Date: date, CatalogID: p.ID, Note: note}
 }
 
 // BoardPowerW is a GPU's board power from the catalog.
@@ -151,7 +151,7 @@ func EstimatedPowerW(limitW, idleShare, u float64) float64 {
 // per-sequence overhead is left out of the wall time: it is the sampler's work on the
 // GPU and the scheduler's and detokenizer's, which vLLM overlaps with the GPU's, so it
 // does not leave the GPU idle the way the gaps between a layer's kernels do.
-func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig bench.DecodeFigures) float64 {
+func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig rundoc.DecodeFigures) float64 {
 	step := fig.TBTMs / 1000
 	if !(step > 0) {
 		return 0
@@ -173,7 +173,7 @@ func (s Setup) DecodeUtilization(context, concurrency int, p Plan, fig bench.Dec
 
 // CatalogPrice is the price catalog's reference price for the setup's GPUs (see
 // EnergyCatalog.ReferencePrice), or nil when the catalog lists none for this GPU.
-func (s Setup) CatalogPrice() *bench.Price {
+func (s Setup) CatalogPrice() *rundoc.Price {
 	ec, err := LoadEnergy()
 	if err != nil {
 		return nil
@@ -188,38 +188,38 @@ func (s Setup) CatalogPrice() *bench.Price {
 // EstimateEnergy fills a predicted run's decode cells with estimated power, J/token
 // and tok/s/W from the GPU's board power and each cell's predicted utilization, and
 // $/Mtok where a price is given; the run's energy block says it is an estimate.
-func (s Setup) EstimateEnergy(run *bench.Run, p Plan, price *bench.Price) error {
+func (s Setup) EstimateEnergy(run *rundoc.Run, p Plan, price *rundoc.Price) error {
 	ec, err := LoadEnergy()
 	if err != nil {
 		return err
 	}
-	info := &bench.RunEnergy{Telemetry: "none", Reason: "predicted: nothing was measured", Price: price}
+	info := &rundoc.RunEnergy{Telemetry: "none", Reason: "predicted: nothing was measured", Price: price}
 	run.Energy = info
 	bp, ok := ec.BoardPowerW(s.GPU.ID)
 	if !ok {
 		info.Notes = append(info.Notes, fmt.Sprintf("No energy estimate: the catalog has no board power for %s.", s.GPU.Name))
 	} else {
-		info.Devices = []bench.TelemetryDevice{{Index: 0, Name: s.GPU.Name, PowerLimitW: bp.BoardPowerW}}
+		info.Devices = []rundoc.TelemetryDevice{{Index: 0, Name: s.GPU.Name, PowerLimitW: bp.BoardPowerW}}
 		info.Notes = append(info.Notes, fmt.Sprintf("Energy is an estimate, not a measurement: each of %d %s at its %g W board power (%s) × (%.3f idle share + %.3f × the predicted utilization of the step's binding resource); the idle share comes from one idle H200 (%s).",
 			s.n(), s.GPU.Name, bp.BoardPowerW, bp.Source, ec.IdleShare, 1-ec.IdleShare, ec.IdleShareSource))
 	}
 	for i := range run.Decode {
 		c := &run.Decode[i]
-		if c.DecodeFigures == nil || c.Status != bench.StatusPredicted {
+		if c.DecodeFigures == nil || c.Status != rundoc.StatusPredicted {
 			continue
 		}
-		ps := bench.PowerStats{Reason: "no board power for this GPU in the catalog"}
+		ps := rundoc.PowerStats{Reason: "no board power for this GPU in the catalog"}
 		if ok {
 			u := s.DecodeUtilization(c.Context, c.Concurrency, p, *c.DecodeFigures)
 			w := EstimatedPowerW(bp.BoardPowerW, ec.IdleShare, u) * float64(s.n())
-			ps = bench.PowerStats{PowerWMean: fptr(round(w, 1)), Devices: s.n(), Method: bench.MethodEstimate}
+			ps = rundoc.PowerStats{PowerWMean: fptr(round(w, 1)), Devices: s.n(), Method: rundoc.MethodEstimate}
 		}
-		ce := &bench.CellEnergy{PowerStats: ps}
+		ce := &rundoc.CellEnergy{PowerStats: ps}
 		if ps.PowerWMean != nil && c.TotalTokS > 0 {
 			ce.JoulesPerToken = fptr(round(*ps.PowerWMean/c.TotalTokS, 4))
 			ce.TokSPerW = fptr(round(c.TotalTokS / *ps.PowerWMean, 4))
 		}
-		ce.USDPerMTok, ce.CostReason = bench.CostPerMTok(price, c.TotalTokS)
+		ce.USDPerMTok, ce.CostReason = rundoc.CostPerMTok(price, c.TotalTokS)
 		c.CellEnergy = ce
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // TestEnergyCatalogsHaveSources: every price and board power names a catalog GPU, a
@@ -86,7 +86,7 @@ func TestEstimateEnergy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	price := &bench.Price{USDPerHour: 3.6, Source: "test"}
+	price := &rundoc.Price{USDPerHour: 3.6, Source: "test"}
 	if err := s.EstimateEnergy(run, p, price); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +95,11 @@ func TestEstimateEnergy(t *testing.T) {
 	}
 	prev := 0.0
 	for _, c := range run.Decode {
-		if c.Status != bench.StatusPredicted {
+		if c.Status != rundoc.StatusPredicted {
 			continue
 		}
 		e := c.CellEnergy
-		if e == nil || e.PowerWMean == nil || e.Method != bench.MethodEstimate {
+		if e == nil || e.PowerWMean == nil || e.Method != rundoc.MethodEstimate {
 			t.Fatalf("%d×%d: %+v", c.Context, c.Concurrency, e)
 		}
 		w := *e.PowerWMean

@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
 func setupFor(t *testing.T, gpu, model, quant, kv, engine string, util float64) Setup {
@@ -254,7 +254,7 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 	for _, n := range run.Notes {
 		t.Log(n)
 	}
-	const k = bench.K
+	const k = rundoc.K
 	seedRan := map[[2]int]bool{
 		{0, 1}: true, {0, 2}: true, {0, 4}: true, {0, 8}: true,
 		{16 * k, 1}: true, {16 * k, 2}: true, {32 * k, 1}: true, {56 * k, 1}: true,
@@ -265,12 +265,12 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 	}
 	for _, c := range run.Decode {
 		cell := [2]int{c.Context, c.Concurrency}
-		want := bench.StatusOverCapacity
+		want := rundoc.StatusOverCapacity
 		if seedRan[cell] || knownExtra[cell] {
-			want = bench.StatusPredicted
+			want = rundoc.StatusPredicted
 		}
 		if c.Status != want {
-			t.Errorf("cell %s × %d: predicted %s, want %s (seed ran it: %v)", bench.FormatTokens(c.Context), c.Concurrency, c.Status, want, seedRan[cell])
+			t.Errorf("cell %s × %d: predicted %s, want %s (seed ran it: %v)", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, want, seedRan[cell])
 		}
 	}
 	if kv < seedMin {
@@ -285,7 +285,7 @@ func TestSeedOverCapacityPattern(t *testing.T) {
 	if !both {
 		t.Errorf("notes do not give both capacities (vLLM's cache: 10 cells; max_model_len: the seed's 8): %q", run.Notes)
 	}
-	if run.Status != bench.RunPredicted || run.Kind() != bench.RunPredicted {
+	if run.Status != rundoc.RunPredicted || run.Kind() != rundoc.RunPredicted {
 		t.Errorf("run status %q, want predicted", run.Status)
 	}
 }
@@ -301,16 +301,16 @@ func TestSeedPatternIsMaxModelLen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seed bench.Run
+	var seed rundoc.Run
 	if err := json.Unmarshal(raw, &seed); err != nil {
 		t.Fatal(err)
 	}
 	maxLen := *seed.Engine.MaxModelLen
 	statuses := func(kv int64) (differ []string) {
 		for _, c := range seed.Decode {
-			fits, _ := bench.Fit(c.Context, c.Concurrency, seed.Config.MaxOutputTokens, &kv, &maxLen)
-			if fits != (c.Status != bench.StatusOverCapacity) {
-				differ = append(differ, fmt.Sprintf("%s×%d", bench.FormatTokens(c.Context), c.Concurrency))
+			fits, _ := rundoc.Fit(c.Context, c.Concurrency, seed.Config.MaxOutputTokens, &kv, &maxLen)
+			if fits != (c.Status != rundoc.StatusOverCapacity) {
+				differ = append(differ, fmt.Sprintf("%s×%d", rundoc.FormatTokens(c.Context), c.Concurrency))
 			}
 		}
 		return differ

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
@@ -35,13 +35,13 @@ func seedSetup(t *testing.T) (Setup, Plan) {
 	return s, p
 }
 
-func readSeedRun(t *testing.T) bench.Run {
+func readSeedRun(t *testing.T) rundoc.Run {
 	t.Helper()
 	raw, err := os.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seed bench.Run
+	var seed rundoc.Run
 	if err := json.Unmarshal(raw, &seed); err != nil {
 		t.Fatal(err)
 	}
@@ -69,21 +69,21 @@ func TestSeedFlagsAgainstPage(t *testing.T) {
 		mark := "within"
 		if math.Abs(e) > bound {
 			mark = "**outside**"
-			t.Errorf("seed %s at %s × %d: predicted %.1f, page %.1f (%+.1f%%), outside ±%.0f%%", name, bench.FormatTokens(ctx), conc, pred, page, e*100, bound*100)
+			t.Errorf("seed %s at %s × %d: predicted %.1f, page %.1f (%+.1f%%), outside ±%.0f%%", name, rundoc.FormatTokens(ctx), conc, pred, page, e*100, bound*100)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s ±%.0f%% |\n", name, bench.FormatTokens(ctx), conc, value(page), value(pred), pct(e), mark, bound*100)
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s ±%.0f%% |\n", name, rundoc.FormatTokens(ctx), conc, value(page), value(pred), pct(e), mark, bound*100)
 	}
-	predicted := map[[2]int]bench.DecodeCell{}
+	predicted := map[[2]int]rundoc.DecodeCell{}
 	for _, c := range run.Decode {
 		predicted[[2]int{c.Context, c.Concurrency}] = c
 	}
 	for _, c := range seed.Decode {
-		if c.Status != bench.StatusValid {
+		if c.Status != rundoc.StatusValid {
 			continue
 		}
 		got := predicted[[2]int{c.Context, c.Concurrency}]
 		if got.DecodeFigures == nil {
-			t.Errorf("cell %s × %d ran on the page but is predicted %s", bench.FormatTokens(c.Context), c.Concurrency, got.Status)
+			t.Errorf("cell %s × %d ran on the page but is predicted %s", rundoc.FormatTokens(c.Context), c.Concurrency, got.Status)
 			continue
 		}
 		check("decode total tok/s", c.Context, c.Concurrency, c.TotalTokS, got.TotalTokS, maxSeedDecode)
@@ -92,7 +92,7 @@ func TestSeedFlagsAgainstPage(t *testing.T) {
 	for i, r := range seed.Prefill {
 		got := run.Prefill[i]
 		if got.PrefillFigures == nil || got.Context != r.Context {
-			t.Fatalf("prefill %s not predicted", bench.FormatTokens(r.Context))
+			t.Fatalf("prefill %s not predicted", rundoc.FormatTokens(r.Context))
 		}
 		check("prefill tok/s", r.Context, 1, r.PromptTokS, got.PromptTokS, maxSeedPrefill)
 		check("prefill TTFT ms", r.Context, 1, r.TTFTMs, got.TTFTMs, maxSeedPrefill)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The charts are SVG written here, so the page needs no script and no network to show
@@ -212,8 +212,8 @@ func niceStep(raw float64) float64 {
 
 // decodeChart draws one line per context of a decode figure against concurrency.
 // Cells without figures (over capacity, failed) break the line rather than bridging it.
-func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeFigures) float64) lineChart {
-	return decodeChartBy(run, v, id, titleKey, yKey, func(c *bench.DecodeCell) (float64, bool) {
+func decodeChart(run *rundoc.Run, v *view, id, titleKey, yKey string, value func(*rundoc.DecodeFigures) float64) lineChart {
+	return decodeChartBy(run, v, id, titleKey, yKey, func(c *rundoc.DecodeCell) (float64, bool) {
 		if c.DecodeFigures == nil {
 			return 0, false
 		}
@@ -223,7 +223,7 @@ func decodeChart(run *bench.Run, v *view, id, titleKey, yKey string, value func(
 
 // decodeChartBy draws any per-cell value against concurrency, one line per context;
 // label writes a point's value for its hover text.
-func decodeChartBy(run *bench.Run, v *view, id, titleKey, yKey string, value func(*bench.DecodeCell) (float64, bool), label func(float64) string) lineChart {
+func decodeChartBy(run *rundoc.Run, v *view, id, titleKey, yKey string, value func(*rundoc.DecodeCell) (float64, bool), label func(float64) string) lineChart {
 	lang := v.Lang
 	cells := cellIndex(run)
 	c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_requests"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
@@ -232,11 +232,11 @@ func decodeChartBy(run *bench.Run, v *view, id, titleKey, yKey string, value fun
 	}
 	c.XTickLabel = func(x float64) string { return strconv.Itoa(int(x)) }
 	for i, ctx := range v.Contexts {
-		s := chartSeries{Name: bench.FormatTokens(ctx), Color: palette[i%len(palette)]}
+		s := chartSeries{Name: rundoc.FormatTokens(ctx), Color: palette[i%len(palette)]}
 		gap := false
 		for _, n := range v.Concurrency {
 			cell := cells[cellKey{ctx, n}]
-			if cell == nil || cell.DecodeFigures == nil || cell.Status == bench.StatusOverCapacity || !hasFigures(cell.Status) {
+			if cell == nil || cell.DecodeFigures == nil || cell.Status == rundoc.StatusOverCapacity || !hasFigures(cell.Status) {
 				gap = true
 				continue
 			}
@@ -249,7 +249,7 @@ func decodeChartBy(run *bench.Run, v *view, id, titleKey, yKey string, value fun
 				s.Breaks = append(s.Breaks, len(s.Points))
 			}
 			gap = false
-			s.Points = append(s.Points, chartPoint{X: float64(n), Y: y, Title: fmt.Sprintf("%s × %d: %s", bench.FormatTokens(ctx), n, label(y))})
+			s.Points = append(s.Points, chartPoint{X: float64(n), Y: y, Title: fmt.Sprintf("%s × %d: %s", rundoc.FormatTokens(ctx), n, label(y))})
 		}
 		if len(s.Points) > 0 {
 			c.Series = append(c.Series, s)
@@ -260,14 +260,14 @@ func decodeChartBy(run *bench.Run, v *view, id, titleKey, yKey string, value fun
 
 // hasFigures: the statuses whose numbers may be drawn. A failed or invalid cell's
 // partial figures stay in the table, where their status is beside them.
-func hasFigures(s bench.Status) bool {
-	return s == bench.StatusValid || s == bench.StatusPredicted
+func hasFigures(s rundoc.Status) bool {
+	return s == rundoc.StatusValid || s == rundoc.StatusPredicted
 }
 
 func prefillChart(v *view) lineChart {
 	lang := v.Lang
 	c := lineChart{ID: "lb-chart-prefill", Title: T(lang, "chart_prefill"), XLabel: T(lang, "axis_context"), YLabel: T(lang, "axis_prompt"), Lang: lang, Empty: T(lang, "no_data")}
-	c.XTickLabel = func(x float64) string { return bench.FormatTokens(int(x)) }
+	c.XTickLabel = func(x float64) string { return rundoc.FormatTokens(int(x)) }
 	s := chartSeries{Name: T(lang, "prefill"), Color: palette[0]}
 	for _, p := range v.Prefill {
 		c.XTicks = append(c.XTicks, float64(p.Context))

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // csvColumns: one row per measurement, raw numbers (tokens, ms, tok/s, seconds), empty
@@ -27,7 +27,7 @@ var csvColumns = []string{
 
 func init() { csvColumns = append(csvColumns, csvIntervalColumns...) }
 
-func writeCSV(w io.Writer, run *bench.Run) error {
+func writeCSV(w io.Writer, run *rundoc.Run) error {
 	if run.Config.Rate != nil || len(run.Rate) > 0 {
 		return writeRateCSV(w, run)
 	}
@@ -72,7 +72,7 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 				continue
 			}
 			rec := csvDecodeRecord(c, col)
-			if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity && c.Status != bench.StatusPredicted {
+			if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity && c.Status != rundoc.StatusPredicted {
 				rec[col["client_headroom"]] = cellHeadroom(run, c.TotalTokS)
 			}
 			if err := cw.Write(rec); err != nil {
@@ -84,7 +84,7 @@ func writeCSV(w io.Writer, run *bench.Run) error {
 	return cw.Error()
 }
 
-func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
+func csvDecodeRecord(c *rundoc.DecodeCell, col map[string]int) []string {
 	rec := make([]string, len(csvColumns))
 	set := func(k, v string) { rec[col[k]] = v }
 	setPtr := func(k string, v *float64) {
@@ -152,7 +152,7 @@ func csvDecodeRecord(c *bench.DecodeCell, col map[string]int) []string {
 }
 
 // csvCellEnergy writes a decode or rate cell's energy columns, when it has energy.
-func csvCellEnergy(set func(k, v string), e *bench.CellEnergy) {
+func csvCellEnergy(set func(k, v string), e *rundoc.CellEnergy) {
 	if e == nil {
 		return
 	}
@@ -170,7 +170,7 @@ func csvPtr(set func(k, v string), k string, v *float64) {
 }
 
 // csvPowerStats writes a window's power figures: empty where unknown, the reason beside.
-func csvPowerStats(set func(k, v string), ps bench.PowerStats) {
+func csvPowerStats(set func(k, v string), ps rundoc.PowerStats) {
 	csvPtr(set, "power_w_mean", ps.PowerWMean)
 	csvPtr(set, "power_w_max", ps.PowerWMax)
 	csvPtr(set, "energy_j", ps.EnergyJ)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Energy in the reports: three columns of All measurements (power, J/token, $/Mtok)
@@ -18,7 +18,7 @@ import (
 var energyColumns = []string{"power_w", "j_per_token", "usd_per_mtok"}
 
 // hasEnergy says whether any row of the run carries an energy or cost figure.
-func hasEnergy(run *bench.Run) bool {
+func hasEnergy(run *rundoc.Run) bool {
 	for _, p := range run.Prefill {
 		if p.PrefillEnergy != nil && (p.PrefillEnergy.PowerWMean != nil || p.JoulesPerPromptToken != nil) {
 			return true
@@ -67,16 +67,16 @@ func jDecimals(j float64) int {
 	return 1
 }
 
-func prefillEnergyCells(lang string, p bench.PrefillRow) ([]string, []float64) {
-	if p.PrefillEnergy == nil || p.Status == bench.StatusOverCapacity {
+func prefillEnergyCells(lang string, p rundoc.PrefillRow) ([]string, []float64) {
+	if p.PrefillEnergy == nil || p.Status == rundoc.StatusOverCapacity {
 		return energyCells(lang, nil, nil, nil)
 	}
 	return energyCells(lang, p.PrefillEnergy.PowerWMean, p.JoulesPerPromptToken, nil)
 }
 
-func decodeEnergyCells(lang string, c *bench.DecodeCell) ([]string, []float64) {
+func decodeEnergyCells(lang string, c *rundoc.DecodeCell) ([]string, []float64) {
 	e := c.CellEnergy
-	if e == nil || c.Status == bench.StatusOverCapacity {
+	if e == nil || c.Status == rundoc.StatusOverCapacity {
 		return energyCells(lang, nil, nil, nil)
 	}
 	return energyCells(lang, e.PowerWMean, e.JoulesPerToken, e.USDPerMTok)
@@ -85,14 +85,14 @@ func decodeEnergyCells(lang string, c *bench.DecodeCell) ([]string, []float64) {
 // CellEnergyText is a decode cell's power (W), J/token and $/Mtok as the reports
 // write them, "—" for each it lacks: for pages that show energy beside their own
 // tables (the site's calculator).
-func CellEnergyText(lang string, c *bench.DecodeCell) (powerW, jPerToken, usdPerMTok string) {
+func CellEnergyText(lang string, c *rundoc.DecodeCell) (powerW, jPerToken, usdPerMTok string) {
 	cells, _ := decodeEnergyCells(lang, c)
 	return cells[0], cells[1], cells[2]
 }
 
 // energyInfo is what a cell's energy block adds to its notes: why a figure is missing,
 // the clock events seen, utilization and memory, the peak power.
-func energyInfo(lang string, e *bench.CellEnergy) []string {
+func energyInfo(lang string, e *rundoc.CellEnergy) []string {
 	if e == nil {
 		return nil
 	}
@@ -113,14 +113,14 @@ func energyInfo(lang string, e *bench.CellEnergy) []string {
 	if len(e.Throttle) > 0 {
 		out = append(out, T(lang, "n_throttle", strings.Join(e.Throttle, ", ")))
 	}
-	if e.Method == bench.MethodEstimate {
+	if e.Method == rundoc.MethodEstimate {
 		out = append(out, T(lang, "n_estimate"))
 	}
 	return out
 }
 
 // energyCard is the run's Energy card: what was metered, and the price.
-func energyCard(run *bench.Run, lang string) (card, bool) {
+func energyCard(run *rundoc.Run, lang string) (card, bool) {
 	e := run.Energy
 	if e == nil {
 		return card{}, false
@@ -137,7 +137,7 @@ func energyCard(run *bench.Run, lang string) (card, bool) {
 	return c, true
 }
 
-func priceLine(lang string, p *bench.Price) string {
+func priceLine(lang string, p *rundoc.Price) string {
 	s := T(lang, "usd_per_hour", FormatNumber(lang, p.USDPerHour, 2))
 	if p.Date != "" {
 		s += " · " + p.Date
@@ -146,7 +146,7 @@ func priceLine(lang string, p *bench.Price) string {
 }
 
 // energyNotes say, for every format, what the watts cover and where the price comes from.
-func energyNotes(run *bench.Run, lang string) []string {
+func energyNotes(run *rundoc.Run, lang string) []string {
 	e := run.Energy
 	if e == nil {
 		return nil
@@ -155,7 +155,7 @@ func energyNotes(run *bench.Run, lang string) []string {
 	switch {
 	case e.Counted != "":
 		out = append(out, T(lang, "note_power", e.Telemetry, e.Counted))
-	case e.Reason != "" && run.Kind() != bench.RunPredicted:
+	case e.Reason != "" && run.Kind() != rundoc.RunPredicted:
 		out = append(out, T(lang, "note_no_telemetry", e.Reason))
 	}
 	if p := e.Price; p != nil {
@@ -175,8 +175,8 @@ func energyNotes(run *bench.Run, lang string) []string {
 
 // energyChart draws J/token against concurrency, one line per context, when any cell
 // has it.
-func energyChart(run *bench.Run, v *view) (lineChart, bool) {
-	c := decodeChartBy(run, v, "lb-chart-energy", "chart_energy", "axis_energy", func(cell *bench.DecodeCell) (float64, bool) {
+func energyChart(run *rundoc.Run, v *view) (lineChart, bool) {
+	c := decodeChartBy(run, v, "lb-chart-energy", "chart_energy", "axis_energy", func(cell *rundoc.DecodeCell) (float64, bool) {
 		if cell.CellEnergy == nil || cell.JoulesPerToken == nil {
 			return 0, false
 		}
@@ -187,7 +187,7 @@ func energyChart(run *bench.Run, v *view) (lineChart, bool) {
 
 // missingEnergy says, reason by reason, which rows have no energy figure and why (the
 // run-level "no telemetry" aside, which the power note covers).
-func missingEnergy(run *bench.Run, lang string) []string {
+func missingEnergy(run *rundoc.Run, lang string) []string {
 	var order []string
 	where := map[string][]string{}
 	add := func(reason, at string) {
@@ -201,12 +201,12 @@ func missingEnergy(run *bench.Run, lang string) []string {
 	}
 	for _, p := range run.Prefill {
 		if p.PrefillEnergy != nil && p.PrefillEnergy.EnergyJ == nil {
-			add(p.PrefillEnergy.Reason, T(lang, "phase_prefill")+" "+bench.FormatTokens(p.Context))
+			add(p.PrefillEnergy.Reason, T(lang, "phase_prefill")+" "+rundoc.FormatTokens(p.Context))
 		}
 	}
 	for _, c := range run.Decode {
-		if c.CellEnergy != nil && c.CellEnergy.EnergyJ == nil && c.CellEnergy.Method != bench.MethodEstimate {
-			add(c.CellEnergy.Reason, bench.FormatTokens(c.Context)+" × "+strconv.Itoa(c.Concurrency))
+		if c.CellEnergy != nil && c.CellEnergy.EnergyJ == nil && c.CellEnergy.Method != rundoc.MethodEstimate {
+			add(c.CellEnergy.Reason, rundoc.FormatTokens(c.Context)+" × "+strconv.Itoa(c.Concurrency))
 		}
 	}
 	var out []string

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func TestFormatNumber(t *testing.T) {
@@ -82,7 +82,7 @@ func TestKindIsLoud(t *testing.T) {
 	emulated.Engine.Name = "llmbench-sim"
 	predicted := readFixture(t, "predicted-run.json")
 	for _, c := range []struct {
-		run  *bench.Run
+		run  *rundoc.Run
 		want []string
 	}{
 		{emulated, []string{"EMULATED", "built-in emulator"}},
@@ -181,8 +181,8 @@ func TestCSVHasEveryMeasurementRaw(t *testing.T) {
 
 // The json format is the document itself: it reads back equal.
 func TestJSONRoundTrips(t *testing.T) {
-	for _, run := range []*bench.Run{readSeed(t), readFixture(t, "failures-run.json"), readFixture(t, "predicted-run.json")} {
-		back, err := bench.Decode([]byte(render(t, run, Options{Format: "json"})))
+	for _, run := range []*rundoc.Run{readSeed(t), readFixture(t, "failures-run.json"), readFixture(t, "predicted-run.json")} {
+		back, err := rundoc.Decode([]byte(render(t, run, Options{Format: "json"})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 // FuzzWrite: any run document that decodes renders in every format without a panic.
 func FuzzWrite(f *testing.F) {
 	for _, p := range []string{seedPath, "testdata/failures-run.json", "testdata/predicted-run.json"} {
-		run, err := bench.ReadFile(p)
+		run, err := rundoc.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func FuzzWrite(f *testing.F) {
 	f.Add([]byte(`{"schema_version":1,"decode":[{"context":5,"concurrency":0,"status":"valid","total_tok_s":-1}],"config":{"contexts":[],"concurrency":[3]}}`))
 	f.Add([]byte(`{"schema_version":1,"prefill":[{"context":0,"status":"valid","prompt_tok_s":1e308,"ttft_ms":-0}],"decode":[{"status":"failed","preemptions":0,"server_metrics":{"samples":0}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		run, err := bench.Decode(b)
+		run, err := rundoc.Decode(b)
 		if err != nil {
 			return
 		}

@@ -3,7 +3,7 @@ package report
 import (
 	"math"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // headroomLabels are the client headroom's texts, added to labels at init.
@@ -27,9 +27,9 @@ func init() {
 // fastest rate it could have taken in, with the ceiling and the rate; "not measured"
 // for a run whose client did not calibrate; "" for a document no client measured
 // (the seed's, a prediction).
-func clientHeadroom(run *bench.Run, lang string) string {
+func clientHeadroom(run *rundoc.Run, lang string) string {
 	cl := run.Client
-	if cl == nil || run.Kind() == bench.RunPredicted {
+	if cl == nil || run.Kind() == rundoc.RunPredicted {
 		return ""
 	}
 	ceiling := cl.Ceiling()
@@ -50,11 +50,11 @@ func clientHeadroom(run *bench.Run, lang string) string {
 
 // fastestRate is the highest output rate the run measured: a decode cell's total
 // tok/s or a rate cell's.
-func fastestRate(run *bench.Run) float64 {
+func fastestRate(run *rundoc.Run) float64 {
 	best := 0.0
 	for i := range run.Decode {
 		c := &run.Decode[i]
-		if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity && c.Status != bench.StatusPredicted {
+		if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity && c.Status != rundoc.StatusPredicted {
 			best = max(best, c.TotalTokS)
 		}
 	}
@@ -68,7 +68,7 @@ func fastestRate(run *bench.Run) float64 {
 
 // cellHeadroom is the client's ceiling over one cell's rate, for the CSV ("" when
 // either is unknown).
-func cellHeadroom(run *bench.Run, tokS float64) string {
+func cellHeadroom(run *rundoc.Run, tokS float64) string {
 	c := run.Client.Ceiling()
 	if c <= 0 || tokS <= 0 {
 		return ""

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 //go:embed templates/*.html templates/*.css templates/*.js
@@ -41,14 +41,14 @@ func HTMLStyles() template.CSS { return template.CSS(styles) }
 // sustained-decode matrix, charts, all measurements, and the few lines of script that
 // sort the table and copy the launch command — without <html>, <head> or <body>, for a
 // page that supplies its own layout and includes HTMLStyles.
-func HTMLBody(w io.Writer, run *bench.Run, lang string) error {
+func HTMLBody(w io.Writer, run *rundoc.Run, lang string) error {
 	if err := pageTemplates.ExecuteTemplate(w, "body", newHTMLData(run, lang)); err != nil {
 		return fmt.Errorf("rendering run page: %w", err)
 	}
 	return nil
 }
 
-func writeHTMLPage(w io.Writer, run *bench.Run, lang string) error {
+func writeHTMLPage(w io.Writer, run *rundoc.Run, lang string) error {
 	return pageTemplates.ExecuteTemplate(w, "page", newHTMLData(run, lang))
 }
 
@@ -91,13 +91,13 @@ type htmlCell struct {
 	Numeric bool
 }
 
-func newHTMLData(run *bench.Run, lang string) *htmlData {
+func newHTMLData(run *rundoc.Run, lang string) *htmlData {
 	v := newView(run, lang)
 	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script)}
 	d.PrefillChart = prefillChart(v).SVG()
 	for _, c := range []lineChart{
-		decodeChart(run, v, "lb-chart-total", "chart_total", "axis_total", func(f *bench.DecodeFigures) float64 { return f.TotalTokS }),
-		decodeChart(run, v, "lb-chart-per-request", "chart_per_request", "axis_per_request", func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS }),
+		decodeChart(run, v, "lb-chart-total", "chart_total", "axis_total", func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS }),
+		decodeChart(run, v, "lb-chart-per-request", "chart_per_request", "axis_per_request", func(f *rundoc.DecodeFigures) float64 { return f.PerRequestTokS }),
 		interactivityChart(run, v),
 	} {
 		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
@@ -146,7 +146,7 @@ func boolInt(b bool) int {
 }
 
 // addRateHTML fills the open-loop table and charts.
-func addRateHTML(d *htmlData, run *bench.Run) {
+func addRateHTML(d *htmlData, run *rundoc.Run) {
 	v := d.view
 	if v.Rate == nil {
 		return
@@ -197,7 +197,7 @@ func (d *htmlData) CellStyle(c matrixCell) template.CSS {
 
 // CellTitle is a matrix cell's hover text: its figures, its reason, its notes.
 func (d *htmlData) CellTitle(c matrixCell) string {
-	where := bench.FormatTokens(c.Context) + " × " + strconv.Itoa(c.Concurrency)
+	where := rundoc.FormatTokens(c.Context) + " × " + strconv.Itoa(c.Concurrency)
 	var parts []string
 	switch {
 	case c.HasFigures:
@@ -209,7 +209,7 @@ func (d *htmlData) CellTitle(c matrixCell) string {
 	}
 	if c.Reason != "" {
 		parts = append(parts, c.Reason)
-	} else if c.Status == bench.StatusOverCapacity {
+	} else if c.Status == rundoc.StatusOverCapacity {
 		parts = append(parts, T(d.Lang, "note_over_capacity"))
 	}
 	parts = append(parts, c.Details...)
@@ -235,4 +235,4 @@ func (d *htmlData) ContextLabel(s string) string { return T(d.Lang, "n_context",
 func (d *htmlData) TTFTLabel(s string) string { return T(d.Lang, "x_ttft", s) }
 
 // Tokens writes a context like the seed: 57344 → "56K".
-func (d *htmlData) Tokens(n int) string { return bench.FormatTokens(n) }
+func (d *htmlData) Tokens(n int) string { return rundoc.FormatTokens(n) }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -43,23 +43,23 @@ func ciSpan(lang string, iv stats.Interval, decimals int) string {
 }
 
 // cellIntervals is a cell's intervals, empty (not nil) for a cell without any.
-func cellIntervals(c *bench.DecodeCell) *bench.CellIntervals {
+func cellIntervals(c *rundoc.DecodeCell) *rundoc.CellIntervals {
 	if c.CellIntervals == nil {
-		return &bench.CellIntervals{}
+		return &rundoc.CellIntervals{}
 	}
 	return c.CellIntervals
 }
 
-func prefillIntervals(p *bench.PrefillRow) *bench.PrefillIntervals {
+func prefillIntervals(p *rundoc.PrefillRow) *rundoc.PrefillIntervals {
 	if p.PrefillIntervals == nil {
-		return &bench.PrefillIntervals{}
+		return &rundoc.PrefillIntervals{}
 	}
 	return p.PrefillIntervals
 }
 
 // intervalInfo lists a cell's intervals and repeats for its details (the matrix
 // cell's hover, the notes): nothing for a document without them.
-func intervalInfo(lang string, c *bench.DecodeCell) []string {
+func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 	ci := c.CellIntervals
 	if ci == nil || c.DecodeFigures == nil {
 		return nil
@@ -85,7 +85,7 @@ func intervalInfo(lang string, c *bench.DecodeCell) []string {
 	if len(ci.Repeats) > 1 {
 		var v []string
 		for _, r := range ci.Repeats {
-			if r.DecodeFigures == nil || r.Status != bench.StatusValid {
+			if r.DecodeFigures == nil || r.Status != rundoc.StatusValid {
 				v = append(v, statusLabel(lang, r.Status))
 				continue
 			}
@@ -101,11 +101,11 @@ func intervalInfo(lang string, c *bench.DecodeCell) []string {
 
 func ciMethodLabel(lang, method string) string {
 	switch method {
-	case bench.CIMethodWindow:
+	case rundoc.CIMethodWindow:
 		return T(lang, "ci_batch_means")
-	case bench.CIMethodRepeats:
+	case rundoc.CIMethodRepeats:
 		return T(lang, "ci_repeats")
-	case bench.CIMethodRate:
+	case rundoc.CIMethodRate:
 		return T(lang, "ci_rate")
 	}
 	return method
@@ -124,7 +124,7 @@ func csvInterval(set func(k, v string), name string, iv *stats.Interval) {
 	}
 }
 
-func csvDecodeIntervals(set func(k, v string), c *bench.DecodeCell) {
+func csvDecodeIntervals(set func(k, v string), c *rundoc.DecodeCell) {
 	ci := c.CellIntervals
 	if ci == nil {
 		return
@@ -139,7 +139,7 @@ func csvDecodeIntervals(set func(k, v string), c *bench.DecodeCell) {
 	}
 }
 
-func csvPrefillIntervals(set func(k, v string), p *bench.PrefillRow) {
+func csvPrefillIntervals(set func(k, v string), p *rundoc.PrefillRow) {
 	pi := p.PrefillIntervals
 	if pi == nil {
 		return

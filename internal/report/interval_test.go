@@ -4,32 +4,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // withIntervals is the seed run with intervals on its 0 × 1 cell (three repeats,
 // unstable) and its first prefill row, as a run with --repeat 3 writes them.
-func withIntervals(t *testing.T) *bench.Run {
+func withIntervals(t *testing.T) *rundoc.Run {
 	t.Helper()
 	run := readSeed(t)
 	c := run.Cell(0, 1)
 	if c == nil || c.DecodeFigures == nil {
 		t.Fatal("the seed has no measured 0 × 1 cell")
 	}
-	c.CellDetail = &bench.CellDetail{Flags: []string{"unstable"}}
-	c.CellIntervals = &bench.CellIntervals{
+	c.CellDetail = &rundoc.CellDetail{Flags: []string{"unstable"}}
+	c.CellIntervals = &rundoc.CellIntervals{
 		TotalTokSCI: &stats.Interval{Low: c.TotalTokS - 0.6, High: c.TotalTokS + 0.4},
 		TBTMsCI:     &stats.Interval{Low: c.TBTMs - 0.2, High: c.TBTMs + 0.2},
-		CIMethod:    bench.CIMethodRepeats, Unstable: true,
-		Repeats: []bench.CellRepeat{{Status: bench.StatusValid, DecodeFigures: c.DecodeFigures},
-			{Status: bench.StatusValid, DecodeFigures: &bench.DecodeFigures{TotalTokS: 40}}, {Status: bench.StatusFailed}},
+		CIMethod:    rundoc.CIMethodRepeats, Unstable: true,
+		Repeats: []rundoc.CellRepeat{{Status: rundoc.StatusValid, DecodeFigures: c.DecodeFigures},
+			{Status: rundoc.StatusValid, DecodeFigures: &rundoc.DecodeFigures{TotalTokS: 40}}, {Status: rundoc.StatusFailed}},
 	}
 	p := &run.Prefill[0]
 	if p.PrefillFigures == nil {
 		t.Fatal("the seed's first prefill row has no figures")
 	}
-	p.PrefillIntervals = &bench.PrefillIntervals{PromptTokSCI: &stats.Interval{Low: p.PromptTokS - 30, High: p.PromptTokS + 20}, CIMethod: bench.CIMethodRepeats}
+	p.PrefillIntervals = &rundoc.PrefillIntervals{PromptTokSCI: &stats.Interval{Low: p.PromptTokS - 30, High: p.PromptTokS + 20}, CIMethod: rundoc.CIMethodRepeats}
 	return run
 }
 
@@ -69,7 +69,7 @@ func TestIntervalsShown(t *testing.T) {
 	rows := readCSV(t, render(t, run, Options{Format: "csv"}))
 	r := rows["decode/0/1"]
 	if r["total_tok_s_low"] != num(c.TotalTokSCI.Low) || r["total_tok_s_high"] != num(c.TotalTokSCI.High) ||
-		r["tbt_ms_low"] == "" || r["ttft_ms_low"] != "" || r["repeats"] != "3" || r["unstable"] != "true" || r["ci_method"] != bench.CIMethodRepeats {
+		r["tbt_ms_low"] == "" || r["ttft_ms_low"] != "" || r["repeats"] != "3" || r["unstable"] != "true" || r["ci_method"] != rundoc.CIMethodRepeats {
 		t.Errorf("csv row of the cell with intervals: %v", r)
 	}
 	if p := rows["prefill/8192/1"]; p["prompt_tok_s_low"] == "" || p["prompt_tok_s_high"] == "" {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // rateView is an open-loop run's part of the view: the plan in words, the search's
@@ -22,9 +22,9 @@ type rateView struct {
 }
 
 type rateRow struct {
-	Cell       *bench.RateCell
+	Cell       *rundoc.RateCell
 	Rate       string // "10 req/s", "inf"
-	Status     bench.Status
+	Status     rundoc.Status
 	StatusStr  string
 	Reason     string
 	HasFigures bool
@@ -48,7 +48,7 @@ type rateRow struct {
 // rateColumns are the label keys of the rate table, in order.
 var rateColumns = []string{"rate", "status", "achieved", "done", "ttft_pct", "tpot_pct", "itl_pct", "e2e_pct", "total_toks", "per_request_toks", "slo_met", "goodput"}
 
-func newRateView(run *bench.Run, v *view) *rateView {
+func newRateView(run *rundoc.Run, v *view) *rateView {
 	lang := v.Lang
 	rv := &rateView{}
 	if c := run.Config.Rate; c != nil {
@@ -89,7 +89,7 @@ func newRateView(run *bench.Run, v *view) *rateView {
 		}
 		warnings, info := rateDetails(lang, c)
 		row.Details = append(warnings, info...)
-		failed := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
+		failed := c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusInvalid || c.Status == rundoc.StatusInterrupted
 		row.Warn = len(warnings) > 0 || (failed && c.Reason != "")
 		if row.Warn {
 			row.Footnote = len(v.Footnotes) + 1
@@ -104,7 +104,7 @@ func newRateView(run *bench.Run, v *view) *rateView {
 	return rv
 }
 
-func rateLabel(lang string, r bench.Rate) string {
+func rateLabel(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
 		return T(lang, "rate_inf")
 	}
@@ -120,11 +120,11 @@ func optNum(lang string, v *float64, decimals int) string {
 
 // pctTriple writes p50 · p90 · p99 of a latency in ms, "—" where too few samples (or
 // unfinished requests) leave one undetermined.
-func pctTriple(lang string, s bench.LatencyStats, decimals int) string {
+func pctTriple(lang string, s rundoc.LatencyStats, decimals int) string {
 	return T(lang, "ms", optNum(lang, s.P50, decimals)+" · "+optNum(lang, s.P90, decimals)+" · "+optNum(lang, s.P99, decimals))
 }
 
-func ratePlanLine(lang string, c *bench.RateConfig, durationS float64) string {
+func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64) string {
 	arr := labelOr(lang, "arr_"+c.Arrival, c.Arrival)
 	if strings.HasPrefix(c.Arrival, "gamma:") {
 		arr = T(lang, "arr_gamma", strings.TrimPrefix(c.Arrival, "gamma:"))
@@ -146,7 +146,7 @@ func ratePlanLine(lang string, c *bench.RateConfig, durationS float64) string {
 	return strings.Join(parts, " · ")
 }
 
-func sloLine(lang string, s *bench.SLO) string {
+func sloLine(lang string, s *rundoc.SLO) string {
 	var targets []string
 	add := func(name string, v *float64) {
 		if v != nil {
@@ -159,7 +159,7 @@ func sloLine(lang string, s *bench.SLO) string {
 	return T(lang, "slo_line", strings.Join(targets, ", "), FormatPercent(lang, s.Target))
 }
 
-func maxRateLine(lang string, m *bench.MaxRate) string {
+func maxRateLine(lang string, m *rundoc.MaxRate) string {
 	if m.MaxRateRPS == nil {
 		return T(lang, "max_rate_none", FormatInt(lang, m.Steps))
 	}
@@ -176,7 +176,7 @@ func maxRateLine(lang string, m *bench.MaxRate) string {
 // rateDetails lists what a rate cell says beyond its row: warnings a reader must not
 // miss (saturation and its evidence, requests that failed or never finished, the
 // client's own limits and slot waits, flags) and context (server gauges, cache).
-func rateDetails(lang string, c *bench.RateCell) (warnings, info []string) {
+func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 	f := c.RateFigures
 	if f == nil {
 		return nil, nil
@@ -334,9 +334,9 @@ func writeRateText(b *strings.Builder, v *view, p painter, md bool) {
 // rateCharts are the open-loop run's charts: TTFT against the throughput achieved
 // (the latency–throughput curve), TPOT and E2E percentiles by rate, and per-request
 // against total tok/s.
-func rateCharts(run *bench.Run, v *view) []lineChart {
+func rateCharts(run *rundoc.Run, v *view) []lineChart {
 	lang := v.Lang
-	var valid []*bench.RateCell
+	var valid []*rundoc.RateCell
 	for i := range run.Rate {
 		c := &run.Rate[i]
 		if c.RateFigures != nil && hasFigures(c.Status) {
@@ -345,8 +345,8 @@ func rateCharts(run *bench.Run, v *view) []lineChart {
 	}
 	pcts := []struct {
 		name string
-		pick func(bench.LatencyStats) *float64
-	}{{"p50", func(s bench.LatencyStats) *float64 { return s.P50 }}, {"p90", func(s bench.LatencyStats) *float64 { return s.P90 }}, {"p99", func(s bench.LatencyStats) *float64 { return s.P99 }}}
+		pick func(rundoc.LatencyStats) *float64
+	}{{"p50", func(s rundoc.LatencyStats) *float64 { return s.P50 }}, {"p90", func(s rundoc.LatencyStats) *float64 { return s.P90 }}, {"p99", func(s rundoc.LatencyStats) *float64 { return s.P99 }}}
 
 	// TTFT vs achieved req/s, in the order the rates rise: a saturated server's
 	// curve turns up (latency grows, throughput does not).
@@ -370,7 +370,7 @@ func rateCharts(run *bench.Run, v *view) []lineChart {
 	charts := []lineChart{tput}
 
 	// Percentiles by rate (categorical x: the rates as asked, inf last).
-	byRate := func(id, titleKey, yKey string, stat func(*bench.RateFigures) bench.LatencyStats, decimals int) lineChart {
+	byRate := func(id, titleKey, yKey string, stat func(*rundoc.RateFigures) rundoc.LatencyStats, decimals int) lineChart {
 		c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_rate"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "percentile")}
 		rates := sortedByRate(valid)
 		for i := range rates {
@@ -401,8 +401,8 @@ func rateCharts(run *bench.Run, v *view) []lineChart {
 		return c
 	}
 	charts = append(charts,
-		byRate("lb-chart-rate-tpot", "chart_rate_tpot", "axis_tpot_ms", func(f *bench.RateFigures) bench.LatencyStats { return f.TPOTMs }, 1),
-		byRate("lb-chart-rate-e2e", "chart_rate_e2e", "axis_e2e_ms", func(f *bench.RateFigures) bench.LatencyStats { return f.E2EMs }, 0))
+		byRate("lb-chart-rate-tpot", "chart_rate_tpot", "axis_tpot_ms", func(f *rundoc.RateFigures) rundoc.LatencyStats { return f.TPOTMs }, 1),
+		byRate("lb-chart-rate-e2e", "chart_rate_e2e", "axis_e2e_ms", func(f *rundoc.RateFigures) rundoc.LatencyStats { return f.E2EMs }, 0))
 
 	// The throughput / interactivity trade-off.
 	ia := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
@@ -424,20 +424,20 @@ func rateCharts(run *bench.Run, v *view) []lineChart {
 
 // interactivityChart is the matrix's throughput / interactivity trade-off: for each
 // context, per-request tok/s against total tok/s as concurrency rises.
-func interactivityChart(run *bench.Run, v *view) lineChart {
+func interactivityChart(run *rundoc.Run, v *view) lineChart {
 	lang := v.Lang
 	cells := cellIndex(run)
 	c := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
 	maxX := 0.0
 	for i, ctx := range v.Contexts {
-		s := chartSeries{Name: bench.FormatTokens(ctx), Color: palette[i%len(palette)]}
+		s := chartSeries{Name: rundoc.FormatTokens(ctx), Color: palette[i%len(palette)]}
 		for _, n := range v.Concurrency {
 			cell := cells[cellKey{ctx, n}]
 			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) {
 				continue
 			}
 			maxX = math.Max(maxX, cell.TotalTokS)
-			s.Points = append(s.Points, chartPoint{X: cell.TotalTokS, Y: cell.PerRequestTokS, Title: fmt.Sprintf("%s × %d: %s tok/s, %s tok/s %s", bench.FormatTokens(ctx), n, FormatNumber(lang, cell.TotalTokS, 1), FormatNumber(lang, cell.PerRequestTokS, 1), T(lang, "per_request"))})
+			s.Points = append(s.Points, chartPoint{X: cell.TotalTokS, Y: cell.PerRequestTokS, Title: fmt.Sprintf("%s × %d: %s tok/s, %s tok/s %s", rundoc.FormatTokens(ctx), n, FormatNumber(lang, cell.TotalTokS, 1), FormatNumber(lang, cell.PerRequestTokS, 1), T(lang, "per_request"))})
 		}
 		if len(s.Points) > 0 {
 			c.Series = append(c.Series, s)
@@ -468,8 +468,8 @@ func linearTicks(maxX float64, lang string) ([]float64, func(float64) string) {
 }
 
 // sortedByRate orders cells by rate (a search runs them out of order), inf last.
-func sortedByRate(cells []*bench.RateCell) []*bench.RateCell {
-	out := append([]*bench.RateCell(nil), cells...)
+func sortedByRate(cells []*rundoc.RateCell) []*rundoc.RateCell {
+	out := append([]*rundoc.RateCell(nil), cells...)
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].RateRPS < out[j-1].RateRPS; j-- {
 			out[j], out[j-1] = out[j-1], out[j]

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // rateCSVColumns: an open-loop run's CSV has one row per rate cell (a matrix run's
@@ -29,7 +29,7 @@ var rateCSVColumns = func() []string {
 		"gpu_util_mean", "gpu_memory_used_mib", "throttle_reasons", "telemetry_samples", "energy_method", "energy_reason", "cost_reason")
 }()
 
-func writeRateCSV(w io.Writer, run *bench.Run) error {
+func writeRateCSV(w io.Writer, run *rundoc.Run) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(rateCSVColumns); err != nil {
 		return err
@@ -51,7 +51,7 @@ func writeRateCSV(w io.Writer, run *bench.Run) error {
 	return cw.Error()
 }
 
-func rateRecord(c *bench.RateCell, col map[string]int) []string {
+func rateRecord(c *rundoc.RateCell, col map[string]int) []string {
 	rec := make([]string, len(rateCSVColumns))
 	set := func(k, v string) { rec[col[k]] = v }
 	opt := func(k string, v *float64) {
@@ -79,7 +79,7 @@ func rateRecord(c *bench.RateCell, col map[string]int) []string {
 	set("duration_s", num(f.DurationS))
 	set("total_tok_s", num(f.TotalTokS))
 	opt("per_request_tok_s", f.PerRequestTokS)
-	for m, s := range map[string]bench.LatencyStats{"ttft": f.TTFTMs, "tpot": f.TPOTMs, "itl": f.ITLMs, "e2e": f.E2EMs} {
+	for m, s := range map[string]rundoc.LatencyStats{"ttft": f.TTFTMs, "tpot": f.TPOTMs, "itl": f.ITLMs, "e2e": f.E2EMs} {
 		opt(m+"_p50_ms", s.P50)
 		opt(m+"_p90_ms", s.P90)
 		opt(m+"_p99_ms", s.P99)

@@ -3,7 +3,7 @@ package report
 import (
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -22,17 +22,17 @@ var rateCIColumns = func() []string {
 func init() { rateCSVColumns = append(rateCSVColumns, rateCIColumns...) }
 
 // rateLatencyCIs pairs each latency's name with its intervals.
-func rateLatencyCIs(ri *bench.RateIntervals) []struct {
+func rateLatencyCIs(ri *rundoc.RateIntervals) []struct {
 	name string
-	ci   *bench.PercentileCIs
+	ci   *rundoc.PercentileCIs
 } {
 	return []struct {
 		name string
-		ci   *bench.PercentileCIs
+		ci   *rundoc.PercentileCIs
 	}{{"ttft", ri.TTFTMs}, {"tpot", ri.TPOTMs}, {"itl", ri.ITLMs}, {"e2e", ri.E2EMs}}
 }
 
-func csvRateIntervals(set func(k, v string), f *bench.RateFigures) {
+func csvRateIntervals(set func(k, v string), f *rundoc.RateFigures) {
 	ri := f.RateIntervals
 	if ri == nil {
 		return
@@ -52,7 +52,7 @@ func csvRateIntervals(set func(k, v string), f *bench.RateFigures) {
 
 // rateIntervalInfo is a rate cell's intervals for its notes (the row's hover and
 // footnote): "95% interval: TTFT p50 41–45 ms, p90 …; goodput 1.2–1.4".
-func rateIntervalInfo(lang string, f *bench.RateFigures) []string {
+func rateIntervalInfo(lang string, f *rundoc.RateFigures) []string {
 	ri := f.RateIntervals
 	if ri == nil {
 		return nil

@@ -1,4 +1,4 @@
-// Package report renders a run document (bench.Run) for people and for programs: a
+// Package report renders a run document (rundoc.Run) for people and for programs: a
 // terminal table (text), Markdown (md), one row per measurement (csv), the document
 // itself (json), and a self-contained page (html) that reproduces the seed page —
 // cards, prefill, the sustained-decode matrix shaded by tok/s, SVG charts drawn here,
@@ -29,7 +29,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Options choose how a run is written.
@@ -47,7 +47,7 @@ type Options struct {
 func Formats() []string { return []string{"text", "md", "csv", "json", "html"} }
 
 // Write renders run to w in opts.Format.
-func Write(w io.Writer, run *bench.Run, opts Options) error {
+func Write(w io.Writer, run *rundoc.Run, opts Options) error {
 	if run == nil {
 		return errors.New("rendering report: no run document")
 	}

@@ -2,37 +2,38 @@ package report
 
 import (
 	"bytes"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/llmbench/llmbench/internal/golden"
 )
 
 var seedPath = seedcopy.RunPath()
 
 // readSeed reads the seed run, the project's own copy (internal/seed).
-func readSeed(t testing.TB) *bench.Run {
+func readSeed(t testing.TB) *rundoc.Run {
 	t.Helper()
-	run, err := bench.ReadFile(seedPath)
+	run, err := rundoc.ReadFile(seedPath)
 	if err != nil {
 		t.Fatalf("reading the seed run: %v", err)
 	}
 	return run
 }
 
-func readFixture(t testing.TB, name string) *bench.Run {
+func readFixture(t testing.TB, name string) *rundoc.Run {
 	t.Helper()
-	run, err := bench.ReadFile(filepath.Join("testdata", name))
+	run, err := rundoc.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return run
 }
 
-func render(t testing.TB, run *bench.Run, opts Options) string {
+func render(t testing.TB, run *rundoc.Run, opts Options) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, run, opts); err != nil {
@@ -42,7 +43,7 @@ func render(t testing.TB, run *bench.Run, opts Options) string {
 }
 
 func TestGolden(t *testing.T) {
-	runs := map[string]*bench.Run{
+	runs := map[string]*rundoc.Run{
 		"seed":      readSeed(t),
 		"failures":  readFixture(t, "failures-run.json"),
 		"predicted": readFixture(t, "predicted-run.json"),
@@ -92,8 +93,8 @@ func TestGolden(t *testing.T) {
 // TestInferredQueueingSaysHowMany: a cell whose queue was inferred (no waiting gauge)
 // tells the reader how many requests streamed at once, in both languages.
 func TestInferredQueueingSaysHowMany(t *testing.T) {
-	cell := &bench.DecodeCell{Context: 0, Concurrency: 8, Status: bench.StatusValid,
-		CellDetail: &bench.CellDetail{Queueing: true, PeakStreaming: 4, Flags: []string{"queueing_inferred"}}}
+	cell := &rundoc.DecodeCell{Context: 0, Concurrency: 8, Status: rundoc.StatusValid,
+		CellDetail: &rundoc.CellDetail{Queueing: true, PeakStreaming: 4, Flags: []string{"queueing_inferred"}}}
 	for lang, want := range map[string]string{"en": "at most 4 of 8 requests streamed at once", "ja": "最大 4 / 8"} {
 		warnings, _ := cellDetails(lang, cell)
 		if len(warnings) == 0 || !strings.Contains(warnings[0], want) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -35,13 +35,13 @@ func (p painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
-func statusStyle(s bench.Status) string {
+func statusStyle(s rundoc.Status) string {
 	switch s {
-	case bench.StatusOverCapacity, bench.StatusPending:
+	case rundoc.StatusOverCapacity, rundoc.StatusPending:
 		return ansiDim
-	case bench.StatusFailed, bench.StatusInvalid:
+	case rundoc.StatusFailed, rundoc.StatusInvalid:
 		return ansiRed
-	case bench.StatusInterrupted:
+	case rundoc.StatusInterrupted:
 		return ansiYellow
 	}
 	return ""
@@ -132,7 +132,7 @@ func writeMatrixText(b *strings.Builder, v *view, p painter) {
 	}
 	var rows, styles [][]string
 	for i, ctx := range v.Contexts {
-		row := []string{bench.FormatTokens(ctx)}
+		row := []string{rundoc.FormatTokens(ctx)}
 		st := []string{""}
 		for _, c := range v.Matrix[i] {
 			row = append(row, cellText(c))
@@ -387,10 +387,10 @@ func writeMarkdown(w io.Writer, v *view) error {
 		}
 		var rows [][]string
 		for i, ctx := range v.Contexts {
-			row := []string{bench.FormatTokens(ctx)}
+			row := []string{rundoc.FormatTokens(ctx)}
 			for _, c := range v.Matrix[i] {
 				s := cellText(c)
-				if !c.HasFigures && c.Present && c.Status != bench.StatusOverCapacity {
+				if !c.HasFigures && c.Present && c.Status != rundoc.StatusOverCapacity {
 					s = "**" + s + "**"
 				}
 				row = append(row, s)

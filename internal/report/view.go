@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // view is a run prepared for display in one language: every string the page shows,
@@ -58,7 +58,7 @@ type field struct{ Label, Value string }
 type prefillRow struct {
 	Context    int
 	ContextStr string // "8K"
-	Status     bench.Status
+	Status     rundoc.Status
 	StatusStr  string
 	Reason     string
 	HasFigures bool
@@ -69,7 +69,7 @@ type prefillRow struct {
 
 type matrixCell struct {
 	Context, Concurrency int
-	Status               bench.Status
+	Status               rundoc.Status
 	StatusStr            string
 	Present              bool // the run has this cell
 	HasFigures           bool
@@ -99,7 +99,7 @@ type measurement struct {
 	Phase    string
 	Cells    []string  // in the order of measurementColumns
 	Raw      []float64 // sort keys, same order
-	Status   bench.Status
+	Status   rundoc.Status
 	Warn     bool
 	Footnote int
 	Details  []string
@@ -121,14 +121,14 @@ var measurementColumns = []string{"phase", "context", "requests_at_once", "statu
 
 const dash = "—"
 
-func newView(run *bench.Run, lang string) *view {
+func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
 	v := &view{Lang: lang, Kind: run.Kind()}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
-	case bench.RunEmulated:
+	case rundoc.RunEmulated:
 		v.Warning = T(lang, "warn_emulated")
-	case bench.RunPredicted:
+	case rundoc.RunPredicted:
 		v.Warning = T(lang, "warn_predicted")
 	}
 	v.Title = runTitle(run, lang)
@@ -152,7 +152,7 @@ func newView(run *bench.Run, lang string) *view {
 	v.HasEnergy = hasEnergy(run)
 
 	for _, p := range run.Prefill {
-		r := prefillRow{Context: p.Context, ContextStr: bench.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: p.Reason}
+		r := prefillRow{Context: p.Context, ContextStr: rundoc.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: p.Reason}
 		if p.PrefillFigures != nil {
 			r.HasFigures = true
 			r.TokS = p.PromptTokS
@@ -177,7 +177,7 @@ func newView(run *bench.Run, lang string) *view {
 			mc := matrixCell{Context: ctx, Concurrency: n, StatusStr: dash}
 			if c := cells[cellKey{ctx, n}]; c != nil {
 				mc = decodeCell(lang, c, lo, hi)
-				if c.Status == bench.StatusOverCapacity {
+				if c.Status == rundoc.StatusOverCapacity {
 					v.HasOverCap = true
 				}
 			}
@@ -194,10 +194,10 @@ func newView(run *bench.Run, lang string) *view {
 			}
 			mc.Footnote = len(v.Footnotes) + 1
 			text := mc.Details
-			if mc.Reason != "" && mc.Status != bench.StatusOverCapacity {
+			if mc.Reason != "" && mc.Status != rundoc.StatusOverCapacity {
 				text = append([]string{mc.Reason}, text...)
 			}
-			v.Footnotes = append(v.Footnotes, footnote{N: mc.Footnote, Where: bench.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Text: strings.Join(text, "; ")})
+			v.Footnotes = append(v.Footnotes, footnote{N: mc.Footnote, Where: rundoc.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Text: strings.Join(text, "; ")})
 		}
 	}
 
@@ -212,7 +212,7 @@ func newView(run *bench.Run, lang string) *view {
 }
 
 // runTitle is the document's title, or the seed's "{model} on {GPU} {VRAM}".
-func runTitle(run *bench.Run, lang string) string {
+func runTitle(run *rundoc.Run, lang string) string {
 	if run.Title != "" {
 		return run.Title
 	}
@@ -242,7 +242,7 @@ func runTitle(run *bench.Run, lang string) string {
 
 // axes are the matrix's rows and columns: the plan's contexts and concurrency levels,
 // then any a cell has that the plan lacks (a cell is never silently dropped).
-func axes(run *bench.Run) (contexts, concurrency []int) {
+func axes(run *rundoc.Run) (contexts, concurrency []int) {
 	seenCtx, seenN := map[int]bool{}, map[int]bool{}
 	for _, c := range run.Config.Contexts {
 		if !seenCtx[c] {
@@ -273,11 +273,11 @@ func axes(run *bench.Run) (contexts, concurrency []int) {
 }
 
 // cellIndex finds decode cells by (context, concurrency) in constant time; the first
-// cell wins when a document repeats one, as bench.Run.Cell does.
+// cell wins when a document repeats one, as rundoc.Run.Cell does.
 type cellKey struct{ context, concurrency int }
 
-func cellIndex(run *bench.Run) map[cellKey]*bench.DecodeCell {
-	idx := make(map[cellKey]*bench.DecodeCell, len(run.Decode))
+func cellIndex(run *rundoc.Run) map[cellKey]*rundoc.DecodeCell {
+	idx := make(map[cellKey]*rundoc.DecodeCell, len(run.Decode))
 	for i := range run.Decode {
 		k := cellKey{run.Decode[i].Context, run.Decode[i].Concurrency}
 		if _, dup := idx[k]; !dup {
@@ -287,7 +287,7 @@ func cellIndex(run *bench.Run) map[cellKey]*bench.DecodeCell {
 	return idx
 }
 
-func planLine(run *bench.Run, contexts, concurrency []int, lang string) string {
+func planLine(run *rundoc.Run, contexts, concurrency []int, lang string) string {
 	var parts []string
 	if len(contexts) > 0 && len(concurrency) > 0 {
 		ctxWord, nWord := T(lang, "plan_contexts"), T(lang, "plan_levels")
@@ -297,7 +297,7 @@ func planLine(run *bench.Run, contexts, concurrency []int, lang string) string {
 		if len(concurrency) == 1 {
 			nWord = T(lang, "plan_level")
 		}
-		parts = append(parts, T(lang, "plan", len(contexts), ctxWord, span(contexts, bench.FormatTokens), len(concurrency), nWord, span(concurrency, strconv.Itoa)))
+		parts = append(parts, T(lang, "plan", len(contexts), ctxWord, span(contexts, rundoc.FormatTokens), len(concurrency), nWord, span(concurrency, strconv.Itoa)))
 	}
 	pre := run.Config.PrefillContexts
 	if len(pre) == 0 {
@@ -308,7 +308,7 @@ func planLine(run *bench.Run, contexts, concurrency []int, lang string) string {
 	if len(pre) > 0 {
 		var s []string
 		for _, p := range pre {
-			s = append(s, bench.FormatTokens(p))
+			s = append(s, rundoc.FormatTokens(p))
 		}
 		parts = append(parts, T(lang, "plan_prefill", strings.Join(s, ", ")))
 	}
@@ -324,7 +324,7 @@ func span(xs []int, format func(int) string) string {
 	return format(lo) + "–" + format(hi)
 }
 
-func cards(run *bench.Run, lang string) []card {
+func cards(run *rundoc.Run, lang string) []card {
 	hw := card{Title: T(lang, "hardware")}
 	h := run.Hardware
 	if h.Type != "" {
@@ -427,16 +427,16 @@ func labelOr(lang, key, raw string) string {
 	return raw
 }
 
-func statusLabel(lang string, s bench.Status) string {
+func statusLabel(lang string, s rundoc.Status) string {
 	if s == "" {
 		return dash
 	}
 	return labelOr(lang, "st_"+string(s), string(s))
 }
 
-func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
+func decodeCell(lang string, c *rundoc.DecodeCell, lo, hi float64) matrixCell {
 	mc := matrixCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status, StatusStr: statusLabel(lang, c.Status), Present: true, Reason: c.Reason}
-	if c.DecodeFigures != nil && c.Status != bench.StatusOverCapacity {
+	if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity {
 		mc.HasFigures = true
 		mc.TotalTokS = c.TotalTokS
 		mc.ValueStr = FormatNumber(lang, c.TotalTokS, 1)
@@ -449,7 +449,7 @@ func decodeCell(lang string, c *bench.DecodeCell, lo, hi float64) matrixCell {
 	info = append(info, energyInfo(lang, c.CellEnergy)...)
 	info = append(info, intervalInfo(lang, c)...)
 	mc.Details = append(warnings, info...)
-	failedStatus := c.Status == bench.StatusFailed || c.Status == bench.StatusInvalid || c.Status == bench.StatusInterrupted
+	failedStatus := c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusInvalid || c.Status == rundoc.StatusInterrupted
 	mc.Warn = len(warnings) > 0 || (failedStatus && c.Reason != "")
 	return mc
 }
@@ -466,7 +466,7 @@ func shade(x, lo, hi float64) float64 {
 // cellDetails lists what a cell's extensions say. Warnings are what a reader must not
 // miss (the server queued or preempted, requests failed or ended early, the client
 // was the limit); info is context (cache hits, server gauges, tail latencies).
-func cellDetails(lang string, c *bench.DecodeCell) (warnings, info []string) {
+func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 	d := c.CellDetail
 	if d == nil {
 		return nil, nil
@@ -537,14 +537,14 @@ func percentiles(lang, name string, p90, p99 *float64, decimals int) string {
 	return T(lang, "n_p90", name, FormatMs(lang, *p90, decimals))
 }
 
-func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, lang string) []measurement {
+func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell, lang string) []measurement {
 	nan := math.NaN()
 	var rows []measurement
 	prefill := slices.Clone(run.Prefill)
-	slices.SortStableFunc(prefill, func(a, b bench.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
+	slices.SortStableFunc(prefill, func(a, b rundoc.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
 	for _, p := range prefill {
 		m := measurement{Phase: "prefill", Status: p.Status, Reason: p.Reason}
-		m.Cells = []string{T(lang, "phase_prefill"), bench.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+		m.Cells = []string{T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
 			pi := prefillIntervals(&p)
@@ -555,11 +555,11 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 			}
 		}
 		m.Energy, m.EnergyRaw = prefillEnergyCells(lang, p)
-		if p.Reason != "" && (p.Status == bench.StatusFailed || p.Status == bench.StatusInvalid || p.Status == bench.StatusInterrupted) {
+		if p.Reason != "" && (p.Status == rundoc.StatusFailed || p.Status == rundoc.StatusInvalid || p.Status == rundoc.StatusInterrupted) {
 			m.Warn = true
 			m.Details = []string{p.Reason}
 			m.Footnote = len(v.Footnotes) + 1
-			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: T(lang, "phase_prefill") + " " + bench.FormatTokens(p.Context), Text: p.Reason})
+			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: T(lang, "phase_prefill") + " " + rundoc.FormatTokens(p.Context), Text: p.Reason})
 		}
 		rows = append(rows, m)
 	}
@@ -571,16 +571,16 @@ func measurements(run *bench.Run, v *view, cells map[cellKey]*bench.DecodeCell, 
 				continue
 			}
 			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: c.Reason}
-			m.Cells = []string{T(lang, "phase_decode"), bench.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+			m.Cells = []string{T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
-			if f := c.DecodeFigures; f != nil && c.Status != bench.StatusOverCapacity {
+			if f := c.DecodeFigures; f != nil && c.Status != rundoc.StatusOverCapacity {
 				ci := cellIntervals(c)
 				m.Cells[4], m.Raw[4] = plusMinus(lang, FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS, ci.TotalTokSCI, 1), f.TotalTokS
 				m.Cells[5], m.Raw[5] = FormatNumber(lang, f.PerRequestTokS, 1), f.PerRequestTokS
 				m.Cells[6], m.Raw[6] = plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, ci.TTFTMsCI, 0), f.TTFTMs
 				m.Cells[7], m.Raw[7] = plusMinus(lang, FormatMs(lang, f.TBTMs, 1), f.TBTMs, ci.TBTMsCI, 1), f.TBTMs
 			}
-			if w := c.WindowStats; w != nil && c.Status != bench.StatusOverCapacity {
+			if w := c.WindowStats; w != nil && c.Status != rundoc.StatusOverCapacity {
 				m.Cells[8], m.Raw[8] = FormatNumber(lang, w.AvgActiveRequests, 2), w.AvgActiveRequests
 				m.Cells[9], m.Raw[9] = FormatInt(lang, w.CompletedRequests), float64(w.CompletedRequests)
 				m.Cells[10], m.Raw[10] = FormatInt(lang, w.OutputTokens), float64(w.OutputTokens)

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // PlanToFit checks the planned document against the server's limits. A plan with
 // nothing the server can run, or mostly over capacity because max_model_len is
 // small, stops the run before anything is measured, with the flags that would fit;
 // with --fit the plan is shrunk to them instead.
-func PlanToFit(doc *bench.Run, kv, maxModelLen *int64, fit bool, stderr io.Writer) error {
+func PlanToFit(doc *rundoc.Run, kv, maxModelLen *int64, fit bool, stderr io.Writer) error {
 	bench.Plan(doc, kv, maxModelLen)
 	pf := bench.CheckPlan(doc)
 	if !pf.TooSmall() {
@@ -53,9 +54,9 @@ func describeLimits(kv, maxModelLen *int64) string {
 // NotePlanLimits records where the open-loop plan meets the server's limits: requests
 // longer than max_model_len fail (and count against the SLO), so say so up front; a
 // plan whose every request would be refused is not run.
-func NotePlanLimits(doc *bench.Run, maxModelLen *int64) error {
+func NotePlanLimits(doc *rundoc.Run, maxModelLen *int64) error {
 	rc := doc.Config.Rate
-	dist, err := bench.ParseLenDist(rc.LenDist)
+	dist, err := rundoc.ParseLenDist(rc.LenDist)
 	if err != nil || maxModelLen == nil {
 		return nil
 	}

@@ -7,21 +7,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
 	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // FillFromProbe writes what discovery learned into the document's engine and model
 // blocks, and names an emulated run as such.
-func FillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated bool, base string) {
+func FillFromProbe(doc *rundoc.Run, info *engine.Info, model string, emulated bool, base string) {
 	info.ApplyTo(&doc.Engine, &doc.Model)
 	doc.Model.ServedName = model
 	if emulated || info.Engine == engine.Sim {
-		doc.Status = bench.RunEmulated
+		doc.Status = rundoc.RunEmulated
 		doc.Hardware.Type = "emulated"
 	}
 	if !emulated {
@@ -30,11 +30,11 @@ func FillFromProbe(doc *bench.Run, info *engine.Info, model string, emulated boo
 }
 
 // FillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}".
-func FillTitle(doc *bench.Run, model string) {
+func FillTitle(doc *rundoc.Run, model string) {
 	if doc.Title == "" {
 		on := "an unknown GPU"
 		switch {
-		case doc.Status == bench.RunEmulated:
+		case doc.Status == rundoc.RunEmulated:
 			on = "llmbench-sim"
 			if doc.Engine.Preset != "" {
 				on += " (" + doc.Engine.Preset + ")"
@@ -67,7 +67,7 @@ func DefaultOutName(model string, t time.Time) string {
 
 // DescribeHardware fills the hardware block: from --hardware, or detected when the
 // server runs on this machine. A remote server's machine cannot be seen from here.
-func DescribeHardware(ctx context.Context, doc *bench.Run, file, base string, emulated bool) error {
+func DescribeHardware(ctx context.Context, doc *rundoc.Run, file, base string, emulated bool) error {
 	if file != "" {
 		h, err := hw.ReadHardwareFile(file)
 		if err != nil {

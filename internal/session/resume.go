@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // SameServer checks that the server probed at base is the one the document measured:
 // the same engine, version, model and KV capacity, where both sides know them. A
 // resumed run on another server would mix two servers' numbers in one document.
-func SameServer(doc *bench.Run, info *engine.Info, base string) error {
+func SameServer(doc *rundoc.Run, info *engine.Info, base string) error {
 	var diffs []string
 	differ := func(what, was, now string) {
 		if was != "" && now != "" && was != now {
@@ -35,7 +35,7 @@ func SameServer(doc *bench.Run, info *engine.Info, base string) error {
 }
 
 // RecordEndpoint adds base to the endpoints the document used.
-func RecordEndpoint(doc *bench.Run, base string) {
+func RecordEndpoint(doc *rundoc.Run, base string) {
 	c := &doc.Config
 	if c.Endpoint == "" || base == c.Endpoint && len(c.Endpoints) == 0 {
 		return
@@ -48,7 +48,7 @@ func RecordEndpoint(doc *bench.Run, base string) {
 	}
 }
 
-func EndpointOf(doc *bench.Run) string {
+func EndpointOf(doc *rundoc.Run) string {
 	if doc.Config.Endpoint == "" {
 		return "the built-in emulator"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -18,14 +19,14 @@ func ptr[T any](v T) *T { return &v }
 func TestFillTitle(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		doc  bench.Run
+		doc  rundoc.Run
 		want string
 	}{
-		{"one GPU, as the seed page", bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "RTX 3090", VRAMBytes: 24 << 30, Count: 1}}}}, "m on RTX 3090 24GB"},
-		{"several", bench.Run{Hardware: bench.Hardware{GPUs: []bench.GPU{{Name: "H100", VRAMBytes: 80 << 30, Count: 8}}}}, "m on 8× H100 80GB"},
-		{"emulated", bench.Run{Status: bench.RunEmulated, Engine: bench.Engine{Preset: "tiny"}}, "m on llmbench-sim (tiny)"},
-		{"unknown", bench.Run{}, "m on an unknown GPU"},
-		{"a title given stays", bench.Run{Title: "mine"}, "mine"},
+		{"one GPU, as the seed page", rundoc.Run{Hardware: rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "RTX 3090", VRAMBytes: 24 << 30, Count: 1}}}}, "m on RTX 3090 24GB"},
+		{"several", rundoc.Run{Hardware: rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "H100", VRAMBytes: 80 << 30, Count: 8}}}}, "m on 8× H100 80GB"},
+		{"emulated", rundoc.Run{Status: rundoc.RunEmulated, Engine: rundoc.Engine{Preset: "tiny"}}, "m on llmbench-sim (tiny)"},
+		{"unknown", rundoc.Run{}, "m on an unknown GPU"},
+		{"a title given stays", rundoc.Run{Title: "mine"}, "mine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.doc
@@ -54,14 +55,14 @@ func TestDefaultOutName(t *testing.T) {
 
 func TestFillFromProbe(t *testing.T) {
 	info := &engine.Info{Engine: engine.VLLM, Version: ptr("0.11.0"), ModelID: ptr("Qwen/Qwen3-32B")}
-	doc := &bench.Run{Status: bench.RunMeasured}
+	doc := &rundoc.Run{Status: rundoc.RunMeasured}
 	FillFromProbe(doc, info, "qwen", false, "http://gpu:8000")
-	if doc.Engine.Name != "vllm" || doc.Engine.Version != "0.11.0" || doc.Model.ServedName != "qwen" || doc.Config.Endpoint != "http://gpu:8000" || doc.Status != bench.RunMeasured {
+	if doc.Engine.Name != "vllm" || doc.Engine.Version != "0.11.0" || doc.Model.ServedName != "qwen" || doc.Config.Endpoint != "http://gpu:8000" || doc.Status != rundoc.RunMeasured {
 		t.Errorf("a real server: engine %+v, served %q, endpoint %q, status %s", doc.Engine, doc.Model.ServedName, doc.Config.Endpoint, doc.Status)
 	}
-	sim := &bench.Run{Status: bench.RunMeasured}
+	sim := &rundoc.Run{Status: rundoc.RunMeasured}
 	FillFromProbe(sim, &engine.Info{Engine: engine.Sim}, "tiny", true, "http://127.0.0.1:1")
-	if sim.Status != bench.RunEmulated || sim.Hardware.Type != "emulated" || sim.Config.Endpoint != "" {
+	if sim.Status != rundoc.RunEmulated || sim.Hardware.Type != "emulated" || sim.Config.Endpoint != "" {
 		t.Errorf("the emulator: status %s, hardware type %q, endpoint %q; want emulated, no endpoint", sim.Status, sim.Hardware.Type, sim.Config.Endpoint)
 	}
 }
@@ -81,8 +82,8 @@ func TestTokenizeRoute(t *testing.T) {
 }
 
 func TestPlanToFit(t *testing.T) {
-	newDoc := func() *bench.Run {
-		return &bench.Run{Config: bench.Config{Contexts: []int{0, 16384, 32768, 57344}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192}, MaxOutputTokens: 4096, DurationS: 30}}
+	newDoc := func() *rundoc.Run {
+		return &rundoc.Run{Config: rundoc.Config{Contexts: []int{0, 16384, 32768, 57344}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192}, MaxOutputTokens: 4096, DurationS: 30}}
 	}
 	kv, maxLen := ptr(int64(200000)), ptr(int64(8192))
 	err := PlanToFit(newDoc(), kv, maxLen, false, io0())
@@ -108,8 +109,8 @@ func TestPlanToFit(t *testing.T) {
 func io0() *bytes.Buffer { return &bytes.Buffer{} }
 
 func TestNotePlanLimits(t *testing.T) {
-	rate := func(in, out int, dist string) *bench.Run {
-		return &bench.Run{Config: bench.Config{Rate: &bench.RateConfig{InputLen: in, OutputLen: out, LenDist: dist}}}
+	rate := func(in, out int, dist string) *rundoc.Run {
+		return &rundoc.Run{Config: rundoc.Config{Rate: &rundoc.RateConfig{InputLen: in, OutputLen: out, LenDist: dist}}}
 	}
 	if err := NotePlanLimits(rate(8000, 500, "fixed"), ptr(int64(8192))); err == nil || !strings.Contains(err.Error(), "exceeds the server's max_model_len of 8192") {
 		t.Errorf("every request too long: %v, want refused", err)
@@ -125,8 +126,8 @@ func TestNotePlanLimits(t *testing.T) {
 }
 
 func TestSameServer(t *testing.T) {
-	doc := &bench.Run{Engine: bench.Engine{Name: "vllm", Version: "0.11.0", KVCacheTokens: ptr(int64(5000))}, Model: bench.Model{ServedName: "qwen", ID: "Qwen/Qwen3-32B"},
-		Config: bench.Config{Endpoint: "http://a:8000"}}
+	doc := &rundoc.Run{Engine: rundoc.Engine{Name: "vllm", Version: "0.11.0", KVCacheTokens: ptr(int64(5000))}, Model: rundoc.Model{ServedName: "qwen", ID: "Qwen/Qwen3-32B"},
+		Config: rundoc.Config{Endpoint: "http://a:8000"}}
 	same := &engine.Info{Engine: "vllm", Version: ptr("0.11.0"), ModelID: ptr("Qwen/Qwen3-32B"), KVCacheTokens: ptr(int64(5000)), Models: []string{"qwen"}}
 	if err := SameServer(doc, same, "http://a:8000"); err != nil {
 		t.Errorf("the same server: %v", err)
@@ -144,7 +145,7 @@ func TestSameServer(t *testing.T) {
 }
 
 func TestRecordEndpoint(t *testing.T) {
-	doc := &bench.Run{Config: bench.Config{Endpoint: "http://a"}}
+	doc := &rundoc.Run{Config: rundoc.Config{Endpoint: "http://a"}}
 	RecordEndpoint(doc, "http://a")
 	if len(doc.Config.Endpoints) != 0 {
 		t.Errorf("the same endpoint: endpoints %v, want none listed", doc.Config.Endpoints)
@@ -154,7 +155,7 @@ func TestRecordEndpoint(t *testing.T) {
 	if got := strings.Join(doc.Config.Endpoints, " "); got != "http://a http://b" {
 		t.Errorf("endpoints %q, want both once", got)
 	}
-	if got := EndpointOf(&bench.Run{}); got != "the built-in emulator" {
+	if got := EndpointOf(&rundoc.Run{}); got != "the built-in emulator" {
 		t.Errorf("EndpointOf(no endpoint) = %q", got)
 	}
 }
@@ -169,7 +170,7 @@ func TestLocal(t *testing.T) {
 
 func TestDescribeHardware(t *testing.T) {
 	ctx := context.Background()
-	remote := &bench.Run{}
+	remote := &rundoc.Run{}
 	if err := DescribeHardware(ctx, remote, "", "http://gpu-box:8000", false); err != nil || len(remote.Notes) != 1 || !strings.Contains(remote.Notes[0], "remote") {
 		t.Errorf("a remote server: err %v, notes %q; want a note that it was not detected", err, remote.Notes)
 	}
@@ -177,11 +178,11 @@ func TestDescribeHardware(t *testing.T) {
 	if err := os.WriteFile(path, []byte("gpus:\n  - name: RTX 4090\n    vram_bytes: 25769803776\n    count: 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	described := &bench.Run{}
+	described := &rundoc.Run{}
 	if err := DescribeHardware(ctx, described, path, "http://gpu-box:8000", false); err != nil || len(described.Hardware.GPUs) != 1 || described.Hardware.GPUs[0].Count != 2 {
 		t.Errorf("--hardware FILE: err %v, hardware %+v", err, described.Hardware)
 	}
-	emulated := &bench.Run{}
+	emulated := &rundoc.Run{}
 	if err := DescribeHardware(ctx, emulated, "", "http://127.0.0.1:1", true); err != nil || len(emulated.Notes) != 0 || len(emulated.Hardware.GPUs) != 0 {
 		t.Errorf("the emulator: err %v, notes %q, hardware %+v; want nothing detected", err, emulated.Notes, emulated.Hardware)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -158,7 +158,7 @@ func TestHugeArraysAreRefusedByTheLargestPlan(t *testing.T) {
 		{`{"rate":[` + strings.Repeat(`{},`, maxRateCells) + `{}]}`, "rate"},
 		{`{"x":[` + strings.Repeat(`0,`, maxAxis*maxAxis) + `0]}`, "x"},
 	} {
-		if ferr := checkJSON([]byte(c.doc), reflect.TypeOf(bench.Run{}), maxString); ferr == nil || ferr.Field != c.field {
+		if ferr := checkJSON([]byte(c.doc), reflect.TypeOf(rundoc.Run{}), maxString); ferr == nil || ferr.Field != c.field {
 			t.Errorf("an over-long %s: %v, want it refused", c.field, ferr)
 		}
 	}

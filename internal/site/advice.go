@@ -3,7 +3,7 @@ package site
 import (
 	"context"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // When cells are over capacity the calculator page says why — the KV cache holds
@@ -106,11 +106,11 @@ const maxAdvice = 6
 
 // adviseFit returns advice for each context of run whose single-request decode cell
 // is over capacity.
-func (s *Server) adviseFit(ctx context.Context, in CalcInput, run *bench.Run, mem CalcMemory) []fitAdvice {
+func (s *Server) adviseFit(ctx context.Context, in CalcInput, run *rundoc.Run, mem CalcMemory) []fitAdvice {
 	var out []fitAdvice
 	for _, c := range run.Config.Contexts {
 		cell := run.Cell(c, 1)
-		if cell == nil || cell.Status != bench.StatusOverCapacity || len(out) == maxAdvice {
+		if cell == nil || cell.Status != rundoc.StatusOverCapacity || len(out) == maxAdvice {
 			continue
 		}
 		out = append(out, s.adviseContext(ctx, in, run.Config.MaxOutputTokens, c, mem.KVTokens))
@@ -152,7 +152,7 @@ func (s *Server) adviseContext(ctx context.Context, base CalcInput, output, cont
 func diffKnobs(base, in CalcInput, output int) []knobChange {
 	var out []knobChange
 	if in.MaxModelLen != base.MaxModelLen {
-		out = append(out, knobChange{"max_model_len", bench.FormatTokens(int(in.MaxModelLen))})
+		out = append(out, knobChange{"max_model_len", rundoc.FormatTokens(int(in.MaxModelLen))})
 	}
 	if in.KVDtype != base.KVDtype {
 		out = append(out, knobChange{"kv_dtype", in.KVDtype})

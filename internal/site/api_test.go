@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -29,7 +29,7 @@ func TestSubmitIsIdempotentAndVerbatim(t *testing.T) {
 		if code != http.StatusOK || got != string(doc) {
 			t.Errorf("GET the run = %d; document identical to the submitted bytes: %v", code, got == string(doc))
 		}
-		changed := edited(t, func(r *bench.Run) { r.Title = "something else" })
+		changed := edited(t, func(r *rundoc.Run) { r.Title = "something else" })
 		code, body = ts.submit(t, changed)
 		if code != http.StatusConflict || !strings.Contains(body, `"field": "id"`) {
 			t.Errorf("different document under the same id = %d %s, want 409 on field id", code, body)
@@ -74,29 +74,29 @@ func TestSubmitRejectsBadDocumentsAndChangesNothing(t *testing.T) {
 		{"no concurrency", rawEdit(t, func(m map[string]any) { m["config"].(map[string]any)["concurrency"] = []int{} }), "config.concurrency"},
 		{"zero concurrency", rawEdit(t, func(m map[string]any) { m["config"].(map[string]any)["concurrency"] = []int{0, 1} }), "config.concurrency[0]"},
 		{"duplicate context", rawEdit(t, func(m map[string]any) { m["config"].(map[string]any)["contexts"] = []int{0, 0} }), "config.contexts[1]"},
-		{"negative tok/s", edited(t, func(r *bench.Run) { r.Decode[0].TotalTokS = -1 }), "decode[0].total_tok_s"},
+		{"negative tok/s", edited(t, func(r *rundoc.Run) { r.Decode[0].TotalTokS = -1 }), "decode[0].total_tok_s"},
 		{"huge number", []byte(strings.Replace(string(seedDoc(t)), `"total_tok_s": 48.2`, `"total_tok_s": 1e400`, 1)), "decode[0].total_tok_s"},
 		{"unknown cell status", rawEdit(t, func(m map[string]any) { m["decode"].([]any)[3].(map[string]any)["status"] = "great" }), "decode[3].status"},
 		{"valid cell without figures", rawEdit(t, func(m map[string]any) {
 			m["decode"].([]any)[0] = map[string]any{"context": 0, "concurrency": 1, "status": "valid"}
 		}), "decode[0].total_tok_s"},
-		{"cell off the plan", edited(t, func(r *bench.Run) { r.Decode[0].Concurrency = 3 }), "decode[0].concurrency"},
-		{"context off the plan", edited(t, func(r *bench.Run) { r.Decode[0].Context = 100 }), "decode[0].context"},
-		{"duplicate cell", edited(t, func(r *bench.Run) { r.Decode[1] = r.Decode[0] }), "decode[1]"},
-		{"duplicate prefill row", edited(t, func(r *bench.Run) { r.Prefill[1] = r.Prefill[0] }), "prefill[1]"},
-		{"prefill off the plan", edited(t, func(r *bench.Run) { r.Prefill[0].Context = 123 }), "prefill[0].context"},
-		{"pending cell", edited(t, func(r *bench.Run) { r.Decode[4].Status = bench.StatusPending }), "decode[4].status"},
-		{"predicted cell in a measured run", edited(t, func(r *bench.Run) { r.Decode[0].Status = bench.StatusPredicted }), "decode[0].status"},
-		{"negative ttft", edited(t, func(r *bench.Run) { r.Prefill[1].TTFTMs = -5 }), "prefill[1].ttft_ms"},
-		{"NaN-like via p90", edited(t, func(r *bench.Run) {
+		{"cell off the plan", edited(t, func(r *rundoc.Run) { r.Decode[0].Concurrency = 3 }), "decode[0].concurrency"},
+		{"context off the plan", edited(t, func(r *rundoc.Run) { r.Decode[0].Context = 100 }), "decode[0].context"},
+		{"duplicate cell", edited(t, func(r *rundoc.Run) { r.Decode[1] = r.Decode[0] }), "decode[1]"},
+		{"duplicate prefill row", edited(t, func(r *rundoc.Run) { r.Prefill[1] = r.Prefill[0] }), "prefill[1]"},
+		{"prefill off the plan", edited(t, func(r *rundoc.Run) { r.Prefill[0].Context = 123 }), "prefill[0].context"},
+		{"pending cell", edited(t, func(r *rundoc.Run) { r.Decode[4].Status = rundoc.StatusPending }), "decode[4].status"},
+		{"predicted cell in a measured run", edited(t, func(r *rundoc.Run) { r.Decode[0].Status = rundoc.StatusPredicted }), "decode[0].status"},
+		{"negative ttft", edited(t, func(r *rundoc.Run) { r.Prefill[1].TTFTMs = -5 }), "prefill[1].ttft_ms"},
+		{"NaN-like via p90", edited(t, func(r *rundoc.Run) {
 			v := -1.0
-			r.Decode[0].CellDetail = &bench.CellDetail{TTFTP90Ms: &v}
+			r.Decode[0].CellDetail = &rundoc.CellDetail{TTFTP90Ms: &v}
 		}), "decode[0].ttft_p90_ms"},
 	}
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{RateBurst: 1000})
 		// One good run first, so "changes nothing" is checked against a non-empty store.
-		good := edited(t, func(r *bench.Run) { r.ID = "good-run" })
+		good := edited(t, func(r *rundoc.Run) { r.ID = "good-run" })
 		ts.mustSubmit(t, good)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -131,15 +131,15 @@ func TestValidateAcceptsExtensionsAndPredictedRuns(t *testing.T) {
 	if _, err := ValidateRun(withExtras); err != nil {
 		t.Errorf("a document with unknown (extension) fields was refused: %v", err)
 	}
-	predicted := edited(t, func(r *bench.Run) {
-		r.Status = bench.RunPredicted
+	predicted := edited(t, func(r *rundoc.Run) {
+		r.Status = rundoc.RunPredicted
 		for i := range r.Decode {
-			if r.Decode[i].Status == bench.StatusValid {
-				r.Decode[i].Status = bench.StatusPredicted
+			if r.Decode[i].Status == rundoc.StatusValid {
+				r.Decode[i].Status = rundoc.StatusPredicted
 			}
 		}
 		for i := range r.Prefill {
-			r.Prefill[i].Status = bench.StatusPredicted
+			r.Prefill[i].Status = rundoc.StatusPredicted
 		}
 	})
 	if _, err := ValidateRun(predicted); err != nil {
@@ -271,7 +271,7 @@ func TestRateLimiterRefills(t *testing.T) {
 func TestListRunsAPI(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	for i, gpu := range []string{"RTX 3090", "RTX 4090", "H100"} {
-		ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+		ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 			r.ID = "run-" + strings.ReplaceAll(strings.ToLower(gpu), " ", "")
 			r.Hardware.GPUs[0].Name = gpu
 			f := *r.Decode[0].DecodeFigures
@@ -279,7 +279,9 @@ func TestListRunsAPI(t *testing.T) {
 			r.Decode[0].DecodeFigures = &f
 		}))
 	}
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) { r.ID, r.Status, r.Engine.Name = "emulated-run", bench.RunEmulated, "llmbench-sim" }))
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
+		r.ID, r.Status, r.Engine.Name = "emulated-run", rundoc.RunEmulated, "llmbench-sim"
+	}))
 	tests := []struct {
 		query string
 		want  []string

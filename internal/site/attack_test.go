@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -155,19 +155,19 @@ func TestImplausibleFiguresAreRefused(t *testing.T) {
 		field string
 	}{
 		{"1.7e308 tok/s", []byte(strings.Replace(seed, `"total_tok_s": 48.2`, `"total_tok_s": 1.7e308`, 1)), "decode[0].total_tok_s"},
-		{"VRAM that overflows × count", edited(t, func(r *bench.Run) {
+		{"VRAM that overflows × count", edited(t, func(r *rundoc.Run) {
 			r.Hardware.GPUs[0].VRAMBytes, r.Hardware.GPUs[0].Count = 1<<62, 4
 		}), "hardware.gpus[0].vram_bytes"},
-		{"a million GPUs", edited(t, func(r *bench.Run) { r.Hardware.GPUs[0].Count = 1 << 20 }), "hardware.gpus[0].count"},
-		{"a 2 MB title", edited(t, func(r *bench.Run) { r.Title = strings.Repeat("t", 2<<20) }), "title"},
-		{"a 300-character model", edited(t, func(r *bench.Run) { r.Model.ID = strings.Repeat("m", 300) }), "model.id"},
-		{"a 40 KB launch command", edited(t, func(r *bench.Run) { r.LaunchCommand = strings.Repeat("x", 40<<10) }), "launch_command"},
-		{"a long reason", edited(t, func(r *bench.Run) { r.Decode[4].Reason = strings.Repeat("r", 2000) }), "decode[4].reason"},
-		{"a cache hit ratio over 1", edited(t, func(r *bench.Run) {
+		{"a million GPUs", edited(t, func(r *rundoc.Run) { r.Hardware.GPUs[0].Count = 1 << 20 }), "hardware.gpus[0].count"},
+		{"a 2 MB title", edited(t, func(r *rundoc.Run) { r.Title = strings.Repeat("t", 2<<20) }), "title"},
+		{"a 300-character model", edited(t, func(r *rundoc.Run) { r.Model.ID = strings.Repeat("m", 300) }), "model.id"},
+		{"a 40 KB launch command", edited(t, func(r *rundoc.Run) { r.LaunchCommand = strings.Repeat("x", 40<<10) }), "launch_command"},
+		{"a long reason", edited(t, func(r *rundoc.Run) { r.Decode[4].Reason = strings.Repeat("r", 2000) }), "decode[4].reason"},
+		{"a cache hit ratio over 1", edited(t, func(r *rundoc.Run) {
 			v := 1.5
-			r.Decode[0].CellDetail = &bench.CellDetail{CacheHitRatio: &v}
+			r.Decode[0].CellDetail = &rundoc.CellDetail{CacheHitRatio: &v}
 		}), "decode[0].cache_hit_ratio"},
-		{"the year 1970", edited(t, func(r *bench.Run) { r.CreatedAt = time.Unix(0, 0) }), "created_at"},
+		{"the year 1970", edited(t, func(r *rundoc.Run) { r.CreatedAt = time.Unix(0, 0) }), "created_at"},
 	}
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{RateBurst: 100, MaxBodyBytes: 8 << 20})
@@ -294,10 +294,10 @@ func TestFullDiskIs503(t *testing.T) {
 func TestCompareLimitsTheCombinedAxes(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{RateBurst: 10})
 	plan := func(id string, from int) []byte {
-		return edited(t, func(r *bench.Run) {
+		return edited(t, func(r *rundoc.Run) {
 			r.ID, r.Config.Contexts, r.Decode, r.Prefill, r.Config.PrefillContexts = id, nil, nil, nil, nil
 			for i := range maxAxis {
-				r.Config.Contexts = append(r.Config.Contexts, (from+i)*bench.K)
+				r.Config.Contexts = append(r.Config.Contexts, (from+i)*rundoc.K)
 			}
 		})
 	}
@@ -330,12 +330,12 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 	b := newTestSite(t, open(), Options{RatePerToken: 0.01, RateBurst: 3})
 	b.token = a.token // one user's token, sent to both instances
 	for i, ts := range []*testSite{a, b, a} {
-		doc := edited(t, func(r *bench.Run) { r.ID = fmt.Sprintf("shared-%d", i) })
+		doc := edited(t, func(r *rundoc.Run) { r.ID = fmt.Sprintf("shared-%d", i) })
 		if code, body := ts.submit(t, doc); code != http.StatusCreated {
 			t.Fatalf("submission %d of a burst of 3: %d %s", i+1, code, body)
 		}
 	}
-	code, hdr, _ := b.do(t, http.MethodPost, "/api/v1/runs", b.token, edited(t, func(r *bench.Run) { r.ID = "shared-3" }))
+	code, hdr, _ := b.do(t, http.MethodPost, "/api/v1/runs", b.token, edited(t, func(r *rundoc.Run) { r.ID = "shared-3" }))
 	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
 		t.Errorf("the 4th submission, on the other instance: %d (Retry-After %q), want 429", code, hdr.Get("Retry-After"))
 	}

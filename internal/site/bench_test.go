@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -17,7 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -77,7 +78,7 @@ func seedRuns(ctx context.Context, path string) (int, error) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := n; i < benchRuns; i++ {
-		r, err := bench.Decode(seed)
+		r, err := rundoc.Decode(seed)
 		if err != nil {
 			return i - n, err
 		}
@@ -104,7 +105,7 @@ var (
 // benchVariant makes the seed run into benchmark run i: its id, model, GPU, engine
 // and quantization, one in 20 emulated and one in 20 predicted, and its figures
 // scaled by a random factor.
-func benchVariant(r *bench.Run, i int, rng *rand.Rand) {
+func benchVariant(r *rundoc.Run, i int, rng *rand.Rand) {
 	r.ID = fmt.Sprintf("bench-%06d", i)
 	r.Title = ""
 	r.Model.ID = benchModel(i)
@@ -113,16 +114,16 @@ func benchVariant(r *bench.Run, i int, rng *rand.Rand) {
 	r.Engine.Quantization = benchQuants[i%len(benchQuants)]
 	switch i % 20 {
 	case 0:
-		r.Status = bench.RunEmulated
+		r.Status = rundoc.RunEmulated
 	case 1:
-		r.Status = bench.RunPredicted
+		r.Status = rundoc.RunPredicted
 		for j := range r.Decode {
-			if r.Decode[j].Status == bench.StatusValid {
-				r.Decode[j].Status = bench.StatusPredicted
+			if r.Decode[j].Status == rundoc.StatusValid {
+				r.Decode[j].Status = rundoc.StatusPredicted
 			}
 		}
 		for j := range r.Prefill {
-			r.Prefill[j].Status = bench.StatusPredicted
+			r.Prefill[j].Status = rundoc.StatusPredicted
 		}
 	}
 	scale := 0.2 + rng.Float64()*4

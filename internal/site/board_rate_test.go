@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -18,21 +18,21 @@ import (
 // rateVariant is the report package's open-loop fixture (llmbench run --quick --rate
 // 1,4,inf --max-concurrency 8 --requests 20 --slo ttft=1s,tpot=60ms against the
 // emulator, or its --find-max-rate twin) as a measured run under another id, edited.
-func rateVariant(t testing.TB, file, id, title string, edit func(r *bench.Run)) []byte {
+func rateVariant(t testing.TB, file, id, title string, edit func(r *rundoc.Run)) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../report/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.Decode(b)
+	r, err := rundoc.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// As if measured on a real server (the fixture ran against llmbench's emulator).
-	r.ID, r.Title, r.Status = id, title, bench.RunMeasured
-	r.Engine = bench.Engine{Name: "vllm", Version: "0.11.0", Quantization: "INT4 W4A16 g128"}
+	r.ID, r.Title, r.Status = id, title, rundoc.RunMeasured
+	r.Engine = rundoc.Engine{Name: "vllm", Version: "0.11.0", Quantization: "INT4 W4A16 g128"}
 	r.Model.ID = "RedHatAI/Qwen3.8-27B-INT4"
-	r.Hardware = bench.Hardware{GPUs: []bench.GPU{{Name: "RTX 4090", VRAMBytes: 24 << 30, Count: 1}}}
+	r.Hardware = rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "RTX 4090", VRAMBytes: 24 << 30, Count: 1}}}
 	if edit != nil {
 		edit(r)
 	}
@@ -44,8 +44,8 @@ func rateVariant(t testing.TB, file, id, title string, edit func(r *bench.Run)) 
 }
 
 // scaleRateGoodput multiplies every cell's goodput.
-func scaleRateGoodput(k float64) func(r *bench.Run) {
-	return func(r *bench.Run) {
+func scaleRateGoodput(k float64) func(r *rundoc.Run) {
+	return func(r *rundoc.Run) {
 		for i := range r.Rate {
 			if f := r.Rate[i].RateFigures; f != nil && f.GoodputRPS != nil {
 				g := *f
@@ -66,11 +66,11 @@ func rateSite(t *testing.T, st *store.Store) *testSite {
 	ts.mustSubmit(t, seedDoc(t))
 	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-base", "Base rate run", nil))
 	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-better", "Better rate run", scaleRateGoodput(1.2)))
-	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-strict", "Strict SLO run", func(r *bench.Run) {
+	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-strict", "Strict SLO run", func(r *rundoc.Run) {
 		v := 500.0
 		r.Config.Rate.SLO.TTFTMs = &v
 	}))
-	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-long", "Long output run", func(r *bench.Run) { r.Config.Rate.OutputLen = 256 }))
+	ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-long", "Long output run", func(r *rundoc.Run) { r.Config.Rate.OutputLen = 256 }))
 	ts.mustSubmit(t, rateVariant(t, "rate-search-run.json", "rate-search", "Search run", nil))
 	return ts
 }
@@ -80,14 +80,14 @@ type rateBoardAnswer struct {
 	Context    *int            `json:"context"`
 	Rate       json.RawMessage `json:"rate"`
 	Conditions *struct {
-		InputLen       int        `json:"input_len"`
-		OutputLen      int        `json:"output_len"`
-		Arrival        string     `json:"arrival"`
-		LenDist        string     `json:"len_dist"`
-		MaxConcurrency int        `json:"max_concurrency"`
-		Requests       int        `json:"requests"`
-		DurationS      float64    `json:"duration_s"`
-		SLO            *bench.SLO `json:"slo"`
+		InputLen       int         `json:"input_len"`
+		OutputLen      int         `json:"output_len"`
+		Arrival        string      `json:"arrival"`
+		LenDist        string      `json:"len_dist"`
+		MaxConcurrency int         `json:"max_concurrency"`
+		Requests       int         `json:"requests"`
+		DurationS      float64     `json:"duration_s"`
+		SLO            *rundoc.SLO `json:"slo"`
 	} `json:"conditions"`
 	Entries []struct {
 		RunID string  `json:"run_id"`

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -21,7 +21,7 @@ func boardSite(t *testing.T, st *store.Store) *testSite {
 	ts := newTestSite(t, st, Options{RateBurst: 100})
 	ts.mustSubmit(t, seedDoc(t))
 	scaled := func(id, model, gpu string, k float64) []byte {
-		return edited(t, func(r *bench.Run) {
+		return edited(t, func(r *rundoc.Run) {
 			r.ID, r.Title, r.Model.ID, r.Hardware.GPUs[0].Name = id, "", model, gpu
 			for i := range r.Decode {
 				if f := r.Decode[i].DecodeFigures; f != nil {
@@ -41,8 +41,8 @@ func boardSite(t *testing.T, st *store.Store) *testSite {
 	}
 	ts.mustSubmit(t, scaled("fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2))
 	ts.mustSubmit(t, scaled("slow-4090", "qwen3.8:27b-q4_K_M", "RTX 4090", 0.5))
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
-		r.ID, r.Title, r.Status, r.Engine.Name = "emulated", "Emulated", bench.RunEmulated, "llmbench-sim"
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
+		r.ID, r.Title, r.Status, r.Engine.Name = "emulated", "Emulated", rundoc.RunEmulated, "llmbench-sim"
 		for i := range r.Decode {
 			if f := r.Decode[i].DecodeFigures; f != nil {
 				g := *f

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -17,13 +17,13 @@ import (
 // boundSubst puts the low (or high) end of each cell's interval of a metric in place
 // of its figure, NaN where the cell has no interval. Metrics without one (energy,
 // cost, run-level figures) have no entry.
-var boundSubst = map[string]func(r *bench.Run, end func(*stats.Interval) float64){
-	"total_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
-		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) { f.TotalTokS = end(ci.TotalTokSCI) })
+var boundSubst = map[string]func(r *rundoc.Run, end func(*stats.Interval) float64){
+	"total_tok_s": func(r *rundoc.Run, end func(*stats.Interval) float64) {
+		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.TotalTokS = end(ci.TotalTokSCI) })
 	},
-	"per_request_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
+	"per_request_tok_s": func(r *rundoc.Run, end func(*stats.Interval) float64) {
 		// per_request_tok_s is total_tok_s over a measured constant (avg_active_requests).
-		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) {
+		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) {
 			k := math.NaN()
 			if f.TotalTokS > 0 {
 				k = f.PerRequestTokS / f.TotalTokS
@@ -31,10 +31,10 @@ var boundSubst = map[string]func(r *bench.Run, end func(*stats.Interval) float64
 			f.PerRequestTokS = end(ci.TotalTokSCI) * k
 		})
 	},
-	"ttft_ms": func(r *bench.Run, end func(*stats.Interval) float64) {
-		eachDecode(r, func(f *bench.DecodeFigures, ci *bench.CellIntervals) { f.TTFTMs = end(ci.TTFTMsCI) })
+	"ttft_ms": func(r *rundoc.Run, end func(*stats.Interval) float64) {
+		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.TTFTMs = end(ci.TTFTMsCI) })
 	},
-	"prompt_tok_s": func(r *bench.Run, end func(*stats.Interval) float64) {
+	"prompt_tok_s": func(r *rundoc.Run, end func(*stats.Interval) float64) {
 		for i := range r.Prefill {
 			p := &r.Prefill[i]
 			if p.PrefillFigures == nil {
@@ -49,26 +49,26 @@ var boundSubst = map[string]func(r *bench.Run, end func(*stats.Interval) float64
 			p.PrefillFigures = &f
 		}
 	},
-	"goodput_rps": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+	"goodput_rps": rateSubst(func(f *rundoc.RateFigures, ri *rundoc.RateIntervals) (**float64, *stats.Interval) {
 		return &f.GoodputRPS, ri.GoodputRPSCI
 	}),
-	"slo_met_ratio": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+	"slo_met_ratio": rateSubst(func(f *rundoc.RateFigures, ri *rundoc.RateIntervals) (**float64, *stats.Interval) {
 		return &f.SLOMetRatio, ri.SLOMetRatioCI
 	}),
-	"rate_ttft_p50_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+	"rate_ttft_p50_ms": rateSubst(func(f *rundoc.RateFigures, ri *rundoc.RateIntervals) (**float64, *stats.Interval) {
 		return &f.TTFTMs.P50, pct(ri.TTFTMs, 50)
 	}),
-	"rate_ttft_p90_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+	"rate_ttft_p90_ms": rateSubst(func(f *rundoc.RateFigures, ri *rundoc.RateIntervals) (**float64, *stats.Interval) {
 		return &f.TTFTMs.P90, pct(ri.TTFTMs, 90)
 	}),
-	"rate_tpot_p50_ms": rateSubst(func(f *bench.RateFigures, ri *bench.RateIntervals) (**float64, *stats.Interval) {
+	"rate_tpot_p50_ms": rateSubst(func(f *rundoc.RateFigures, ri *rundoc.RateIntervals) (**float64, *stats.Interval) {
 		return &f.TPOTMs.P50, pct(ri.TPOTMs, 50)
 	}),
 }
 
 // eachDecode gives every decode cell with figures a copy of them to change, with its
 // intervals (empty for a cell without any).
-func eachDecode(r *bench.Run, set func(*bench.DecodeFigures, *bench.CellIntervals)) {
+func eachDecode(r *rundoc.Run, set func(*rundoc.DecodeFigures, *rundoc.CellIntervals)) {
 	for i := range r.Decode {
 		c := &r.Decode[i]
 		if c.DecodeFigures == nil {
@@ -77,15 +77,15 @@ func eachDecode(r *bench.Run, set func(*bench.DecodeFigures, *bench.CellInterval
 		f := *c.DecodeFigures
 		ci := c.CellIntervals
 		if ci == nil {
-			ci = &bench.CellIntervals{}
+			ci = &rundoc.CellIntervals{}
 		}
 		set(&f, ci)
 		c.DecodeFigures = &f
 	}
 }
 
-func rateSubst(field func(*bench.RateFigures, *bench.RateIntervals) (**float64, *stats.Interval)) func(*bench.Run, func(*stats.Interval) float64) {
-	return func(r *bench.Run, end func(*stats.Interval) float64) {
+func rateSubst(field func(*rundoc.RateFigures, *rundoc.RateIntervals) (**float64, *stats.Interval)) func(*rundoc.Run, func(*stats.Interval) float64) {
+	return func(r *rundoc.Run, end func(*stats.Interval) float64) {
 		for i := range r.Rate {
 			c := &r.Rate[i]
 			if c.RateFigures == nil {
@@ -94,7 +94,7 @@ func rateSubst(field func(*bench.RateFigures, *bench.RateIntervals) (**float64, 
 			f := *c.RateFigures
 			ri := f.RateIntervals
 			if ri == nil {
-				ri = &bench.RateIntervals{}
+				ri = &rundoc.RateIntervals{}
 			}
 			p, iv := field(&f, ri)
 			if *p != nil {
@@ -106,7 +106,7 @@ func rateSubst(field func(*bench.RateFigures, *bench.RateIntervals) (**float64, 
 	}
 }
 
-func pct(p *bench.PercentileCIs, n int) *stats.Interval {
+func pct(p *rundoc.PercentileCIs, n int) *stats.Interval {
 	switch {
 	case p == nil:
 		return nil
@@ -143,7 +143,7 @@ type boundKey struct {
 type runBounds map[boundKey]stats.Interval
 
 // boundsOf reads the intervals of every metric that has them from a run document.
-func boundsOf(run *bench.Run) runBounds {
+func boundsOf(run *rundoc.Run) runBounds {
 	out := runBounds{}
 	for name, subst := range boundSubst {
 		m, ok := store.MetricByName(name)
@@ -167,11 +167,11 @@ func boundsOf(run *bench.Run) runBounds {
 
 // withBound is a copy of run whose metric's figures are their intervals' ends; the
 // document itself is not changed.
-func withBound(run *bench.Run, metric string, subst func(*bench.Run, func(*stats.Interval) float64), end func(*stats.Interval) float64) *bench.Run {
+func withBound(run *rundoc.Run, metric string, subst func(*rundoc.Run, func(*stats.Interval) float64), end func(*stats.Interval) float64) *rundoc.Run {
 	c := *run
-	c.Decode = append([]bench.DecodeCell(nil), run.Decode...)
-	c.Prefill = append([]bench.PrefillRow(nil), run.Prefill...)
-	c.Rate = append([]bench.RateCell(nil), run.Rate...)
+	c.Decode = append([]rundoc.DecodeCell(nil), run.Decode...)
+	c.Prefill = append([]rundoc.PrefillRow(nil), run.Prefill...)
+	c.Rate = append([]rundoc.RateCell(nil), run.Rate...)
 	subst(&c, end)
 	return &c
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site"
 )
 
@@ -27,22 +27,22 @@ func browserRateSite(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := func(id, title, gpu string, edit func(r *bench.Run)) []byte {
-		r, err := bench.Decode(b)
+	doc := func(id, title, gpu string, edit func(r *rundoc.Run)) []byte {
+		r, err := rundoc.Decode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.ID, r.Title, r.Status = id, title, bench.RunMeasured
-		r.Engine = bench.Engine{Name: "vllm", Version: "0.11.0", Quantization: "INT4 W4A16 g128"}
+		r.ID, r.Title, r.Status = id, title, rundoc.RunMeasured
+		r.Engine = rundoc.Engine{Name: "vllm", Version: "0.11.0", Quantization: "INT4 W4A16 g128"}
 		r.Model.ID = "RedHatAI/Qwen3.8-27B-INT4"
-		r.Hardware = bench.Hardware{GPUs: []bench.GPU{{Name: gpu, VRAMBytes: 32 << 30, Count: 1}}}
+		r.Hardware = rundoc.Hardware{GPUs: []rundoc.GPU{{Name: gpu, VRAMBytes: 32 << 30, Count: 1}}}
 		if edit != nil {
 			edit(r)
 		}
 		out, _ := json.Marshal(r)
 		return out
 	}
-	faster := func(r *bench.Run) {
+	faster := func(r *rundoc.Run) {
 		for i := range r.Rate {
 			f := r.Rate[i].RateFigures
 			if f == nil {
@@ -67,7 +67,7 @@ func browserRateSite(t *testing.T) *httptest.Server {
 	for _, d := range [][]byte{
 		doc("rate-4090", "Open loop on RTX 4090", "RTX 4090", nil),
 		doc("rate-5090", "Open loop on RTX 5090", "RTX 5090", faster),
-		doc("rate-strict", "Open loop, strict SLO", "RTX 4090", func(r *bench.Run) {
+		doc("rate-strict", "Open loop, strict SLO", "RTX 4090", func(r *rundoc.Run) {
 			v := 500.0
 			r.Config.Rate.SLO.TTFTMs = &v
 		}),

@@ -3,7 +3,6 @@ package site_test
 import (
 	"context"
 	"encoding/json"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -13,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/chromedp/chromedp"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
@@ -51,8 +52,8 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	variant := func(edit func(r *bench.Run)) []byte {
-		r, err := bench.Decode(seed)
+	variant := func(edit func(r *rundoc.Run)) []byte {
+		r, err := rundoc.Decode(seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 		return b
 	}
 	docs := [][]byte{seed,
-		variant(func(r *bench.Run) {
+		variant(func(r *rundoc.Run) {
 			r.ID, r.Title, r.Hardware.GPUs[0].Name = "faster-5090", "Qwen3.8-27B-INT4 on RTX 5090 32GB", "RTX 5090"
 			r.Hardware.GPUs[0].VRAMBytes = 32 << 30
 			for i := range r.Decode {
@@ -72,8 +73,8 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 				}
 			}
 		}),
-		variant(func(r *bench.Run) {
-			r.ID, r.Title, r.Status, r.Engine.Name = "emulated-run", "Emulated demo run", bench.RunEmulated, "llmbench-sim"
+		variant(func(r *rundoc.Run) {
+			r.ID, r.Title, r.Status, r.Engine.Name = "emulated-run", "Emulated demo run", rundoc.RunEmulated, "llmbench-sim"
 		}),
 	}
 	for _, d := range docs {
@@ -274,10 +275,10 @@ func TestBrowserCalculatorForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc bench.Run
+	var doc rundoc.Run
 	json.NewDecoder(resp.Body).Decode(&doc)
 	resp.Body.Close()
-	cell := doc.Cell(16*bench.K, 1)
+	cell := doc.Cell(16*rundoc.K, 1)
 	if cell == nil || cell.DecodeFigures == nil {
 		t.Fatalf("the API predicts no 16K × 1 cell for %s", u.RawQuery)
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Calculator predicts a run from specs; the site's decode calculator uses it when
@@ -61,7 +61,7 @@ func (in CalcInput) key() string {
 
 // Prediction is a predicted run and what it stands on.
 type Prediction struct {
-	Run    *bench.Run
+	Run    *rundoc.Run
 	Memory CalcMemory
 }
 
@@ -144,7 +144,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		if s == "" || err != nil {
 			return 0
 		}
-		n, e := bench.ParseTokens(s)
+		n, e := rundoc.ParseTokens(s)
 		if e != nil || n < 1 || n > maxTokens {
 			err = fieldErrorT(name, "calc_reason_tokens", maxTokens)
 		}

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -63,7 +63,7 @@ func fetch(t *testing.T, hs *httptest.Server, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func predictDoc(t *testing.T, hs *httptest.Server, query string) *bench.Run {
+func predictDoc(t *testing.T, hs *httptest.Server, query string) *rundoc.Run {
 	t.Helper()
 	code, body := fetch(t, hs, "/api/v1/predict?"+query)
 	if code != http.StatusOK {
@@ -72,7 +72,7 @@ func predictDoc(t *testing.T, hs *httptest.Server, query string) *bench.Run {
 	if _, ferr := site.ValidateRun([]byte(body)); ferr != nil {
 		t.Errorf("the predicted document is not a valid submission: %v", ferr)
 	}
-	r, err := bench.Decode([]byte(body))
+	r, err := rundoc.Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 	}
 	saw16K := false
 	for _, a := range advice {
-		ctx, err := bench.ParseTokens(a[1])
+		ctx, err := rundoc.ParseTokens(a[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,10 +125,10 @@ func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := predictDoc(t, hs, u.RawQuery)
-		if c := r.Cell(ctx, 1); c == nil || c.Status != bench.StatusPredicted || c.TotalTokS <= 0 {
+		if c := r.Cell(ctx, 1); c == nil || c.Status != rundoc.StatusPredicted || c.TotalTokS <= 0 {
 			t.Errorf("the suggestion for %s × 1 (%s) still leaves that cell %v", a[1], u.RawQuery, c)
 		}
-		if ctx == 16*bench.K {
+		if ctx == 16*rundoc.K {
 			saw16K = true
 			_, page := fetch(t, hs, u.String()+"&lang=ja")
 			want := report.FormatNumber("ja", r.Cell(ctx, 1).TotalTokS, 1)
@@ -189,14 +189,14 @@ func TestRunPageComparesWithPrediction(t *testing.T) {
 		}
 	}
 	doc := predictDoc(t, hs, q)
-	for _, cell := range []struct{ ctx, conc int }{{0, 1}, {0, 8}, {16 * bench.K, 2}} {
+	for _, cell := range []struct{ ctx, conc int }{{0, 1}, {0, 8}, {16 * rundoc.K, 2}} {
 		p := doc.Cell(cell.ctx, cell.conc)
 		if p == nil || p.DecodeFigures == nil {
 			t.Fatalf("the prediction has no %d × %d cell", cell.ctx, cell.conc)
 		}
 		want := "predicted " + report.FormatNumber("en", p.TotalTokS, 1)
 		if !strings.Contains(body, want) {
-			t.Errorf("the run page does not show %q for %s × %d", want, bench.FormatTokens(cell.ctx), cell.conc)
+			t.Errorf("the run page does not show %q for %s × %d", want, rundoc.FormatTokens(cell.ctx), cell.conc)
 		}
 	}
 }
@@ -238,7 +238,7 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 	// memory split and efficiency, a price's source): not the catalogue's.
 	var docNotes []string
 	for _, d := range docs {
-		r, err := bench.Decode(d)
+		r, err := rundoc.Decode(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +398,7 @@ func TestCalculatorEstimatesEnergy(t *testing.T) {
 	if !strings.Contains(energy, ">"+j+"<") || !strings.Contains(page, "Energy per token") || !strings.Contains(page, ">estimate<") {
 		t.Errorf("the page's energy matrix does not show 0×1's %s J/token as an estimate:\n%s", j, energy)
 	}
-	if over := run.Cell(32768, 8); over != nil && over.Status == bench.StatusOverCapacity && over.CellEnergy != nil {
+	if over := run.Cell(32768, 8); over != nil && over.Status == rundoc.StatusOverCapacity && over.CellEnergy != nil {
 		t.Errorf("an over-capacity cell has an energy estimate: %+v", over.CellEnergy)
 	}
 	_, ja := fetch(t, hs, "/calculator?"+q+"&lang=ja")

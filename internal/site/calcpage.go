@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -108,10 +108,10 @@ func (s *Server) fillPrediction(ctx context.Context, d *calcData, lang string) {
 
 // overCapacityWhy says, in the page's language, why a prediction's cells are over
 // capacity: the rule, the numbers, and vLLM's startup check.
-func overCapacityWhy(lang string, run *bench.Run, m CalcMemory) []string {
+func overCapacityWhy(lang string, run *rundoc.Run, m CalcMemory) []string {
 	over := 0
 	for _, c := range run.Decode {
-		if c.Status == bench.StatusOverCapacity {
+		if c.Status == rundoc.StatusOverCapacity {
 			over++
 		}
 	}
@@ -125,7 +125,7 @@ func overCapacityWhy(lang string, run *bench.Run, m CalcMemory) []string {
 	if m.MaxModelLen > 0 {
 		for _, c := range run.Config.Contexts {
 			if int64(c+run.Config.MaxOutputTokens) > m.MaxModelLen {
-				out = append(out, T(lang, "why_longer", bench.FormatTokens(c), report.FormatInt(lang, c+run.Config.MaxOutputTokens), report.FormatInt(lang, int(m.MaxModelLen))))
+				out = append(out, T(lang, "why_longer", rundoc.FormatTokens(c), report.FormatInt(lang, c+run.Config.MaxOutputTokens), report.FormatInt(lang, int(m.MaxModelLen))))
 				break
 			}
 		}
@@ -180,7 +180,7 @@ var launchUtil = regexp.MustCompile(`--gpu-memory-utilization[= ]+([0-9]*\.?[0-9
 
 // calcInputOf is the calculator input that describes a run's setup, from its document,
 // and what had to be assumed.
-func calcInputOf(run *bench.Run, rec store.RunRecord, lang string) (CalcInput, []string) {
+func calcInputOf(run *rundoc.Run, rec store.RunRecord, lang string) (CalcInput, []string) {
 	in := CalcInput{GPU: rec.GPU, GPUs: max(rec.GPUCount, 1), Model: rec.Model, Quant: run.Engine.Quantization,
 		KVDtype: run.Engine.KVCacheDtype, Engine: run.Engine.Name,
 		Contexts: run.Config.Contexts, Concurrency: run.Config.Concurrency, PrefillContexts: run.Config.PrefillContexts,
@@ -215,8 +215,8 @@ func calcInputOf(run *bench.Run, rec store.RunRecord, lang string) (CalcInput, [
 }
 
 // versus predicts a measured run's setup and sets each cell beside the measurement.
-func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *bench.Run, lang string) *versusView {
-	if s.opt.Calculator == nil || rec.Kind != bench.RunMeasured || (len(run.Decode) == 0 && len(run.Prefill) == 0) {
+func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Run, lang string) *versusView {
+	if s.opt.Calculator == nil || rec.Kind != rundoc.RunMeasured || (len(run.Decode) == 0 && len(run.Prefill) == 0) {
 		return nil // nothing of the matrix measured (an open-loop run): nothing to set beside a prediction
 	}
 	in, assumed := calcInputOf(run, rec, lang)
@@ -237,7 +237,7 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *bench.Run
 	vv.Matrix = matrixView{Concurrency: concurrency}
 	var errs []float64
 	for _, c := range contexts {
-		row := matrixRow{Context: bench.FormatTokens(c)}
+		row := matrixRow{Context: rundoc.FormatTokens(c)}
 		for _, n := range concurrency {
 			cv, e := versusOf(run.Cell(c, n), p.Run.Cell(c, n), lang)
 			if e != nil {
@@ -248,14 +248,14 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *bench.Run
 		vv.Matrix.Rows = append(vv.Matrix.Rows, row)
 	}
 	for _, m := range run.Prefill {
-		vc := versusCell{Context: bench.FormatTokens(m.Context), Measured: "—", Predicted: "—"}
-		if m.PrefillFigures != nil && m.Status == bench.StatusValid {
+		vc := versusCell{Context: rundoc.FormatTokens(m.Context), Measured: "—", Predicted: "—"}
+		if m.PrefillFigures != nil && m.Status == rundoc.StatusValid {
 			vc.Measured = report.FormatNumber(lang, m.PromptTokS, 0)
 		}
 		for _, pr := range p.Run.Prefill {
 			if pr.Context == m.Context && pr.PrefillFigures != nil {
 				vc.Predicted = report.FormatNumber(lang, pr.PromptTokS, 0)
-				if m.PrefillFigures != nil && m.Status == bench.StatusValid && m.PromptTokS > 0 {
+				if m.PrefillFigures != nil && m.Status == rundoc.StatusValid && m.PromptTokS > 0 {
 					d := (pr.PromptTokS - m.PromptTokS) / m.PromptTokS * 100
 					vc.Diff, vc.Class = diffText(d), diffClass(d)
 					errs = append(errs, d)
@@ -282,15 +282,15 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *bench.Run
 
 // versusOf is one cell of the comparison: measured total tok/s over the predicted one,
 // and the prediction's error relative to the measurement.
-func versusOf(m, p *bench.DecodeCell, lang string) (cellView, *float64) {
-	has := func(c *bench.DecodeCell) bool {
-		return c != nil && c.DecodeFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted)
+func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
+	has := func(c *rundoc.DecodeCell) bool {
+		return c != nil && c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted)
 	}
 	cv := cellView{Class: "missing", Main: "—"}
 	switch {
-	case has(m) && m.Status == bench.StatusValid:
+	case has(m) && m.Status == rundoc.StatusValid:
 		cv.Class, cv.Main = "valid shade-0", report.FormatNumber(lang, m.TotalTokS, 1)
-	case m != nil && m.Status == bench.StatusOverCapacity:
+	case m != nil && m.Status == rundoc.StatusOverCapacity:
 		cv.Class, cv.Main = "over", T(lang, "over_capacity")
 	case m != nil:
 		cv.Class, cv.Main = "failed", statusText(lang, m.Status)
@@ -298,12 +298,12 @@ func versusOf(m, p *bench.DecodeCell, lang string) (cellView, *float64) {
 	switch {
 	case has(p):
 		cv.Sub = T(lang, "predicted_short", report.FormatNumber(lang, p.TotalTokS, 1))
-		if has(m) && m.Status == bench.StatusValid && m.TotalTokS > 0 {
+		if has(m) && m.Status == rundoc.StatusValid && m.TotalTokS > 0 {
 			d := (p.TotalTokS - m.TotalTokS) / m.TotalTokS * 100
 			cv.Diff, cv.DiffClass = diffText(d), diffClass(d)
 			return cv, &d
 		}
-	case p != nil && p.Status == bench.StatusOverCapacity:
+	case p != nil && p.Status == rundoc.StatusOverCapacity:
 		cv.Sub = T(lang, "predicted_over")
 		cv.Title = p.Reason
 	}
@@ -327,7 +327,7 @@ func num(lang string, v float64, decimals int) string { return report.FormatNumb
 // energyMatrix is the predicted matrix's energy estimate: J/token in each cell, its
 // power and $/Mtok beneath; nil when no cell has an estimated power (a GPU the power
 // catalog does not list), so the page shows only the notes saying why.
-func energyMatrix(run *bench.Run, lang string) (*matrixView, []string) {
+func energyMatrix(run *rundoc.Run, lang string) (*matrixView, []string) {
 	if run.Energy == nil {
 		return nil, nil
 	}
@@ -337,7 +337,7 @@ func energyMatrix(run *bench.Run, lang string) (*matrixView, []string) {
 		notes = append(notes, T(lang, "calc_energy_cost", report.FormatNumber(lang, p.USDPerHour, 2), p.Source, p.Date))
 	}
 	shown := false
-	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *bench.DecodeCell) cellView {
+	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *rundoc.DecodeCell) cellView {
 		if c == nil || c.CellEnergy == nil || c.CellEnergy.PowerWMean == nil {
 			v := cellOf(c, 0, 0, lang)
 			v.Sub = ""

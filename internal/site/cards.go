@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -42,7 +42,7 @@ const (
 const p90Samples = 64
 
 // runCards are the run's headline figures in lang.
-func runCards(rec store.RunRecord, run *bench.Run, lang string) []figureCard {
+func runCards(rec store.RunRecord, run *rundoc.Run, lang string) []figureCard {
 	if store.ModeOf(run) == store.ModeRate {
 		return rateCards(run, lang)
 	}
@@ -63,13 +63,13 @@ func runCards(rec store.RunRecord, run *bench.Run, lang string) []figureCard {
 
 // energyCards are the lowest J/token and $/Mtok of the run's valid decode cells, each
 // with the cell it is at; none when no cell has the figure.
-func energyCards(run *bench.Run, lang string) []figureCard {
-	best := func(of func(*bench.CellEnergy) *float64) (*bench.DecodeCell, float64) {
-		var at *bench.DecodeCell
+func energyCards(run *rundoc.Run, lang string) []figureCard {
+	best := func(of func(*rundoc.CellEnergy) *float64) (*rundoc.DecodeCell, float64) {
+		var at *rundoc.DecodeCell
 		low := 0.0
 		for i := range run.Decode {
 			c := &run.Decode[i]
-			if c.CellEnergy == nil || (c.Status != bench.StatusValid && c.Status != bench.StatusPredicted) {
+			if c.CellEnergy == nil || (c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted) {
 				continue
 			}
 			if v := of(c.CellEnergy); v != nil && *v > 0 && (at == nil || *v < low) {
@@ -79,30 +79,30 @@ func energyCards(run *bench.Run, lang string) []figureCard {
 		return at, low
 	}
 	var out []figureCard
-	if c, v := best(func(e *bench.CellEnergy) *float64 { return e.JoulesPerToken }); c != nil {
+	if c, v := best(func(e *rundoc.CellEnergy) *float64 { return e.JoulesPerToken }); c != nil {
 		out = append(out, figureCard{Key: cardJTok, Label: T(lang, "card_j_per_token"), Value: report.FormatNumber(lang, v, 3),
-			Sub: T(lang, "card_at_cell", bench.FormatTokens(c.Context), c.Concurrency)})
+			Sub: T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
 	}
-	if c, v := best(func(e *bench.CellEnergy) *float64 { return e.USDPerMTok }); c != nil {
+	if c, v := best(func(e *rundoc.CellEnergy) *float64 { return e.USDPerMTok }); c != nil {
 		out = append(out, figureCard{Key: cardUSD, Label: T(lang, "card_usd_per_mtok"), Value: report.FormatNumber(lang, v, 2),
-			Sub: T(lang, "card_at_cell", bench.FormatTokens(c.Context), c.Concurrency)})
+			Sub: T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
 	}
 	return out
 }
 
 // validRate reports whether a rate cell's figures are ones to read.
-func validRate(c *bench.RateCell) bool {
-	return c.RateFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted)
+func validRate(c *rundoc.RateCell) bool {
+	return c.RateFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted)
 }
 
 // rateCards are an open-loop run's headline figures.
-func rateCards(run *bench.Run, lang string) []figureCard {
-	var slo *bench.SLO
+func rateCards(run *rundoc.Run, lang string) []figureCard {
+	var slo *rundoc.SLO
 	if run.Config.Rate != nil {
 		slo = run.Config.Rate.SLO
 	}
 	cells := slices.Clone(run.Rate)
-	slices.SortStableFunc(cells, func(a, b bench.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
+	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 
 	maxRate := figureCard{Key: cardMaxRate, Label: T(lang, "card_max_rate"), Value: "—"}
 	goodput := figureCard{Key: cardGoodput, Label: T(lang, "card_goodput"), Value: "—"}
@@ -134,7 +134,7 @@ func rateCards(run *bench.Run, lang string) []figureCard {
 		}
 	}
 	if slo != nil {
-		var at *bench.RateCell
+		var at *rundoc.RateCell
 		for i := range cells {
 			if c := &cells[i]; validRate(c) && c.GoodputRPS != nil && (at == nil || *c.GoodputRPS > *at.GoodputRPS) {
 				at = c
@@ -149,7 +149,7 @@ func rateCards(run *bench.Run, lang string) []figureCard {
 
 	// The highest rate measured validly: the finite ones first, a burst only when no
 	// finite rate was.
-	var high *bench.RateCell
+	var high *rundoc.RateCell
 	for i := range cells {
 		c := &cells[i]
 		if validRate(c) && (high == nil || high.RateRPS.IsInf() || !c.RateRPS.IsInf()) {
@@ -162,7 +162,7 @@ func rateCards(run *bench.Run, lang string) []figureCard {
 		at := T(lang, "card_at_rate", rateWords(lang, high.RateRPS))
 		for _, p := range []struct {
 			card     *figureCard
-			stats    bench.LatencyStats
+			stats    rundoc.LatencyStats
 			decimals int
 		}{{&ttft, high.TTFTMs, 0}, {&tpot, high.TPOTMs, 1}} {
 			p.card.Sub = at
@@ -178,7 +178,7 @@ func rateCards(run *bench.Run, lang string) []figureCard {
 }
 
 // rateWords is "4 req/s", or "inf (all at once)".
-func rateWords(lang string, r bench.Rate) string {
+func rateWords(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
 		return report.T(lang, "rate_inf")
 	}
@@ -220,12 +220,12 @@ func compareCardRows(runs []runView) []compareCardRow {
 // rate it offered, one point per valid cell (rate inf last): where goodput falls
 // away from the achieved rate, requests began missing the SLO; where the achieved
 // rate falls below the offered one, the server stopped keeping up.
-func rateRunChart(run *bench.Run, lang string) *chartView {
+func rateRunChart(run *rundoc.Run, lang string) *chartView {
 	if store.ModeOf(run) != store.ModeRate {
 		return nil
 	}
 	cells := slices.Clone(run.Rate)
-	slices.SortStableFunc(cells, func(a, b bench.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
+	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 	var xs []float64
 	achieved, goodput := report.Line{Name: T(lang, "chart_line_achieved")}, report.Line{Name: T(lang, "chart_line_goodput")}
 	for i := range cells {
@@ -273,7 +273,7 @@ func goodputCompareChart(runs []runView, lang string) *chartView {
 		mark := strconv.Itoa(i + 1)
 		line := report.Line{Name: mark}
 		cells := slices.Clone(rv.Run.Rate)
-		slices.SortStableFunc(cells, func(a, b bench.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
+		slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 		for j := range cells {
 			c := &cells[j]
 			if !validRate(c) || c.AchievedRPS == nil || c.GoodputRPS == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -27,7 +27,7 @@ func TestRateRunCardsAndCharts(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := rateSite(t, st)
 		// A copy whose 4 req/s cell had enough requests for its p90s.
-		ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-p90", "Rate run with p90s", func(r *bench.Run) {
+		ts.mustSubmit(t, rateVariant(t, "rate-run.json", "rate-p90", "Rate run with p90s", func(r *rundoc.Run) {
 			for i := range r.Rate {
 				if f := r.Rate[i].RateFigures; f != nil && r.Rate[i].RateRPS == 4 {
 					g := *f

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -77,7 +77,7 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(len(lines)), Name: r.Title + " · " + gpuLabel(r), URL: "/runs/" + pathEscape(r.ID)})
 		lines = append(lines, line)
 	}
-	cv.Title = T(lang, "chart_tradeoff", bench.FormatTokens(atContext))
+	cv.Title = T(lang, "chart_tradeoff", rundoc.FormatTokens(atContext))
 	cv.SVG = report.TradeoffChart(lang, id, cv.Title, lines)
 	return cv, nil
 }
@@ -120,7 +120,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		d, t := report.Line{Name: mark}, report.Line{Name: mark}
 		for _, c := range concurrency {
 			cell := rv.Run.Cell(0, c)
-			if cell == nil || cell.DecodeFigures == nil || (cell.Status != bench.StatusValid && cell.Status != bench.StatusPredicted) {
+			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) {
 				continue
 			}
 			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
@@ -130,15 +130,15 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		p := report.Line{Name: mark}
 		for _, c := range prefillCtx {
 			for _, row := range rv.Run.Prefill {
-				if row.Context == c && row.PrefillFigures != nil && (row.Status == bench.StatusValid || row.Status == bench.StatusPredicted) {
-					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, bench.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
+				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) {
+					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, rundoc.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
 				}
 			}
 		}
 		decode, prefill, tradeoff = append(decode, d), append(prefill, p), append(tradeoff, t)
 	}
 	concLabel := func(x float64) string { return strconv.Itoa(int(x)) }
-	ctxLabel := func(x float64) string { return bench.FormatTokens(int(x)) }
+	ctxLabel := func(x float64) string { return rundoc.FormatTokens(int(x)) }
 	return []chartView{
 		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: legend},
 		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: legend},

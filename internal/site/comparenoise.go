@@ -3,12 +3,12 @@ package site
 import (
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // withCellCI gives a matrix cell its interval, and says it on hover.
-func withCellCI(cv *cellView, c *bench.DecodeCell, lang string) {
+func withCellCI(cv *cellView, c *rundoc.DecodeCell, lang string) {
 	if c.CellIntervals == nil || c.TotalTokSCI == nil {
 		return
 	}

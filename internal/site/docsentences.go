@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Some of a run document's text is written by llmbench itself, in English, one of a
@@ -89,12 +89,12 @@ func docTexts(lang string, ss []string) []string {
 
 // docIn is run with the sentences llmbench wrote into it in lang, for the report
 // body: a copy where any differs, run itself otherwise (and always in English).
-func docIn(run *bench.Run, lang string) *bench.Run {
+func docIn(run *rundoc.Run, lang string) *rundoc.Run {
 	if lang == LangEN {
 		return run
 	}
 	out := *run
-	out.Rate = make([]bench.RateCell, len(run.Rate))
+	out.Rate = make([]rundoc.RateCell, len(run.Rate))
 	for i, c := range run.Rate {
 		if c.RateFigures != nil && len(c.Saturation) > 0 {
 			f := *c.RateFigures
@@ -111,7 +111,7 @@ func docIn(run *bench.Run, lang string) *bench.Run {
 		en.Reason, en.Notes = docText(lang, e.Reason), docTexts(lang, e.Notes)
 		out.Energy = &en
 	}
-	out.Decode = make([]bench.DecodeCell, len(run.Decode))
+	out.Decode = make([]rundoc.DecodeCell, len(run.Decode))
 	for i, c := range run.Decode {
 		if c.CellEnergy != nil && c.CellEnergy.Reason != "" {
 			ce := *c.CellEnergy

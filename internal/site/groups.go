@@ -6,7 +6,7 @@ import (
 	"html/template"
 	"net/http"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -73,7 +73,7 @@ type cellForm struct {
 }
 
 func newCellForm(lang string, cell cellSel) cellForm {
-	f := cellForm{Context: bench.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
+	f := cellForm{Context: rundoc.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
 	// Open-loop metrics need their conditions stated, which the leaderboard's form does.
 	f.Metrics = metricOptions(lang, cell.Metric.Name, false)
 	return f
@@ -157,7 +157,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			}
 		}
 		measured := q
-		measured.Kinds = []string{bench.RunMeasured}
+		measured.Kinds = []string{rundoc.RunMeasured}
 		// The trade-off of the best measured runs (by peak total tok/s), at the cell's context.
 		peak, _ := store.MetricByName("peak_tok_s")
 		measured.Limit = tradeoffRuns

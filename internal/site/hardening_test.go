@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
@@ -21,13 +21,13 @@ import (
 // serve" does (package wire cannot be imported here: it imports this package).
 type reportBody struct{}
 
-func (reportBody) Body(w io.Writer, run *bench.Run, lang string) error {
+func (reportBody) Body(w io.Writer, run *rundoc.Run, lang string) error {
 	return report.HTMLBody(w, run, lang)
 }
 func (reportBody) Styles() string { return string(report.HTMLStyles()) }
 
 // TestCellsWithoutFiguresRenderEverywhere submits a run whose cells and rows carry
-// only some of their optional parts (bench.DecodeCell's *DecodeFigures, *WindowStats
+// only some of their optional parts (rundoc.DecodeCell's *DecodeFigures, *WindowStats
 // and *CellDetail, a prefill row's *PrefillFigures), as the schema allows, and checks
 // that every page that shows runs renders it.
 func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
@@ -54,7 +54,7 @@ func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
 		prefill[0] = map[string]any{"context": p["context"], "status": "failed", "reason": "timed out"}
 	})
 	ts.mustSubmit(t, sparse)
-	run, err := bench.Decode(sparse)
+	run, err := rundoc.Decode(sparse)
 	if err != nil {
 		t.Fatal(err)
 	}

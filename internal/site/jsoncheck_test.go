@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // FuzzCheckJSON: whatever checkJSON accepts is UTF-8, and decodes (when it decodes)
@@ -20,7 +20,7 @@ func FuzzCheckJSON(f *testing.F) {
 	f.Add([]byte(`{"decode":[{"total_tok_s":1,"Total_Tok_S":2}]}`))
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		if checkJSON(doc, reflect.TypeOf(bench.Run{}), maxString) != nil {
+		if checkJSON(doc, reflect.TypeOf(rundoc.Run{}), maxString) != nil {
 			return
 		}
 		if !utf8.Valid(doc) {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -34,7 +34,7 @@ func (c cellSel) rated() bool { return c.Metric.Under != store.NoConditions }
 var legacySorts = map[string]cellSel{
 	"decode":      {Context: 0, Level: 1},
 	"peak":        {},
-	"prefill_32k": {Context: 32 * bench.K},
+	"prefill_32k": {Context: 32 * rundoc.K},
 	"per_gb":      {},
 }
 
@@ -86,7 +86,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		sel.Context = store.DefaultInputLen
 	}
 	if c := v.Get("context"); c != "" {
-		n, err := bench.ParseTokens(c)
+		n, err := rundoc.ParseTokens(c)
 		if err != nil || n < 0 || n > maxTokens {
 			return defaultCell(), &FieldError{Field: "context", Reason: "must be a context length in tokens, like 32768 or 32K"}
 		}
@@ -135,7 +135,7 @@ func (c cellSel) label(lang string) string {
 	case store.AxisRun:
 		return name
 	case store.AxisPrefill:
-		return T(lang, "cell_prefill", name, bench.FormatTokens(c.Context))
+		return T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
 	case store.AxisRate:
 		if c.Level == store.RateInf {
 			return T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
@@ -144,7 +144,7 @@ func (c cellSel) label(lang string) string {
 	case store.AxisRateRun:
 		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
 	}
-	return T(lang, "cell_decode", name, bench.FormatTokens(c.Context), formatLevel(c.Level))
+	return T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
 }
 
 // shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
@@ -393,7 +393,7 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
 		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name, Mode: q.Mode}
 	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
-	d.Context, d.Level = bench.FormatTokens(cell.Context), formatLevel(cell.Level)
+	d.Context, d.Level = rundoc.FormatTokens(cell.Context), formatLevel(cell.Level)
 	d.Metrics = metricOptions(lang, cell.Metric.Name, true)
 	if d.Rated = cell.rated(); d.Rated {
 		d.Context = strconv.Itoa(cell.Context) // input lengths are written out: 512, 1024
@@ -414,7 +414,7 @@ func boardDefaults(q store.Query, v url.Values) store.Query {
 		q.Limit = 50
 	}
 	if len(q.Kinds) == 0 && v.Get("kind") != "all" {
-		q.Kinds = []string{bench.RunMeasured}
+		q.Kinds = []string{rundoc.RunMeasured}
 	}
 	return q
 }
@@ -478,7 +478,7 @@ func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView 
 		levels = []float64{0}
 	}
 	for _, c := range contexts {
-		row := pickerRow{Context: bench.FormatTokens(c)}
+		row := pickerRow{Context: rundoc.FormatTokens(c)}
 		if sel.rated() {
 			row.Context = strconv.Itoa(c)
 		}
@@ -552,7 +552,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 		}
 		for _, c := range topKeys(runs, pickerLevels, rowContext) {
 			cols = append(cols, key{c, 0})
-			heads = append(heads, bench.FormatTokens(c))
+			heads = append(heads, rundoc.FormatTokens(c))
 		}
 	default:
 		runs := map[float64]int{}
@@ -665,15 +665,15 @@ func (r rateJSON) MarshalJSON() ([]byte, error) {
 // condJSON is what an open-loop ranking's values were measured under: the run
 // document's config.rate fields (input_len is the answer's context).
 type condJSON struct {
-	InputLen       int        `json:"input_len"`
-	OutputLen      int        `json:"output_len"`
-	Arrival        string     `json:"arrival"`
-	LenDist        string     `json:"len_dist"`
-	MaxConcurrency int        `json:"max_concurrency,omitempty"`
-	PrefixShare    float64    `json:"prefix_share,omitempty"`
-	Requests       int        `json:"requests,omitempty"`
-	DurationS      float64    `json:"duration_s,omitempty"`
-	SLO            *bench.SLO `json:"slo,omitempty"`
+	InputLen       int         `json:"input_len"`
+	OutputLen      int         `json:"output_len"`
+	Arrival        string      `json:"arrival"`
+	LenDist        string      `json:"len_dist"`
+	MaxConcurrency int         `json:"max_concurrency,omitempty"`
+	PrefixShare    float64     `json:"prefix_share,omitempty"`
+	Requests       int         `json:"requests,omitempty"`
+	DurationS      float64     `json:"duration_s,omitempty"`
+	SLO            *rundoc.SLO `json:"slo,omitempty"`
 }
 
 func condOf(c cellSel) *condJSON {

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -27,7 +27,7 @@ type pageTemplate struct{ t *template.Template }
 
 var templateFuncs = template.FuncMap{
 	"path":     pathEscape,
-	"tokens":   bench.FormatTokens,
+	"tokens":   rundoc.FormatTokens,
 	"add":      func(a, b int) int { return a + b },
 	"list":     func(xs ...string) []string { return xs },
 	"gpuLabel": gpuLabel,
@@ -253,7 +253,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		}
 		d.Sel.Metric = string(q.Sort)
 		if len(q.Kinds) == 0 && !d.Sel.All {
-			q.Kinds = []string{bench.RunMeasured} // emulated and predicted runs stay off the main board
+			q.Kinds = []string{rundoc.RunMeasured} // emulated and predicted runs stay off the main board
 		}
 	}
 	if q.Limit == 0 {
@@ -300,12 +300,12 @@ func (s *Server) runList(w http.ResponseWriter, r *http.Request) {
 
 // ---- a run, and compare ----
 
-func (s *Server) loadRun(ctx context.Context, id string) (store.RunRecord, *bench.Run, error) {
+func (s *Server) loadRun(ctx context.Context, id string) (store.RunRecord, *rundoc.Run, error) {
 	rec, doc, err := s.store.Run(ctx, id)
 	if err != nil {
 		return rec, nil, err
 	}
-	var run bench.Run
+	var run rundoc.Run
 	if err := json.Unmarshal(doc, &run); err != nil {
 		return rec, nil, fmt.Errorf("decoding stored run %s: %w", id, err)
 	}
@@ -398,7 +398,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 		return
 	}
-	var runs []*bench.Run
+	var runs []*rundoc.Run
 	for _, id := range ids {
 		rec, run, err := s.loadRun(r.Context(), id)
 		if !s.found(w, r, "reading a run", err) {
@@ -424,7 +424,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
-	d.HasMatrix = slices.ContainsFunc(runs, func(r *bench.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
+	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 
@@ -460,7 +460,7 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 	var out []store.RunRecord
 	for _, g := range gpus {
 		for _, mo := range models {
-			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{bench.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -22,7 +22,7 @@ const seedID = "seed-rtx3090-qwen3.8-27b-int4"
 func TestUntrustedTextIsEscapedEverywhere(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>`
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 		r.ID = "evil"
 		r.Title = "T" + evil
 		r.Model.ID = "M" + evil
@@ -53,10 +53,10 @@ const evilQ = "%3Cscript%3Ealert(1)%3C%2Fscript%3E"
 func TestLeaderboardRanksFiltersAndLabels(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	ts.mustSubmit(t, seedDoc(t))
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
-		r.ID, r.Title, r.Status, r.Engine.Name = "emu", "Emulated thing", bench.RunEmulated, "llmbench-sim"
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
+		r.ID, r.Title, r.Status, r.Engine.Name = "emu", "Emulated thing", rundoc.RunEmulated, "llmbench-sim"
 	}))
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 		r.ID, r.Title, r.Hardware.GPUs[0].Name = "fast", "Faster card", "RTX 5090"
 		f := *r.Decode[0].DecodeFigures
 		f.TotalTokS = 99.5
@@ -119,7 +119,7 @@ func TestRunPageShowsTheSeedMatrix(t *testing.T) {
 
 type fakeReport struct{}
 
-func (fakeReport) Body(w io.Writer, run *bench.Run, lang string) error {
+func (fakeReport) Body(w io.Writer, run *rundoc.Run, lang string) error {
 	_, err := io.WriteString(w, `<section class="lb-run">REPORT BODY `+lang+`</section><script>sortTables()</script>`)
 	return err
 }
@@ -141,7 +141,7 @@ func TestRunPageEmbedsTheReportBody(t *testing.T) {
 func TestComparePage(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	ts.mustSubmit(t, seedDoc(t))
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 		r.ID, r.Title = "faster", "Faster run"
 		f := *r.Decode[0].DecodeFigures
 		f.TotalTokS = 96.4 // twice the seed's 48.2
@@ -186,18 +186,18 @@ func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*Prediction, error
 	}
 	return &Prediction{Run: r, Memory: CalcMemory{KVTokens: 100000, MaxModelLen: 65536}}, nil
 }
-func (f fakeCalc) predictRun(in CalcInput) (*bench.Run, error) {
+func (f fakeCalc) predictRun(in CalcInput) (*rundoc.Run, error) {
 	if in.GPU != "RTX 3090" {
 		return nil, &CalcError{Field: "gpu", Value: in.GPU, Unknown: true}
 	}
-	r, err := bench.Decode(f.seed)
+	r, err := rundoc.Decode(f.seed)
 	if err != nil {
 		return nil, err
 	}
-	r.Status = bench.RunPredicted
+	r.Status = rundoc.RunPredicted
 	for i := range r.Decode {
-		if r.Decode[i].Status == bench.StatusValid {
-			r.Decode[i].Status = bench.StatusPredicted
+		if r.Decode[i].Status == rundoc.StatusValid {
+			r.Decode[i].Status = rundoc.StatusPredicted
 			fig := *r.Decode[i].DecodeFigures
 			fig.TotalTokS = 77.7
 			r.Decode[i].DecodeFigures = &fig
@@ -456,7 +456,7 @@ func TestReportForm(t *testing.T) {
 // the name's action; every group list links each of its names to a page that shows it.
 func TestGroupLinksForNamesWithColons(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 		r.ID = "ollama-tag"
 		r.Model.ID = "qwen3.8:27b-q4_K_M"
 		r.Hardware.GPUs[0].Name = "Emulated (perf:h200/qwen3.8-27b)"
@@ -490,7 +490,7 @@ func TestGroupLinksForNamesWithColons(t *testing.T) {
 func TestNamesInAnySpelling(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	ts.mustSubmit(t, seedDoc(t)) // RTX 3090, RedHatAI/Qwen3.8-27B-INT4
-	ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+	ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 		r.ID, r.Model.ID, r.Hardware.GPUs[0].Name = "smi-4090", "qwen3.8:27b-q4_K_M", "NVIDIA GeForce RTX 4090"
 	}))
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

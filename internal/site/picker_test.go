@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -38,10 +38,10 @@ func TestPickerCountsWhatTheBoardRanks(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{RateBurst: 100})
 		ts.mustSubmit(t, seedDoc(t)) // measured, RTX 3090
-		ts.mustSubmit(t, edited(t, func(r *bench.Run) {
-			r.ID, r.Title, r.Status = "emulated-3090", "Emulated 3090", bench.RunEmulated
+		ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
+			r.ID, r.Title, r.Status = "emulated-3090", "Emulated 3090", rundoc.RunEmulated
 		}))
-		ts.mustSubmit(t, edited(t, func(r *bench.Run) {
+		ts.mustSubmit(t, edited(t, func(r *rundoc.Run) {
 			r.ID, r.Title = "measured-4090", "Measured 4090"
 			r.Hardware.GPUs[0].Name = "RTX 4090"
 		}))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -30,7 +30,7 @@ func TestRateRunStoredAndShown(t *testing.T) {
 		ts := newTestSite(t, st, Options{Report: reportBody{}})
 		ts.mustSubmit(t, seedDoc(t))
 		doc := rateDoc(t)
-		run, err := bench.Decode(doc)
+		run, err := rundoc.Decode(doc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -60,12 +60,12 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	if err := intParam("output", 1, maxTokens, &c.OutputLen); err != nil {
 		return c, err
 	}
-	arr, err := bench.ParseArrival(v.Get("arrival"))
+	arr, err := rundoc.ParseArrival(v.Get("arrival"))
 	if err != nil {
 		return c, &FieldError{Field: "arrival", Reason: "must be poisson, constant or gamma:BURSTINESS (as llmbench run --arrival takes it)"}
 	}
 	c.Arrival = arr.String()
-	dist, err := bench.ParseLenDist(v.Get("len_dist"))
+	dist, err := rundoc.ParseLenDist(v.Get("len_dist"))
 	if err != nil {
 		return c, &FieldError{Field: "len_dist", Reason: "must be fixed, uniform:R or normal:R (as llmbench run --len-dist takes it)"}
 	}
@@ -189,7 +189,7 @@ func condLabel(lang string, c store.RateCond) string {
 }
 
 // sloWords is "TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
-func sloWords(lang string, s *bench.SLO) string {
+func sloWords(lang string, s *rundoc.SLO) string {
 	var parts []string
 	add := func(name string, v *float64) {
 		if v != nil {

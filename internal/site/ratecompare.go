@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -105,8 +105,8 @@ func compareRates(runs []runView, lang string) *rateCompare {
 }
 
 // compareRateAxis is every rate any of the runs measured, in order, inf last.
-func compareRateAxis(runs []runView) []bench.Rate {
-	var rates []bench.Rate
+func compareRateAxis(runs []runView) []rundoc.Rate {
+	var rates []rundoc.Rate
 	for _, rv := range runs {
 		for _, c := range rv.Run.Rate {
 			rates = append(rates, c.RateRPS)
@@ -117,7 +117,7 @@ func compareRateAxis(runs []runView) []bench.Rate {
 }
 
 // rateCellAt is a run's first cell at rate (a search never repeats one), or nil.
-func rateCellAt(r *bench.Run, rate bench.Rate) *bench.RateCell {
+func rateCellAt(r *rundoc.Run, rate rundoc.Rate) *rundoc.RateCell {
 	for i := range r.Rate {
 		if r.Rate[i].RateRPS == rate {
 			return &r.Rate[i]
@@ -126,7 +126,7 @@ func rateCellAt(r *bench.Run, rate bench.Rate) *bench.RateCell {
 	return nil
 }
 
-func rateText(lang string, r bench.Rate) string {
+func rateText(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
 		return report.T(lang, "rate_inf")
 	}
@@ -142,11 +142,11 @@ func optFigure(lang string, v *float64, decimals int) string {
 
 // rateCellView shows a cell's figures, or its status and reason when it has none to
 // compare (failed, invalid: its numbers are not ones to read beside another run's).
-func rateCellView(lang string, c *bench.RateCell) rateCompareCell {
+func rateCellView(lang string, c *rundoc.RateCell) rateCompareCell {
 	switch {
 	case c == nil:
 		return rateCompareCell{Class: "missing", Status: "—"}
-	case c.RateFigures == nil || (c.Status != bench.StatusValid && c.Status != bench.StatusPredicted):
+	case c.RateFigures == nil || (c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted):
 		return rateCompareCell{Class: "failed", Status: statusText(lang, c.Status), Title: c.Reason}
 	}
 	f := c.RateFigures
@@ -159,7 +159,7 @@ func rateCellView(lang string, c *bench.RateCell) rateCompareCell {
 }
 
 // runCondLabel is "512 input tokens · 64 output tokens · …".
-func runCondLabel(r *bench.Run, lang string) string {
+func runCondLabel(r *rundoc.Run, lang string) string {
 	c, in, ok := store.RunConditions(r)
 	if !ok {
 		return T(lang, "compare_rate_no_plan")
@@ -205,10 +205,10 @@ func latencyThroughputChart(runs []runView, lang string) *chartView {
 		mark := strconv.Itoa(i + 1)
 		line := report.Line{Name: mark}
 		cells := slices.Clone(rv.Run.Rate)
-		slices.SortStableFunc(cells, func(a, b bench.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
+		slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 		for _, c := range cells {
 			f := c.RateFigures
-			if f == nil || (c.Status != bench.StatusValid && c.Status != bench.StatusPredicted) || f.AchievedRPS == nil || f.TTFTMs.P50 == nil {
+			if f == nil || (c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted) || f.AchievedRPS == nil || f.TTFTMs.P50 == nil {
 				continue
 			}
 			line.Points = append(line.Points, report.XY{X: *f.AchievedRPS, Y: *f.TTFTMs.P50,

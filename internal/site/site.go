@@ -31,8 +31,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/memo"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -58,7 +58,7 @@ type Catalog interface {
 // <html>/<head>) and the CSS it needs, so the run page can show the full report inside
 // the site's layout.
 type ReportRenderer interface {
-	Body(w io.Writer, run *bench.Run, lang string) error
+	Body(w io.Writer, run *rundoc.Run, lang string) error
 	Styles() string
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -33,9 +34,9 @@ func seedDoc(t testing.TB) []byte {
 }
 
 // edited returns the seed document with edit applied, re-encoded.
-func edited(t testing.TB, edit func(r *bench.Run)) []byte {
+func edited(t testing.TB, edit func(r *rundoc.Run)) []byte {
 	t.Helper()
-	r, err := bench.Decode(seedDoc(t))
+	r, err := rundoc.Decode(seedDoc(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func edited(t testing.TB, edit func(r *bench.Run)) []byte {
 	return b
 }
 
-// rawEdit applies edit to the seed as a generic JSON map (to write what bench.Run
+// rawEdit applies edit to the seed as a generic JSON map (to write what rundoc.Run
 // cannot: wrong types, missing fields).
 func rawEdit(t testing.TB, edit func(m map[string]any)) []byte {
 	t.Helper()

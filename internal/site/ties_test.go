@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/stats"
@@ -15,13 +15,13 @@ import (
 
 // tieDoc is the seed on gpu with its 32K × 1 cell at tokS and the given interval.
 func tieDoc(t *testing.T, id, gpu string, tokS, low, high float64) []byte {
-	return edited(t, func(r *bench.Run) {
+	return edited(t, func(r *rundoc.Run) {
 		r.ID, r.Title, r.Hardware.GPUs[0].Name = id, id, gpu
 		c := r.Cell(32768, 1)
 		f := *c.DecodeFigures
 		f.TotalTokS = tokS
 		c.DecodeFigures = &f
-		c.CellIntervals = &bench.CellIntervals{TotalTokSCI: &stats.Interval{Low: low, High: high}, CIMethod: bench.CIMethodWindow}
+		c.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: &stats.Interval{Low: low, High: high}, CIMethod: rundoc.CIMethodWindow}
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -79,11 +79,11 @@ const (
 // is stored as sent — but every field it knows must make sense: required fields
 // present, statuses known, numbers finite and non-negative, and every cell on the
 // plan's axes.
-func ValidateRun(doc []byte) (*bench.Run, *FieldError) {
-	if ferr := checkJSON(doc, reflect.TypeOf(bench.Run{}), maxString); ferr != nil {
+func ValidateRun(doc []byte) (*rundoc.Run, *FieldError) {
+	if ferr := checkJSON(doc, reflect.TypeOf(rundoc.Run{}), maxString); ferr != nil {
 		return nil, ferr
 	}
-	var r bench.Run
+	var r rundoc.Run
 	if err := json.Unmarshal(doc, &r); err != nil {
 		return nil, jsonError(err, doc, reflect.TypeOf(r))
 	}
@@ -232,7 +232,7 @@ func (v *validator) text(field, s string, max int) {
 	}
 }
 
-func (v *validator) run(r *bench.Run) {
+func (v *validator) run(r *rundoc.Run) {
 	v.identity(r)
 	v.hardware(r.Hardware)
 	v.engineLimits(r.Engine)
@@ -243,7 +243,7 @@ func (v *validator) run(r *bench.Run) {
 	if v.err != nil {
 		return
 	}
-	predicted := r.Status == bench.RunPredicted
+	predicted := r.Status == rundoc.RunPredicted
 	v.prefillRows(r.Prefill, axes, predicted)
 	v.decodeCells(r.Decode, axes, predicted)
 	v.runEnergy(r.Energy)
@@ -253,13 +253,13 @@ func (v *validator) run(r *bench.Run) {
 
 // identity checks what names a run: schema, id, status, time, tool, engine and model,
 // and every name it holds.
-func (v *validator) identity(r *bench.Run) {
+func (v *validator) identity(r *rundoc.Run) {
 	switch r.SchemaVersion {
-	case bench.SchemaVersion:
+	case rundoc.SchemaVersion:
 	case 0:
-		v.fail("schema_version", "is required (this site reads schema_version %d)", bench.SchemaVersion)
+		v.fail("schema_version", "is required (this site reads schema_version %d)", rundoc.SchemaVersion)
 	default:
-		v.fail("schema_version", "is %d; this site reads schema_version %d", r.SchemaVersion, bench.SchemaVersion)
+		v.fail("schema_version", "is %d; this site reads schema_version %d", r.SchemaVersion, rundoc.SchemaVersion)
 	}
 	if r.ID == "" {
 		v.fail("id", "is required")
@@ -267,7 +267,7 @@ func (v *validator) identity(r *bench.Run) {
 		v.fail("id", "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
 	switch r.Status {
-	case "", bench.RunMeasured, bench.RunEmulated, bench.RunPredicted:
+	case "", rundoc.RunMeasured, rundoc.RunEmulated, rundoc.RunPredicted:
 	default:
 		v.fail("status", "must be measured, emulated or predicted, not %q", r.Status)
 	}
@@ -291,7 +291,7 @@ func (v *validator) identity(r *bench.Run) {
 }
 
 // hardware checks the GPUs and the machine's memory.
-func (v *validator) hardware(h bench.Hardware) {
+func (v *validator) hardware(h rundoc.Hardware) {
 	if len(h.GPUs) > maxAxis {
 		v.fail("hardware.gpus", "has %d kinds of GPU; at most %d", len(h.GPUs), maxAxis)
 	}
@@ -310,7 +310,7 @@ func (v *validator) hardware(h bench.Hardware) {
 }
 
 // engineLimits checks the engine's stated limits.
-func (v *validator) engineLimits(e bench.Engine) {
+func (v *validator) engineLimits(e rundoc.Engine) {
 	v.optCount64("engine.kv_cache_tokens", e.KVCacheTokens, maxKVTokens)
 	v.optCount64("engine.max_model_len", e.MaxModelLen, maxTokens)
 	v.optCount64("engine.max_num_seqs", e.MaxNumSeqs, maxConc)
@@ -320,7 +320,7 @@ func (v *validator) engineLimits(e bench.Engine) {
 type planAxes struct{ contexts, concurrency, prefill map[int]bool }
 
 // config checks the run's config and returns its axes.
-func (v *validator) config(r *bench.Run) planAxes {
+func (v *validator) config(r *rundoc.Run) planAxes {
 	c := r.Config
 	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
 	openLoop := c.Rate != nil || len(r.Rate) > 0
@@ -335,7 +335,7 @@ func (v *validator) config(r *bench.Run) planAxes {
 }
 
 // prefillRows checks the prefill rows against the config's contexts.
-func (v *validator) prefillRows(rows []bench.PrefillRow, a planAxes, predicted bool) {
+func (v *validator) prefillRows(rows []rundoc.PrefillRow, a planAxes, predicted bool) {
 	prefillSeen := map[int]bool{}
 	for i, p := range rows {
 		f := fmt.Sprintf("prefill[%d]", i)
@@ -354,7 +354,7 @@ func (v *validator) prefillRows(rows []bench.PrefillRow, a planAxes, predicted b
 			v.count(f+".completed_requests", p.CompletedRequests)
 			v.count(f+".prompt_tokens", p.PromptTokens)
 			v.optCount(f+".cached_tokens", p.CachedTokens)
-		} else if p.Status == bench.StatusValid || p.Status == bench.StatusPredicted {
+		} else if p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted {
 			v.fail(f+".prompt_tok_s", "is required for a %s row", p.Status)
 		}
 		v.prefillEnergy(f, p.PrefillEnergy)
@@ -362,7 +362,7 @@ func (v *validator) prefillRows(rows []bench.PrefillRow, a planAxes, predicted b
 }
 
 // decodeCells checks the decode cells against the config's axes.
-func (v *validator) decodeCells(cells []bench.DecodeCell, a planAxes, predicted bool) {
+func (v *validator) decodeCells(cells []rundoc.DecodeCell, a planAxes, predicted bool) {
 	seen := map[[2]int]bool{}
 	for i, d := range cells {
 		f := fmt.Sprintf("decode[%d]", i)
@@ -384,7 +384,7 @@ func (v *validator) decodeCells(cells []bench.DecodeCell, a planAxes, predicted 
 			v.number(f+".per_request_tok_s", d.PerRequestTokS, maxTokS)
 			v.number(f+".ttft_ms", d.TTFTMs, maxMs)
 			v.number(f+".tbt_ms", d.TBTMs, maxMs)
-		} else if d.Status == bench.StatusValid || d.Status == bench.StatusPredicted {
+		} else if d.Status == rundoc.StatusValid || d.Status == rundoc.StatusPredicted {
 			v.fail(f+".total_tok_s", "is required for a %s cell", d.Status)
 		}
 		if w := d.WindowStats; w != nil {
@@ -428,17 +428,17 @@ func (v *validator) axis(field string, xs []int, lo, hi int, required bool) map[
 	return set
 }
 
-func (v *validator) status(field string, s bench.Status, predictedRun bool) {
+func (v *validator) status(field string, s rundoc.Status, predictedRun bool) {
 	switch s {
-	case bench.StatusValid, bench.StatusOverCapacity, bench.StatusFailed, bench.StatusInterrupted, bench.StatusInvalid:
-		if predictedRun && s == bench.StatusValid {
-			v.fail(field, "a predicted document's cells are %q, not measured %q", bench.StatusPredicted, s)
+	case rundoc.StatusValid, rundoc.StatusOverCapacity, rundoc.StatusFailed, rundoc.StatusInterrupted, rundoc.StatusInvalid:
+		if predictedRun && s == rundoc.StatusValid {
+			v.fail(field, "a predicted document's cells are %q, not measured %q", rundoc.StatusPredicted, s)
 		}
-	case bench.StatusPredicted:
+	case rundoc.StatusPredicted:
 		if !predictedRun {
-			v.fail(field, "%q cells belong in a document whose status is %q", s, bench.RunPredicted)
+			v.fail(field, "%q cells belong in a document whose status is %q", s, rundoc.RunPredicted)
 		}
-	case bench.StatusPending:
+	case rundoc.StatusPending:
 		v.fail(field, "the run is still in progress (a pending cell): finish it with llmbench run --resume before submitting")
 	case "":
 		v.fail(field, "is required")
@@ -447,7 +447,7 @@ func (v *validator) status(field string, s bench.Status, predictedRun bool) {
 	}
 }
 
-func cpuModel(h bench.Hardware) string {
+func cpuModel(h rundoc.Hardware) string {
 	if h.CPU == nil {
 		return ""
 	}

@@ -1,6 +1,6 @@
 package site
 
-import "github.com/llmbench/llmbench/internal/bench"
+import "github.com/llmbench/llmbench/internal/rundoc"
 
 // Energy fields of a submitted run (issue 18) make sense like the others: every figure
 // finite, non-negative and plausible, a price positive.
@@ -12,7 +12,7 @@ const (
 	maxPerUnit = 1e9  // joules per token, tok/s per W, USD per million tokens
 )
 
-func (v *validator) powerStats(f string, ps bench.PowerStats) {
+func (v *validator) powerStats(f string, ps rundoc.PowerStats) {
 	v.optNumber(f+".power_w_mean", ps.PowerWMean, maxPowerW)
 	v.optNumber(f+".power_w_max", ps.PowerWMax, maxPowerW)
 	v.optNumber(f+".energy_j", ps.EnergyJ, maxEnergyJ)
@@ -22,7 +22,7 @@ func (v *validator) powerStats(f string, ps bench.PowerStats) {
 	v.count(f+".telemetry_devices", ps.Devices)
 }
 
-func (v *validator) cellEnergy(f string, e *bench.CellEnergy) {
+func (v *validator) cellEnergy(f string, e *rundoc.CellEnergy) {
 	if e == nil {
 		return
 	}
@@ -32,7 +32,7 @@ func (v *validator) cellEnergy(f string, e *bench.CellEnergy) {
 	v.optNumber(f+".usd_per_mtok", e.USDPerMTok, maxPerUnit)
 }
 
-func (v *validator) prefillEnergy(f string, e *bench.PrefillEnergy) {
+func (v *validator) prefillEnergy(f string, e *rundoc.PrefillEnergy) {
 	if e == nil {
 		return
 	}
@@ -40,7 +40,7 @@ func (v *validator) prefillEnergy(f string, e *bench.PrefillEnergy) {
 	v.optNumber(f+".joules_per_prompt_token", e.JoulesPerPromptToken, maxPerUnit)
 }
 
-func (v *validator) runEnergy(e *bench.RunEnergy) {
+func (v *validator) runEnergy(e *rundoc.RunEnergy) {
 	if e == nil {
 		return
 	}

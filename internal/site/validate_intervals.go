@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -14,7 +14,7 @@ const maxRepeats = 100
 // intervals checks every 95% interval a document carries: both ends plausible
 // numbers, low ≤ high, and the figure inside its interval (the leaderboard marks
 // ties by them, so an interval that excludes its own value is refused, not shown).
-func (v *validator) intervals(r *bench.Run) {
+func (v *validator) intervals(r *rundoc.Run) {
 	for i := range r.Decode {
 		d, f := &r.Decode[i], fmt.Sprintf("decode[%d]", i)
 		ci := d.CellIntervals

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // maxRateCells bounds rate[]: far beyond any plan or search; maxRPS a request rate.
@@ -16,7 +16,7 @@ const (
 // rates checks an open-loop run's plan and cells: every rate positive (or inf),
 // statuses known, counts and figures finite and non-negative, ratios within [0, 1],
 // and no cell claiming more completed requests than it sent.
-func (v *validator) rates(r *bench.Run, predicted bool) {
+func (v *validator) rates(r *rundoc.Run, predicted bool) {
 	if c := r.Config.Rate; c != nil {
 		if len(c.Rates) > maxAxis {
 			v.fail("config.rate.rates", "has %d values; at most %d", len(c.Rates), maxAxis)
@@ -34,10 +34,10 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		}
 		// The site ranks a rate cell under its plan's arrival pattern and length
 		// spread: they must be ones llmbench run writes.
-		if _, err := bench.ParseArrival(c.Arrival); err != nil {
+		if _, err := rundoc.ParseArrival(c.Arrival); err != nil {
 			v.fail("config.rate.arrival", "%v", err)
 		}
-		if _, err := bench.ParseLenDist(c.LenDist); err != nil {
+		if _, err := rundoc.ParseLenDist(c.LenDist); err != nil {
 			v.fail("config.rate.len_dist", "%v", err)
 		}
 		if s := c.SLO; s != nil {
@@ -59,7 +59,7 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 		v.cellEnergy(f+".energy", c.Energy)
 		fig := c.RateFigures
 		if fig == nil {
-			if c.Status == bench.StatusValid {
+			if c.Status == rundoc.StatusValid {
 				v.fail(f+".requests", "is required for a valid cell")
 			}
 			continue
@@ -90,7 +90,7 @@ func (v *validator) rates(r *bench.Run, predicted bool) {
 	}
 }
 
-func (v *validator) rate(field string, x bench.Rate) {
+func (v *validator) rate(field string, x rundoc.Rate) {
 	if !x.IsInf() && (math.IsNaN(float64(x)) || !(x > 0)) {
 		v.fail(field, "must be a positive number of requests per second or \"inf\", got %v", float64(x))
 	}
@@ -102,7 +102,7 @@ func (v *validator) ratio(field string, x *float64) {
 	}
 }
 
-func (v *validator) latency(field string, s *bench.LatencyStats) {
+func (v *validator) latency(field string, s *rundoc.LatencyStats) {
 	if s == nil {
 		return
 	}
@@ -119,12 +119,12 @@ func (v *validator) latency(field string, s *bench.LatencyStats) {
 // llmbench run writes is: the same arrival pattern and client cap. The leaderboard
 // ranks a cell under the plan's conditions, so a cell that says otherwise would rank
 // beside cells measured unlike it.
-func (v *validator) samePlan(field string, plan *bench.RateConfig, c *bench.RateCell) {
+func (v *validator) samePlan(field string, plan *rundoc.RateConfig, c *rundoc.RateCell) {
 	if plan == nil {
 		return
 	}
-	want, err1 := bench.ParseArrival(plan.Arrival)
-	got, err2 := bench.ParseArrival(c.Arrival)
+	want, err1 := rundoc.ParseArrival(plan.Arrival)
+	got, err2 := rundoc.ParseArrival(c.Arrival)
 	if err1 == nil && c.Arrival != "" && (err2 != nil || got != want) {
 		v.fail(field+".arrival", "is %q, but config.rate.arrival is %q: a cell is measured under its run's plan", c.Arrival, plan.Arrival)
 	}

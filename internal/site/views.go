@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -15,7 +15,7 @@ import (
 // runView is what a run's page and the compare page show of one run.
 type runView struct {
 	Rec     store.RunRecord
-	Run     *bench.Run
+	Run     *rundoc.Run
 	Prefill []prefillView
 	Matrix  matrixView
 	// Cards are the run's headline figures (cards.go).
@@ -50,10 +50,10 @@ type cellView struct {
 	ci        *stats.Interval // total tok/s's 95% interval, where the cell has one
 }
 
-func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
+func newRunView(rec store.RunRecord, run *rundoc.Run, lang string) runView {
 	v := runView{Rec: rec, Run: run}
 	for _, p := range run.Prefill {
-		pv := prefillView{Context: bench.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
+		pv := prefillView{Context: rundoc.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
 		if p.PrefillFigures != nil {
 			pv.TokS = report.FormatNumber(lang, p.PromptTokS, 0)
 			pv.TTFT = report.FormatMs(lang, p.TTFTMs, 0)
@@ -67,15 +67,15 @@ func newRunView(rec store.RunRecord, run *bench.Run, lang string) runView {
 
 // axisContexts and axisConcurrency are the matrix axes that show every cell of runs:
 // the planned values and any a cell has beyond them.
-func axisContexts(runs ...*bench.Run) []int {
-	return axis(runs, func(c bench.Config) []int { return c.Contexts }, func(d bench.DecodeCell) int { return d.Context })
+func axisContexts(runs ...*rundoc.Run) []int {
+	return axis(runs, func(c rundoc.Config) []int { return c.Contexts }, func(d rundoc.DecodeCell) int { return d.Context })
 }
 
-func axisConcurrency(runs ...*bench.Run) []int {
-	return axis(runs, func(c bench.Config) []int { return c.Concurrency }, func(d bench.DecodeCell) int { return d.Concurrency })
+func axisConcurrency(runs ...*rundoc.Run) []int {
+	return axis(runs, func(c rundoc.Config) []int { return c.Concurrency }, func(d rundoc.DecodeCell) int { return d.Concurrency })
 }
 
-func axis(runs []*bench.Run, planned func(bench.Config) []int, of func(bench.DecodeCell) int) []int {
+func axis(runs []*rundoc.Run, planned func(rundoc.Config) []int, of func(rundoc.DecodeCell) int) []int {
 	var xs []int
 	for _, r := range runs {
 		xs = append(xs, planned(r.Config)...)
@@ -87,22 +87,22 @@ func axis(runs []*bench.Run, planned func(bench.Config) []int, of func(bench.Dec
 	return slices.Compact(xs)
 }
 
-func buildMatrix(run *bench.Run, contexts, concurrency []int, lang string) matrixView {
+func buildMatrix(run *rundoc.Run, contexts, concurrency []int, lang string) matrixView {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range run.Decode {
-		if c.DecodeFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) {
+		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) {
 			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
 		}
 	}
-	return matrixOf(run, contexts, concurrency, func(c *bench.DecodeCell) cellView { return cellOf(c, lo, hi, lang) })
+	return matrixOf(run, contexts, concurrency, func(c *rundoc.DecodeCell) cellView { return cellOf(c, lo, hi, lang) })
 }
 
 // matrixOf lays out one view of each cell of run (nil where the run has none) on the
 // axes: the tok/s matrix, the calculator's energy matrix.
-func matrixOf(run *bench.Run, contexts, concurrency []int, view func(*bench.DecodeCell) cellView) matrixView {
+func matrixOf(run *rundoc.Run, contexts, concurrency []int, view func(*rundoc.DecodeCell) cellView) matrixView {
 	m := matrixView{Concurrency: concurrency}
 	for _, ctx := range contexts {
-		row := matrixRow{Context: bench.FormatTokens(ctx)}
+		row := matrixRow{Context: rundoc.FormatTokens(ctx)}
 		for _, conc := range concurrency {
 			row.Cells = append(row.Cells, view(run.Cell(ctx, conc)))
 		}
@@ -111,13 +111,13 @@ func matrixOf(run *bench.Run, contexts, concurrency []int, view func(*bench.Deco
 	return m
 }
 
-func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
+func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	switch {
 	case c == nil:
 		return cellView{Class: "missing", Main: "—"}
-	case c.Status == bench.StatusOverCapacity:
+	case c.Status == rundoc.StatusOverCapacity:
 		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: c.Reason}
-	case (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) && c.DecodeFigures != nil:
+	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
 		shade := 0
 		if hi > lo {
 			shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
@@ -132,13 +132,13 @@ func cellOf(c *bench.DecodeCell, lo, hi float64, lang string) cellView {
 	}
 }
 
-func statusText(lang string, s bench.Status) string {
+func statusText(lang string, s rundoc.Status) string {
 	switch s {
-	case bench.StatusOverCapacity:
+	case rundoc.StatusOverCapacity:
 		return T(lang, "over_capacity")
-	case bench.StatusValid, bench.StatusFailed, bench.StatusInvalid, bench.StatusInterrupted:
+	case rundoc.StatusValid, rundoc.StatusFailed, rundoc.StatusInvalid, rundoc.StatusInterrupted:
 		return report.T(lang, "st_"+string(s))
-	case bench.StatusPredicted:
+	case rundoc.StatusPredicted:
 		return T(lang, "kind_predicted")
 	}
 	return string(s)

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,10 +17,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -50,18 +51,18 @@ func loadSeedTables(t testing.TB) seedTables {
 	return s
 }
 
-func readRun(t testing.TB, path string) *bench.Run {
+func readRun(t testing.TB, path string) *rundoc.Run {
 	t.Helper()
-	run, err := bench.ReadFile(path)
+	run, err := rundoc.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return run
 }
 
-func readSeed(t testing.TB) *bench.Run { return readRun(t, seedcopy.RunPath()) }
+func readSeed(t testing.TB) *rundoc.Run { return readRun(t, seedcopy.RunPath()) }
 
-func readFixture(t testing.TB, name string) *bench.Run {
+func readFixture(t testing.TB, name string) *rundoc.Run {
 	return readRun(t, filepath.Join("../testdata", name))
 }
 
@@ -76,18 +77,18 @@ type page struct {
 	strays []string
 }
 
-func openPage(t *testing.T, run *bench.Run, lang string) (*page, func(string) string) {
+func openPage(t *testing.T, run *rundoc.Run, lang string) (*page, func(string) string) {
 	return openPageWith(t, run, lang, false)
 }
 
 // openPageWith loads the page, with the page's own scripts switched off when noScript.
-func openPageWith(t *testing.T, run *bench.Run, lang string, noScript bool) (*page, func(string) string) {
+func openPageWith(t *testing.T, run *rundoc.Run, lang string, noScript bool) (*page, func(string) string) {
 	t.Helper()
 	return openPageUntil(t, run, lang, noScript, ".lb-matrix")
 }
 
 // openPageUntil loads the page and waits until the element matching visible shows.
-func openPageUntil(t *testing.T, run *bench.Run, lang string, noScript bool, visible string) (*page, func(string) string) {
+func openPageUntil(t *testing.T, run *rundoc.Run, lang string, noScript bool, visible string) (*page, func(string) string) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := report.Write(&buf, run, report.Options{Format: "html", Lang: lang}); err != nil {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -34,17 +34,17 @@ func TestMetricCellsCountTheRunsAQuerySelects(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for _, r := range []struct{ id, gpu, kind string }{
-			{"m-3090", "RTX 3090", bench.RunMeasured},
-			{"m-4090", "RTX 4090", bench.RunMeasured},
-			{"e-4090", "RTX 4090", bench.RunEmulated},
-			{"p-3090", "RTX 3090", bench.RunPredicted},
+			{"m-3090", "RTX 3090", rundoc.RunMeasured},
+			{"m-4090", "RTX 4090", rundoc.RunMeasured},
+			{"e-4090", "RTX 4090", rundoc.RunEmulated},
+			{"p-3090", "RTX 3090", rundoc.RunPredicted},
 		} {
 			doc, run := variant(t, r.id, "RedHatAI/Qwen3.8-27B-INT4", r.gpu, 1, r.kind)
 			if _, err := s.PutRun(ctx, record(run, "@alice", ""), doc); err != nil {
 				t.Fatal(err)
 			}
 		}
-		measured := []string{bench.RunMeasured}
+		measured := []string{rundoc.RunMeasured}
 		for _, tc := range []struct {
 			name string
 			q    store.Query
@@ -52,7 +52,7 @@ func TestMetricCellsCountTheRunsAQuerySelects(t *testing.T) {
 		}{
 			{"every run", store.Query{}, 4},
 			{"measured", store.Query{Kinds: measured}, 2},
-			{"measured and emulated", store.Query{Kinds: []string{bench.RunMeasured, bench.RunEmulated}}, 3},
+			{"measured and emulated", store.Query{Kinds: []string{rundoc.RunMeasured, rundoc.RunEmulated}}, 3},
 			{"one GPU, measured", store.Query{GPU: "RTX 4090", Kinds: measured}, 1},
 			{"one GPU in another case, every kind", store.Query{GPU: "rtx 4090"}, 2},
 			{"a GPU and a model", store.Query{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4"}, 2},
@@ -96,7 +96,7 @@ func TestMigrationCountsCellsByKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range []struct{ id, kind string }{{"a", bench.RunMeasured}, {"b", bench.RunEmulated}, {"c", bench.RunMeasured}} {
+			for _, r := range []struct{ id, kind string }{{"a", rundoc.RunMeasured}, {"b", rundoc.RunEmulated}, {"c", rundoc.RunMeasured}} {
 				_, run := variant(t, r.id, "m", "RTX 3090", 1, r.kind)
 				err := old.ExecForTesting(ctx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, engine, engine_version, quantization, profile,
 					created_at, submitted_at, submitter, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -129,10 +129,10 @@ func TestMigrationCountsCellsByKind(t *testing.T) {
 			if got := cellRuns(t, s, store.Query{}); got != 3 {
 				t.Errorf("every run after the upgrade: %d, want 3", got)
 			}
-			if got := cellRuns(t, s, store.Query{Kinds: []string{bench.RunMeasured}}); got != 2 {
+			if got := cellRuns(t, s, store.Query{Kinds: []string{rundoc.RunMeasured}}); got != 2 {
 				t.Errorf("measured runs after the upgrade: %d, want 2", got)
 			}
-			if got := cellRuns(t, s, store.Query{GPU: "RTX 3090", Kinds: []string{bench.RunEmulated}}); got != 1 {
+			if got := cellRuns(t, s, store.Query{GPU: "RTX 3090", Kinds: []string{rundoc.RunEmulated}}); got != 1 {
 				t.Errorf("emulated runs on the RTX 3090 after the upgrade: %d, want 1", got)
 			}
 			if got := cellRuns(t, s, store.Query{GPU: "RTX 4090"}); got != 0 {

@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
 // putVariant stores a variant of the seed (decode figures scaled, TTFT divided by the
 // same scale so that faster is also quicker) and returns its document.
-func putVariant(t *testing.T, s *store.Store, id, model, gpu string, scale float64, kind string) *bench.Run {
+func putVariant(t *testing.T, s *store.Store, id, model, gpu string, scale float64, kind string) *rundoc.Run {
 	t.Helper()
 	_, r := seed(t)
 	r.ID, r.Model.ID, r.Hardware.GPUs[0].Name, r.Status, r.Title = id, model, gpu, kind, ""
@@ -28,8 +28,8 @@ func putVariant(t *testing.T, s *store.Store, id, model, gpu string, scale float
 			g.TTFTMs /= scale
 			r.Decode[i].DecodeFigures = &g
 		}
-		if kind == bench.RunPredicted && r.Decode[i].Status == bench.StatusValid {
-			r.Decode[i].Status = bench.StatusPredicted
+		if kind == rundoc.RunPredicted && r.Decode[i].Status == rundoc.StatusValid {
+			r.Decode[i].Status = rundoc.StatusPredicted
 		}
 	}
 	for i := range r.Prefill {
@@ -38,8 +38,8 @@ func putVariant(t *testing.T, s *store.Store, id, model, gpu string, scale float
 			g.PromptTokS *= scale
 			r.Prefill[i].PrefillFigures = &g
 		}
-		if kind == bench.RunPredicted {
-			r.Prefill[i].Status = bench.StatusPredicted
+		if kind == rundoc.RunPredicted {
+			r.Prefill[i].Status = rundoc.StatusPredicted
 		}
 	}
 	doc := mustJSON(t, r)
@@ -66,24 +66,24 @@ func rankedIDs(t *testing.T, s *store.Store, q store.CellQuery) []string {
 func TestRankByAnyCell(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		putVariant(t, s, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, bench.RunMeasured)
-		putVariant(t, s, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, bench.RunMeasured)
-		putVariant(t, s, "mid-4090", "Qwen/Qwen3-32B-AWQ", "RTX 4090", 1.5, bench.RunMeasured)
-		putVariant(t, s, "dreamed", "RedHatAI/Qwen3.8-27B-INT4", "H100", 10, bench.RunPredicted)
-		measured := []string{bench.RunMeasured}
+		putVariant(t, s, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
+		putVariant(t, s, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, rundoc.RunMeasured)
+		putVariant(t, s, "mid-4090", "Qwen/Qwen3-32B-AWQ", "RTX 4090", 1.5, rundoc.RunMeasured)
+		putVariant(t, s, "dreamed", "RedHatAI/Qwen3.8-27B-INT4", "H100", 10, rundoc.RunPredicted)
+		measured := []string{rundoc.RunMeasured}
 		tests := []struct {
 			name string
 			q    store.CellQuery
 			want []string
 		}{
-			{"total at 32K × 1", store.CellQuery{Metric: "total_tok_s", Context: 32 * bench.K, Level: 1, Query: store.Query{Kinds: measured}},
+			{"total at 32K × 1", store.CellQuery{Metric: "total_tok_s", Context: 32 * rundoc.K, Level: 1, Query: store.Query{Kinds: measured}},
 				[]string{"fast-5090", "mid-4090", "slow-3090"}},
-			{"all kinds", store.CellQuery{Metric: "total_tok_s", Context: 32 * bench.K, Level: 1},
+			{"all kinds", store.CellQuery{Metric: "total_tok_s", Context: 32 * rundoc.K, Level: 1},
 				[]string{"dreamed", "fast-5090", "mid-4090", "slow-3090"}},
 			{"TTFT ranks ascending", store.CellQuery{Metric: "ttft_ms", Context: 0, Level: 8, Query: store.Query{Kinds: measured}},
 				[]string{"fast-5090", "mid-4090", "slow-3090"}},
-			{"a cell no run has", store.CellQuery{Metric: "total_tok_s", Context: 32 * bench.K, Level: 2}, nil},
-			{"prefill at 32K", store.CellQuery{Metric: "prompt_tok_s", Context: 32 * bench.K, Query: store.Query{Kinds: measured}},
+			{"a cell no run has", store.CellQuery{Metric: "total_tok_s", Context: 32 * rundoc.K, Level: 2}, nil},
+			{"prefill at 32K", store.CellQuery{Metric: "prompt_tok_s", Context: 32 * rundoc.K, Query: store.Query{Kinds: measured}},
 				[]string{"fast-5090", "mid-4090", "slow-3090"}},
 			{"peak", store.CellQuery{Metric: "peak_tok_s", Query: store.Query{Kinds: measured}},
 				[]string{"fast-5090", "mid-4090", "slow-3090"}},
@@ -103,7 +103,7 @@ func TestRankByAnyCell(t *testing.T) {
 				t.Errorf("%s (-want +got):\n%s", tt.name, d)
 			}
 		}
-		rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "total_tok_s", Context: 32 * bench.K, Level: 1, Query: store.Query{GPU: "RTX 3090"}})
+		rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "total_tok_s", Context: 32 * rundoc.K, Level: 1, Query: store.Query{GPU: "RTX 3090"}})
 		if err != nil || len(rs) != 1 || rs[0].Value != 45.3 || rs[0].Family != "qwen3.8-27b" || rs[0].ParamsB != 27 || rs[0].Author != "@Sandberg" {
 			t.Errorf("the seed's 32K × 1 cell = %+v, %v; want 45.3 tok/s, family qwen3.8-27b, 27B, author @Sandberg", rs, err)
 		}
@@ -147,9 +147,9 @@ func TestRankByAnyCell(t *testing.T) {
 func TestReindexRestoresEveryValue(t *testing.T) {
 	storetest.Pair(t, func(t *testing.T, a, b *store.Store) {
 		ctx := context.Background()
-		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, bench.RunMeasured)
-		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, bench.RunMeasured)
-		q := store.CellQuery{Metric: "ttft_ms", Context: 16 * bench.K, Level: 2, Query: store.Query{Family: "qwen3.8-27b"}}
+		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
+		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, rundoc.RunMeasured)
+		q := store.CellQuery{Metric: "ttft_ms", Context: 16 * rundoc.K, Level: 2, Query: store.Query{Family: "qwen3.8-27b"}}
 		before := rankedIDs(t, a, q)
 		if len(before) != 2 {
 			t.Fatalf("ranked %v before forgetting", before)
@@ -225,11 +225,11 @@ func TestRateLimitIsShared(t *testing.T) {
 func TestFullDiskIsErrFull(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		putVariant(t, s, "before", "m", "RTX 3090", 1, bench.RunMeasured)
+		putVariant(t, s, "before", "m", "RTX 3090", 1, rundoc.RunMeasured)
 		if err := s.SimulateFullDiskForTesting(ctx); err != nil {
 			t.Fatal(err)
 		}
-		doc, r := variant(t, "after", "m", "RTX 3090", 1, bench.RunMeasured)
+		doc, r := variant(t, "after", "m", "RTX 3090", 1, rundoc.RunMeasured)
 		_, err := s.PutRun(ctx, record(r, "@alice", ""), doc)
 		if !errors.Is(err, store.ErrFull) {
 			t.Fatalf("storing a run on a full disk: %v, want ErrFull", err)
@@ -244,17 +244,17 @@ func TestFullDiskIsErrFull(t *testing.T) {
 }
 
 func TestTotalVRAMDoesNotOverflow(t *testing.T) {
-	h := bench.Hardware{GPUs: []bench.GPU{{Name: "x", VRAMBytes: math.MaxInt64 / 2, Count: 3}}}
+	h := rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "x", VRAMBytes: math.MaxInt64 / 2, Count: 3}}}
 	if _, ok := store.TotalVRAMBytes(h); ok {
 		t.Errorf("MaxInt64/2 × 3 bytes added up without overflow")
 	}
-	h = bench.Hardware{GPUs: []bench.GPU{{Name: "x", VRAMBytes: 24 << 30, Count: 2}, {Name: "y", VRAMBytes: 8 << 30}}}
+	h = rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "x", VRAMBytes: 24 << 30, Count: 2}, {Name: "y", VRAMBytes: 8 << 30}}}
 	if v, ok := store.TotalVRAMBytes(h); !ok || v != 56<<30 {
 		t.Errorf("2 × 24 GiB + 8 GiB = %d, %v", v, ok)
 	}
 }
 
-func mustJSON(t *testing.T, r *bench.Run) []byte {
+func mustJSON(t *testing.T, r *rundoc.Run) []byte {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -269,13 +269,13 @@ func mustJSON(t *testing.T, r *bench.Run) []byte {
 func TestAddingAMetricReindexesStoredRuns(t *testing.T) {
 	storetest.Pair(t, func(t *testing.T, a, _ *store.Store) {
 		ctx := context.Background()
-		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, bench.RunMeasured)
-		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, bench.RunMeasured)
+		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
+		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, rundoc.RunMeasured)
 		saved := store.CellMetrics
 		t.Cleanup(func() { store.CellMetrics = saved })
 		store.CellMetrics = append(append([]store.CellMetric{}, saved...), store.CellMetric{
 			Name: "tbt_ms", Axis: store.AxisConcurrency, LowerIsBetter: true, Unit: "ms",
-			Values: store.DecodeCellsForTesting(func(c bench.DecodeCell) (float64, bool) {
+			Values: store.DecodeCellsForTesting(func(c rundoc.DecodeCell) (float64, bool) {
 				if c.DecodeFigures == nil {
 					return 0, false
 				}
@@ -308,18 +308,18 @@ func TestEnergyMetricsRankMeteredCells(t *testing.T) {
 			_, r := seed(t)
 			r.ID = id
 			for i := range r.Decode {
-				if r.Decode[i].Status == bench.StatusValid {
+				if r.Decode[i].Status == rundoc.StatusValid {
 					w, u := tokSPerW, usd
-					r.Decode[i].CellEnergy = &bench.CellEnergy{PowerStats: bench.PowerStats{Method: method}, TokSPerW: &w, USDPerMTok: &u}
+					r.Decode[i].CellEnergy = &rundoc.CellEnergy{PowerStats: rundoc.PowerStats{Method: method}, TokSPerW: &w, USDPerMTok: &u}
 				}
 			}
 			if _, err := s.PutRun(ctx, record(r, "@alice", ""), mustJSON(t, r)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		energy("metered-efficient", 0.5, 0.9, bench.MethodCounter)
-		energy("metered-cheap", 0.2, 0.4, bench.MethodSamples)
-		energy("estimated", 9, 0.1, bench.MethodEstimate)
+		energy("metered-efficient", 0.5, 0.9, rundoc.MethodCounter)
+		energy("metered-cheap", 0.2, 0.4, rundoc.MethodSamples)
+		energy("estimated", 9, 0.1, rundoc.MethodEstimate)
 		if d := cmp.Diff([]string{"metered-efficient", "metered-cheap"}, rankedIDs(t, s, store.CellQuery{Metric: "tok_s_per_w", Context: 0, Level: 1})); d != "" {
 			t.Errorf("by tok/s per W (-want +got):\n%s", d)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -16,7 +16,7 @@ import (
 // put stores a variant of the seed as submitted by submitter of org.
 func put(t *testing.T, s *store.Store, id, model, gpu, submitter, org string) {
 	t.Helper()
-	doc, r := variant(t, id, model, gpu, 1, bench.RunMeasured)
+	doc, r := variant(t, id, model, gpu, 1, rundoc.RunMeasured)
 	if _, err := s.PutRun(context.Background(), record(r, submitter, org), doc); err != nil {
 		t.Fatalf("storing %s: %v", id, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The leaderboard ranks runs by one cell of their matrix: a metric (total tok/s, TTFT,
@@ -67,31 +67,31 @@ type CellMetric struct {
 	Rev int
 	// Values reads every value the metric has in a run. Cells without figures, and
 	// figures that are not finite, have none.
-	Values func(r *bench.Run) []CellValue
+	Values func(r *rundoc.Run) []CellValue
 }
 
 // CellMetrics is the registry, in the order the leaderboard offers the metrics.
 var CellMetrics = []CellMetric{
 	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
-		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TotalTokS })},
+		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS })},
 	// per_request_tok_s is total tok/s ÷ the average number of active requests.
 	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
-		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.PerRequestTokS })},
+		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.PerRequestTokS })},
 	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0,
-		Values: decodeValues(func(f *bench.DecodeFigures) float64 { return f.TTFTMs })},
+		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TTFTMs })},
 	{Name: "prompt_tok_s", Axis: AxisPrefill, Unit: "tok/s", Decimals: 0,
-		Values: prefillValues(func(f *bench.PrefillFigures) float64 { return f.PromptTokS })},
+		Values: prefillValues(func(f *rundoc.PrefillFigures) float64 { return f.PromptTokS })},
 	// Energy and cost per cell (issue 18's CellEnergy): only what was metered ranks;
 	// an estimate (energy_method "estimate") is shown on the run's page, not ranked.
 	{Name: "tok_s_per_w", Axis: AxisConcurrency, Unit: "tok/s/W", Decimals: 2,
-		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
-			if e := c.CellEnergy; e != nil && e.TokSPerW != nil && e.Method != bench.MethodEstimate {
+		Values: decodeCells(func(c rundoc.DecodeCell) (float64, bool) {
+			if e := c.CellEnergy; e != nil && e.TokSPerW != nil && e.Method != rundoc.MethodEstimate {
 				return *e.TokSPerW, true
 			}
 			return 0, false
 		})},
 	{Name: "usd_per_mtok", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "USD/Mtok", Decimals: 3,
-		Values: decodeCells(func(c bench.DecodeCell) (float64, bool) {
+		Values: decodeCells(func(c rundoc.DecodeCell) (float64, bool) {
 			if e := c.CellEnergy; e != nil && e.USDPerMTok != nil {
 				return *e.USDPerMTok, true
 			}
@@ -105,23 +105,23 @@ var CellMetrics = []CellMetric{
 	// rate, under the workload and, for goodput, the SLO they were measured under
 	// (ratemetrics.go). A rate "inf" cell's level is RateInf.
 	{Name: "goodput_rps", Axis: AxisRate, Under: UnderSLO, Unit: "req/s", Decimals: 2,
-		Values: rateValues(UnderSLO, func(f *bench.RateFigures) *float64 { return f.GoodputRPS })},
+		Values: rateValues(UnderSLO, func(f *rundoc.RateFigures) *float64 { return f.GoodputRPS })},
 	{Name: "slo_met_ratio", Axis: AxisRate, Under: UnderSLO, Unit: "share", Decimals: 3,
-		Values: rateValues(UnderSLO, func(f *bench.RateFigures) *float64 { return f.SLOMetRatio })},
+		Values: rateValues(UnderSLO, func(f *rundoc.RateFigures) *float64 { return f.SLOMetRatio })},
 	{Name: "achieved_rps", Axis: AxisRate, Under: UnderWorkload, Unit: "req/s", Decimals: 2,
-		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return f.AchievedRPS })},
+		Values: rateValues(UnderWorkload, func(f *rundoc.RateFigures) *float64 { return f.AchievedRPS })},
 	{Name: "rate_ttft_p50_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 0,
-		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p50(f.TTFTMs) })},
+		Values: rateValues(UnderWorkload, func(f *rundoc.RateFigures) *float64 { return p50(f.TTFTMs) })},
 	{Name: "rate_ttft_p90_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 0,
-		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p90(f.TTFTMs) })},
+		Values: rateValues(UnderWorkload, func(f *rundoc.RateFigures) *float64 { return p90(f.TTFTMs) })},
 	{Name: "rate_tpot_p50_ms", Axis: AxisRate, Under: UnderWorkload, LowerIsBetter: true, Unit: "ms", Decimals: 1,
-		Values: rateValues(UnderWorkload, func(f *bench.RateFigures) *float64 { return p50(f.TPOTMs) })},
+		Values: rateValues(UnderWorkload, func(f *rundoc.RateFigures) *float64 { return p50(f.TPOTMs) })},
 	{Name: "max_rate_rps", Axis: AxisRateRun, Under: UnderSLOTarget, Unit: "req/s", Decimals: 2, Values: maxRateValue},
 }
 
 // decodeValues reads one figure of every decode cell that has figures.
-func decodeValues(figure func(*bench.DecodeFigures) float64) func(*bench.Run) []CellValue {
-	return func(r *bench.Run) []CellValue {
+func decodeValues(figure func(*rundoc.DecodeFigures) float64) func(*rundoc.Run) []CellValue {
+	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, c := range r.Decode {
 			if hasFigures(c) {
@@ -134,11 +134,11 @@ func decodeValues(figure func(*bench.DecodeFigures) float64) func(*bench.Run) []
 
 // decodeCells reads any value of every valid (or predicted) decode cell: value says
 // whether the cell has one. For figures outside DecodeFigures (energy, cost).
-func decodeCells(value func(bench.DecodeCell) (float64, bool)) func(*bench.Run) []CellValue {
-	return func(r *bench.Run) []CellValue {
+func decodeCells(value func(rundoc.DecodeCell) (float64, bool)) func(*rundoc.Run) []CellValue {
+	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, c := range r.Decode {
-			if c.Status != bench.StatusValid && c.Status != bench.StatusPredicted {
+			if c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted {
 				continue
 			}
 			if v, ok := value(c); ok {
@@ -150,11 +150,11 @@ func decodeCells(value func(bench.DecodeCell) (float64, bool)) func(*bench.Run) 
 }
 
 // prefillValues reads one figure of every prefill row that has figures.
-func prefillValues(figure func(*bench.PrefillFigures) float64) func(*bench.Run) []CellValue {
-	return func(r *bench.Run) []CellValue {
+func prefillValues(figure func(*rundoc.PrefillFigures) float64) func(*rundoc.Run) []CellValue {
+	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, p := range r.Prefill {
-			if p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
+			if p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) {
 				out = append(out, CellValue{Context: p.Context, Value: figure(p.PrefillFigures)})
 			}
 		}
@@ -163,8 +163,8 @@ func prefillValues(figure func(*bench.PrefillFigures) float64) func(*bench.Run) 
 }
 
 // runValue is a run-level figure of the summary.
-func runValue(figure func(Summary) *float64) func(*bench.Run) []CellValue {
-	return func(r *bench.Run) []CellValue {
+func runValue(figure func(Summary) *float64) func(*rundoc.Run) []CellValue {
+	return func(r *rundoc.Run) []CellValue {
 		if v := figure(summarizeFigures(r)); v != nil {
 			return []CellValue{{Value: *v}}
 		}
@@ -200,7 +200,7 @@ func (m CellMetric) rankKey(v float64) float64 {
 }
 
 // cellValues reads every registered metric's values of a run, finite ones only.
-func cellValues(r *bench.Run) []CellValue {
+func cellValues(r *rundoc.Run) []CellValue {
 	var out []CellValue
 	for _, m := range CellMetrics {
 		for _, v := range m.Values(r) {

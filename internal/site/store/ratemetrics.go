@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Open-loop metrics (issue 16's rate cells, llmbench run --rate). A rate cell's
@@ -55,15 +55,15 @@ const (
 	DefaultInputLen  = 1024
 	DefaultOutputLen = 256
 	DefaultDurationS = 30
-	DefaultTarget    = bench.DefaultSLOTarget
+	DefaultTarget    = rundoc.DefaultSLOTarget
 )
 
 // RateCond is the conditions an open-loop value was measured under, besides its input
 // length (the value's context) and rate (its level).
 type RateCond struct {
 	OutputLen      int
-	Arrival        string  // canonical (bench.Arrival.String): poisson, constant, gamma:B
-	LenDist        string  // canonical (bench.LenDist.String): fixed, uniform:R, normal:R
+	Arrival        string  // canonical (rundoc.Arrival.String): poisson, constant, gamma:B
+	LenDist        string  // canonical (rundoc.LenDist.String): fixed, uniform:R, normal:R
 	MaxConcurrency int     // client slots; 0: no cap
 	PrefixShare    float64 // share of each prompt common to the cell's requests
 	// Requests is how many requests a cell sent: the plan's --requests, or a rate inf
@@ -72,7 +72,7 @@ type RateCond struct {
 	DurationS float64
 	// SLO holds the latency targets (its Target is left 0) for UnderSLO and
 	// UnderSLOTarget; nil otherwise.
-	SLO *bench.SLO
+	SLO *rundoc.SLO
 	// Target is the share that must meet them, for UnderSLOTarget; 0 otherwise.
 	Target float64
 }
@@ -141,7 +141,7 @@ func ParseCondKey(key string) (RateCond, error) {
 
 // SLOText writes an SLO's latency targets as the site's URLs take them:
 // "ttft:500ms,tpot:50ms" (its Target is not part of it).
-func SLOText(s *bench.SLO) string {
+func SLOText(s *rundoc.SLO) string {
 	var parts []string
 	add := func(name string, v *float64) {
 		if v != nil {
@@ -157,8 +157,8 @@ func SLOText(s *bench.SLO) string {
 // ParseSLOText reads latency targets as llmbench run --slo takes them
 // ("ttft=500ms,tpot=50ms") or as URLs write them ("ttft:500ms,tpot:0.05s"); the
 // result has no Target.
-func ParseSLOText(s string) (*bench.SLO, error) {
-	slo, err := bench.ParseSLO(strings.ReplaceAll(s, ":", "="), 1)
+func ParseSLOText(s string) (*rundoc.SLO, error) {
+	slo, err := rundoc.ParseSLO(strings.ReplaceAll(s, ":", "="), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -171,16 +171,16 @@ func formatFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) 
 // rateWorkload is the conditions every open-loop value of r is measured under (before
 // the SLO and, for rate inf, the request count); ok is false when the run has no plan
 // of open-loop cells, or one whose arrival or length distribution cannot be read.
-func rateWorkload(r *bench.Run) (RateCond, bool) {
+func rateWorkload(r *rundoc.Run) (RateCond, bool) {
 	cfg := r.Config.Rate
 	if cfg == nil || cfg.InputLen <= 0 || cfg.OutputLen <= 0 {
 		return RateCond{}, false
 	}
-	arr, err := bench.ParseArrival(cfg.Arrival)
+	arr, err := rundoc.ParseArrival(cfg.Arrival)
 	if err != nil {
 		return RateCond{}, false
 	}
-	dist, err := bench.ParseLenDist(cfg.LenDist)
+	dist, err := rundoc.ParseLenDist(cfg.LenDist)
 	if err != nil {
 		return RateCond{}, false
 	}
@@ -195,7 +195,7 @@ func rateWorkload(r *bench.Run) (RateCond, bool) {
 // RunConditions is everything an open-loop run's cells were measured under: the
 // workload of its plan, and its SLO with the target when it has one (for a page that
 // says how two runs' conditions differ); ok is false when the run has no readable plan.
-func RunConditions(r *bench.Run) (c RateCond, inputLen int, ok bool) {
+func RunConditions(r *rundoc.Run) (c RateCond, inputLen int, ok bool) {
 	w, ok := rateWorkload(r)
 	if !ok {
 		return RateCond{}, 0, false
@@ -207,13 +207,13 @@ func RunConditions(r *bench.Run) (c RateCond, inputLen int, ok bool) {
 }
 
 // latencyTargets is an SLO's latency targets without its target share (RateCond.SLO).
-func latencyTargets(s *bench.SLO) *bench.SLO {
-	return &bench.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
+func latencyTargets(s *rundoc.SLO) *rundoc.SLO {
+	return &rundoc.SLO{TTFTMs: s.TTFTMs, TPOTMs: s.TPOTMs, E2EMs: s.E2EMs}
 }
 
 // under narrows the workload to what a metric's values depend on; ok is false when
 // the metric needs an SLO (or its target) the run was not judged against.
-func under(w RateCond, cfg *bench.RateConfig, c Conditions) (RateCond, bool) {
+func under(w RateCond, cfg *rundoc.RateConfig, c Conditions) (RateCond, bool) {
 	if c >= UnderSLO {
 		s := cfg.SLO
 		if s == nil || (s.TTFTMs == nil && s.TPOTMs == nil && s.E2EMs == nil) {
@@ -233,8 +233,8 @@ func under(w RateCond, cfg *bench.RateConfig, c Conditions) (RateCond, bool) {
 // rateValues reads one figure of every valid (or predicted) rate cell, at the run's
 // input length and the cell's rate, under the conditions c names. A rate inf cell is
 // keyed by how many requests it sent at once (it has no schedule to last for).
-func rateValues(c Conditions, figure func(*bench.RateFigures) *float64) func(*bench.Run) []CellValue {
-	return func(r *bench.Run) []CellValue {
+func rateValues(c Conditions, figure func(*rundoc.RateFigures) *float64) func(*rundoc.Run) []CellValue {
+	return func(r *rundoc.Run) []CellValue {
 		w, ok := rateWorkload(r)
 		if !ok {
 			return nil
@@ -246,7 +246,7 @@ func rateValues(c Conditions, figure func(*bench.RateFigures) *float64) func(*be
 		var out []CellValue
 		for _, cell := range r.Rate {
 			f := cell.RateFigures
-			if f == nil || (cell.Status != bench.StatusValid && cell.Status != bench.StatusPredicted) {
+			if f == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) {
 				continue
 			}
 			v := figure(f)
@@ -267,7 +267,7 @@ func rateValues(c Conditions, figure func(*bench.RateFigures) *float64) func(*be
 // search that bracketed the edge (a passing rate below a failing one) has a highest
 // rate; one that never failed only knows a lower bound, and ranking that as a maximum
 // would be wrong.
-func maxRateValue(r *bench.Run) []CellValue {
+func maxRateValue(r *rundoc.Run) []CellValue {
 	m := r.MaxRate
 	if m == nil || m.MaxRateRPS == nil || m.FailedRPS == nil || m.Stop == "all_passed" || m.Stop == "none_passed" {
 		return nil
@@ -283,5 +283,5 @@ func maxRateValue(r *bench.Run) []CellValue {
 	return []CellValue{{Context: r.Config.Rate.InputLen, Cond: cond.Key(), Value: *m.MaxRateRPS}}
 }
 
-func p50(s bench.LatencyStats) *float64 { return s.P50 }
-func p90(s bench.LatencyStats) *float64 { return s.P90 }
+func p50(s rundoc.LatencyStats) *float64 { return s.P50 }
+func p90(s rundoc.LatencyStats) *float64 { return s.P90 }

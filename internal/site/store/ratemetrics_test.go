@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -15,21 +15,21 @@ import (
 // rateRun reads an open-loop fixture of the report package (llmbench run --quick
 // --rate 1,4,inf --max-concurrency 8 --requests 20 --slo ttft=1s,tpot=60ms against
 // the emulator; or its --find-max-rate twin) as a measured run under another id.
-func rateRun(t *testing.T, file, id string) *bench.Run {
+func rateRun(t *testing.T, file, id string) *rundoc.Run {
 	t.Helper()
 	b, err := os.ReadFile("../../report/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.Decode(b)
+	r, err := rundoc.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ID, r.Status = id, bench.RunMeasured
+	r.ID, r.Status = id, rundoc.RunMeasured
 	return r
 }
 
-func putRun(t *testing.T, s *store.Store, r *bench.Run) {
+func putRun(t *testing.T, s *store.Store, r *rundoc.Run) {
 	t.Helper()
 	if _, err := s.PutRun(context.Background(), record(r, "@alice", ""), mustJSON(t, r)); err != nil {
 		t.Fatalf("storing %s: %v", r.ID, err)
@@ -37,7 +37,7 @@ func putRun(t *testing.T, s *store.Store, r *bench.Run) {
 }
 
 // scaleGoodput multiplies every cell's goodput (and its met share, capped at 1).
-func scaleGoodput(r *bench.Run, k float64) {
+func scaleGoodput(r *rundoc.Run, k float64) {
 	for i := range r.Rate {
 		if f := r.Rate[i].RateFigures; f != nil && f.GoodputRPS != nil {
 			g := *f
@@ -54,7 +54,7 @@ func ms(v float64) *float64 { return &v }
 func fixtureCond(slo bool) store.RateCond {
 	c := store.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8, Requests: 20}
 	if slo {
-		c.SLO = &bench.SLO{TTFTMs: ms(1000), TPOTMs: ms(60)}
+		c.SLO = &rundoc.SLO{TTFTMs: ms(1000), TPOTMs: ms(60)}
 	}
 	return c
 }
@@ -65,7 +65,7 @@ func TestRateCondKey(t *testing.T) {
 		t.Errorf("Key = %q, want %q", got, want)
 	}
 	for _, c := range []store.RateCond{c, fixtureCond(false),
-		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &bench.SLO{E2EMs: ms(12.5)}, Target: 0.9},
+		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &rundoc.SLO{E2EMs: ms(12.5)}, Target: 0.9},
 		{OutputLen: 1, Arrival: "constant", LenDist: "normal:0.1", DurationS: 60}} {
 		back, err := store.ParseCondKey(c.Key())
 		if err != nil || back.Key() != c.Key() {
@@ -132,7 +132,7 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 		open := rateRun(t, "rate-search-run.json", "search-never-failed")
 		open.MaxRate.FailedRPS, open.MaxRate.Stop = nil, "all_passed"
 		putRun(t, s, open)
-		putVariant(t, s, "matrix", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, bench.RunMeasured)
+		putVariant(t, s, "matrix", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
 
 		slo, workload := fixtureCond(true).Key(), fixtureCond(false).Key()
 		strictCond := fixtureCond(true)
@@ -245,7 +245,7 @@ func TestRegistryConditionsMatchValues(t *testing.T) {
 	f := *withP90.Rate[0].RateFigures
 	f.TTFTMs.P90, f.TTFTMs.Samples = ms(400), 64
 	withP90.Rate[0].RateFigures = &f
-	runs := []*bench.Run{rateRun(t, "rate-run.json", "a"), rateRun(t, "rate-search-run.json", "b"), withP90}
+	runs := []*rundoc.Run{rateRun(t, "rate-run.json", "a"), rateRun(t, "rate-search-run.json", "b"), withP90}
 	for _, m := range store.CellMetrics {
 		n := 0
 		for _, r := range runs {
@@ -288,7 +288,7 @@ func TestMigrationKeepsOlderRuns(t *testing.T) {
 			}
 			_, matrix := seed(t)
 			rate := rateRun(t, "rate-run.json", "old-rate-run")
-			for _, r := range []*bench.Run{matrix, rate} {
+			for _, r := range []*rundoc.Run{matrix, rate} {
 				sum := store.Summarize(r)
 				err := old.ExecForTesting(ctx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, engine, engine_version, quantization, profile,
 					created_at, submitted_at, submitter, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // registryKey is the site_meta entry holding the signature of the metric registry and
@@ -62,7 +62,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	}
 	type doc struct {
 		id  string
-		run *bench.Run
+		run *rundoc.Run
 	}
 	var docs []doc
 	var ids []string
@@ -73,7 +73,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 			return nil, fmt.Errorf("reindexing runs: %w", err)
 		}
 		ids = append(ids, id)
-		var r bench.Run
+		var r rundoc.Run
 		if err := json.Unmarshal([]byte(text), &r); err != nil {
 			continue // stored before it could be checked as it is now: keep its old row
 		}

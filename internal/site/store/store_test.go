@@ -5,40 +5,41 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
 var seedPath = seedcopy.RunPath()
 
-func seed(t *testing.T) ([]byte, *bench.Run) {
+func seed(t *testing.T) ([]byte, *rundoc.Run) {
 	t.Helper()
 	b, err := os.ReadFile(seedPath)
 	if err != nil {
 		t.Fatalf("reading the seed run: %v", err)
 	}
-	r, err := bench.Decode(b)
+	r, err := rundoc.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b, r
 }
 
-func record(r *bench.Run, submitter, org string) store.RunRecord {
+func record(r *rundoc.Run, submitter, org string) store.RunRecord {
 	return store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
 		SubmittedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Submitter: submitter, Org: org}
 }
 
 // variant returns a copy of the seed under another id, model and GPU, scaled in speed.
-func variant(t *testing.T, id, model, gpu string, scale float64, kind string) ([]byte, *bench.Run) {
+func variant(t *testing.T, id, model, gpu string, scale float64, kind string) ([]byte, *rundoc.Run) {
 	_, r := seed(t)
 	r.ID, r.Model.ID, r.Hardware.GPUs[0].Name, r.Status, r.Title = id, model, gpu, kind, ""
 	for i := range r.Decode {
@@ -78,14 +79,14 @@ func TestProfileOf(t *testing.T) {
 	_, r := seed(t)
 	tests := []struct {
 		name string
-		edit func(c *bench.Config)
+		edit func(c *rundoc.Config)
 		want string
 	}{
-		{"seed", func(c *bench.Config) {}, "speed-test"},
-		{"quick", func(c *bench.Config) { c.Quick = true }, "quick"},
-		{"shorter", func(c *bench.Config) { c.DurationS = 10 }, "custom"},
-		{"other order", func(c *bench.Config) { c.Concurrency = []int{128, 64, 32, 16, 8, 4, 2, 1} }, "speed-test"},
-		{"fewer contexts", func(c *bench.Config) { c.Contexts = []int{0} }, "custom"},
+		{"seed", func(c *rundoc.Config) {}, "speed-test"},
+		{"quick", func(c *rundoc.Config) { c.Quick = true }, "quick"},
+		{"shorter", func(c *rundoc.Config) { c.DurationS = 10 }, "custom"},
+		{"other order", func(c *rundoc.Config) { c.Concurrency = []int{128, 64, 32, 16, 8, 4, 2, 1} }, "speed-test"},
+		{"fewer contexts", func(c *rundoc.Config) { c.Contexts = []int{0} }, "custom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestRunsRoundTrip(t *testing.T) {
 func TestListAndRank(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		put := func(b []byte, r *bench.Run, who, org string) {
+		put := func(b []byte, r *rundoc.Run, who, org string) {
 			if _, err := s.PutRun(ctx, record(r, who, org), b); err != nil {
 				t.Fatal(err)
 			}

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/names"
 	"github.com/llmbench/llmbench/internal/perf"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Summary is what the site ranks and filters runs by: a few figures taken from the run
@@ -48,7 +48,7 @@ const (
 )
 
 // ModeOf says whether r is an open-loop run (a rate plan or rate cells) or a matrix run.
-func ModeOf(r *bench.Run) string {
+func ModeOf(r *rundoc.Run) string {
 	if r.Config.Rate != nil || len(r.Rate) > 0 || r.MaxRate != nil {
 		return ModeRate
 	}
@@ -87,7 +87,7 @@ func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
 
 // ModelName is how the site names a run's model: the model id (the weights) when the
 // run has one, else the name it was served under.
-func ModelName(m bench.Model) string {
+func ModelName(m rundoc.Model) string {
 	if strings.TrimSpace(m.ID) != "" {
 		return m.ID
 	}
@@ -95,7 +95,7 @@ func ModelName(m bench.Model) string {
 }
 
 // GPUName is how the site names a run's accelerator; a CPU-only run is named by its CPU.
-func GPUName(h bench.Hardware) (name string, count int) {
+func GPUName(h rundoc.Hardware) (name string, count int) {
 	if len(h.GPUs) > 0 {
 		count = 0
 		for _, g := range h.GPUs {
@@ -110,7 +110,7 @@ func GPUName(h bench.Hardware) (name string, count int) {
 }
 
 // Summarize takes the ranking figures out of a run document.
-func Summarize(r *bench.Run) Summary {
+func Summarize(r *rundoc.Run) Summary {
 	s := summarizeFigures(r)
 	s.Kind = r.Kind()
 	s.Title = strings.TrimSpace(r.Title)
@@ -151,7 +151,7 @@ func catalogGPUName(name string) string {
 
 // summarizeFigures is the summary's figures: the ranking columns and the VRAM they
 // are divided by.
-func summarizeFigures(r *bench.Run) Summary {
+func summarizeFigures(r *rundoc.Run) Summary {
 	var s Summary
 	if vram, ok := TotalVRAMBytes(r.Hardware); ok && vram > 0 {
 		s.VRAMGB = ptr(float64(vram) / (1 << 30))
@@ -168,7 +168,7 @@ func summarizeFigures(r *bench.Run) Summary {
 		}
 	}
 	for _, p := range r.Prefill {
-		if p.Context == 32*bench.K && p.PrefillFigures != nil && (p.Status == bench.StatusValid || p.Status == bench.StatusPredicted) {
+		if p.Context == 32*rundoc.K && p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) {
 			s.Prefill32KTokS = ptr(p.PromptTokS)
 		}
 	}
@@ -181,7 +181,7 @@ func summarizeFigures(r *bench.Run) Summary {
 // TotalVRAMBytes adds up the memory of every GPU; ok is false when the sum does not
 // fit an int64 (the validator refuses such documents; this keeps a stored one from
 // wrapping around to a tiny total that would rank first per GB).
-func TotalVRAMBytes(h bench.Hardware) (total int64, ok bool) {
+func TotalVRAMBytes(h rundoc.Hardware) (total int64, ok bool) {
 	for _, g := range h.GPUs {
 		n := int64(max(g.Count, 1))
 		if g.VRAMBytes < 0 || (g.VRAMBytes > 0 && n > math.MaxInt64/g.VRAMBytes) {
@@ -195,8 +195,8 @@ func TotalVRAMBytes(h bench.Hardware) (total int64, ok bool) {
 	return total, true
 }
 
-func hasFigures(c bench.DecodeCell) bool {
-	return c.DecodeFigures != nil && (c.Status == bench.StatusValid || c.Status == bench.StatusPredicted) &&
+func hasFigures(c rundoc.DecodeCell) bool {
+	return c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) &&
 		!math.IsNaN(c.TotalTokS) && !math.IsInf(c.TotalTokS, 0)
 }
 
@@ -216,9 +216,9 @@ type Profile struct {
 var Profiles = []Profile{
 	{
 		Name:            "speed-test",
-		Contexts:        []int{0, 16 * bench.K, 32 * bench.K, 56 * bench.K},
+		Contexts:        []int{0, 16 * rundoc.K, 32 * rundoc.K, 56 * rundoc.K},
 		Concurrency:     []int{1, 2, 4, 8, 16, 32, 64, 128},
-		PrefillContexts: []int{8 * bench.K, 16 * bench.K, 32 * bench.K, 56 * bench.K},
+		PrefillContexts: []int{8 * rundoc.K, 16 * rundoc.K, 32 * rundoc.K, 56 * rundoc.K},
 		DurationS:       30,
 		MaxOutputTokens: 8192,
 	},
@@ -233,7 +233,7 @@ var Profiles = []Profile{
 const ProfileCustom = "custom"
 
 // ProfileOf names the profile a run's config followed.
-func ProfileOf(c bench.Config) string {
+func ProfileOf(c rundoc.Config) string {
 	if c.Quick {
 		return "quick"
 	}

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/perf"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site"
 )
 
@@ -187,7 +187,7 @@ func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction
 	if err := s.EstimateEnergy(run, plan, s.CatalogPrice()); err != nil {
 		return nil, &site.CalcError{Reason: err.Error()}
 	}
-	run.Tool = bench.Tool{Name: "llmbench", Version: "site"}
+	run.Tool = rundoc.Tool{Name: "llmbench", Version: "site"}
 	return &site.Prediction{Run: run, Memory: mem}, nil
 }
 
@@ -293,7 +293,7 @@ func (p *Perf) modelSpecs(name string) ([]site.Spec, bool) {
 		site.Spec{Key: "heads", Label: "Attention heads / KV heads", Value: strconv.Itoa(m.Heads) + " / " + strconv.Itoa(m.KVHeads)},
 		site.Spec{Key: "attention", Label: "Attention", Value: m.Attention})
 	if m.Context > 0 {
-		specs = append(specs, site.Spec{Key: "context", Label: "Context length", Value: bench.FormatTokens(m.Context)})
+		specs = append(specs, site.Spec{Key: "context", Label: "Context length", Value: rundoc.FormatTokens(m.Context)})
 	}
 	if m.Experts > 0 {
 		specs = append(specs, site.Spec{Key: "experts", Label: "Experts (per token)", Value: strconv.Itoa(m.Experts) + " (" + strconv.Itoa(m.ExpertsPerToken) + ")"})

@@ -7,8 +7,8 @@ package wire
 import (
 	"io"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site"
 )
 
@@ -16,7 +16,7 @@ import (
 type Report struct{}
 
 // Body writes the report page's content for the site's layout.
-func (Report) Body(w io.Writer, run *bench.Run, lang string) error {
+func (Report) Body(w io.Writer, run *rundoc.Run, lang string) error {
 	return report.HTMLBody(w, run, lang)
 }
 

@@ -3,11 +3,12 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
+
 	"github.com/llmbench/llmbench/internal/site"
 )
 
@@ -22,7 +23,7 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 		t.Fatalf("Predict: %v", err)
 	}
 	run := pred.Run
-	if run.Kind() != bench.RunPredicted {
+	if run.Kind() != rundoc.RunPredicted {
 		t.Errorf("a prediction has kind %q, want predicted", run.Kind())
 	}
 	b, err := json.Marshal(run)
@@ -75,7 +76,7 @@ func specsText(ss []site.Spec) string {
 }
 
 func TestReportBodyHasTheSeedNumbers(t *testing.T) {
-	run, err := bench.ReadFile(seedcopy.RunPath())
+	run, err := rundoc.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}

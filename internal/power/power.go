@@ -1,4 +1,10 @@
-package bench
+// Package power owns power telemetry's samples and their scoring: what a meter saw
+// around a measurement window (Trace), turned into the window's watts and joules
+// (Score) and a cell's or a prefill row's energy figures in the run document
+// (DecodeEnergy, PrefillEnergyFor). Everything here is a pure function of the trace,
+// the window and the counts, so a re-scored run gives the same numbers as the live
+// one; internal/hw reads the meters, internal/bench calls Score after each window.
+package power
 
 import (
 	"context"
@@ -8,24 +14,21 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// This file scores energy and cost: the power a telemetry source saw during a window,
-// turned into watts, joules, joules per token, tokens per second per watt and dollars
-// per million tokens. Everything here is a pure function of the trace, the window and
-// the cell's counts, so a re-scored run gives the same numbers as the live one.
+	"github.com/llmbench/llmbench/internal/rundoc"
+)
 
 // Telemetry is the power meter of the server's machine. Summary is called once per
 // measurement window, after it closed: it returns every sample from just before start
 // to just after end (waiting a little for the samples after end to arrive), for every
 // device counted, and says why the trace cannot be trusted when it cannot.
 type Telemetry interface {
-	Summary(ctx context.Context, start, end time.Time) PowerTrace
+	Summary(ctx context.Context, start, end time.Time) Trace
 }
 
-// PowerSample is one reading of one device. Pointer fields are nil where the source
+// Sample is one reading of one device. Pointer fields are nil where the source
 // does not report that quantity.
-type PowerSample struct {
+type Sample struct {
 	At     time.Time `json:"at"`
 	Device int       `json:"device"`
 	// PowerW is the device's power draw in watts.
@@ -41,99 +44,20 @@ type PowerSample struct {
 	Throttle []string `json:"throttle,omitempty"`
 }
 
-// PowerTrace is what a telemetry source saw around one window.
-type PowerTrace struct {
+// Trace is what a telemetry source saw around one window.
+type Trace struct {
 	Source string `json:"source"`
 	// Devices are the devices counted: every one of them must be covered by samples.
 	Devices []int `json:"devices"`
 	// Interval is how often the source samples.
 	Interval time.Duration `json:"interval_ns"`
-	Samples  []PowerSample `json:"samples"`
+	Samples  []Sample      `json:"samples"`
 	// Problem, when set, says why no figure may come from this trace (the sampler
 	// died, the source could not be read).
 	Problem string `json:"problem,omitempty"`
 	// Foreign lists compute processes on the counted devices that are not the
 	// server's: their power would be billed to the server's tokens.
 	Foreign []string `json:"foreign,omitempty"`
-}
-
-// PowerStats are the power figures of one window, summed over every device counted.
-// The figures are nil, with Reason saying why, when the trace cannot give them.
-type PowerStats struct {
-	PowerWMean *float64 `json:"power_w_mean"`
-	PowerWMax  *float64 `json:"power_w_max"`
-	EnergyJ    *float64 `json:"energy_j"`
-	// GPUUtilMean is the mean utilization over the window and the devices, in percent.
-	GPUUtilMean *float64 `json:"gpu_util_mean,omitempty"`
-	// GPUMemUsedMiB is the most memory the devices held together in the window.
-	GPUMemUsedMiB *float64 `json:"gpu_memory_used_mib,omitempty"`
-	Throttle      []string `json:"throttle_reasons,omitempty"`
-	// Samples counts the samples inside the window, over all devices; Devices how many
-	// devices were summed.
-	Samples int    `json:"telemetry_samples,omitempty"`
-	Devices int    `json:"telemetry_devices,omitempty"`
-	Method  string `json:"energy_method,omitempty"` // energy_counter | power_samples | estimate
-	Reason  string `json:"energy_reason,omitempty"`
-}
-
-// CellEnergy is a decode cell's energy and cost (extensions).
-type CellEnergy struct {
-	PowerStats
-	// JoulesPerToken is the window's energy over the output tokens that arrived in it.
-	JoulesPerToken *float64 `json:"joules_per_token"`
-	TokSPerW       *float64 `json:"tok_s_per_w"`
-	// USDPerMTok is the machine's price per second over total tok/s, × 10⁶.
-	USDPerMTok *float64 `json:"usd_per_mtok"`
-	CostReason string   `json:"cost_reason,omitempty"`
-}
-
-// PrefillEnergy is a prefill row's energy: the cold request's time to first token.
-type PrefillEnergy struct {
-	PowerStats
-	JoulesPerPromptToken *float64 `json:"joules_per_prompt_token"`
-}
-
-// Energy methods.
-const (
-	MethodCounter  = "energy_counter"
-	MethodSamples  = "power_samples"
-	MethodEstimate = "estimate"
-)
-
-// RunEnergy says, for the whole run, what was metered and at what price.
-type RunEnergy struct {
-	// Telemetry names the source (nvidia-smi, amd-smi, amd-sysfs, rapl, powermetrics,
-	// http://HOST:PORT) or "none".
-	Telemetry string `json:"telemetry"`
-	// Reason says why there is no telemetry, when there is none.
-	Reason string `json:"telemetry_reason,omitempty"`
-	// Counted says what the watts cover ("board power of GPU 0, 1 (NVIDIA H200)").
-	Counted    string            `json:"counted,omitempty"`
-	Devices    []TelemetryDevice `json:"devices,omitempty"`
-	IntervalMs float64           `json:"interval_ms,omitempty"`
-	// Processes are the compute processes on the counted devices when the run began:
-	// the server's, as far as llmbench can tell (see Counted).
-	Processes []string `json:"gpu_processes,omitempty"`
-	Price     *Price   `json:"price,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
-}
-
-// TelemetryDevice is one metered device.
-type TelemetryDevice struct {
-	Index       int     `json:"index"`
-	Name        string  `json:"name,omitempty"`
-	PowerLimitW float64 `json:"power_limit_w,omitempty"`
-}
-
-// Price is what the machine costs per hour, and where that figure comes from.
-type Price struct {
-	USDPerHour float64 `json:"usd_per_hour"`
-	// Source is "--price-per-hour" or the catalog entry's provider and address.
-	Source string `json:"source"`
-	// Date is when the price was published or read (YYYY-MM-DD).
-	Date      string `json:"date,omitempty"`
-	CatalogID string `json:"catalog_id,omitempty"`
-	Note      string `json:"note,omitempty"`
 }
 
 // The least a window must carry before a figure comes from it. A power trace is
@@ -145,13 +69,13 @@ const (
 	minCounterSamples = 2
 )
 
-// ScorePower computes a window's power figures from a trace: energy from the counter
+// Score computes a window's power figures from a trace: energy from the counter
 // when every sample carries one (interpolated at the window's edges), else by
 // integrating the power samples (trapezoids, interpolated at the edges); mean power is
 // energy over the window's length; the maximum is that of the devices' summed power.
-func ScorePower(tr PowerTrace, start, end time.Time) PowerStats {
-	st := PowerStats{Devices: len(tr.Devices)}
-	fail := func(reason string) PowerStats {
+func Score(tr Trace, start, end time.Time) rundoc.PowerStats {
+	st := rundoc.PowerStats{Devices: len(tr.Devices)}
+	fail := func(reason string) rundoc.PowerStats {
 		st.Reason = reason
 		return st
 	}
@@ -186,9 +110,9 @@ func ScorePower(tr PowerTrace, start, end time.Time) PowerStats {
 		}
 		total += e
 	}
-	st.Method = MethodSamples
+	st.Method = rundoc.MethodSamples
 	if w.counter {
-		st.Method = MethodCounter
+		st.Method = rundoc.MethodCounter
 	}
 	st.EnergyJ = ptr(round(total, 2))
 	st.PowerWMean = ptr(round(total/length, 1))
@@ -198,7 +122,7 @@ func ScorePower(tr PowerTrace, start, end time.Time) PowerStats {
 
 // powerWindow is a trace's samples by device, sorted, with what the window's hold.
 type powerWindow struct {
-	byDevice map[int][]PowerSample
+	byDevice map[int][]Sample
 	counter  bool // every sample has the energy counter
 	inside   int
 	utilSum  float64
@@ -209,8 +133,8 @@ type powerWindow struct {
 // windowSamples sorts the trace's samples by device and checks they cover the window
 // (a sample at or before its start and at or after its end, no gap over the
 // sampler's limit, enough inside); reason says why not.
-func windowSamples(tr PowerTrace, start, end time.Time) (powerWindow, string) {
-	w := powerWindow{byDevice: map[int][]PowerSample{}, counter: true, throttle: map[string]bool{}}
+func windowSamples(tr Trace, start, end time.Time) (powerWindow, string) {
+	w := powerWindow{byDevice: map[int][]Sample{}, counter: true, throttle: map[string]bool{}}
 	for _, s := range tr.Samples {
 		w.byDevice[s.Device] = append(w.byDevice[s.Device], s)
 	}
@@ -242,7 +166,7 @@ func windowSamples(tr PowerTrace, start, end time.Time) (powerWindow, string) {
 }
 
 // add counts a device's samples inside the window, their utilization and clock events.
-func (w *powerWindow) add(ss []PowerSample, start, end time.Time) {
+func (w *powerWindow) add(ss []Sample, start, end time.Time) {
 	for _, s := range ss {
 		if s.At.After(start) && !s.At.After(end) {
 			w.inside++
@@ -262,7 +186,7 @@ func (w *powerWindow) add(ss []PowerSample, start, end time.Time) {
 
 // describe sets the window's peak power, mean utilization, peak memory and clock
 // events.
-func (w *powerWindow) describe(st *PowerStats, devices []int, start, end time.Time) {
+func (w *powerWindow) describe(st *rundoc.PowerStats, devices []int, start, end time.Time) {
 	if peak, ok := peakSummedPower(w.byDevice, devices, start, end); ok {
 		st.PowerWMax = ptr(round(peak, 1))
 	}
@@ -287,7 +211,7 @@ func maxGap(interval time.Duration) time.Duration {
 	return max(4*interval, time.Second)
 }
 
-func countInside(ss []PowerSample, start, end time.Time) int {
+func countInside(ss []Sample, start, end time.Time) int {
 	n := 0
 	for _, s := range ss {
 		if s.At.After(start) && !s.At.After(end) {
@@ -298,7 +222,7 @@ func countInside(ss []PowerSample, start, end time.Time) int {
 }
 
 // largestGap is the longest time between consecutive samples that overlaps the window.
-func largestGap(ss []PowerSample, start, end time.Time) time.Duration {
+func largestGap(ss []Sample, start, end time.Time) time.Duration {
 	var gap time.Duration
 	for i := 1; i < len(ss); i++ {
 		if ss[i].At.Before(start) || ss[i-1].At.After(end) {
@@ -311,7 +235,7 @@ func largestGap(ss []PowerSample, start, end time.Time) time.Duration {
 
 // valueAt interpolates a quantity linearly at t between the two samples that carry it
 // on either side of t.
-func valueAt(ss []PowerSample, t time.Time, get func(PowerSample) *float64) (float64, bool) {
+func valueAt(ss []Sample, t time.Time, get func(Sample) *float64) (float64, bool) {
 	var prev *float64
 	var prevAt time.Time
 	for _, s := range ss {
@@ -334,11 +258,11 @@ func valueAt(ss []PowerSample, t time.Time, get func(PowerSample) *float64) (flo
 	return 0, false
 }
 
-func powerOf(s PowerSample) *float64  { return s.PowerW }
-func energyOf(s PowerSample) *float64 { return s.EnergyJ }
+func powerOf(s Sample) *float64  { return s.PowerW }
+func energyOf(s Sample) *float64 { return s.EnergyJ }
 
 // counterEnergy is the counter's increase over the window.
-func counterEnergy(ss []PowerSample, start, end time.Time) (float64, bool) {
+func counterEnergy(ss []Sample, start, end time.Time) (float64, bool) {
 	a, ok1 := valueAt(ss, start, energyOf)
 	b, ok2 := valueAt(ss, end, energyOf)
 	if !ok1 || !ok2 || b < a {
@@ -349,7 +273,7 @@ func counterEnergy(ss []PowerSample, start, end time.Time) (float64, bool) {
 
 // integratePower integrates power over the window by trapezoids between the samples,
 // with the power at the window's edges interpolated.
-func integratePower(ss []PowerSample, start, end time.Time) (float64, bool) {
+func integratePower(ss []Sample, start, end time.Time) (float64, bool) {
 	p0, ok := valueAt(ss, start, powerOf)
 	if !ok {
 		return 0, false
@@ -373,7 +297,7 @@ func integratePower(ss []PowerSample, start, end time.Time) (float64, bool) {
 
 // peakSummedPower is the largest sum of every device's power at one instant, taken at
 // each sample time inside the window with the other devices interpolated.
-func peakSummedPower(byDevice map[int][]PowerSample, devices []int, start, end time.Time) (float64, bool) {
+func peakSummedPower(byDevice map[int][]Sample, devices []int, start, end time.Time) (float64, bool) {
 	peak, found := 0.0, false
 	for _, d := range devices {
 		for _, s := range byDevice[d] {
@@ -399,7 +323,7 @@ func peakSummedPower(byDevice map[int][]PowerSample, devices []int, start, end t
 
 // peakSummedMemory is the most memory the devices held together: each device's most
 // inside the window, summed (memory changes slowly during a cell).
-func peakSummedMemory(byDevice map[int][]PowerSample, devices []int, start, end time.Time) (float64, bool) {
+func peakSummedMemory(byDevice map[int][]Sample, devices []int, start, end time.Time) (float64, bool) {
 	total, found := 0.0, false
 	for _, d := range devices {
 		best, has := 0.0, false
@@ -419,8 +343,8 @@ func peakSummedMemory(byDevice map[int][]PowerSample, devices []int, start, end 
 // DecodeEnergy turns a decode window's power figures into the cell's energy and cost:
 // J/token = energy / output tokens in the window, tok/s/W = output tokens / energy,
 // $/Mtok = price per second / total tok/s × 10⁶ (which needs no telemetry at all).
-func DecodeEnergy(ps PowerStats, outputTokens int, totalTokS float64, price *Price) *CellEnergy {
-	ce := &CellEnergy{PowerStats: ps}
+func DecodeEnergy(ps rundoc.PowerStats, outputTokens int, totalTokS float64, price *rundoc.Price) *rundoc.CellEnergy {
+	ce := &rundoc.CellEnergy{PowerStats: ps}
 	if ps.EnergyJ != nil {
 		switch {
 		case outputTokens <= 0:
@@ -432,40 +356,23 @@ func DecodeEnergy(ps PowerStats, outputTokens int, totalTokS float64, price *Pri
 			ce.TokSPerW = ptr(round(float64(outputTokens) / *ps.EnergyJ, 4))
 		}
 	}
-	ce.USDPerMTok, ce.CostReason = CostPerMTok(price, totalTokS)
+	ce.USDPerMTok, ce.CostReason = rundoc.CostPerMTok(price, totalTokS)
 	return ce
 }
 
 // PrefillEnergyFor turns a prefill row's power figures (over the cold request's time to
 // first token) into joules per prompt token.
-func PrefillEnergyFor(ps PowerStats, promptTokens int) *PrefillEnergy {
-	pe := &PrefillEnergy{PowerStats: ps}
+func PrefillEnergyFor(ps rundoc.PowerStats, promptTokens int) *rundoc.PrefillEnergy {
+	pe := &rundoc.PrefillEnergy{PowerStats: ps}
 	if ps.EnergyJ != nil && promptTokens > 0 && *ps.EnergyJ > 0 {
 		pe.JoulesPerPromptToken = ptr(round(*ps.EnergyJ/float64(promptTokens), 6))
 	}
 	return pe
 }
 
-// CostPerMTok is what a million output tokens cost at the machine's price and the
-// cell's throughput, or nil with the reason.
-func CostPerMTok(price *Price, totalTokS float64) (*float64, string) {
-	switch {
-	case price == nil:
-		return nil, "no price: give --price-per-hour"
-	case !(totalTokS > 0):
-		return nil, "no throughput to divide the price by"
-	case !(price.USDPerHour > 0) || math.IsInf(price.USDPerHour, 0):
-		return nil, "the price is not a positive amount"
-	}
-	return ptr(round(price.USDPerHour/3600/totalTokS*1e6, 4)), ""
-}
-
 func ptr[T any](v T) *T { return &v }
 
-// PriceOrNil is the run's price, or nil when it has none.
-func (e *RunEnergy) PriceOrNil() *Price {
-	if e == nil {
-		return nil
-	}
-	return e.Price
+func round(v float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(v*p) / p
 }

@@ -1,4 +1,4 @@
-package bench
+package rundoc
 
 import (
 	"encoding/json"
@@ -301,4 +301,81 @@ func (s *SLO) String() string {
 	add("tpot", s.TPOTMs)
 	add("e2e", s.E2EMs)
 	return strings.Join(parts, ",")
+}
+
+// Defaults of a --find-max-rate search.
+const (
+	DefaultSearchSteps     = 8
+	DefaultSearchPrecision = 0.1
+	DefaultSLOTarget       = 0.95
+)
+
+// Passes reports whether a cell met its SLO target without saturating: the test a
+// --find-max-rate search applies to every rate it tries.
+func (c *RateCell) Passes() bool {
+	return c.Status == StatusValid && c.RateFigures != nil && !c.Saturated() && c.MeetsSLO != nil && *c.MeetsSLO
+}
+
+// Arrival is the process request arrivals follow [vLLM bench serve]: Poisson
+// (exponential gaps), constant gaps, or gamma gaps of shape Burstiness (1 is Poisson;
+// below 1 burstier, above 1 more even).
+type Arrival struct {
+	Kind       string // poisson | constant | gamma
+	Burstiness float64
+}
+
+// ParseArrival reads "poisson", "constant" or "gamma:B".
+func ParseArrival(s string) (Arrival, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case t == "" || t == "poisson":
+		return Arrival{Kind: "poisson", Burstiness: 1}, nil
+	case t == "constant":
+		return Arrival{Kind: "constant"}, nil
+	case strings.HasPrefix(t, "gamma:"):
+		b, err := strconv.ParseFloat(strings.TrimPrefix(t, "gamma:"), 64)
+		if err != nil || !(b > 0) || math.IsInf(b, 0) {
+			return Arrival{}, fmt.Errorf("%q: gamma takes a positive burstiness, e.g. gamma:0.5", s)
+		}
+		return Arrival{Kind: "gamma", Burstiness: b}, nil
+	}
+	return Arrival{}, fmt.Errorf("arrival %q: use poisson, constant or gamma:BURSTINESS", s)
+}
+
+func (a Arrival) String() string {
+	if a.Kind == "gamma" {
+		return "gamma:" + strconv.FormatFloat(a.Burstiness, 'f', -1, 64)
+	}
+	return a.Kind
+}
+
+// LenDist is how request lengths spread around their nominal value [vLLM's random
+// dataset]: fixed, uniform in [L(1−R), L(1+R)], or normal with stdev R·L (clipped to
+// [1, 2L]).
+type LenDist struct {
+	Kind  string // fixed | uniform | normal
+	Ratio float64
+}
+
+// ParseLenDist reads "fixed", "uniform:R" or "normal:R".
+func ParseLenDist(s string) (LenDist, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" || t == "fixed" {
+		return LenDist{Kind: "fixed"}, nil
+	}
+	kind, arg, ok := strings.Cut(t, ":")
+	if ok && (kind == "uniform" || kind == "normal") {
+		r, err := strconv.ParseFloat(arg, 64)
+		if err == nil && r >= 0 && (r < 1 || kind == "normal" && r <= 10) {
+			return LenDist{Kind: kind, Ratio: r}, nil
+		}
+	}
+	return LenDist{}, fmt.Errorf("length distribution %q: use fixed, uniform:R (0 ≤ R < 1) or normal:R", s)
+}
+
+func (d LenDist) String() string {
+	if d.Kind == "fixed" || d.Kind == "" {
+		return "fixed"
+	}
+	return d.Kind + ":" + strconv.FormatFloat(d.Ratio, 'f', -1, 64)
 }

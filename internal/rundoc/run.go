@@ -1,13 +1,14 @@
-// Package bench owns the speed test matrix: the plan (cells, over-capacity rule, fitting
-// it to a server: plan.go), its orchestration (runner.go), the execution of one request
-// (request.go: Send and the retry policy), of a row's cold request (warmup.go) and of a
-// cell (execute.go), the wait for the server to drain (drain.go), one pure scoring path
-// shared by the live run and Rescore (score.go, tokens.go, figures.go, on the records of
-// record.go), the events log (events.go) and the run document (schema v1, this file).
+// Package rundoc owns the run document (schema v1): what a run measured, as JSON —
+// its types and their small pure helpers (token counts as the flags write them, the
+// over-capacity rule, request rates, SLOs, arrival and length distributions, the cost
+// of a million tokens), reading and writing it, the seed's plan, and the validation of
+// a document someone else wrote (validate.go). It imports only the standard library
+// and internal/stats, so every package that renders, stores or predicts documents can
+// use it without the measurement code (internal/bench).
 //
 // The run document's field names come from the seed run (internal/seed/seed-run.json) and are the
 // contract between run, report, submit, the site and outside tools: extend, never rename.
-package bench
+package rundoc
 
 import (
 	"encoding/json"
@@ -218,168 +219,6 @@ func (c *Client) Ceiling() float64 {
 		return 0
 	}
 	return *c.CeilingTokS
-}
-
-// PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
-type PrefillRow struct {
-	Context int    `json:"context"`
-	Status  Status `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	*PrefillFigures
-	*PrefillEnergy
-	*PrefillIntervals
-}
-
-// PrefillFigures are present when the row was measured or predicted.
-type PrefillFigures struct {
-	PromptTokS        float64 `json:"prompt_tok_s"`
-	TTFTMs            float64 `json:"ttft_ms"`
-	CompletedRequests int     `json:"completed_requests,omitempty"`
-
-	// Extensions.
-	PromptTokens int  `json:"prompt_tokens,omitempty"` // what the server counted
-	CachedTokens *int `json:"cached_tokens,omitempty"` // server-reported, when it says
-	// Attempts is how many cold requests it took (the failed ones retried under the
-	// retry policy, each with a fresh nonce); absent when one did.
-	Attempts int `json:"attempts,omitempty"`
-	// SettleMs is how long the run waited for the server to go idle before it.
-	SettleMs *float64 `json:"settle_ms,omitempty"`
-}
-
-// DecodeCell is one sustained-decode measurement: Concurrency streams at Context.
-type DecodeCell struct {
-	Context     int    `json:"context"`
-	Concurrency int    `json:"concurrency"`
-	Status      Status `json:"status"`
-	Reason      string `json:"reason,omitempty"`
-	*DecodeFigures
-	*WindowStats
-	*CellDetail
-	*CellEnergy
-	*CellIntervals
-}
-
-// DecodeFigures are the headline figures of a cell, measured or predicted.
-type DecodeFigures struct {
-	TotalTokS      float64 `json:"total_tok_s"`
-	PerRequestTokS float64 `json:"per_request_tok_s"`
-	TTFTMs         float64 `json:"ttft_ms"`
-	TBTMs          float64 `json:"tbt_ms"`
-}
-
-// WindowStats are the counts of a measured window.
-type WindowStats struct {
-	AvgActiveRequests float64 `json:"avg_active_requests"`
-	CompletedRequests int     `json:"completed_requests"`
-	OutputTokens      int     `json:"output_tokens"`
-	MeasuredS         float64 `json:"measured_s"`
-	// AvgInFlight is the time-weighted mean of requests in flight over the window
-	// (sent, not ended); AvgActiveRequests counts only those producing: past their
-	// first token, not ended, not inside a stall. Absent in older documents, whose
-	// avg_active_requests counted every request in flight.
-	AvgInFlight *float64 `json:"avg_in_flight,omitempty"`
-}
-
-// CellDetail is what a measured cell adds beyond the seed's table (extensions).
-type CellDetail struct {
-	TTFTP90Ms   *float64 `json:"ttft_p90_ms,omitempty"`
-	TTFTP99Ms   *float64 `json:"ttft_p99_ms,omitempty"`
-	TBTP90Ms    *float64 `json:"tbt_p90_ms,omitempty"`
-	TBTP99Ms    *float64 `json:"tbt_p99_ms,omitempty"`
-	TTFTSamples int      `json:"ttft_samples,omitempty"`
-	TBTSamples  int      `json:"tbt_samples,omitempty"`
-	// TPOTStreams is how many streams' time per output token tbt_ms is the median of;
-	// ITLMs the time between consecutive token-bearing chunks (inter-chunk latency).
-	// tbt_p90_ms and tbt_p99_ms are the tails of the per-token gaps (a chunk of k
-	// tokens gives k gaps of gap/k), as in older documents.
-	TPOTStreams int        `json:"tpot_streams,omitempty"`
-	ITLMs       *ChunkGaps `json:"itl_ms,omitempty"`
-	// MaxStallMs is the longest time any producing stream went without a token inside
-	// the window; StalledStreams how many went longer than max(1 s, 20 median chunk
-	// gaps); StallShare the share of the window's stream-seconds those stalls took.
-	MaxStallMs     *float64 `json:"max_stall_ms,omitempty"`
-	StalledStreams int      `json:"stalled_streams,omitempty"`
-	StallShare     *float64 `json:"stall_share,omitempty"`
-	// TokenCountBound is the relative bound (0.012: ±1.2%) on output_tokens where
-	// some of them were estimated (spread from a request's total, or from the tokens
-	// per chunk of other requests); absent where every token was counted.
-	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
-	// CalibrationRequests is how many short requests the cell sent after its window to
-	// learn the server's tokens per chunk (flag chunks_calibrated; chunkcalib.go).
-	CalibrationRequests int `json:"calibration_requests,omitempty"`
-	// TPOTBound is the relative bound on tbt_ms where the split of requests' tokens
-	// over their chunks was estimated (bound.go tpotBound); absent where it was not.
-	TPOTBound    *float64 `json:"tpot_bound,omitempty"`
-	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
-	Errors       int      `json:"errors,omitempty"`        // requests that failed
-	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
-	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
-	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
-	// ServerOutputTokens is the server's own count (usage) for the requests that
-	// reported one; compared with the client's count.
-	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`
-	CachedTokens       *int     `json:"cached_tokens,omitempty"`
-	CacheHitRatio      *float64 `json:"cache_hit_ratio,omitempty"`
-	Queueing           bool     `json:"queueing,omitempty"`
-	// PeakStreaming is the most requests that were streaming tokens at one instant
-	// (first token seen, not yet ended) at any time in the cell, ramp-up included.
-	// Below the concurrency, the server never ran every request at once: it queued
-	// them, whether or not it has a gauge that says so.
-	PeakStreaming int            `json:"peak_streaming_requests,omitempty"`
-	Preemptions   *int           `json:"preemptions,omitempty"`
-	Server        *ServerMetrics `json:"server_metrics,omitempty"`
-	ClientLimited bool           `json:"client_limited,omitempty"`
-	Flags         []string       `json:"flags,omitempty"`
-
-	// Token counts side by side: the client's own count of the window's tokens
-	// (one per chunk that showed a token, or the server's per-chunk count), the
-	// server's generation counter over the window where it has one, and how the
-	// published output_tokens were resolved (CountServerPerChunk ... CountClientOnly).
-	ClientOutputTokens     *int     `json:"client_output_tokens,omitempty"`
-	ServerGenerationTokens *float64 `json:"server_generation_tokens,omitempty"`
-	TokenCountSource       string   `json:"token_count_source,omitempty"`
-	// Timing resolution: the share of the window's token events that arrived within
-	// 200 µs of the one before, and the events each read of a body brought.
-	ZeroGapShare  *float64 `json:"zero_gap_share,omitempty"`
-	EventsPerRead *float64 `json:"events_per_read,omitempty"`
-	// SkippedEvents counts stream events that were not chunks (keep-alives, other
-	// event types, data that is not JSON).
-	SkippedEvents int `json:"skipped_events,omitempty"`
-	// ClientCPU is the share of all CPUs the measuring process used in the window,
-	// ClientCPUS its CPU time there in seconds; MachineCPU the share the whole
-	// machine used (when the server is local).
-	ClientCPU  *float64 `json:"client_cpu_util,omitempty"`
-	ClientCPUS *float64 `json:"client_cpu_s,omitempty"`
-	MachineCPU *float64 `json:"machine_cpu_util,omitempty"`
-	// Outcomes counts the cell's requests by outcome (finished, cancelled,
-	// retryable, failed, incomplete).
-	Outcomes map[string]int `json:"request_outcomes,omitempty"`
-	// SettleMs is how long the run waited for the server to go idle before the cell;
-	// SettledBy says how it knew ("gauge", "gauge_timeout", "time").
-	SettleMs  *float64 `json:"settle_ms,omitempty"`
-	SettledBy string   `json:"settled_by,omitempty"`
-}
-
-// ServerMetrics summarises the server's live gauges sampled during a cell.
-type ServerMetrics struct {
-	Samples     int      `json:"samples"`
-	Running     *MinMean `json:"running,omitempty"`
-	Waiting     *MinMean `json:"waiting,omitempty"`
-	KVUsage     *MinMean `json:"kv_usage,omitempty"`
-	Preemptions *float64 `json:"preemptions,omitempty"` // counter delta over the cell
-	// Prefix-cache counters' deltas over the window, in prompt tokens, where exposed.
-	PrefixCacheQueries *float64 `json:"prefix_cache_queries,omitempty"`
-	PrefixCacheHits    *float64 `json:"prefix_cache_hits,omitempty"`
-	// GenerationTokens is the server's generation-token counter's increase over the
-	// window, where the counter moves every step (vLLM's vllm:generation_tokens).
-	GenerationTokens *float64 `json:"generation_tokens,omitempty"`
-}
-
-// MinMean is min/mean/max of a sampled gauge.
-type MinMean struct {
-	Min  float64 `json:"min"`
-	Mean float64 `json:"mean"`
-	Max  float64 `json:"max"`
 }
 
 // Kind says what kind of numbers the run holds: measured, emulated or predicted.

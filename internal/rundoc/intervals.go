@@ -1,0 +1,89 @@
+package rundoc
+
+import "github.com/llmbench/llmbench/internal/stats"
+
+// This file holds the intervals and repeats of cells, prefill rows and rate cells.
+
+// The methods a cell's or a row's intervals were computed by (ci_method, docs/run.md
+// "Intervals").
+const (
+	// CIMethodWindow: total_tok_s by batch means over the window cut into
+	// one-second batches (at least five), tbt_ms by sectioning over the same
+	// batches, ttft_ms by order statistics over the cell's requests.
+	CIMethodWindow = "batch_means_1s"
+	// CIMethodRepeats: the figures are the median of --repeat measurements and each
+	// interval is the t interval over the repeats' values.
+	CIMethodRepeats = "repeats_t"
+)
+
+// CellIntervals are a measured cell's 95% intervals and repeats (extensions: a
+// document from before has none, and is shown without ±). An interval is absent
+// where what the cell measured cannot support one (too few requests for a TTFT
+// median's, too few gaps per batch for TBT's).
+type CellIntervals struct {
+	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
+	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
+	CIMethod    string          `json:"ci_method,omitempty"`
+	// Repeats are each --repeat measurement's figures, in the order they ran;
+	// Unstable says two of them disagree beyond their intervals (repeat.go).
+	Repeats  []CellRepeat `json:"repeats,omitempty"`
+	Unstable bool         `json:"unstable,omitempty"`
+}
+
+// CIMethodRate names how an open-loop cell's intervals are computed: percentiles of
+// per-request latencies (TTFT, TPOT, E2E) by order statistics, ITL's by sectioning over
+// ten groups of consecutive requests (a request's gaps are correlated, its neighbours'
+// much less), goodput by the Wilson interval of the share of requests that met the SLO.
+const CIMethodRate = "order_statistic+sections_10+wilson"
+
+// PercentileCIs are the 95% intervals of a latency's reported percentiles (absent
+// where the percentile is, or the samples cannot bound it).
+type PercentileCIs struct {
+	P50 *stats.Interval `json:"p50_ci,omitempty"`
+	P90 *stats.Interval `json:"p90_ci,omitempty"`
+	P99 *stats.Interval `json:"p99_ci,omitempty"`
+}
+
+// RateIntervals are an open-loop cell's intervals (extensions: absent in documents
+// from before).
+type RateIntervals struct {
+	TTFTMs        *PercentileCIs  `json:"ttft_ms_ci,omitempty"`
+	TPOTMs        *PercentileCIs  `json:"tpot_ms_ci,omitempty"`
+	ITLMs         *PercentileCIs  `json:"itl_ms_ci,omitempty"`
+	E2EMs         *PercentileCIs  `json:"e2e_ms_ci,omitempty"`
+	SLOMetRatioCI *stats.Interval `json:"slo_met_ratio_ci,omitempty"`
+	GoodputRPSCI  *stats.Interval `json:"goodput_rps_ci,omitempty"`
+	CIMethod      string          `json:"ci_method,omitempty"`
+}
+
+// CellRepeat is one --repeat measurement of a decode cell, whole: its status,
+// figures, counts, detail and energy, and its own intervals.
+type CellRepeat struct {
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	*DecodeFigures
+	*WindowStats
+	*CellDetail
+	*CellEnergy
+	TotalTokSCI *stats.Interval `json:"total_tok_s_ci,omitempty"`
+	TTFTMsCI    *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	TBTMsCI     *stats.Interval `json:"tbt_ms_ci,omitempty"`
+}
+
+// PrefillRepeat is one --repeat measurement of a prefill row, whole.
+type PrefillRepeat struct {
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	*PrefillFigures
+	*PrefillEnergy
+}
+
+// PrefillIntervals are a prefill row's intervals, which need --repeat: one cold
+// request is one sample, and no interval can be drawn from one sample.
+type PrefillIntervals struct {
+	PromptTokSCI *stats.Interval `json:"prompt_tok_s_ci,omitempty"`
+	TTFTMsCI     *stats.Interval `json:"ttft_ms_ci,omitempty"`
+	CIMethod     string          `json:"ci_method,omitempty"`
+	Repeats      []PrefillRepeat `json:"repeats,omitempty"`
+}
