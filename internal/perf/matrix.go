@@ -27,14 +27,15 @@ type Plan struct {
 	TailTokens int
 }
 
-// DefaultPlan is the seed page's plan.
+// DefaultPlan is the seed page's plan (rundoc.SeedConfig).
 func DefaultPlan() Plan {
+	seed := rundoc.SeedConfig()
 	return Plan{
-		Contexts:        []int{0, 16 * rundoc.K, 32 * rundoc.K, 56 * rundoc.K},
-		Concurrency:     []int{1, 2, 4, 8, 16, 32, 64, 128},
-		PrefillContexts: []int{8 * rundoc.K, 16 * rundoc.K, 32 * rundoc.K, 56 * rundoc.K},
-		MaxOutputTokens: 8192,
-		DurationS:       30,
+		Contexts:        seed.Contexts,
+		Concurrency:     seed.Concurrency,
+		PrefillContexts: seed.PrefillContexts,
+		MaxOutputTokens: seed.MaxOutputTokens,
+		DurationS:       seed.DurationS,
 		TailTokens:      64,
 	}
 }

@@ -1,6 +1,7 @@
 package rundoc
 
 import (
+	"reflect"
 	"testing"
 
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
@@ -31,5 +32,21 @@ func TestSeedRoundTrip(t *testing.T) {
 	}
 	if seed.Cell(0, 16).DecodeFigures != nil {
 		t.Error("an over-capacity cell got figures")
+	}
+}
+
+// TestSeedConfigIsTheSeeds: the one seed plan is the seed document's own.
+func TestSeedConfigIsTheSeeds(t *testing.T) {
+	seed, err := ReadFile(seedcopy.RunPath())
+	if err != nil {
+		t.Fatalf("reading the seed run: %v", err)
+	}
+	if got := SeedConfig(); !reflect.DeepEqual(got, seed.Config) {
+		t.Errorf("SeedConfig() = %+v, the seed's config is %+v", got, seed.Config)
+	}
+	c := SeedConfig()
+	c.Contexts[0] = 1
+	if SeedConfig().Contexts[0] != 0 {
+		t.Error("SeedConfig shares its slices between calls")
 	}
 }
