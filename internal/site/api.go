@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -446,7 +447,7 @@ func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmi
 		}
 	}
 	switch {
-	case !idPattern.MatchString(sub.Slug):
+	case !rundoc.ValidID(sub.Slug):
 		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "slug", Reason: "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"}
 	case strings.TrimSpace(sub.Title) == "":
 		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "title", Reason: fmt.Sprintf("is required (up to %d characters)", maxTitle)}

@@ -24,7 +24,7 @@ import (
 // condParams are the URL parameters of a rate cell's conditions.
 var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "duration", "slo", "target"}
 
-// maxRateLevel bounds a rate in a query: the validator's bound on a cell's rate.
+// maxRateLevel bounds a rate in a query: rundoc.Validate's bound on a cell's rate.
 const maxRateLevel = maxRPS
 
 // errNoSLO marks the FieldError of a metric judged against an SLO asked for without one.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -241,17 +240,6 @@ func TestFullDiskIsErrFull(t *testing.T) {
 			t.Errorf("storing a report on a full disk: %v, want ErrFull", err)
 		}
 	})
-}
-
-func TestTotalVRAMDoesNotOverflow(t *testing.T) {
-	h := rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "x", VRAMBytes: math.MaxInt64 / 2, Count: 3}}}
-	if _, ok := store.TotalVRAMBytes(h); ok {
-		t.Errorf("MaxInt64/2 × 3 bytes added up without overflow")
-	}
-	h = rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "x", VRAMBytes: 24 << 30, Count: 2}, {Name: "y", VRAMBytes: 8 << 30}}}
-	if v, ok := store.TotalVRAMBytes(h); !ok || v != 56<<30 {
-		t.Errorf("2 × 24 GiB + 8 GiB = %d, %v", v, ok)
-	}
 }
 
 func mustJSON(t *testing.T, r *rundoc.Run) []byte {

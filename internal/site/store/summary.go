@@ -153,7 +153,7 @@ func catalogGPUName(name string) string {
 // are divided by.
 func summarizeFigures(r *rundoc.Run) Summary {
 	var s Summary
-	if vram, ok := TotalVRAMBytes(r.Hardware); ok && vram > 0 {
+	if vram, ok := rundoc.TotalVRAMBytes(r.Hardware); ok && vram > 0 {
 		s.VRAMGB = ptr(float64(vram) / (1 << 30))
 	}
 	for _, c := range r.Decode {
@@ -176,23 +176,6 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		s.TokSPerGB = ptr(*s.PeakTokS / *s.VRAMGB)
 	}
 	return s
-}
-
-// TotalVRAMBytes adds up the memory of every GPU; ok is false when the sum does not
-// fit an int64 (the validator refuses such documents; this keeps a stored one from
-// wrapping around to a tiny total that would rank first per GB).
-func TotalVRAMBytes(h rundoc.Hardware) (total int64, ok bool) {
-	for _, g := range h.GPUs {
-		n := int64(max(g.Count, 1))
-		if g.VRAMBytes < 0 || (g.VRAMBytes > 0 && n > math.MaxInt64/g.VRAMBytes) {
-			return 0, false
-		}
-		if total > math.MaxInt64-g.VRAMBytes*n {
-			return 0, false
-		}
-		total += g.VRAMBytes * n
-	}
-	return total, true
 }
 
 func hasFigures(c rundoc.DecodeCell) bool {

@@ -1,10 +1,9 @@
-package site
+package rundoc
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -14,7 +13,7 @@ const maxRepeats = 100
 // intervals checks every 95% interval a document carries: both ends plausible
 // numbers, low ≤ high, and the figure inside its interval (the leaderboard marks
 // ties by them, so an interval that excludes its own value is refused, not shown).
-func (v *validator) intervals(r *rundoc.Run) {
+func (v *validator) intervals(r *Run) {
 	for i := range r.Decode {
 		d, f := &r.Decode[i], fmt.Sprintf("decode[%d]", i)
 		ci := d.CellIntervals
@@ -26,7 +25,7 @@ func (v *validator) intervals(r *rundoc.Run) {
 			v.interval(f+".ttft_ms_ci", ci.TTFTMsCI, fig.TTFTMs, maxMs)
 			v.interval(f+".tbt_ms_ci", ci.TBTMsCI, fig.TBTMs, maxMs)
 		}
-		v.text(f+".ci_method", ci.CIMethod, maxName)
+		v.text(f+".ci_method", ci.CIMethod, MaxName)
 		if len(ci.Repeats) > maxRepeats {
 			v.fail(f+".repeats", "%d repeats, at most %d", len(ci.Repeats), maxRepeats)
 		}

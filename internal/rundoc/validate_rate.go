@@ -1,25 +1,23 @@
-package site
+package rundoc
 
 import (
 	"fmt"
 	"math"
-
-	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// maxRateCells bounds rate[]: far beyond any plan or search; maxRPS a request rate.
+// MaxRateCells bounds rate[]: far beyond any plan or search; MaxRPS a request rate.
 const (
-	maxRateCells = 256
-	maxRPS       = 1e7
+	MaxRateCells = 256
+	MaxRPS       = 1e7
 )
 
 // rates checks an open-loop run's plan and cells: every rate positive (or inf),
 // statuses known, counts and figures finite and non-negative, ratios within [0, 1],
 // and no cell claiming more completed requests than it sent.
-func (v *validator) rates(r *rundoc.Run, predicted bool) {
+func (v *validator) rates(r *Run, predicted bool) {
 	if c := r.Config.Rate; c != nil {
-		if len(c.Rates) > maxAxis {
-			v.fail("config.rate.rates", "has %d values; at most %d", len(c.Rates), maxAxis)
+		if len(c.Rates) > MaxAxis {
+			v.fail("config.rate.rates", "has %d values; at most %d", len(c.Rates), MaxAxis)
 		}
 		for i, x := range c.Rates {
 			v.rate(fmt.Sprintf("config.rate.rates[%d]", i), x)
@@ -28,16 +26,16 @@ func (v *validator) rates(r *rundoc.Run, predicted bool) {
 		v.count("config.rate.output_len", c.OutputLen)
 		v.count("config.rate.max_concurrency", c.MaxConcurrency)
 		v.count("config.rate.requests", c.Requests)
-		v.number("config.rate.drain_timeout_s", c.DrainTimeoutS, maxSeconds)
+		v.number("config.rate.drain_timeout_s", c.DrainTimeoutS, MaxSeconds)
 		if !(c.PrefixShare >= 0 && c.PrefixShare < 1) {
 			v.fail("config.rate.prefix_share", "must be in [0, 1), got %v", c.PrefixShare)
 		}
 		// The site ranks a rate cell under its plan's arrival pattern and length
 		// spread: they must be ones llmbench run writes.
-		if _, err := rundoc.ParseArrival(c.Arrival); err != nil {
+		if _, err := ParseArrival(c.Arrival); err != nil {
 			v.fail("config.rate.arrival", "%v", err)
 		}
-		if _, err := rundoc.ParseLenDist(c.LenDist); err != nil {
+		if _, err := ParseLenDist(c.LenDist); err != nil {
 			v.fail("config.rate.len_dist", "%v", err)
 		}
 		if s := c.SLO; s != nil {
@@ -47,8 +45,8 @@ func (v *validator) rates(r *rundoc.Run, predicted bool) {
 			v.ratio("config.rate.slo.target", &s.Target)
 		}
 	}
-	if len(r.Rate) > maxRateCells {
-		v.fail("rate", "has %d cells; at most %d", len(r.Rate), maxRateCells)
+	if len(r.Rate) > MaxRateCells {
+		v.fail("rate", "has %d cells; at most %d", len(r.Rate), MaxRateCells)
 	}
 	for i := range r.Rate {
 		c := &r.Rate[i]
@@ -59,7 +57,7 @@ func (v *validator) rates(r *rundoc.Run, predicted bool) {
 		v.cellEnergy(f+".energy", c.Energy)
 		fig := c.RateFigures
 		if fig == nil {
-			if c.Status == rundoc.StatusValid {
+			if c.Status == StatusValid {
 				v.fail(f+".requests", "is required for a valid cell")
 			}
 			continue
@@ -72,15 +70,15 @@ func (v *validator) rates(r *rundoc.Run, predicted bool) {
 			v.fail(f+".completed_requests", "completed, failed and unfinished requests (%d) exceed the requests sent (%d)",
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
 		}
-		v.optNumber(f+".offered_rps", fig.OfferedRPS, maxRPS)
-		v.optNumber(f+".achieved_rps", fig.AchievedRPS, maxRPS)
-		v.number(f+".duration_s", fig.DurationS, maxSeconds)
+		v.optNumber(f+".offered_rps", fig.OfferedRPS, MaxRPS)
+		v.optNumber(f+".achieved_rps", fig.AchievedRPS, MaxRPS)
+		v.number(f+".duration_s", fig.DurationS, MaxSeconds)
 		v.number(f+".total_tok_s", fig.TotalTokS, maxTokS)
 		v.optNumber(f+".per_request_tok_s", fig.PerRequestTokS, maxTokS)
-		v.optNumber(f+".goodput_rps", fig.GoodputRPS, maxRPS)
+		v.optNumber(f+".goodput_rps", fig.GoodputRPS, MaxRPS)
 		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
 		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
-		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, maxTokens)
+		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, MaxTokens)
 		v.latency(f+".ttft_ms", &fig.TTFTMs)
 		v.latency(f+".tpot_ms", &fig.TPOTMs)
 		v.latency(f+".itl_ms", &fig.ITLMs)
@@ -90,7 +88,7 @@ func (v *validator) rates(r *rundoc.Run, predicted bool) {
 	}
 }
 
-func (v *validator) rate(field string, x rundoc.Rate) {
+func (v *validator) rate(field string, x Rate) {
 	if !x.IsInf() && (math.IsNaN(float64(x)) || !(x > 0)) {
 		v.fail(field, "must be a positive number of requests per second or \"inf\", got %v", float64(x))
 	}
@@ -102,7 +100,7 @@ func (v *validator) ratio(field string, x *float64) {
 	}
 }
 
-func (v *validator) latency(field string, s *rundoc.LatencyStats) {
+func (v *validator) latency(field string, s *LatencyStats) {
 	if s == nil {
 		return
 	}
@@ -119,12 +117,12 @@ func (v *validator) latency(field string, s *rundoc.LatencyStats) {
 // llmbench run writes is: the same arrival pattern and client cap. The leaderboard
 // ranks a cell under the plan's conditions, so a cell that says otherwise would rank
 // beside cells measured unlike it.
-func (v *validator) samePlan(field string, plan *rundoc.RateConfig, c *rundoc.RateCell) {
+func (v *validator) samePlan(field string, plan *RateConfig, c *RateCell) {
 	if plan == nil {
 		return
 	}
-	want, err1 := rundoc.ParseArrival(plan.Arrival)
-	got, err2 := rundoc.ParseArrival(c.Arrival)
+	want, err1 := ParseArrival(plan.Arrival)
+	got, err2 := ParseArrival(c.Arrival)
 	if err1 == nil && c.Arrival != "" && (err2 != nil || got != want) {
 		v.fail(field+".arrival", "is %q, but config.rate.arrival is %q: a cell is measured under its run's plan", c.Arrival, plan.Arrival)
 	}

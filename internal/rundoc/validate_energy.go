@@ -1,6 +1,4 @@
-package site
-
-import "github.com/llmbench/llmbench/internal/rundoc"
+package rundoc
 
 // Energy fields of a submitted run (issue 18) make sense like the others: every figure
 // finite, non-negative and plausible, a price positive.
@@ -12,7 +10,7 @@ const (
 	maxPerUnit = 1e9  // joules per token, tok/s per W, USD per million tokens
 )
 
-func (v *validator) powerStats(f string, ps rundoc.PowerStats) {
+func (v *validator) powerStats(f string, ps PowerStats) {
 	v.optNumber(f+".power_w_mean", ps.PowerWMean, maxPowerW)
 	v.optNumber(f+".power_w_max", ps.PowerWMax, maxPowerW)
 	v.optNumber(f+".energy_j", ps.EnergyJ, maxEnergyJ)
@@ -22,7 +20,7 @@ func (v *validator) powerStats(f string, ps rundoc.PowerStats) {
 	v.count(f+".telemetry_devices", ps.Devices)
 }
 
-func (v *validator) cellEnergy(f string, e *rundoc.CellEnergy) {
+func (v *validator) cellEnergy(f string, e *CellEnergy) {
 	if e == nil {
 		return
 	}
@@ -32,7 +30,7 @@ func (v *validator) cellEnergy(f string, e *rundoc.CellEnergy) {
 	v.optNumber(f+".usd_per_mtok", e.USDPerMTok, maxPerUnit)
 }
 
-func (v *validator) prefillEnergy(f string, e *rundoc.PrefillEnergy) {
+func (v *validator) prefillEnergy(f string, e *PrefillEnergy) {
 	if e == nil {
 		return
 	}
@@ -40,7 +38,7 @@ func (v *validator) prefillEnergy(f string, e *rundoc.PrefillEnergy) {
 	v.optNumber(f+".joules_per_prompt_token", e.JoulesPerPromptToken, maxPerUnit)
 }
 
-func (v *validator) runEnergy(e *rundoc.RunEnergy) {
+func (v *validator) runEnergy(e *RunEnergy) {
 	if e == nil {
 		return
 	}
