@@ -118,7 +118,7 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 		MemoryUtilization: cmp.Or(in.MemoryUtilization, 0.9), MaxNumSeqs: in.MaxNumSeqs, NoPrefixCaching: in.NoPrefixCaching,
 		MaxModelLen: in.MaxModelLen})
 	if err != nil {
-		return r.Setup, perf.Plan{}, calcError(err)
+		return perf.Setup{}, perf.Plan{}, calcError(err)
 	}
 	return r.Setup, planOf(in), nil
 }
