@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/perf"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -130,40 +134,6 @@ func TestCalcErrors(t *testing.T) {
 	}
 }
 
-// TestCalcReadsNamesAsToolsPrintThem: --gpu as nvidia-smi prints it and --model as a
-// Hugging Face repo id, an Ollama tag or a GGUF file name give the catalog's GPU and
-// model with the weight format the name states, and the notes say how they were read
-// (issue 26 item 4); an alias for another model is predicted and said to be one.
-func TestCalcReadsNamesAsToolsPrintThem(t *testing.T) {
-	for _, tc := range []struct {
-		args              []string
-		model, quant, gpu string
-		note              string
-	}{
-		{[]string{"--gpu", "NVIDIA GeForce RTX 4090", "--model", "Qwen/Qwen3-32B-AWQ"}, "qwen3-32b", "AWQ INT4 g128", "RTX 4090", "weights AWQ INT4 g128, from the name"},
-		{[]string{"--gpu", "rtx 4090", "--model", "qwen3:32b-q4_K_M"}, "qwen3-32b", "GGUF Q4_K_M", "RTX 4090", `"qwen3:32b-q4_K_M" read as Qwen3 32B`},
-		{[]string{"--gpu", "NVIDIA H100 80GB HBM3", "--model", "Meta-Llama-3.1-8B-Instruct-Q8_0.gguf"}, "llama-3.1-8b", "GGUF Q8_0", "H100 SXM", "from the name"},
-		{[]string{"--gpu", "h100", "--model", "llama-3-8b", "--quant", "bf16"}, "llama-3.1-8b", "BF16", "H100 SXM", `"llama-3-8b" is not in the catalog: predicted as Llama 3.1 8B`},
-		// A flag's weight format wins over the name's.
-		{[]string{"--gpu", "h100", "--model", "Qwen/Qwen3-32B-AWQ", "--quant", "fp8"}, "qwen3-32b", "FP8 W8A8", "H100 SXM", ""},
-	} {
-		out, err := runCalcCmd(t, append(tc.args, "--format", "json")...)
-		if err != nil {
-			t.Errorf("calc %v: %v", tc.args, err)
-			continue
-		}
-		run, err := rundoc.Decode([]byte(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		notes := strings.Join(run.Notes, "\n")
-		if run.Model.ServedName != tc.model || run.Engine.Quantization != tc.quant || run.Hardware.GPUs[0].Name != tc.gpu || !strings.Contains(notes, tc.note) {
-			t.Errorf("calc %v: model %q, weights %q, GPU %q, notes %q; want %q, %q, %q and a note with %q",
-				tc.args, run.Model.ServedName, run.Engine.Quantization, run.Hardware.GPUs[0].Name, notes, tc.model, tc.quant, tc.gpu, tc.note)
-		}
-	}
-}
-
 func TestCalcList(t *testing.T) {
 	for what, want := range map[string]string{"gpus": "rtx-3090", "models": "qwen3.8-27b", "quants": "q4_k_m", "kv-dtypes": "q8_0", "engines": "llama.cpp"} {
 		out, err := runCalcCmd(t, "--list", what)
@@ -273,62 +243,6 @@ func TestCalcMaxNumSeqs(t *testing.T) {
 	}
 }
 
-// calcCells runs calc with JSON output and returns its decode cells by context and
-// concurrency.
-func calcCells(t *testing.T, args ...string) map[[2]int]*rundoc.DecodeFigures {
-	t.Helper()
-	out, err := runCalcCmd(t, append(args, "--format", "json")...)
-	if err != nil {
-		t.Fatalf("calc %v: %v", args, err)
-	}
-	run, err := rundoc.Decode([]byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells := map[[2]int]*rundoc.DecodeFigures{}
-	for _, c := range run.Decode {
-		cells[[2]int{c.Context, c.Concurrency}] = c.DecodeFigures
-	}
-	return cells
-}
-
-// TestCalcExplicitMoEAgreesWithCatalog: an MoE model given by specs — Qwen3-30B-A3B's
-// parameters, shapes and routing from its config.json — predicts what the catalog
-// entry predicts, because a decode step reads only the experts its tokens route to on
-// both paths (before, the explicit path read every weight: 48 tok/s against 171 on an
-// RTX 4090). Without --experts a token still reads exactly the active weights, but the
-// work per routed expert (perf.Efficiency.OverheadPerExpertUs), which only the number
-// of experts a token routes to can size, is not counted (perf.Model.RoutingUnknown):
-// the batch-1 figure is then faster than the catalog's, by less than that work's
-// share; batches are an approximation.
-func TestCalcExplicitMoEAgreesWithCatalog(t *testing.T) {
-	common := []string{"--gpu", "rtx-4090", "--quant", "q4_k_m", "--engine", "llama.cpp", "--contexts", "0,4K", "--concurrency", "1,4",
-		"--max-output", "1024", "--prefill", "4K"}
-	specs := []string{"--params", "30.53", "--active-params", "3.34", "--layers", "48", "--hidden", "2048", "--heads", "32",
-		"--kv-heads", "4", "--head-dim", "128", "--vocab", "151936"}
-	catalog := calcCells(t, append(common, "--model", "qwen3-30b-a3b")...)
-	routed := calcCells(t, append(append(common, specs...), "--experts", "128", "--experts-per-token", "8")...)
-	unrouted := calcCells(t, append(common, specs...)...)
-	dense := calcCells(t, append(append(common, specs[:2]...), specs[4:]...)...)
-	for cell, want := range catalog {
-		if want == nil {
-			t.Fatalf("cell %v is over capacity in the catalog prediction", cell)
-		}
-		got := routed[cell]
-		if got == nil || abs(got.TotalTokS-want.TotalTokS)/want.TotalTokS > 0.01 {
-			t.Errorf("cell %v: explicit MoE with routing %v tok/s, catalog %.1f", cell, got, want.TotalTokS)
-		}
-		if cell[1] == 1 {
-			if got := unrouted[cell]; got == nil || got.TotalTokS <= want.TotalTokS || got.TotalTokS > 2*want.TotalTokS {
-				t.Errorf("cell %v: explicit MoE without routing %v tok/s, catalog %.1f: it should leave out only the per-expert work", cell, got, want.TotalTokS)
-			}
-		}
-		if d := dense[cell]; d == nil || d.TotalTokS > 0.5*want.TotalTokS {
-			t.Errorf("cell %v: the same specs without --active-params (dense) %v tok/s should read every weight, far slower than %.1f", cell, d, want.TotalTokS)
-		}
-	}
-}
-
 func abs(v float64) float64 {
 	if v < 0 {
 		return -v
@@ -336,83 +250,118 @@ func abs(v float64) float64 {
 	return v
 }
 
-// TestCalcGPUFamily: an explicit GPU's --gpu-family picks its vendor's efficiency
-// factors (an Apple chip given by specs is not predicted with the CUDA family's), the
-// same as the catalog entry with those specs; a family that contradicts a catalog GPU
-// is refused.
-func TestCalcGPUFamily(t *testing.T) {
-	common := []string{"--model", "llama-3.1-8b", "--quant", "q4_k_m", "--engine", "llama.cpp", "--contexts", "0", "--concurrency", "1", "--prefill", "4K"}
-	m3 := []string{"--bandwidth", "400", "--tflops", "16.4", "--vram", "128"}
-	catalog := calcCells(t, append(common, "--gpu", "m3-max")...)[[2]int{0, 1}]
-	apple := calcCells(t, append(append(common, m3...), "--gpu-family", "apple")...)[[2]int{0, 1}]
-	nvidia := calcCells(t, append(common, m3...)...)[[2]int{0, 1}]
-	if apple == nil || catalog == nil || nvidia == nil {
-		t.Fatal("a cell is over capacity")
+// TestCalcFlagsFillTheQuery: each of calc's flags sets its field of the query or the
+// plan that perf resolves (the rules themselves are tested in internal/perf), and the
+// defaults are calc's: one GPU, vLLM, an fp16 KV cache, 90% of memory, the seed's plan.
+func TestCalcFlagsFillTheQuery(t *testing.T) {
+	parse := func(args ...string) calcFlags {
+		t.Helper()
+		var f calcFlags
+		fl := pflag.NewFlagSet("calc", pflag.ContinueOnError)
+		addCalcFlags(fl, &f)
+		if err := fl.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return f
 	}
-	if abs(apple.TotalTokS-catalog.TotalTokS)/catalog.TotalTokS > 0.01 {
-		t.Errorf("M3 Max by specs with --gpu-family apple: %.1f tok/s, catalog m3-max %.1f", apple.TotalTokS, catalog.TotalTokS)
+	f := parse()
+	wantQ := perf.Query{GPUs: 1, KVDtype: "fp16", Engine: "vllm", PipelineStages: 1, MemoryUtilization: 0.9, MambaSSMDtype: "auto"}
+	wantP := perf.PlanText{Contexts: "0,16K,32K,56K", Concurrency: "1,2,4,8,16,32,64,128", Prefill: "8K,16K,32K,56K", MaxOutput: "8192", DurationS: 30}
+	if !reflect.DeepEqual(f.q, wantQ) || f.plan != wantP || f.format != "text" {
+		t.Errorf("defaults: %+v %+v %q; want %+v %+v text", f.q, f.plan, f.format, wantQ, wantP)
 	}
-	if apple.TotalTokS == nvidia.TotalTokS {
-		t.Errorf("--gpu-family apple changed nothing (%.1f tok/s either way)", apple.TotalTokS)
-	}
-	if _, err := runCalcCmd(t, append(common, "--gpu", "rtx-3090", "--gpu-family", "apple")...); err == nil {
-		t.Error("--gpu rtx-3090 --gpu-family apple: want an error")
-	}
-	if _, err := runCalcCmd(t, append(append(common, m3...), "--gpu-family", "tpu")...); err == nil {
-		t.Error("--gpu-family tpu: want an error")
-	}
-	out, err := runCalcCmd(t, append(append(common, m3...), "--gpu-family", "intel", "--format", "json")...)
-	if err != nil || !strings.Contains(out, "No published measurement of an Intel GPU") {
-		t.Errorf("--gpu-family intel: want a note that no Intel GPU is in the evidence (err %v)", err)
+	f = parse("--gpu", "g", "--gpus", "2", "--model", "m", "--quant", "q", "--kv-dtype", "k", "--engine", "e", "--engine-version", "v",
+		"--n-cpu-moe", "3", "--host-bandwidth", "60", "--pipeline-parallel-size", "2", "--gpu-memory-utilization", "0.8", "--no-prefix-caching",
+		"--max-num-seqs", "8", "--mamba-ssm-cache-dtype", "float16", "--reserve", "1.5", "--weights-gib", "11", "--max-model-len", "64K",
+		"--contexts", "0", "--concurrency", "1", "--prefill", "", "--max-output", "1024", "--duration", "10", "--interconnect", "i",
+		"--bandwidth", "936", "--tflops", "142", "--vram", "24", "--sm-count", "82", "--boost-clock-mhz", "1695", "--gpu-family", "amd",
+		"--config", "c.json", "--gguf", "f.gguf", "--params", "30.5", "--active-params", "3.3", "--layers", "48", "--hidden", "2048",
+		"--heads", "32", "--kv-heads", "4", "--head-dim", "128", "--intermediate", "6144", "--vocab", "151936", "--experts", "128",
+		"--experts-per-token", "8", "--weight-bits", "4.5", "--format", "json", "--lang", "ja", "--list", "gpus")
+	wantQ = perf.Query{GPU: "g", GPUFamily: "amd", Interconnect: "i", GPUs: 2, BandwidthGBps: 936, TFLOPS: 142, VRAMGiB: 24, SMCount: 82,
+		BoostClockMHz: 1695, Model: "m", HFConfig: "c.json", GGUF: "f.gguf",
+		Specs: perf.ModelSpecs{ParamsB: 30.5, ActiveParamsB: 3.3, Layers: 48, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 128,
+			Intermediate: 6144, Vocab: 151936, Experts: 128, ExpertsPerToken: 8},
+		Quant: "q", WeightBits: 4.5, KVDtype: "k", Engine: "e", EngineVersion: "v", PipelineStages: 2, HostExpertLayers: 3,
+		HostBandwidthGBps: 60, MemoryUtilization: 0.8, ReserveGiB: 1.5, LoadedWeightsGiB: 11, MaxNumSeqs: 8, NoPrefixCaching: true,
+		MambaSSMDtype: "float16"}
+	wantP = perf.PlanText{Contexts: "0", Concurrency: "1", MaxOutput: "1024", MaxModelLen: "64K", DurationS: 10}
+	if !reflect.DeepEqual(f.q, wantQ) || f.plan != wantP || f.format != "json" || f.lang != "ja" || f.list != "gpus" {
+		t.Errorf("every flag:\n got %+v %+v\nwant %+v %+v", f.q, f.plan, wantQ, wantP)
 	}
 }
 
-// TestCalcSMCountCapsLlamaCppOnExplicitGPU: an A100 given by specs with its SMs and
-// clock predicts llama.cpp's prefill as the catalog's A100 does, capped at a
-// GA102-class SM's tensor rate (perf's ggml cap); without them the datasheet's
-// 312 TFLOPS apply and prefill comes out faster. vLLM's GEMMs are not capped.
-func TestCalcSMCountCapsLlamaCppOnExplicitGPU(t *testing.T) {
-	prefill := func(args ...string) float64 {
-		t.Helper()
-		out, err := runCalcCmd(t, append(args, "--model", "llama-3.1-8b", "--contexts", "0", "--concurrency", "1",
-			"--prefill", "4K", "--format", "json")...)
-		if err != nil {
-			t.Fatalf("calc %v: %v", args, err)
-		}
-		run, err := rundoc.Decode([]byte(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(run.Prefill) != 1 || run.Prefill[0].PrefillFigures == nil {
-			t.Fatalf("calc %v: no prefill figure", args)
-		}
-		return run.Prefill[0].PromptTokS
-	}
-	a100 := []string{"--bandwidth", "2039", "--tflops", "312", "--vram", "80"}
-	sms := []string{"--sm-count", "108", "--boost-clock-mhz", "1410"}
-	llama := []string{"--quant", "q4_k_m", "--engine", "llama.cpp"}
-	catalog := prefill(append(llama, "--gpu", "a100-80gb")...)
-	capped := prefill(append(append(llama, a100...), sms...)...)
-	uncapped := prefill(append(llama, a100...)...)
-	if abs(capped-catalog)/catalog > 0.01 {
-		t.Errorf("A100 by specs with --sm-count/--boost-clock-mhz: %.0f prompt tok/s, catalog a100-80gb %.0f", capped, catalog)
-	}
-	if !(uncapped > 1.2*capped) {
-		t.Errorf("without --sm-count the A100's datasheet rate should apply: %.0f prompt tok/s, capped %.0f", uncapped, capped)
-	}
-	vllm := []string{"--quant", "bf16", "--engine", "vllm"}
-	// vLLM's GEMMs are not capped; its prefill moves only by the per-layer overhead,
-	// which the clock stretches.
-	if a, b := prefill(append(append(vllm, a100...), sms...)...), prefill(append(vllm, a100...)...); abs(a-b)/b > 0.01 {
-		t.Errorf("vLLM's prefill moved with --sm-count: %.0f against %.0f prompt tok/s", a, b)
-	}
-	for _, bad := range [][]string{
-		append(append(llama, a100...), "--sm-count", "108"),
-		append(append(llama, a100...), "--sm-count", "-1", "--boost-clock-mhz", "1410"),
-		append(append(llama, "--gpu", "a100-80gb"), sms...),
+// TestCalcRefusesWhatTheServerRefuses checks calc gives no figures for setups the
+// engine would not start, and says why.
+func TestCalcRefusesWhatTheServerRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gpu", "h100-sxm", "--gpus", "3", "--model", "qwen3-32b", "--quant", "bf16"}, "does not divide Qwen3 32B's 64 attention heads"},
+		{[]string{"--gpu", "h100-sxm", "--pipeline-parallel-size", "5", "--model", "qwen3-32b", "--quant", "bf16"}, "5 pipeline stages do not divide"},
+		{[]string{"--gpu", "rtx-3090", "--model", "qwen3-8b", "--quant", "awq", "--engine", "llama.cpp"}, "llama.cpp does not run AWQ"},
+		{[]string{"--gpu", "rtx-3090", "--model", "qwen3-8b", "--quant", "awq", "--kv-dtype", "q8_0"}, "vLLM has no"},
 	} {
-		if _, err := runCalcCmd(t, append(bad, "--model", "llama-3.1-8b")...); err == nil {
-			t.Errorf("calc %v: want an error", bad)
+		out, err := runCalcCmd(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("calc %s: %v (output %d bytes); want a refusal saying %q", strings.Join(tc.args, " "), err, len(out), tc.want)
+		}
+	}
+	if _, err := runCalcCmd(t, "--gpu", "h100-sxm", "--gpus", "4", "--pipeline-parallel-size", "2", "--model", "qwen3-32b", "--quant", "bf16"); err != nil {
+		t.Errorf("tp 4 × pp 2 of Qwen3 32B refused: %v", err)
+	}
+}
+
+// TestCalcEngineVersion checks an older build's prediction says which factors it used, and that an undatable version is an error.
+func TestCalcEngineVersion(t *testing.T) {
+	args := []string{"--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m", "--engine", "llama.cpp",
+		"--contexts", "0", "--concurrency", "1", "--prefill", "8K", "--format", "json"}
+	old, err := runCalcCmd(t, append(args, "--engine-version", "b5900")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(old, "dated 2025-07, the date of b5863") || !strings.Contains(old, `"version": "b5900"`) {
+		t.Errorf("b5900's note or version missing:\n%s", old)
+	}
+	gen, err := runCalcCmd(t, append(args, "--engine-version", "2023-11")...)
+	if err != nil || !strings.Contains(gen, "llama.cpp-cuda@2023") {
+		t.Errorf("a 2023 build: %v; want the llama.cpp-cuda@2023 factors", err)
+	}
+	for _, bad := range []string{"b100", "yesterday"} {
+		if _, err := runCalcCmd(t, append(args, "--engine-version", bad)...); err == nil {
+			t.Errorf("--engine-version %s accepted", bad)
+		}
+	}
+	out, err := runCalcCmd(t, "--list", "engines")
+	if err != nil || !strings.Contains(out, "b7901") || !strings.Contains(out, "OWN WORK TAKES") {
+		t.Errorf("--list engines: %v\n%s", err, out)
+	}
+}
+
+// TestCalcListPrices shows every price with its date and source.
+func TestCalcListPrices(t *testing.T) {
+	out, err := runCmd(t, "calc", "--list", "prices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"runpod-serverless-h200", "5.58", "2026-12-01 (read)", "https://docs.runpod.io/serverless/pricing", "lambda-h100-sxm", "2026-05-07", "--price-per-hour"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list prices lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestCalcEstimatesEnergy: a prediction carries estimated watts, J/token and $/Mtok,
+// and says they are estimates.
+func TestCalcEstimatesEnergy(t *testing.T) {
+	out, err := runCmd(t, "calc", "--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--quant", "bf16", "--contexts", "0", "--concurrency", "1,8", "--format", "md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"J/token", "$/Mtok", "Energy is an estimate, not a measurement"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calc md lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -5,8 +5,11 @@
 // built from them — weight bytes, KV bytes per token, KV cache capacity for a memory
 // budget, decode step time as a roofline, prefill time, and the whole speed test
 // matrix as a predicted run document — with the dated price and board-power catalogs
-// and each predicted cell's energy estimate (energy.go). calc, sim and the site's
-// calculator all use it.
+// and each predicted cell's energy estimate (energy.go). A setup as people type it
+// (a Query: names as tools print them, or figures) is resolved in one place
+// (query.go), for calc and the site's calculator alike, and the catalogs are listed
+// as calc's --list shows them (listing.go). calc, sim and the site's calculator all
+// use it.
 package perf
 
 import (

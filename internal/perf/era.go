@@ -166,3 +166,19 @@ func (c *Catalog) agedChoice(eff Efficiency, date string, choice *EraChoice) Eff
 	}
 	return aged
 }
+
+// Note says which factors an older build is predicted with ("" for the current era).
+func (e EraChoice) Note() string {
+	if e.Asked == "" {
+		return ""
+	}
+	dated := ""
+	if e.Version != "" && e.Version != e.Asked {
+		dated = fmt.Sprintf(", the date of %s, its newest dated build at or before it", e.Version)
+	}
+	note := fmt.Sprintf("Engine build %s is dated %s%s: factors of family %s", e.Asked, e.Date, dated, e.Family)
+	if e.Aged {
+		note += fmt.Sprintf(", aged to that date (the engine's own work, GEMMs, attention and per-step overheads, takes %.2f× as long; memory traffic is not aged)", e.Slowdown)
+	}
+	return note + "."
+}

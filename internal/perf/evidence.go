@@ -86,36 +86,20 @@ func (m Measurement) concurrency() int { return max(m.Concurrency, 1) }
 // efficiency factors, and the efficiency family its rows are fitted in (the engine's
 // family for the GPU's vendor, with @generation for an older engine build).
 func (c *Catalog) measurementSetup(m Measurement, eff Efficiency) (Setup, string, error) {
-	gpu, err := c.GPU(m.GPU)
-	if err != nil {
-		return Setup{}, "", err
-	}
-	model, err := c.Model(m.Model)
-	if err != nil {
-		return Setup{}, "", err
-	}
-	q, err := c.Quant(m.Quant)
-	if err != nil {
-		return Setup{}, "", err
-	}
 	kvName := m.KVDtype
 	if kvName == "" {
 		kvName = "fp16"
 	}
-	kv, err := c.KVDtype(kvName)
+	s, err := c.byName(m.GPU, m.Model, m.Quant, kvName, m.Engine, false)
 	if err != nil {
 		return Setup{}, "", err
 	}
-	eng, err := c.Engine(m.Engine)
-	if err != nil {
-		return Setup{}, "", err
-	}
-	s := Setup{GPU: gpu, GPUs: max(m.GPUs, 1), Model: model, Quant: q, KV: kv, Engine: eng, Eff: eff, MemoryUtilization: 0.9,
-		PrefillChunk: m.PrefillChunk, MaxNumSeqs: m.MaxNumSeqs}
-	if m.Kind == "prefill" && eng.vectorKernels() {
+	s.GPUs, s.Eff, s.MemoryUtilization = max(m.GPUs, 1), eff, 0.9
+	s.PrefillChunk, s.MaxNumSeqs = m.PrefillChunk, m.MaxNumSeqs
+	if m.Kind == "prefill" && s.Engine.vectorKernels() {
 		s.PrefillChunk = 512
 	}
-	fam := eng.Family(gpu.Vendor)
+	fam := s.Engine.Family(s.GPU.Vendor)
 	if m.Generation != "" {
 		fam += "@" + m.Generation
 	}

@@ -53,31 +53,17 @@ type MemoryCheck struct {
 
 // reportSetup builds the configuration a report ran.
 func (c *Catalog) reportSetup(r MemoryReport) (Setup, error) {
-	var s Setup
-	var err error
-	if s.GPU, err = c.GPU(r.GPU); err != nil {
+	s, err := c.byName(r.GPU, r.Model, r.Quant, r.KVDtype, r.Engine, true)
+	if err != nil {
 		return s, err
 	}
-	if s.Model, err = c.Model(r.Model); err != nil {
-		return s, err
-	}
-	switch {
-	case r.Quant != "":
-		if s.Quant, err = c.Quant(r.Quant); err != nil {
-			return s, err
+	if r.Quant == "" {
+		if r.LoadedWeightsGiB <= 0 {
+			return s, fmt.Errorf("neither a catalog quant nor the loaded weights")
 		}
-	case r.LoadedWeightsGiB > 0:
 		s.Quant = Quant{ID: "as-loaded", Name: r.QuantLabel, Bits: 16, EmbeddingBits: 16}
-	default:
-		return s, fmt.Errorf("neither a catalog quant nor the loaded weights")
 	}
 	s.LoadedWeightsGiB = r.LoadedWeightsGiB
-	if s.KV, err = c.KVDtype(r.KVDtype); err != nil {
-		return s, err
-	}
-	if s.Engine, err = c.Engine(r.Engine); err != nil {
-		return s, err
-	}
 	s.GPUs, s.MemoryUtilization, s.MaxModelLen = max(r.GPUs, 1), r.Utilization, r.MaxModelLen
 	s.MambaSSMBytes, s.NoPrefixCaching, s.MaxNumSeqs = r.MambaSSMBytes, r.NoPrefixCaching, r.MaxNumSeqs
 	return s, nil

@@ -105,44 +105,51 @@ func (p *Perf) Choices() site.CalcChoices {
 	return c
 }
 
-// setup resolves an input into the model's Setup and plan, as "llmbench calc" does
-// with the same flags: one GPU, vLLM, 90% memory utilisation, bf16 weights and an
-// fp16 KV cache unless asked otherwise.
+// setup resolves an input into the model's Setup and plan through perf.Resolve, as
+// "llmbench calc" does with the same flags: one GPU, vLLM, 90% memory utilisation, the
+// weight format the model's name states else bf16, and an fp16 KV cache unless asked
+// otherwise.
 func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
-	var s perf.Setup
-	var err error
-	fail := func(field, value string, err error) (perf.Setup, perf.Plan, error) {
-		var nf *perf.NotFoundError
-		if errors.As(err, &nf) {
-			return s, perf.Plan{}, &site.CalcError{Field: field, Value: value, Unknown: true, Closest: nf.Closest}
-		}
-		return s, perf.Plan{}, &site.CalcError{Field: field, Value: value, Reason: err.Error()}
+	if in.GPU == "" || in.Model == "" {
+		return perf.Setup{}, perf.Plan{}, p.unnamed(in)
 	}
-	if s.GPU, err = p.c.GPU(in.GPU); err != nil {
-		return fail("gpu", in.GPU, err)
-	}
-	mm, err := p.c.ResolveModel(in.Model)
+	r, err := p.c.Resolve(perf.Query{GPU: in.GPU, GPUs: max(in.GPUs, 1), Model: in.Model, Quant: in.Quant, DefaultQuant: "bf16",
+		KVDtype: cmp.Or(in.KVDtype, "fp16"), Engine: cmp.Or(in.Engine, "vllm"), PipelineStages: 1,
+		MemoryUtilization: cmp.Or(in.MemoryUtilization, 0.9), MaxNumSeqs: in.MaxNumSeqs, NoPrefixCaching: in.NoPrefixCaching,
+		MaxModelLen: in.MaxModelLen})
 	if err != nil {
-		return fail("model", in.Model, err)
+		return perf.Setup{}, perf.Plan{}, calcError(err)
 	}
-	s.Model = mm.Model
-	// The weight format the model's name states (Qwen/Qwen3-32B-AWQ), as llmbench calc
-	// takes it, where the form gives none.
-	quant, kv, engine := cmp.Or(in.Quant, mm.Quant, "bf16"), cmp.Or(in.KVDtype, "fp16"), cmp.Or(in.Engine, "vllm")
-	if s.Quant, err = p.c.Quant(quant); err != nil {
-		return fail("quant", quant, err)
+	return r.Setup, planOf(in), nil
+}
+
+// unnamed is the error of an input without a GPU or a model name (a run's page for a
+// run that names none): the catalog's for the empty name, after the GPU's if that is
+// unknown, where perf.Resolve would ask for calc's flags or figures instead.
+func (p *Perf) unnamed(in site.CalcInput) error {
+	if _, err := p.c.GPU(in.GPU); err != nil {
+		return calcError(&perf.QueryError{Field: "gpu", Value: in.GPU, Err: err})
 	}
-	if s.KV, err = p.c.KVDtype(kv); err != nil {
-		return fail("kv_dtype", kv, err)
+	_, err := p.c.ResolveModel(in.Model)
+	return calcError(&perf.QueryError{Field: "model", Value: in.Model, Err: err})
+}
+
+// calcError is a resolution error as the site shows it: an unknown name in the field
+// it was typed in, with the closest names; anything else in the calculator's words.
+func calcError(err error) *site.CalcError {
+	var qe *perf.QueryError
+	if !errors.As(err, &qe) {
+		return &site.CalcError{Reason: err.Error()}
 	}
-	if s.Engine, err = p.c.Engine(engine); err != nil {
-		return fail("engine", engine, err)
+	var nf *perf.NotFoundError
+	if errors.As(qe.Err, &nf) {
+		return &site.CalcError{Field: qe.Field, Value: qe.Value, Unknown: true, Closest: nf.Closest}
 	}
-	if s.Eff, err = p.c.Efficiency(s.Engine.Family(s.GPU.Vendor)); err != nil {
-		return fail("engine", engine, err)
-	}
-	s.GPUs, s.MemoryUtilization = max(in.GPUs, 1), cmp.Or(in.MemoryUtilization, 0.9)
-	s.MaxNumSeqs, s.NoPrefixCaching = in.MaxNumSeqs, in.NoPrefixCaching
+	return &site.CalcError{Field: qe.Field, Value: qe.Value, Reason: qe.Err.Error()}
+}
+
+// planOf is the input's matrix: the seed's plan where the input leaves a part out.
+func planOf(in site.CalcInput) perf.Plan {
 	plan := perf.DefaultPlan()
 	if len(in.Contexts) > 0 {
 		plan.Contexts = in.Contexts
@@ -160,8 +167,7 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 		plan.DurationS = in.DurationS
 	}
 	plan.MaxModelLen = in.MaxModelLen
-	s.MaxModelLen = in.MaxModelLen
-	return s, plan, nil
+	return plan
 }
 
 // Predict predicts the matrix of an input (see setup), as "llmbench calc" would.

@@ -3,6 +3,8 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +123,55 @@ func TestCalculatorReadsNamesAsToolsPrintThem(t *testing.T) {
 	}
 	if !p.SameGPU("NVIDIA GeForce RTX 4090", "RTX 4090") {
 		t.Error("nvidia-smi's name and the catalog's are not the same GPU")
+	}
+}
+
+// TestCalculatorErrorsNameTheirField: the site's calculator reads a setup as calc does
+// (perf.Resolve) and points at the field of a name it does not know, with the closest
+// names; a format the model's name states that the catalog lacks is the quant field's;
+// an input without a GPU or model name (a run that names none) is the catalog's
+// empty-name error for that field; without a format the name's, else bf16, is taken.
+func TestCalculatorErrorsNameTheirField(t *testing.T) {
+	p, err := NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		in                   site.CalcInput
+		field, value, reason string
+		unknown              bool
+		closest              string
+	}{
+		{site.CalcInput{GPU: "rtx 3091", Model: "qwen3-32b"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
+		{site.CalcInput{GPU: "rtx-3090", Model: "qwen-3-32"}, "model", "qwen-3-32", "", true, "qwen3-32b"},
+		{site.CalcInput{GPU: "rtx-4090", Model: "mlx-community/Qwen3-32B-4bit"}, "quant", "4bit", "", true, "w4a16-g128"},
+		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", Quant: "awq-9"}, "quant", "awq-9", "", true, ""},
+		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", KVDtype: "q9"}, "kv_dtype", "q9", "", true, ""},
+		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", Engine: "vllx"}, "engine", "vllx", "", true, "vllm"},
+		{site.CalcInput{Model: "qwen3-8b"}, "gpu", "", "empty gpu name", false, ""},
+		{site.CalcInput{GPU: "rtx-3090"}, "model", "", "empty model name", false, ""},
+		{site.CalcInput{GPU: "rtx 3091"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
+	} {
+		for name, call := range map[string]func() error{
+			"Predict":  func() error { _, err := p.Predict(ctx, tc.in); return err },
+			"Capacity": func() error { _, err := p.Capacity(ctx, tc.in); return err },
+		} {
+			var ce *site.CalcError
+			if err := call(); !errors.As(err, &ce) || ce.Field != tc.field || ce.Value != tc.value || ce.Reason != tc.reason || ce.Unknown != tc.unknown ||
+				(tc.closest != "" && !slices.Contains(ce.Closest, tc.closest)) {
+				t.Errorf("%s(%+v): %#v; want field %q, value %q, reason %q, unknown %v, closest with %q", name, tc.in, ce, tc.field, tc.value, tc.reason, tc.unknown, tc.closest)
+			}
+		}
+	}
+	for _, tc := range []struct{ model, weights string }{{"qwen3-32b", "BF16"}, {"Qwen/Qwen3-32B-AWQ", "AWQ INT4 g128"}} {
+		pred, err := p.Predict(ctx, site.CalcInput{GPU: "h100-sxm", Model: tc.model})
+		if err != nil || pred.Run.Engine.Quantization != tc.weights || len(pred.Run.Notes) == 0 || strings.Contains(strings.Join(pred.Run.Notes, " "), "from the name") {
+			t.Errorf("%s without a format: %v; want weights %s and none of calc's notes on the name", tc.model, err, tc.weights)
+		}
+	}
+	mem, err := p.Capacity(ctx, site.CalcInput{GPU: "rtx-3090", Model: "qwen3.8-27b", Quant: "int4", KVDtype: "fp8", MemoryUtilization: 0.94, MaxModelLen: 65536, MaxNumSeqs: 53})
+	if err != nil || mem.MaxModelLen != 65536 || mem.MaxNumSeqs != 53 || mem.Utilization != 0.94 || mem.KVTokens <= 0 {
+		t.Errorf("the seed's launch: %+v, %v", mem, err)
 	}
 }
