@@ -6,9 +6,10 @@ import (
 )
 
 // Config is one run as the command line gives it: every value a flag of
-// `llmbench run` sets, as the flag's text (the session parses and checks it, with
-// the flag's name in the error), and what depends on which flags were given,
-// settled by Given.
+// `llmbench run` sets (lists and sizes as the flag's text: the session parses and
+// checks them, naming the flag in the error; run's flags hold the defaults), and
+// what depends on which flags were given, settled by Given. Format is checked here,
+// with the plan, and printed by the caller; Quick's small plan is Given's.
 type Config struct {
 	Endpoint, Model, APIKey, API   string
 	Contexts, Concurrency, Prefill string
@@ -57,8 +58,8 @@ type OpenLoop struct {
 	DrainTimeout   time.Duration
 	SLO            string
 	Goodput        []string // vLLM's --goodput ttft:500 tpot:50
-	Target         float64
-	TargetURL      string // --target given a URL (GuideLLM's name for the server)
+	Target         float64  // share of requests that must meet the SLO (bench.DefaultSLOTarget)
+	TargetURL      string   // --target given a URL (GuideLLM's name for the server)
 	FindMaxRate    bool
 	SearchSteps    int
 	Precision      float64

@@ -11,6 +11,23 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 )
 
+// document reads the run to resume, or makes a new one from the config.
+func (s *Session) document() error {
+	c := &s.cfg
+	var err error
+	if c.Resume == "" {
+		s.doc, err = newRunDocument(c)
+		return err
+	}
+	if s.doc, err = bench.ReadFile(c.Resume); err != nil {
+		return err
+	}
+	if c.Out == "" {
+		c.Out = c.Resume
+	}
+	return resumeTarget(c, s.doc)
+}
+
 // newRunDocument builds a new run document's config from c.
 func newRunDocument(c *Config) (*bench.Run, error) {
 	if c.Rate.active() {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/calibrate"
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
@@ -19,23 +18,6 @@ import (
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
-
-// document reads the run to resume, or makes a new one from the config.
-func (s *Session) document() error {
-	c := &s.cfg
-	var err error
-	if c.Resume == "" {
-		s.doc, err = newRunDocument(c)
-		return err
-	}
-	if s.doc, err = bench.ReadFile(c.Resume); err != nil {
-		return err
-	}
-	if c.Out == "" {
-		c.Out = c.Resume
-	}
-	return resumeTarget(c, s.doc)
-}
 
 // startServer starts the built-in emulator when no endpoint is given, or the server
 // --launch names, and sets the base URL.
