@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,10 +12,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/replay"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/session"
 )
 
 func TestMain(m *testing.M) {
@@ -38,9 +42,9 @@ type conformanceRun struct {
 	windows map[[2]int][2]time.Time
 }
 
-// runReplay starts cfg (in this process, or in its own with remote), runs llmbench
-// against it with args, and gathers the document, the events log and the server's
-// own log.
+// runReplay starts cfg (in this process, or in its own with remote), runs the session
+// llmbench run opens with args against it, and gathers the document, the events log
+// and the server's own log.
 func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *conformanceRun {
 	t.Helper()
 	var url string
@@ -63,9 +67,9 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 	}
 	dir := t.TempDir()
 	out, ev := filepath.Join(dir, "run.json"), filepath.Join(dir, "events.ndjson")
-	all := append([]string{"run", "--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms", "--no-calibrate"}, args...)
+	all := append([]string{"--endpoint", url, "--out", out, "--events", ev, "--no-progress", "--format", "none", "--settle", "200ms", "--no-calibrate"}, args...)
 	cr := &conformanceRun{windows: map[[2]int][2]time.Time{}}
-	cr.output, cr.err = runCmd(t, all...)
+	cr.output, cr.err = runSession(t, all...)
 	cr.doc, _ = rundoc.ReadFile(out)
 	cr.events, _ = os.ReadFile(ev)
 	cr.log = serverLog()
@@ -78,6 +82,39 @@ func runReplay(t *testing.T, cfg replay.Config, remote bool, args ...string) *co
 		}
 	}
 	return cr
+}
+
+// runSession runs the session that "llmbench run ARGS…" would, through the library:
+// the flags parsed into a session.Config as run binds them, then session.Open, Run
+// and Close, with what the session reports as the output.
+func runSession(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	c := &session.Config{}
+	var noProgress bool
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	addRunFlags(fl, c, &noProgress)
+	addRateFlags(fl, &c.Rate)
+	if err := fl.Parse(args); err != nil {
+		return "", err
+	}
+	out := &syncBuffer{}
+	if err := c.ResolveEndpoint(out); err != nil {
+		return out.String(), err
+	}
+	if err := c.Given(fl.Changed); err != nil {
+		return out.String(), err
+	}
+	c.ToolVersion = toolVersion()
+	display := progress.New(out, out, noProgress)
+	defer display.Close()
+	s, err := session.Open(context.Background(), *c, display)
+	if err != nil {
+		return out.String(), err
+	}
+	defer s.Close()
+	err = s.Run(context.Background())
+	display.Close()
+	return out.String(), err
 }
 
 // truth is what the server really sent in a cell's window.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/session"
 )
 
 func init() { commands = append(commands, newProbeCmd) }
@@ -35,7 +36,7 @@ The notes say where derived figures come from.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if endpoint == "" {
-				endpoint = envEndpoint(cmd.ErrOrStderr())
+				endpoint = session.EnvEndpoint(cmd.ErrOrStderr())
 			}
 			if endpoint == "" {
 				return fmt.Errorf("--endpoint is required (e.g. --endpoint http://127.0.0.1:8000), or set $%s", baseURLEnv)
@@ -46,14 +47,14 @@ The notes say where derived figures come from.`,
 			if apiKey == "" {
 				apiKey = os.Getenv("OPENAI_API_KEY")
 			}
-			base, err := serverBase(endpoint, cmd.ErrOrStderr())
+			base, err := session.ServerBase(endpoint, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			c := engine.WithAPIKey(&http.Client{}, apiKey)
 			info, err := engine.Probe(cmd.Context(), c, base)
 			if err != nil {
-				return explainServerError(err, base, apiKey != "")
+				return session.ExplainServerError(err, base, apiKey != "")
 			}
 			if format == "json" {
 				enc := json.NewEncoder(cmd.OutOrStdout())

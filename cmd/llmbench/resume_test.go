@@ -129,18 +129,3 @@ func TestResumeNoRecordedEndpoint(t *testing.T) {
 		t.Errorf("resume of a document with no endpoint: %v\n%s", err, got)
 	}
 }
-
-// TestResumeHint: the command printed after Ctrl-C carries what the document does not
-// record, quoted for the shell.
-func TestResumeHint(t *testing.T) {
-	cmd := newRunCmd()
-	if err := cmd.ParseFlags([]string{"--telemetry", "http://gpu:9109"}); err != nil {
-		t.Fatal(err)
-	}
-	f := &runFlags{out: "my run.json", events: "ev.ndjson", launch: "vllm serve m --port 8000", telemetry: "http://gpu:9109"}
-	got := resumeHint(cmd, f, true)
-	want := "llmbench run --resume 'my run.json' --events ev.ndjson --launch 'vllm serve m --port 8000' --telemetry http://gpu:9109 --api-key …  (or set OPENAI_API_KEY)"
-	if got != want {
-		t.Errorf("hint\n%s\nwant\n%s", got, want)
-	}
-}

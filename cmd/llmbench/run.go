@@ -6,75 +6,44 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"runtime"
+	"os"
 	"strings"
 	"time"
-
-	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/session"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/progress"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/session"
 	"github.com/llmbench/llmbench/internal/sim"
-	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
 func init() { commands = append(commands, newRunCmd) }
 
-// The seed page's plan, and the quick plan a new user sees in about a minute.
+// The seed page's plan.
 const (
 	defaultContexts    = "0,16K,32K,56K"
 	defaultConcurrency = "1,2,4,8,16,32,64,128"
 	defaultPrefill     = "8K,16K,32K,56K"
-	quickContexts      = "0,8K,16K"
-	quickConcurrency   = "1,2,4,8,16"
-	quickPrefill       = "4K,8K,16K"
-	quickDuration      = 3 * time.Second
 )
 
-type runFlags struct {
-	endpoint, model, apiKey, api    string
-	contexts, concurrency, prefill  string
-	duration                        time.Duration
-	maxOutput                       int
-	prefillMode                     string
-	kvCapacity                      string
-	out, resume, events             string
-	seed                            int64
-	quick                           bool
-	preset                          string
-	startTimeout                    time.Duration
-	submitter, launchCommand, title string
-	launch, hardware                string
-	launchTimeout                   time.Duration
-	format                          string
-	noProgress                      bool
-	repeat                          int
-	fit                             bool
-	dryRun                          bool
-	settle, settleTimeout           time.Duration
-	noCalibrate                     bool   // calibrate.go
-	telemetry, telemetryToken       string // run_energy.go
-	price                           string
-	rate                            rateFlags
-}
-
 func newRunCmd() *cobra.Command {
-	f := &runFlags{}
+	c := &session.Config{}
+	var noProgress bool
 	cmd := &cobra.Command{
 		Use:     "run",
 		Short:   "Measure the speed test matrix of an OpenAI-compatible server",
 		Long:    runLong,
 		Example: runExample,
-		Args:    goodputArgs(&f.rate),
+		Args:    goodputArgs(&c.Rate),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCleanly(func() error { return runRun(cmd, f) }, f, cmd.ErrOrStderr())
+			return runRun(cmd, c, noProgress)
 		},
 	}
-	addRunFlags(cmd.Flags(), f)
-	f.rate.register(cmd)
+	addRunFlags(cmd.Flags(), c, &noProgress)
+	addRateFlags(cmd.Flags(), &c.Rate)
 	return cmd
 }
 
@@ -143,221 +112,97 @@ const runExample = `  # Try it: the built-in emulator, a small matrix in about a
   # The emulator saturating, no GPU needed
   llmbench run --quick --rate 1,2,4,8`
 
-// addRunFlags binds run's flags to f.
-func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
-	fl.StringVar(&f.endpoint, "endpoint", "", "server root or its /v1 base URL; also --base-url or --target URL (default: $"+baseURLEnv+", else start the built-in emulator)")
-	fl.StringVar(&f.model, "model", "", "model name to request (default: the first model /v1/models lists)")
-	fl.StringVar(&f.apiKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
-	fl.StringVar(&f.api, "api", "chat", "request API: chat or completions")
-	fl.StringVar(&f.contexts, "contexts", defaultContexts, "decode rows: context lengths in tokens (K = 1024)")
-	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "decode columns: simultaneous requests")
-	fl.StringVar(&f.prefill, "prefill", defaultPrefill, "prefill rows: context lengths in tokens")
-	fl.DurationVar(&f.duration, "duration", 30*time.Second, "measurement window of each decode cell")
-	fl.IntVar(&f.maxOutput, "max-output", 8192, "max output tokens per request (also used by the over-capacity rule)")
-	fl.StringVar(&f.prefillMode, "prefill-mode", "decode-warmup", "decode-warmup (prefill measured on each row's cold warm-up) or separate")
-	fl.StringVar(&f.kvCapacity, "kv-capacity", "", "KV cache size in tokens, overriding what the server reports (e.g. 72000 or 70K)")
-	fl.StringVarP(&f.out, "out", "o", "", "run document to write; also --output (default: <model>-<time>.json)")
-	fl.StringVar(&f.resume, "resume", "", "finish the run in this document without redoing finished cells")
-	fl.StringVar(&f.events, "events", "", "write every request's events (send, first token, each chunk, end, usage) to this NDJSON file")
-	fl.Int64Var(&f.seed, "seed", 1, "seed of the prompt filler text")
-	fl.BoolVar(&f.quick, "quick", false, "a small plan ("+quickContexts+" × "+quickConcurrency+", prefill "+quickPrefill+", 3 s cells): a whole matrix in about a minute")
-	fl.StringVar(&f.preset, "preset", sim.DefaultPreset, "emulator preset when no --endpoint is given: "+strings.Join(sim.PresetNames(), ", "))
-	fl.DurationVar(&f.startTimeout, "start-timeout", 5*time.Minute, "how long a cell waits for all its streams' first tokens")
-	fl.StringVar(&f.submitter, "submitter", "", "who ran it, e.g. @name (shown on reports and the site)")
-	fl.StringVar(&f.launchCommand, "launch-command", "", "how the server was started, recorded in the run document")
-	fl.StringVar(&f.launch, "launch", "", "start the server with this shell command, wait until it is healthy, stop it at the end (needs --endpoint)")
-	fl.DurationVar(&f.launchTimeout, "launch-timeout", 20*time.Minute, "how long --launch waits for the server to become healthy")
-	fl.StringVar(&f.hardware, "hardware", "", "describe the server's machine from this YAML or JSON file (default: detect it when the server is on this machine)")
-	fl.StringVar(&f.title, "title", "", "title (default: \"<model> on <GPU>\")")
-	fl.StringVar(&f.format, "format", "text", "what to print at the end: text, md or none")
-	fl.BoolVar(&f.noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
-	fl.IntVar(&f.repeat, "repeat", 1, "measure every decode cell and prefill row this many times, the whole plan once per repeat (interleaved, so drift shows): each cell publishes its median repeat with a 95% interval over the repeats and is flagged unstable when two repeats disagree beyond their intervals")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "probe the server and print the plan (measurements, over capacity, time), then stop: nothing is measured or written")
-	fl.BoolVar(&f.fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
-	fl.DurationVar(&f.settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
-	fl.DurationVar(&f.settleTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
-	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
-	addEnergyFlags(fl, f)
+// addRunFlags binds run's flags to the session's config.
+func addRunFlags(fl *pflag.FlagSet, c *session.Config, noProgress *bool) {
+	fl.StringVar(&c.Endpoint, "endpoint", "", "server root or its /v1 base URL; also --base-url or --target URL (default: $"+baseURLEnv+", else start the built-in emulator)")
+	fl.StringVar(&c.Model, "model", "", "model name to request (default: the first model /v1/models lists)")
+	fl.StringVar(&c.APIKey, "api-key", "", "API key sent as a bearer token (default: $OPENAI_API_KEY)")
+	fl.StringVar(&c.API, "api", "chat", "request API: chat or completions")
+	fl.StringVar(&c.Contexts, "contexts", defaultContexts, "decode rows: context lengths in tokens (K = 1024)")
+	fl.StringVar(&c.Concurrency, "concurrency", defaultConcurrency, "decode columns: simultaneous requests")
+	fl.StringVar(&c.Prefill, "prefill", defaultPrefill, "prefill rows: context lengths in tokens")
+	fl.DurationVar(&c.Duration, "duration", 30*time.Second, "measurement window of each decode cell")
+	fl.IntVar(&c.MaxOutput, "max-output", 8192, "max output tokens per request (also used by the over-capacity rule)")
+	fl.StringVar(&c.PrefillMode, "prefill-mode", "decode-warmup", "decode-warmup (prefill measured on each row's cold warm-up) or separate")
+	fl.StringVar(&c.KVCapacity, "kv-capacity", "", "KV cache size in tokens, overriding what the server reports (e.g. 72000 or 70K)")
+	fl.StringVarP(&c.Out, "out", "o", "", "run document to write; also --output (default: <model>-<time>.json)")
+	fl.StringVar(&c.Resume, "resume", "", "finish the run in this document without redoing finished cells")
+	fl.StringVar(&c.Events, "events", "", "write every request's events (send, first token, each chunk, end, usage) to this NDJSON file")
+	fl.Int64Var(&c.Seed, "seed", 1, "seed of the prompt filler text")
+	fl.BoolVar(&c.Quick, "quick", false, "a small plan ("+session.QuickContexts+" × "+session.QuickConcurrency+", prefill "+session.QuickPrefill+", 3 s cells): a whole matrix in about a minute")
+	fl.StringVar(&c.Preset, "preset", sim.DefaultPreset, "emulator preset when no --endpoint is given: "+strings.Join(sim.PresetNames(), ", "))
+	fl.DurationVar(&c.StartTimeout, "start-timeout", 5*time.Minute, "how long a cell waits for all its streams' first tokens")
+	fl.StringVar(&c.Submitter, "submitter", "", "who ran it, e.g. @name (shown on reports and the site)")
+	fl.StringVar(&c.LaunchCommand, "launch-command", "", "how the server was started, recorded in the run document")
+	fl.StringVar(&c.Launch, "launch", "", "start the server with this shell command, wait until it is healthy, stop it at the end (needs --endpoint)")
+	fl.DurationVar(&c.LaunchTimeout, "launch-timeout", 20*time.Minute, "how long --launch waits for the server to become healthy")
+	fl.StringVar(&c.Hardware, "hardware", "", "describe the server's machine from this YAML or JSON file (default: detect it when the server is on this machine)")
+	fl.StringVar(&c.Title, "title", "", "title (default: \"<model> on <GPU>\")")
+	fl.StringVar(&c.Format, "format", "text", "what to print at the end: text, md or none")
+	fl.BoolVar(noProgress, "no-progress", false, "print one line per cell instead of a live progress display")
+	fl.IntVar(&c.Repeat, "repeat", 1, "measure every decode cell and prefill row this many times, the whole plan once per repeat (interleaved, so drift shows): each cell publishes its median repeat with a 95% interval over the repeats and is flagged unstable when two repeats disagree beyond their intervals")
+	fl.BoolVar(&c.DryRun, "dry-run", false, "probe the server and print the plan (measurements, over capacity, time), then stop: nothing is measured or written")
+	fl.BoolVar(&c.Fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
+	fl.DurationVar(&c.Settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
+	fl.DurationVar(&c.SettleTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
+	fl.BoolVar(&c.NoCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
+	addEnergyFlags(fl, c)
 	fl.SetNormalizeFunc(aliasFlags)
 }
 
-// planFlags are the flags that define the plan; they cannot change on --resume.
-var planFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit", "repeat"}, rateFlagNames...)
-
-func runRun(cmd *cobra.Command, f *runFlags) error {
-	ctx := cmd.Context()
-	s := &runSession{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
-	defer s.close()
-	if err := f.resolveEndpoint(s.stderr); err != nil {
+// runRun is llmbench run: the session the flags describe, opened, then its plan
+// printed (--dry-run) or measured, and how the measurement ended.
+func runRun(cmd *cobra.Command, c *session.Config, noProgress bool) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := c.ResolveEndpoint(stderr); err != nil {
 		return err
 	}
-	if err := s.document(); err != nil {
+	if err := c.Given(cmd.Flags().Changed); err != nil {
 		return err
 	}
-	if err := s.startServer(ctx); err != nil {
+	c.ToolVersion = toolVersion()
+	display := progress.New(stdout, stderr, noProgress)
+	defer display.Close()
+	s, err := session.Open(cmd.Context(), *c, display)
+	if err != nil {
 		return err
 	}
-	s.connect()
-	if err := s.probe(ctx); err != nil {
-		return err
-	}
-	if err := s.plan(ctx); err != nil {
-		return err
-	}
-	if f.dryRun {
-		printDryRun(s.stdout, s.doc, s.info, f.model)
+	defer s.Close()
+	if c.DryRun {
+		fmt.Fprint(stdout, s.DryRun())
 		return nil
 	}
-	if f.out == "" {
-		f.out = session.DefaultOutName(f.model, s.doc.CreatedAt)
-	}
-	if err := rundoc.WriteFile(f.out, s.doc); err != nil {
-		return err
-	}
-	return s.finish(s.measure(ctx))
+	err = s.Run(cmd.Context())
+	display.Close()
+	return finish(stdout, stderr, s, c.Format, err)
 }
 
-// ensureFileLimit raises the soft open-file limit to need (sysutil.FilesForStreams:
-// every stream of the largest cell its connection, and a server in this process its
-// side of it), and warns when even the hard limit is too low: those cells would fail
-// with "too many open files".
-func ensureFileLimit(stderr io.Writer, need uint64) {
-	l, err := sysutil.RaiseFileLimit(need)
+// finish says how the measurement ended: the hint to resume after Ctrl-C, or the
+// report and the next commands.
+func finish(stdout, stderr io.Writer, s *session.Session, format string, runErr error) error {
 	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "warning: %v\n", err)
-	case !l.Enough():
-		fmt.Fprintf(stderr, "warning: %s\n", l)
-	default:
-		slog.Debug("open files", "limit", l.String())
+	case errors.Is(runErr, bench.ErrInterrupted):
+		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", s.Out(), s.ResumeHint())
+		return &exitError{code: 130, err: errors.New("interrupted")}
+	case runErr != nil:
+		return runErr
 	}
-}
-
-// newRunDocument builds a new run document's config from the flags.
-func newRunDocument(cmd *cobra.Command, f *runFlags) (*rundoc.Run, error) {
-	changed := cmd.Flags().Changed
-	if f.rate.active() {
-		if f.repeat != 1 {
-			return nil, errors.New("--repeat measures the decode matrix and prefill rows; an open-loop run (--rate) gets its intervals from its requests")
+	if format != "none" {
+		fmt.Fprintln(stdout)
+		if err := report.Write(stdout, s.Doc(), report.Options{Format: format, Width: terminalWidth(os.Stdout)}); err != nil {
+			return err
 		}
-		return newRateDocument(cmd, f)
 	}
-	if f.quick {
-		applyQuick(f, changed)
-	}
-	cfg, err := matrixConfig(f)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRequestFlags(f); err != nil {
-		return nil, err
-	}
-	return newDocument(f, cfg), nil
-}
-
-// applyQuick is --quick's small plan, for the plan flags not given.
-func applyQuick(f *runFlags, changed func(string) bool) {
-	if !changed("contexts") {
-		f.contexts = quickContexts
-	}
-	if !changed("concurrency") {
-		f.concurrency = quickConcurrency
-	}
-	if !changed("prefill") {
-		f.prefill = quickPrefill
-	}
-	if !changed("duration") {
-		f.duration = quickDuration
-	}
-}
-
-// matrixConfig is the closed-loop plan the flags ask for.
-func matrixConfig(f *runFlags) (rundoc.Config, error) {
-	var cfg rundoc.Config
-	contexts, err := rundoc.ParseTokenList(f.contexts)
-	if err != nil {
-		return cfg, fmt.Errorf("--contexts: %w", err)
-	}
-	concurrency, err := rundoc.ParseIntList(f.concurrency)
-	if err != nil {
-		return cfg, fmt.Errorf("--concurrency: %w", err)
-	}
-	prefill, err := rundoc.ParseTokenList(f.prefill)
-	if err != nil {
-		return cfg, fmt.Errorf("--prefill: %w", err)
-	}
-	switch {
-	case len(contexts) == 0 && len(prefill) == 0:
-		return cfg, errors.New("nothing to measure: --contexts and --prefill are both empty")
-	case len(contexts) > 0 && len(concurrency) == 0:
-		return cfg, errors.New("--concurrency is empty")
-	case f.duration < time.Second:
-		return cfg, fmt.Errorf("--duration %s is too short: a window under a second measures noise", f.duration)
-	case f.maxOutput < 1:
-		return cfg, fmt.Errorf("--max-output must be at least 1")
-	case f.repeat < 1 || f.repeat > 100:
-		return cfg, fmt.Errorf("--repeat %d: give 1 to 100 measurements per cell", f.repeat)
-	case f.prefillMode != "decode-warmup" && f.prefillMode != "separate":
-		return cfg, fmt.Errorf("--prefill-mode %q: use decode-warmup or separate", f.prefillMode)
-	}
-	cfg = rundoc.Config{
-		Contexts: contexts, Concurrency: concurrency, PrefillContexts: prefill,
-		DurationS: f.duration.Seconds(), MaxOutputTokens: f.maxOutput,
-		DecodeTest: "fixed-duration", PrefillMode: f.prefillMode,
-	}
-	if f.repeat > 1 {
-		cfg.Repeat = f.repeat
-	}
-	if f.kvCapacity != "" {
-		kv, err := rundoc.ParseTokens(f.kvCapacity)
-		if err != nil || kv <= 0 {
-			return cfg, fmt.Errorf("--kv-capacity %q: give a positive token count", f.kvCapacity)
-		}
-		v := int64(kv)
-		cfg.KVCapacity = &v
-	}
-	return cfg, nil
-}
-
-// checkRequestFlags checks the flags both loops share.
-func checkRequestFlags(f *runFlags) error {
-	if f.api != "chat" && f.api != "completions" {
-		return fmt.Errorf("--api %q: use chat or completions", f.api)
-	}
-	if f.format != "text" && f.format != "md" && f.format != "none" {
-		return fmt.Errorf("--format %q: use text, md or none", f.format)
-	}
+	fmt.Fprint(stdout, session.NextSteps(s.Out()))
 	return nil
 }
 
-// newDocument is a new run document for cfg: its id, time, tool and client, and what
-// the flags say of the run.
-func newDocument(f *runFlags, cfg rundoc.Config) *rundoc.Run {
-	now := time.Now().UTC().Truncate(time.Second)
-	seed := f.seed
-	cfg.API, cfg.Seed, cfg.Quick = f.api, &seed, f.quick
-	return &rundoc.Run{
-		SchemaVersion: rundoc.SchemaVersion,
-		ID:            now.Format("20060102-150405") + "-" + randomHex(3),
-		Submitter:     f.submitter,
-		CreatedAt:     now,
-		Tool:          rundoc.Tool{Name: "llmbench", Version: toolVersion()},
-		LaunchCommand: f.launchCommand,
-		Title:         f.title,
-		Config:        cfg,
-		Client:        &rundoc.Client{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-	}
-}
+// ensureFileLimit is calibrate's: the session raises the limit for run.
+func ensureFileLimit(stderr io.Writer, need uint64) { session.EnsureFileLimit(stderr, need) }
 
+// randomHex is the telemetry agent's token.
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "(version unknown)"
-	}
-	return *s
 }

@@ -1,4 +1,8 @@
-package main
+// Package progress owns a run's terminal display: a live bar (cell x of y, elapsed,
+// ETA for the whole run, live tok/s) on a terminal, or one line per step elsewhere (CI
+// logs, pipes), and the lines printed around it. It is what a session reports to
+// (session.Observer).
+package progress
 
 import (
 	"fmt"
@@ -14,10 +18,13 @@ import (
 	"golang.org/x/term"
 )
 
-// progress shows a long run's state: a live bar (cell x of y, elapsed, ETA for the
-// whole run, live tok/s) on a terminal, or one line per step elsewhere (CI logs, pipes).
-type progress struct {
-	w      io.Writer
+// Display shows a long run's state on w (stderr), and the run's own lines on out
+// (stdout). The live bar, and the clock its elapsed time and ETA count from, start at
+// the measurement's first step or log line, not when the display is made.
+type Display struct {
+	out, w io.Writer
+	live   bool
+	begin  sync.Once
 	start  time.Time
 	tokens atomic.Int64
 
@@ -43,15 +50,37 @@ type progress struct {
 	rate    float64
 }
 
-func newProgress(w io.Writer, plain bool) *progress {
-	pr := &progress{w: w, start: time.Now()}
-	if f, ok := w.(*os.File); ok && !plain && term.IsTerminal(int(f.Fd())) {
-		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-	}
-	return pr
+// New is a display of progress on w and of the run's lines on out: live when w is a
+// terminal and plain is false.
+func New(out, w io.Writer, plain bool) *Display {
+	f, ok := w.(*os.File)
+	return &Display{out: out, w: w, live: ok && !plain && term.IsTerminal(int(f.Fd()))}
 }
 
-func (p *progress) Step(desc string, done, total int, expect time.Duration) {
+// started sets the clock, and starts the live bar's display, at the first step or log
+// line of the measurement (a clock set beforehand is kept).
+func (p *Display) started() {
+	p.begin.Do(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.start.IsZero() {
+			p.start = time.Now()
+		}
+		if p.live && !p.closed {
+			// No bar yet, so no decorator that takes p.mu: mpb may start under it.
+			p.p = mpb.New(mpb.WithOutput(p.w), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
+		}
+	})
+}
+
+// Say prints a line of the run's own output.
+func (p *Display) Say(line string) { fmt.Fprintln(p.out, line) }
+
+// Note prints a line beside it: a warning or a note.
+func (p *Display) Note(line string) { fmt.Fprintln(p.w, line) }
+
+func (p *Display) Step(desc string, done, total int, expect time.Duration) {
+	p.started()
 	// mpb's render goroutine calls the decorators, which take p.mu: never call into
 	// mpb while holding it.
 	p.mu.Lock()
@@ -68,7 +97,7 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 			p.mu.Lock()
 			eta := p.eta(time.Now())
 			p.mu.Unlock()
-			fmt.Fprintf(p.w, "[%d/%d %s, ETA %s] %s\n", done+1, total, fmtDur(time.Since(p.start)), eta, desc)
+			fmt.Fprintf(p.w, "[%d/%d %s, ETA %s] %s\n", done+1, total, FormatDuration(time.Since(p.start)), eta, desc)
 		}
 		return
 	}
@@ -89,7 +118,8 @@ func (p *progress) Step(desc string, done, total int, expect time.Duration) {
 }
 
 // Left is bench.PlanProgress's: what the plan still needs as this step starts.
-func (p *progress) Left(pl bench.PlanLeft) {
+func (p *Display) Left(pl bench.PlanLeft) {
+	p.started()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.planned {
@@ -100,12 +130,12 @@ func (p *progress) Left(pl bench.PlanLeft) {
 
 // status is "3/12 · 0:42 elapsed · ETA 1:10 · 329 tok/s"; no rate while a cold
 // prompt read runs (it streams one token).
-func (p *progress) status() string {
+func (p *Display) status() string {
 	p.mu.Lock()
 	done, total, cold := p.done, p.total, p.expect == 0
 	eta := p.eta(time.Now())
 	p.mu.Unlock()
-	s := fmt.Sprintf(" %d/%d · %s elapsed · ETA %s", min(done+1, total), total, fmtDur(time.Since(p.start)), eta)
+	s := fmt.Sprintf(" %d/%d · %s elapsed · ETA %s", min(done+1, total), total, FormatDuration(time.Since(p.start)), eta)
 	if rate := p.liveRate(); !cold {
 		s += fmt.Sprintf(" · %.0f tok/s", rate)
 	}
@@ -119,7 +149,7 @@ func (p *progress) status() string {
 // rate the last one read, less what the current one has run. "+" marks an ETA
 // without cold reads that nothing has timed yet. Otherwise from the items done so
 // far. p.mu is held.
-func (p *progress) eta(now time.Time) string {
+func (p *Display) eta(now time.Time) string {
 	if p.done >= p.total {
 		return "0:00"
 	}
@@ -128,7 +158,7 @@ func (p *progress) eta(now time.Time) string {
 			return "…"
 		}
 		elapsed := now.Sub(p.start)
-		return fmtDur(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
+		return FormatDuration(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
 	}
 	inStep, coldNow := min(now.Sub(p.stepAt), p.expect), time.Duration(0)
 	if p.expect == 0 {
@@ -141,13 +171,13 @@ func (p *progress) eta(now time.Time) string {
 	}
 	left := time.Duration(float64(max(p.left.Windows-inStep, 0))*stretch) + max(p.left.Cold-coldNow, 0)
 	if p.left.ColdUnknown {
-		return fmtDur(left) + "+"
+		return FormatDuration(left) + "+"
 	}
-	return fmtDur(left)
+	return FormatDuration(left)
 }
 
 // liveRate is tokens per second over the last second or so.
-func (p *progress) liveRate() float64 {
+func (p *Display) liveRate() float64 {
 	p.rateMu.Lock()
 	defer p.rateMu.Unlock()
 	now := time.Now()
@@ -163,9 +193,10 @@ func (p *progress) liveRate() float64 {
 	return p.rate
 }
 
-func (p *progress) Tokens(n int) { p.tokens.Add(int64(n)) }
+func (p *Display) Tokens(n int) { p.tokens.Add(int64(n)) }
 
-func (p *progress) Log(line string) {
+func (p *Display) Log(line string) {
+	p.started()
 	p.mu.Lock()
 	pp := p.p
 	if p.closed {
@@ -181,7 +212,7 @@ func (p *progress) Log(line string) {
 }
 
 // Close stops the live display; safe to call more than once.
-func (p *progress) Close() {
+func (p *Display) Close() {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -198,7 +229,8 @@ func (p *progress) Close() {
 	}
 }
 
-func fmtDur(d time.Duration) string {
+// FormatDuration is a duration as a clock reads it: 0:27, 1:02:03.
+func FormatDuration(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())
 	if s >= 3600 {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)

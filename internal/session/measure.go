@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
+)
+
+// prepare names the document's file, opens the events log, starts the meter and
+// writes the document with every measurement pending.
+func (s *Session) prepare(ctx context.Context) error {
+	c := &s.cfg
+	if c.Out == "" {
+		c.Out = DefaultOutName(c.Model, s.doc.CreatedAt)
+	}
+	if err := rundoc.WriteFile(c.Out, s.doc); err != nil {
+		return err
+	}
+	if err := s.eventLog(); err != nil {
+		return err
+	}
+	if err := s.setupEnergy(ctx); err != nil {
+		return err
+	}
+	return rundoc.WriteFile(c.Out, s.doc)
+}
+
+// Run calibrates the client and runs the plan, closed or open loop, writing the
+// document after each cell and when it is done. It returns bench.ErrInterrupted
+// when ctx is cancelled (every finished cell is saved: ResumeHint finishes it).
+func (s *Session) Run(ctx context.Context) error {
+	if s.cfg.DryRun {
+		return errDryRun
+	}
+	err := s.measure(ctx)
+	if err != nil && !errors.Is(err, bench.ErrInterrupted) {
+		s.failed = true
+	}
+	return s.explain(err)
+}
+
+func (s *Session) measure(ctx context.Context) error {
+	doc, c := s.doc, &s.cfg
+	srv := s.benchServer()
+	opts := s.options()
+	s.obs.Log(fmt.Sprintf("%s %s · %s · writing %s", s.info.Engine, deref(s.info.Version), c.Model, c.Out))
+	if recordCeiling(ctx, doc, c.NoCalibrate, s.obs.Log) {
+		if err := rundoc.WriteFile(c.Out, doc); err != nil {
+			return err
+		}
+	}
+	var err error
+	if doc.Config.Rate != nil {
+		err = (&bench.RateRunner{Server: srv, Opts: opts}).Run(ctx, doc)
+	} else {
+		err = (&bench.Runner{Server: srv, Opts: opts}).Run(ctx, doc)
+	}
+	if err == nil {
+		now := time.Now().UTC()
+		doc.FinishedAt = &now
+		err = rundoc.WriteFile(c.Out, doc)
+	}
+	return err
+}
+
+// explain says what a failed measurement means.
+func (s *Session) explain(err error) error {
+	switch {
+	case errors.Is(err, bench.ErrNotStreaming):
+		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", s.base, s.cfg.Out)
+	case errors.Is(err, bench.ErrCannotGenerate):
+		return fmt.Errorf("%s: %w; nothing was measured: run again once the server answers", s.base, err)
+	}
+	return err
+}
+
+// benchServer is what the runner needs to know of the server, from the probe.
+func (s *Session) benchServer() *bench.Server {
+	info := s.info
+	srv := &bench.Server{
+		Client: s.client, Model: s.cfg.Model, API: prompt.API(s.doc.Config.API),
+		// Sent unless the server is known not to take it (harmless where unknown)...
+		IgnoreEOS: info.IgnoreEOS == nil || *info.IgnoreEOS,
+		// ...but an early end invalidates a cell only where it is known to work.
+		IgnoreEOSKnown: info.IgnoreEOS != nil && *info.IgnoreEOS,
+		// Per-chunk counts are asked for wherever the server may give them: where it is
+		// unknown, the run's first request shows whether it refuses the field.
+		ContinuousUsage: info.ChunkUsage == nil || *info.ChunkUsage,
+		TimingsPerToken: info.TimingsPerToken != nil && *info.TimingsPerToken,
+		Local:           IsLocal(s.base),
+	}
+	counting := prompt.NewCounting(s.client, s.cfg.Model, srv.API, TokenizeRoute(info, s.base))
+	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
+	srv.TextTokenizer = counting.TextTokenizer
+	return srv
+}
+
+// eventLog opens --events for appending, when given.
+func (s *Session) eventLog() error {
+	if s.cfg.Events == "" {
+		return nil
+	}
+	ef, err := os.OpenFile(s.cfg.Events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening events log: %w", err)
+	}
+	events := bench.NewEventLog(ef)
+	s.events = events
+	s.closers = append(s.closers, func() { events.Flush(); ef.Close() })
+	return nil
+}
+
+// options are the runner's: progress, events, power, the checkpoint after each cell.
+func (s *Session) options() bench.Options {
+	c, base, info, events := &s.cfg, s.base, s.info, s.events
+	return bench.Options{
+		StartTimeout: c.StartTimeout,
+		Events:       events,
+		Progress:     s.obs,
+		Nonce:        s.doc.ID + "-" + randomHex(4),
+		Telemetry:    s.meter.telemetry(),
+		Price:        s.doc.Energy.PriceOrNil(),
+		Checkpoint: func(r *rundoc.Run) error {
+			if err := events.Flush(); err != nil {
+				return fmt.Errorf("writing events log: %w", err)
+			}
+			return rundoc.WriteFile(c.Out, r)
+		},
+		NewMonitor: func() bench.Monitor {
+			if m := engine.NewSampler(s.discovery, base, info); m != nil {
+				return m
+			}
+			return nil
+		},
+		Running:       engine.RunningGauge(s.discovery, base, info),
+		Settle:        c.Settle,
+		SettleTimeout: c.SettleTimeout,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "(version unknown)"
+	}
+	return *s
+}
