@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -101,11 +102,11 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.Float64Var(&f.q.ReserveGiB, "reserve", 0, "runtime reserve per GPU in GiB (activations, CUDA context, graphs); 0 = the engine's modelled reserve")
 	fl.Float64Var(&f.q.LoadedWeightsGiB, "weights-gib", 0, "the weights per GPU as the engine loaded them, in GiB (vLLM logs 'Model loading took X GiB'); 0 = from parameters × bits per weight")
 	fl.StringVar(&f.plan.MaxModelLen, "max-model-len", "", "engine's max model length in tokens (65536 or 64K); default the model's context")
-	fl.StringVar(&f.plan.Contexts, "contexts", "0,16K,32K,56K", "decode contexts, tokens (K = 1024)")
-	fl.StringVar(&f.plan.Concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrent requests per decode cell")
-	fl.StringVar(&f.plan.Prefill, "prefill", "8K,16K,32K,56K", "prefill contexts, tokens (K = 1024)")
-	fl.StringVar(&f.plan.MaxOutput, "max-output", "8192", "max output tokens per request (over-capacity rule and decode context)")
-	fl.Float64Var(&f.plan.DurationS, "duration", 30, "measurement window in seconds a run would use")
+	fl.StringVar(&f.plan.Contexts, "contexts", defaultContexts, "decode contexts, tokens (K = 1024)")
+	fl.StringVar(&f.plan.Concurrency, "concurrency", defaultConcurrency, "concurrent requests per decode cell")
+	fl.StringVar(&f.plan.Prefill, "prefill", defaultPrefill, "prefill contexts, tokens (K = 1024)")
+	fl.StringVar(&f.plan.MaxOutput, "max-output", strconv.Itoa(seedPlan.MaxOutputTokens), "max output tokens per request (over-capacity rule and decode context)")
+	fl.Float64Var(&f.plan.DurationS, "duration", seedPlan.DurationS, "measurement window in seconds a run would use")
 	fl.StringVar(&f.format, "format", "text", "output: text or json (also md, csv, html)")
 	fl.StringVar(&f.lang, "lang", "", "language of text/md/html output: en or ja")
 	fl.StringVar(&f.list, "list", "", "list a catalog instead of predicting: gpus, models, quants, kv-dtypes, engines, interconnects or prices")

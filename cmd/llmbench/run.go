@@ -22,13 +22,6 @@ import (
 
 func init() { commands = append(commands, newRunCmd) }
 
-// The seed page's plan.
-const (
-	defaultContexts    = "0,16K,32K,56K"
-	defaultConcurrency = "1,2,4,8,16,32,64,128"
-	defaultPrefill     = "8K,16K,32K,56K"
-)
-
 func newRunCmd() *cobra.Command {
 	c := &session.Config{}
 	var noProgress bool
@@ -121,8 +114,8 @@ func addRunFlags(fl *pflag.FlagSet, c *session.Config, noProgress *bool) {
 	fl.StringVar(&c.Contexts, "contexts", defaultContexts, "decode rows: context lengths in tokens (K = 1024)")
 	fl.StringVar(&c.Concurrency, "concurrency", defaultConcurrency, "decode columns: simultaneous requests")
 	fl.StringVar(&c.Prefill, "prefill", defaultPrefill, "prefill rows: context lengths in tokens")
-	fl.DurationVar(&c.Duration, "duration", 30*time.Second, "measurement window of each decode cell")
-	fl.IntVar(&c.MaxOutput, "max-output", 8192, "max output tokens per request (also used by the over-capacity rule)")
+	fl.DurationVar(&c.Duration, "duration", defaultDuration, "measurement window of each decode cell")
+	fl.IntVar(&c.MaxOutput, "max-output", seedPlan.MaxOutputTokens, "max output tokens per request (also used by the over-capacity rule)")
 	fl.StringVar(&c.PrefillMode, "prefill-mode", "decode-warmup", "decode-warmup (prefill measured on each row's cold warm-up) or separate")
 	fl.StringVar(&c.KVCapacity, "kv-capacity", "", "KV cache size in tokens, overriding what the server reports (e.g. 72000 or 70K)")
 	fl.StringVarP(&c.Out, "out", "o", "", "run document to write; also --output (default: <model>-<time>.json)")
