@@ -99,6 +99,7 @@ with --user. Runs already submitted stay.`,
 			if (len(args) == 1) == (revokeUser != "") {
 				return errors.New("give a token or token ID, or --user @name (one of them)")
 			}
+			// The token is args[0]; with --user there is none.
 			return site.RevokeTokens(cmd.Context(), cmd.OutOrStdout(), *db, append(args, "")[0], revokeUser)
 		},
 	}
