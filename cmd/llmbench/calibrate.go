@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/calibrate"
+	"github.com/llmbench/llmbench/internal/session"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
 
@@ -53,7 +54,7 @@ its fastest cell.`,
 			if streams < 1 {
 				return fmt.Errorf("--streams must be at least 1")
 			}
-			ensureFileLimit(cmd.ErrOrStderr(), sysutil.FilesForStreams(streams, true))
+			session.EnsureFileLimit(cmd.ErrOrStderr(), sysutil.FilesForStreams(streams, true))
 			c, err := calibrate.Measure(cmd.Context(), calibrate.Options{Streams: streams, Duration: duration})
 			if err != nil {
 				return fmt.Errorf("calibrating the client: %w", err)

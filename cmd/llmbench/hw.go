@@ -1,15 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/hw"
-	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 func init() { commands = append(commands, newHWCmd) }
@@ -32,26 +28,14 @@ server.`,
   llmbench hw --hardware remote-box.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--format %q: use text or json", format)
+			if err := textOrJSON(format); err != nil {
+				return err
 			}
-			var h rundoc.Hardware
-			var err error
-			if file != "" {
-				h, err = hw.ReadHardwareFile(file)
-			} else {
-				h, err = hw.Detect(cmd.Context(), "/", hw.ExecRunner{})
-			}
+			h, err := hw.Describe(cmd.Context(), file)
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(h)
-			}
-			writeHWText(cmd.OutOrStdout(), h)
-			return nil
+			return hw.Write(cmd.OutOrStdout(), h, format)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
@@ -59,45 +43,10 @@ server.`,
 	return cmd
 }
 
-func writeHWText(w io.Writer, h rundoc.Hardware) {
-	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
-	fmt.Fprintf(w, "%-8s %s\n", "type:", hwOrUnknown(h.Type))
-	if len(h.GPUs) == 0 {
-		fmt.Fprintf(w, "%-8s none found\n", "gpus:")
+// textOrJSON checks the --format of hw and probe, before they look at anything.
+func textOrJSON(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: use text or json", format)
 	}
-	for _, g := range h.GPUs {
-		parts := []string{fmt.Sprintf("%d× %s", max(g.Count, 1), g.Name)}
-		if g.VRAMBytes > 0 {
-			parts = append(parts, gib(g.VRAMBytes))
-		}
-		if g.Driver != "" {
-			parts = append(parts, "driver "+g.Driver)
-		}
-		if g.PowerLimitW > 0 {
-			parts = append(parts, fmt.Sprintf("%.0f W", g.PowerLimitW))
-		}
-		if g.PCIe != "" {
-			parts = append(parts, "PCIe "+g.PCIe)
-		}
-		fmt.Fprintf(w, "%-8s %s\n", "gpu:", strings.Join(parts, ", "))
-	}
-	if h.CPU != nil {
-		fmt.Fprintf(w, "%-8s %s (%d logical cores)\n", "cpu:", h.CPU.Model, h.CPU.Cores)
-	} else {
-		fmt.Fprintf(w, "%-8s unknown\n", "cpu:")
-	}
-	ram := "unknown"
-	if h.RAMBytes > 0 {
-		ram = gib(h.RAMBytes)
-	}
-	fmt.Fprintf(w, "%-8s %s\n", "ram:", ram)
-	fmt.Fprintf(w, "%-8s %s\n", "os:", hwOrUnknown(h.OS))
-	fmt.Fprintf(w, "%-8s %s\n", "kernel:", hwOrUnknown(h.Kernel))
-}
-
-func hwOrUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
+	return nil
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,8 +37,8 @@ The notes say where derived figures come from.`,
 			if endpoint == "" {
 				return fmt.Errorf("--endpoint is required (e.g. --endpoint http://127.0.0.1:8000), or set $%s", baseURLEnv)
 			}
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--format %q: use text or json", format)
+			if err := textOrJSON(format); err != nil {
+				return err
 			}
 			if apiKey == "" {
 				apiKey = os.Getenv("OPENAI_API_KEY")
@@ -51,18 +47,11 @@ The notes say where derived figures come from.`,
 			if err != nil {
 				return err
 			}
-			c := engine.WithAPIKey(&http.Client{}, apiKey)
-			info, err := engine.Probe(cmd.Context(), c, base)
+			info, err := engine.Probe(cmd.Context(), engine.WithAPIKey(&http.Client{}, apiKey), base)
 			if err != nil {
 				return session.ExplainServerError(err, base, apiKey != "")
 			}
-			if format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
-			}
-			writeProbeText(cmd.OutOrStdout(), base, info)
-			return nil
+			return engine.WriteInfo(cmd.OutOrStdout(), base, info, format)
 		},
 	}
 	fl := cmd.Flags()
@@ -71,84 +60,4 @@ The notes say where derived figures come from.`,
 	fl.StringVar(&format, "format", "text", "output format: text or json")
 	fl.SetNormalizeFunc(aliasFlags)
 	return cmd
-}
-
-// writeProbeText prints one fact a line, "unknown" for what the server does not say.
-func writeProbeText(w io.Writer, base string, i *engine.Info) {
-	for _, r := range probeRows(base, i) {
-		fmt.Fprintf(w, "%-17s %s\n", r[0]+":", r[1])
-	}
-	if len(i.Notes) > 0 {
-		fmt.Fprintln(w, "\nnotes:")
-		for _, note := range i.Notes {
-			fmt.Fprintf(w, "  - %s\n", note)
-		}
-	}
-}
-
-// probeRows are probe's label–value lines, in order: "unknown" for what the server
-// did not say; optional lines (build, preset, revision …) only when it did.
-func probeRows(base string, i *engine.Info) [][2]string {
-	tokenize := unknownOr(i.Tokenize)
-	if i.Tokenize == nil {
-		tokenize = "none found (prompt length calibrated from usage.prompt_tokens)"
-	}
-	rows := [][2]string{{"endpoint", base}, {"engine", i.Engine}, {"version", unknownOr(i.Version)}}
-	rows = appendIfSet(rows, "build", i.Build)
-	rows = appendIfSet(rows, "preset", i.Preset)
-	rows = append(rows, [2]string{"served model", unknownOr(i.ServedModel)}, [2]string{"model id", unknownOr(i.ModelID)})
-	rows = appendIfSet(rows, "revision", i.Revision)
-	rows = append(rows,
-		[2]string{"max model len", unknownCount(i.MaxModelLen)},
-		[2]string{"KV cache tokens", unknownCount(i.KVCacheTokens)},
-		[2]string{"KV cache dtype", unknownOr(i.KVCacheDtype)},
-		[2]string{"prefix caching", unknownBool(i.PrefixCaching, "on", "off")},
-		[2]string{"max num seqs", unknownCount(i.MaxNumSeqs)},
-		[2]string{"quantization", unknownOr(i.Quantization)},
-		[2]string{"tokenize", tokenize},
-	)
-	rows = appendIfSet(rows, "apply template", i.ApplyTemplate)
-	rows = append(rows,
-		[2]string{"token-id prompts", unknownBool(i.TokenIDPrompts, "yes", "no")},
-		[2]string{"ignore_eos", unknownBool(i.IgnoreEOS, "honoured", "not honoured")},
-		[2]string{"min_tokens", unknownBool(i.MinTokens, "honoured", "not honoured")},
-		[2]string{"metrics", unknownOr(i.Metrics)},
-	)
-	rows = appendIfSet(rows, "loads", i.Loads)
-	if len(i.Models) > 1 {
-		rows = append(rows, [2]string{"models", strings.Join(i.Models, ", ")})
-	}
-	return rows
-}
-
-func appendIfSet(rows [][2]string, label string, v *string) [][2]string {
-	if v == nil {
-		return rows
-	}
-	return append(rows, [2]string{label, *v})
-}
-
-func unknownOr(p *string) string {
-	if p == nil {
-		return "unknown"
-	}
-	return *p
-}
-
-func unknownCount(p *int64) string {
-	if p == nil {
-		return "unknown"
-	}
-	return strconv.FormatInt(*p, 10)
-}
-
-func unknownBool(p *bool, yes, no string) string {
-	switch {
-	case p == nil:
-		return "unknown"
-	case *p:
-		return yes
-	default:
-		return no
-	}
 }

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/report"
-	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/report"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -32,27 +26,13 @@ func newReportCmd() *cobra.Command {
 				if cmd.Flags().Changed("format") {
 					return errRescoreFormat
 				}
-				return rescoreReport(cmd.OutOrStdout(), rescore, args, out)
-			}
-			if !slices.Contains(report.Formats(), format) {
-				return fmt.Errorf("unknown --format %q (choose one of %s)", format, strings.Join(report.Formats(), ", "))
-			}
-			if !slices.Contains(report.Languages(), lang) {
-				return fmt.Errorf("unknown --lang %q (choose one of %s)", lang, strings.Join(report.Languages(), ", "))
-			}
-			runs, err := reportReadRuns(args, format, cmd.ErrOrStderr())
-			if err != nil {
-				return err
+				return rescoreExit(report.Rescore(cmd.OutOrStdout(), rescore, args, out))
 			}
 			opts := report.Options{Format: format, Lang: lang}
 			if out == "" || out == "-" {
-				opts.Color = format == "text" && !noColor && reportIsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
-				if !wide {
-					opts.Width = terminalWidth(os.Stdout)
-				}
-				return writeReports(cmd.OutOrStdout(), runs, opts)
+				out, opts = "", opts.ForTerminal(os.Stdout, noColor, wide)
 			}
-			return reportWriteFile(out, func(w io.Writer) error { return writeReports(w, runs, opts) })
+			return report.Render(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, out, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
@@ -101,58 +81,20 @@ const reportExample = `  llmbench report run.json
   llmbench report --rescore run.events run.json   # every figure re-scored from the events log
   llmbench report --rescore run.events run.json -o rescored.json`
 
-// reportReadRun reads a run document with errors that say what to do about them.
-func reportReadRun(path string) (*rundoc.Run, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("run document %s does not exist", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading run document: %w", err)
-	}
-	run, err := rundoc.Decode(b)
-	if err != nil {
-		var probe struct {
-			SchemaVersion *int `json:"schema_version"`
-		}
-		if json.Unmarshal(b, &probe) == nil && probe.SchemaVersion == nil {
-			return nil, fmt.Errorf("%s is not an llmbench run document (it has no schema_version)", path)
-		}
-		if at := jsonErrorAt(b, err); at != "" {
-			return nil, fmt.Errorf("%s, at %s: %w", path, at, err)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return run, nil
-}
-
-// reportIsTerminal reports whether f is a character device (a terminal), without cgo.
-func reportIsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// reportWriteFile writes path through a temporary file in the same folder, so that a
-// failed render never leaves a half-written report behind.
-func reportWriteFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+// reportArgs asks for at least one document, saying where one comes from.
+func reportArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return errors.New("report needs a run document: llmbench report RUN.json (llmbench run writes one, named <model>-<time>.json; try llmbench run --quick)")
 	}
 	return nil
+}
+
+var errRescoreFormat = errors.New("--rescore compares and writes run documents: --format does not apply")
+
+// rescoreExit makes a re-score's differences exit 1, as diff does.
+func rescoreExit(err error) error {
+	if d := (*report.Differences)(nil); errors.As(err, &d) {
+		return &exitError{code: 1, err: err}
+	}
+	return err
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,20 +180,10 @@ func finish(stdout, stderr io.Writer, s *session.Session, format string, runErr 
 	}
 	if format != "none" {
 		fmt.Fprintln(stdout)
-		if err := report.Write(stdout, s.Doc(), report.Options{Format: format, Width: terminalWidth(os.Stdout)}); err != nil {
+		if err := report.Write(stdout, s.Doc(), report.Options{Format: format, Width: report.TerminalWidth(os.Stdout)}); err != nil {
 			return err
 		}
 	}
 	fmt.Fprint(stdout, session.NextSteps(s.Out()))
 	return nil
-}
-
-// ensureFileLimit is calibrate's: the session raises the limit for run.
-func ensureFileLimit(stderr io.Writer, need uint64) { session.EnsureFileLimit(stderr, need) }
-
-// randomHex is the telemetry agent's token.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

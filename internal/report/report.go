@@ -14,6 +14,8 @@
 //
 //	Write(w, run, Options{Format: "html", Lang: "ja"})  // any format
 //	Formats()                                            // the format names
+//	Render(w, stderr, paths, output, opts)  // "llmbench report": read the documents (ReadRun), render them (WriteRuns)
+//	Rescore(w, events, paths, output)       // "llmbench report --rescore": re-score from the events log, compare
 //	HTMLBody(w, run, lang)  // the run page's content, for another page's layout (the site)
 //	HTMLStyles()            // the CSS HTMLBody's markup needs, for that layout's <head>
 //	T(lang, key, args...)   // every label in en and ja, site menu included (nav_*)

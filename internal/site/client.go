@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // SubmitError is a submission the server refused, with its field and reason.
@@ -77,4 +81,43 @@ func Submit(ctx context.Context, client *http.Client, server, token string, doc 
 	}
 	res.URL = base.ResolveReference(&url.URL{Path: res.URL}).String()
 	return &res, nil
+}
+
+// SubmitFile is "llmbench submit": it posts the run document at path to the site at
+// server, with a client that gives up after two minutes, and says on w what the site
+// made of it.
+func SubmitFile(ctx context.Context, w io.Writer, server, token, path string) error {
+	if server == "" {
+		return errors.New("--server is required (the site's URL, like http://localhost:8080)")
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading the run document: %w", err)
+	}
+	client := &http.Client{Timeout: 2 * time.Minute}
+	res, err := Submit(ctx, client, server, token, doc)
+	if err != nil {
+		return explainUnreachable(err, server)
+	}
+	verb := "submitted"
+	if !res.Created {
+		verb = "already on the site (same document)"
+	}
+	fmt.Fprintf(w, "%s %s: %s\n", res.ID, verb, res.URL)
+	return nil
+}
+
+// explainUnreachable says what to do when the site cannot be reached at all: the raw
+// dial error names a socket call, not the site or the fix.
+func explainUnreachable(err error, server string) error {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("cannot reach the site at %s: connection refused — is llmbench serve running there, and is --server its URL? (%w)", server, err)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot reach the site at %s: unknown host %s — check --server (%w)", server, dnsErr.Name, err)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("the site at %s did not answer in time — is --server its URL? (%w)", server, err)
+	}
+	return err
 }
