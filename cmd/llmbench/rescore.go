@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -26,7 +27,7 @@ func rescoreReport(w io.Writer, eventsPath string, args []string, out string) er
 	if err != nil {
 		return fmt.Errorf("reading the events log: %w", err)
 	}
-	rc, err := bench.RecheckRun(doc, events)
+	rc, err := bench.RecheckRun(doc, events, openloop.RescoreRateCells)
 	if err != nil {
 		return fmt.Errorf("%s: %w", eventsPath, err)
 	}

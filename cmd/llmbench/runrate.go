@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -186,7 +186,7 @@ func newRateDocument(cmd *cobra.Command, f *runFlags) (*rundoc.Run, error) {
 		return nil, errors.New("--rate lists no rate")
 	}
 	for _, r := range rc.Rates {
-		if r.IsInf() && bench.InfRequests(rc, f.duration) == 0 {
+		if r.IsInf() && openloop.InfRequests(rc, f.duration) == 0 {
 			return nil, errors.New("--rate inf sends every request at once: say how many with --requests (or list a finite rate too)")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/session"
 
@@ -211,7 +212,7 @@ func (s *runSession) plan(ctx context.Context) error {
 		if err := session.NotePlanLimits(doc, info.MaxModelLen); err != nil {
 			return err
 		}
-		bench.PlanRates(doc)
+		openloop.PlanRates(doc)
 	} else if err := session.PlanToFit(doc, kv, info.MaxModelLen, f.fit, s.stderr); err != nil {
 		return err
 	}
@@ -306,6 +307,15 @@ func (s *runSession) options(progress *progress, events *bench.EventLog, meter *
 	}
 }
 
+// openLoopOptions are the open loop's share of the runner's options: it opens no
+// windows and settles nothing between its cells.
+func openLoopOptions(o bench.Options) openloop.Options {
+	return openloop.Options{
+		Checkpoint: o.Checkpoint, Events: o.Events, Progress: o.Progress, NewMonitor: o.NewMonitor,
+		Nonce: o.Nonce, Attempt: o.Attempt, Retry: o.Retry, Telemetry: o.Telemetry, Price: o.Price,
+	}
+}
+
 // measure meters the server, calibrates the client and runs the plan, closed or
 // open loop, writing the document after each cell and when it is done.
 func (s *runSession) measure(ctx context.Context) error {
@@ -333,7 +343,7 @@ func (s *runSession) measure(ctx context.Context) error {
 		}
 	}
 	if doc.Config.Rate != nil {
-		err = (&bench.RateRunner{Server: srv, Opts: opts}).Run(ctx, doc)
+		err = (&openloop.Runner{Server: srv, Opts: openLoopOptions(opts)}).Run(ctx, doc)
 	} else {
 		err = (&bench.Runner{Server: srv, Opts: opts}).Run(ctx, doc)
 	}
