@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/session"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -26,7 +27,7 @@ func newReportCmd() *cobra.Command {
 				if cmd.Flags().Changed("format") {
 					return errRescoreFormat
 				}
-				return rescoreExit(report.Rescore(cmd.OutOrStdout(), rescore, args, out))
+				return rescoreExit(session.Rescore(cmd.OutOrStdout(), rescore, args, out))
 			}
 			opts := report.Options{Format: format, Lang: lang}
 			if out == "" || out == "-" {
@@ -93,7 +94,7 @@ var errRescoreFormat = errors.New("--rescore compares and writes run documents: 
 
 // rescoreExit makes a re-score's differences exit 1, as diff does.
 func rescoreExit(err error) error {
-	if d := (*report.Differences)(nil); errors.As(err, &d) {
+	if d := (*session.Differences)(nil); errors.As(err, &d) {
 		return &exitError{code: 1, err: err}
 	}
 	return err

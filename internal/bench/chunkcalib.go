@@ -32,7 +32,7 @@ const (
 	// The budget is the cell's duration, within these bounds.
 	calibrationMinBudget = 10 * time.Second
 	calibrationBudget    = 30 * time.Second
-	calibrationTarget    = maxCountBound / 2
+	calibrationTarget    = MaxCountBound / 2
 	// calibrationKept bounds the counted calibration requests a row carries over.
 	calibrationKept = 512
 )

@@ -4,5 +4,5 @@ package bench
 
 import "time"
 
-// cpuTime is not measured on this platform; the client-limit check is then skipped.
-func cpuTime() time.Duration { return 0 }
+// CPUTime is not measured on this platform; the client-limit check is then skipped.
+func CPUTime() time.Duration { return 0 }

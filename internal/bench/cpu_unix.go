@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// cpuTime is this process's user + system CPU time so far.
-func cpuTime() time.Duration {
+// CPUTime is this process's user + system CPU time so far.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -5,5 +5,7 @@
 // shared by the live run and Rescore (score.go, tokens.go, figures.go, on the records of
 // record.go) and the events log (events.go). What a run measured is written into the
 // run document, whose types live in internal/rundoc; power telemetry's scoring is
-// internal/power's.
+// internal/power's. The open loop (run --rate) is internal/openloop's, over what this
+// package exports for it: the server, the stream check (CheckStream), the events log
+// and its clock, energy input and the progress interfaces; bench does not import it.
 package bench

@@ -40,7 +40,7 @@ func ScorePrefillEnergy(row *rundoc.PrefillRow, q *Request, in EnergyInput) {
 	if in.Trace == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
-	res := q.result()
+	res := q.Result()
 	tokens := row.PromptTokens
 	if tokens == 0 {
 		tokens = row.Context
@@ -69,7 +69,7 @@ func (r *Runner) scorePrefillEnergy(ctx context.Context, meta EventMeta, row *ru
 	if r.Opts.Telemetry == nil || row.PrefillFigures == nil || q == nil || q.FirstToken == 0 {
 		return
 	}
-	res := q.result()
+	res := q.Result()
 	tr := r.Opts.Telemetry.Summary(ctx, res.Sent, res.FirstToken)
 	in := EnergyInput{Trace: &tr}
 	r.Opts.Events.Energy(meta, in)

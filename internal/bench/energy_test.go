@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"math"
 	"sync"
 	"testing"
 	"time"
@@ -11,17 +10,6 @@ import (
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
-
-func near(t *testing.T, what string, got *float64, want, tol float64) {
-	t.Helper()
-	if got == nil {
-		t.Errorf("%s = nil, want %.4f", what, want)
-		return
-	}
-	if math.Abs(*got-want) > tol {
-		t.Errorf("%s = %.4f, want %.4f ± %g", what, *got, want, tol)
-	}
-}
 
 // constantMeter is a telemetry source that reports known watts on every device,
 // sampled every interval from when it was made.

@@ -38,7 +38,9 @@ type EventMeta struct {
 //     (phase "warmup") was scored with, after it (Energy).
 //
 // Times are nanoseconds on the run's clock; chunk times nanoseconds after Sent.
-// Rescore scores the log with the same functions as the live run.
+// Rescore scores the log with the same functions as the live run. The open loop's
+// events (phase "rate": its requests and "rate_cell") are internal/openloop's, an
+// Event with the open loop's fields after these, written by Append.
 type Event struct {
 	Type string `json:"type"`
 	EventMeta
@@ -49,15 +51,6 @@ type Event struct {
 	Run     *CellRun     `json:"cell_run,omitempty"`
 	Prefill *PrefillRun  `json:"prefill,omitempty"`
 	Energy  *EnergyInput `json:"energy,omitempty"`
-
-	// Open-loop requests: the scheduled time latencies are measured from, when a slot
-	// let the request go, and the lengths asked. A "rate_cell" event carries what
-	// scoring the cell needs besides its requests.
-	Scheduled    int64      `json:"scheduled_ns,omitempty"`
-	Slot         int64      `json:"slot_ns,omitempty"`
-	InputTarget  int        `json:"input_target,omitempty"`
-	OutputTarget int        `json:"output_target,omitempty"`
-	RateInput    *RateInput `json:"rate_input,omitempty"`
 }
 
 // EventLog writes events as NDJSON. A nil *EventLog discards everything.
@@ -119,7 +112,15 @@ func (l *EventLog) Energy(meta EventMeta, in EnergyInput) {
 	l.write(Event{Type: "energy", EventMeta: meta, Energy: &in})
 }
 
-func (l *EventLog) write(ev Event) {
+// Append records an event of a kind another package defines: the open loop's,
+// which embed Event and add their fields after its own.
+func (l *EventLog) Append(ev any) {
+	if l != nil {
+		l.write(ev)
+	}
+}
+
+func (l *EventLog) write(ev any) {
 	b, err := json.Marshal(ev)
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -153,7 +153,7 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 	}
 	select {
 	case open := <-obs.opened:
-		cpuOpen, machineOpen := cpuTime(), r.machineCPU()
+		cpuOpen, machineOpen := CPUTime(), r.machineCPU()
 		if monitor != nil {
 			monitor.Start(ctx, 500*time.Millisecond)
 		}
@@ -165,12 +165,12 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 		}
 		closeAt := time.Now()
 		run.Open, run.Close = r.clock.NS(open), r.clock.NS(closeAt)
-		run.ClientCPUNs = int64(cpuTime() - cpuOpen)
+		run.ClientCPUNs = int64(CPUTime() - cpuOpen)
 		run.MachineCPU = machineOpen.busySince(r.machineCPU())
 		if monitor != nil {
 			// The closing scrape closes the counters at the window's end, before the
 			// streams are cancelled.
-			run.Server = stopMonitor(monitor)
+			run.Server = StopMonitor(monitor)
 		}
 		return nil
 	case <-time.After(startTimeout):
@@ -184,8 +184,8 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 	return monitor
 }
 
-// stopMonitor stops a monitor and adds its prefix-cache counters where it has them.
-func stopMonitor(m Monitor) *rundoc.ServerMetrics {
+// StopMonitor stops a monitor and adds its prefix-cache counters where it has them.
+func StopMonitor(m Monitor) *rundoc.ServerMetrics {
 	metrics := m.Stop()
 	if pc, ok := m.(prefixCacheReporter); ok && metrics != nil {
 		if q, h, ok := pc.PrefixCache(); ok {

@@ -12,8 +12,8 @@ import (
 // Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
 // these, a p90 or p99 says more about luck than about the server.
 const (
-	minSamplesP90 = 64
-	minSamplesP99 = 662
+	MinSamplesP90 = 64
+	MinSamplesP99 = 662
 )
 
 // Window is a cell's measurement window: it opens when every stream has its first
@@ -137,10 +137,10 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 		d.MaxStallMs = openai.Ptr(round(float64(st.maxSilence)/1e6, 1))
 	}
 	d.StalledStreams = st.stalled
-	d.TTFTP90Ms = tail(ttfts, 0.90, minSamplesP90)
-	d.TTFTP99Ms = tail(ttfts, 0.99, minSamplesP99)
-	d.TBTP90Ms = tail(gaps, 0.90, minSamplesP90)
-	d.TBTP99Ms = tail(gaps, 0.99, minSamplesP99)
+	d.TTFTP90Ms = tail(ttfts, 0.90, MinSamplesP90)
+	d.TTFTP99Ms = tail(ttfts, 0.99, MinSamplesP99)
+	d.TBTP90Ms = tail(gaps, 0.90, MinSamplesP90)
+	d.TBTP99Ms = tail(gaps, 0.99, MinSamplesP99)
 	return out
 }
 

@@ -84,13 +84,21 @@ func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
 	return check, nil
 }
 
+// CheckStream is the stream check for a measurement other than the matrix's (the
+// open loop, internal/openloop): the same request, retried under retry (nil:
+// DefaultRetryPolicy), with prompts from builder.
+func CheckStream(ctx context.Context, srv *Server, builder *prompt.Builder, retry *RetryPolicy) (*rundoc.StreamCheck, error) {
+	return (&Runner{Server: srv, Opts: Options{Retry: retry}, builder: builder}).checkStream(ctx)
+}
+
+// CheckMaxTokens is how many tokens the stream check asks for (a test server tells
+// the check from a measured request by it).
+const CheckMaxTokens = 16
+
 // sendCheck sends the check's request; a field the server refuses with HTTP 400 is
 // dropped and the request sent once more.
-// checkMaxTokens is how many tokens the stream check asks for.
-const checkMaxTokens = 16
-
 func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *rundoc.StreamCheck) *openai.StreamResult {
-	res := r.Server.Send(ctx, payload, checkMaxTokens, nil, false)
+	res := r.Server.Send(ctx, payload, CheckMaxTokens, nil, false)
 	if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
 		return res
 	}
@@ -108,12 +116,12 @@ func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *r
 // failPending marks every measurement not done yet failed, for reason.
 func failPending(doc *rundoc.Run, reason string) {
 	for i := range doc.Prefill {
-		if !statusDone(doc.Prefill[i].Status) {
+		if !StatusDone(doc.Prefill[i].Status) {
 			doc.Prefill[i].Status, doc.Prefill[i].Reason = rundoc.StatusFailed, reason
 		}
 	}
 	for i := range doc.Decode {
-		if !statusDone(doc.Decode[i].Status) {
+		if !StatusDone(doc.Decode[i].Status) {
 			doc.Decode[i].Status, doc.Decode[i].Reason = rundoc.StatusFailed, reason
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -22,16 +23,21 @@ type Recheck struct {
 	Rescored              *rundoc.Run
 }
 
-// RecheckRun re-scores doc's prefill rows, decode cells and rate cells from the events
-// log with the live run's own scoring functions, and compares them with doc field by
-// field. A measurement doc has as scored (valid or invalid) that the log cannot
-// re-score is a difference too, so that an empty log never passes.
-func RecheckRun(doc *rundoc.Run, events []byte) (*Recheck, error) {
+// RateRescorer re-scores an events log's open-loop cells by their number (the
+// document's index + 1): openloop.RescoreRateCells, which bench cannot import.
+type RateRescorer func(events io.Reader) (map[int]rundoc.RateCell, error)
+
+// RecheckRun re-scores doc's prefill rows, decode cells and rate cells (through
+// rescoreRate) from the events log with the live run's own scoring functions, and
+// compares them with doc field by field. A measurement doc has as scored (valid or
+// invalid) that the log cannot re-score is a difference too, so that an empty log
+// never passes.
+func RecheckRun(doc *rundoc.Run, events []byte, rescoreRate RateRescorer) (*Recheck, error) {
 	all, err := RescoreAll(bytes.NewReader(events))
 	if err != nil {
 		return nil, err
 	}
-	rates, err := rescoreRateCells(bytes.NewReader(events))
+	rates, err := rescoreRate(bytes.NewReader(events))
 	if err != nil {
 		return nil, err
 	}

@@ -109,9 +109,9 @@ func RecordOf(res *openai.StreamResult, c Clock) Request {
 	return q
 }
 
-// result turns a record back into what the client saw, on the wall clock (for the
-// open-loop scorer, which reads results).
-func (q *Request) result() *openai.StreamResult {
+// Result turns a record back into what the client saw, on the wall clock (for the
+// open-loop scorer, internal/openloop, which reads results).
+func (q *Request) Result() *openai.StreamResult {
 	at := func(ns int64) time.Time {
 		if ns == 0 {
 			return time.Time{}

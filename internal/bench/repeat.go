@@ -172,7 +172,7 @@ func (o *orchestration) repeatLabel() string {
 // one in the repeat in progress (each repeat measures a cell once, in plan order).
 func (o *orchestration) cellLeft(c *rundoc.DecodeCell) int {
 	if o.repeats() == 1 {
-		if statusDone(c.Status) {
+		if StatusDone(c.Status) {
 			return 0
 		}
 		return 1
@@ -193,7 +193,7 @@ func (o *orchestration) cellPending(c *rundoc.DecodeCell) bool {
 
 func (o *orchestration) prefillLeft(p *rundoc.PrefillRow) int {
 	if o.repeats() == 1 {
-		if statusDone(p.Status) {
+		if StatusDone(p.Status) {
 			return 0
 		}
 		return 1

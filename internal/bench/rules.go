@@ -20,9 +20,9 @@ const (
 	// tokens move 67%, speculative steps of 1-4 about 60%; a byte-fallback piece held
 	// back once per request, 1-2%.
 	estimatedDeviation = 0.10
-	// maxCountBound: an estimated token count bounded within more than this is not
+	// MaxCountBound: an estimated token count bounded within more than this is not
 	// valid.
-	maxCountBound = 0.03
+	MaxCountBound = 0.03
 	// counterTolerance: the server's generation counter confirms an otherwise
 	// unverified count within this.
 	counterTolerance = 0.03
@@ -125,17 +125,17 @@ var validityRules = []rule{
 			return ""
 		case !b.ok:
 			return fmt.Sprintf("%d of the window's tokens rest on an estimate and only %d request(s) the server counted in total: too few to bound it (ask for fewer output tokens with --max-output, so that requests finish and their usage counts them)", s.w.stats.OutputTokens, b.counted)
-		case b.rel > maxCountBound:
-			return fmt.Sprintf("the token count is an estimate within ±%.1f%% (more than %.0f%%), from the tokens per chunk of %d requests the server counted", 100*b.rel, 100*maxCountBound, b.counted)
+		case b.rel > MaxCountBound:
+			return fmt.Sprintf("the token count is an estimate within ±%.1f%% (more than %.0f%%), from the tokens per chunk of %d requests the server counted", 100*b.rel, 100*MaxCountBound, b.counted)
 		}
 		return ""
 	}},
 	{"tpot_bound", func(s *scoring) string {
 		// A count already bounded too loosely (token_count_bound) says it first.
-		if s.tpotBound <= maxCountBound || s.bound.estimated && (!s.bound.ok || s.bound.rel > maxCountBound) {
+		if s.tpotBound <= MaxCountBound || s.bound.estimated && (!s.bound.ok || s.bound.rel > MaxCountBound) {
 			return ""
 		}
-		return fmt.Sprintf("time per output token rests on estimated counts of the streams the window's edges cut: ±%.1f%% on tbt_ms for the median stream (more than %.0f%%); a longer window (--duration), requests that finish inside it (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*maxCountBound)
+		return fmt.Sprintf("time per output token rests on estimated counts of the streams the window's edges cut: ±%.1f%% on tbt_ms for the median stream (more than %.0f%%); a longer window (--duration), requests that finish inside it (--max-output) or a server that counts per chunk (vLLM: continuous usage) bound it", 100*s.tpotBound, 100*MaxCountBound)
 	}},
 	{"stalled", func(s *scoring) string {
 		st := &s.w.streams

@@ -475,8 +475,8 @@ func sortedUnique(v []int) []int {
 	return slices.Compact(out)
 }
 
-// statusDone reports whether a cell or row has its outcome (it need not run again).
-func statusDone(s rundoc.Status) bool {
+// StatusDone reports whether a cell or row has its outcome (it need not run again).
+func StatusDone(s rundoc.Status) bool {
 	switch s {
 	case rundoc.StatusPending, rundoc.StatusInterrupted, "":
 		return false

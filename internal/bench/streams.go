@@ -158,6 +158,6 @@ func chunkGaps(sorted []float64) *rundoc.ChunkGaps {
 	if len(sorted) == 0 {
 		return nil
 	}
-	return &rundoc.ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, minSamplesP90),
-		P99: tail(sorted, 0.99, minSamplesP99), Samples: len(sorted)}
+	return &rundoc.ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, MinSamplesP90),
+		P99: tail(sorted, 0.99, MinSamplesP99), Samples: len(sorted)}
 }

@@ -3,7 +3,8 @@
 // (Score) and a cell's or a prefill row's energy figures in the run document
 // (DecodeEnergy, PrefillEnergyFor). Everything here is a pure function of the trace,
 // the window and the counts, so a re-scored run gives the same numbers as the live
-// one; internal/hw reads the meters, internal/bench calls Score after each window.
+// one; internal/hw reads the meters, internal/bench calls Score after each window
+// and internal/openloop over each cell's span.
 package power
 
 import (

@@ -238,7 +238,7 @@ type RateFigures struct {
 	Flags        []string `json:"flags,omitempty"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
 
-	// The cell's 95% intervals (rateinterval.go).
+	// The cell's 95% intervals (internal/openloop's interval.go).
 	*RateIntervals
 }
 

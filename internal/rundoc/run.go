@@ -4,7 +4,7 @@
 // of a million tokens), reading and writing it, the seed's plan, and the validation of
 // a document someone else wrote (validate.go). It imports only the standard library
 // and internal/stats, so every package that renders, stores or predicts documents can
-// use it without the measurement code (internal/bench).
+// use it without the measurement code (internal/bench, internal/openloop).
 //
 // The run document's field names come from the seed run (internal/seed/seed-run.json) and are the
 // contract between run, report, submit, the site and outside tools: extend, never rename.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -58,7 +59,7 @@ func (s *Session) measure(ctx context.Context) error {
 	}
 	var err error
 	if doc.Config.Rate != nil {
-		err = (&bench.RateRunner{Server: srv, Opts: opts}).Run(ctx, doc)
+		err = (&openloop.Runner{Server: srv, Opts: openLoopOptions(opts)}).Run(ctx, doc)
 	} else {
 		err = (&bench.Runner{Server: srv, Opts: opts}).Run(ctx, doc)
 	}
@@ -115,6 +116,15 @@ func (s *Session) eventLog() error {
 	s.events = events
 	s.closers = append(s.closers, func() { events.Flush(); ef.Close() })
 	return nil
+}
+
+// openLoopOptions are the open loop's share of the runner's options: it opens no
+// windows and settles nothing between its cells.
+func openLoopOptions(o bench.Options) openloop.Options {
+	return openloop.Options{
+		Checkpoint: o.Checkpoint, Events: o.Events, Progress: o.Progress, NewMonitor: o.NewMonitor,
+		Nonce: o.Nonce, Attempt: o.Attempt, Retry: o.Retry, Telemetry: o.Telemetry, Price: o.Price,
+	}
 }
 
 // options are the runner's: progress, events, power, the checkpoint after each cell.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -27,7 +27,7 @@ func newRateDocument(c *Config) (*rundoc.Run, error) {
 		return nil, errors.New("--rate lists no rate")
 	}
 	for _, r := range rc.Rates {
-		if r.IsInf() && bench.InfRequests(rc, c.Duration) == 0 {
+		if r.IsInf() && openloop.InfRequests(rc, c.Duration) == 0 {
 			return nil, errors.New("--rate inf sends every request at once: say how many with --requests (or list a finite rate too)")
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -21,7 +21,7 @@ func (s *Session) plan(ctx context.Context) error {
 		if err := NotePlanLimits(doc, info.MaxModelLen); err != nil {
 			return err
 		}
-		bench.PlanRates(doc)
+		openloop.PlanRates(doc)
 	} else if err := PlanToFit(doc, kv, info.MaxModelLen, c.Fit, noteWriter{s.obs}); err != nil {
 		return err
 	}

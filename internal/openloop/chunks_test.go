@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -82,7 +83,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	// One unfinished request in twenty: bounded well within 3%.
 	few := slices.Clone(reqs)
 	few[19] = multiTokenRequest(19, t0, ttft, tpot, tokens, sizes, false)
-	if cell = ScoreRate(few, in); cell.Status != rundoc.StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > maxCountBound {
+	if cell = ScoreRate(few, in); cell.Status != rundoc.StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > bench.MaxCountBound {
 		t.Errorf("one request of twenty unfinished: status %s (%s), bound %v, want valid with a bound ≤ 3%%", cell.Status, cell.Reason, cell.TokenCountBound)
 	}
 

@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"bytes"
@@ -16,9 +16,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/benchtest"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // timingTolerance is how far a client-side latency may sit from the server's exact
@@ -55,12 +58,12 @@ type rateRun struct {
 }
 
 // runRateDoc runs an open-loop document against srv.
-func runRateDoc(t *testing.T, srv *Server, doc *rundoc.Run, mon func() Monitor) rateRun {
+func runRateDoc(t *testing.T, srv *bench.Server, doc *rundoc.Run, mon func() bench.Monitor) rateRun {
 	t.Helper()
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	out := rateRun{sent: map[string]*openai.StreamResult{}}
-	r := &RateRunner{Server: srv, Opts: Options{Events: NewEventLog(&buf), NewMonitor: mon}}
+	r := &Runner{Server: srv, Opts: Options{Events: bench.NewEventLog(&buf), NewMonitor: mon}}
 	r.Send = func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
 		res := srv.Send(ctx, p, maxTokens, obs, false)
 		if p.Messages != nil && maxTokens > 1 {
@@ -118,7 +121,7 @@ func onSchedule(t *testing.T, attempt func() (*queueServer, rateRun)) (q *queueS
 		var r rateRun
 		q, r = attempt()
 		errs := flushErrors(t, q, r)
-		median, p90, worst := quantile(errs, 0.5), quantile(errs, 0.9), errs[len(errs)-1]
+		median, p90, worst := stats.Quantile(errs, 0.5), stats.Quantile(errs, 0.9), errs[len(errs)-1]
 		lag := maxSendLag(r.events)
 		t.Logf("attempt %d: TTFT error vs the server's flush log over %d requests: median %.3f ms, p90 %.3f ms, max %.3f ms; latest send %s after it could go",
 			try, len(errs), median, p90, worst, lag.Round(time.Microsecond))
@@ -195,34 +198,34 @@ func TestRateCellAgainstExactTiming(t *testing.T) {
 		*f.TTFTMs.P50, *f.TTFTMs.P90, *f.TTFTMs.Mean, *f.TTFTMs.Stdev, *f.TPOTMs.P50, *f.ITLMs.P50, *f.E2EMs.P50, *f.E2EMs.P90, *f.AchievedRPS, *f.GoodputRPS, *f.SLOMetRatio, *f.ClientSendLagMs.P50)
 	// TTFT: 60 × 50 ms and 20 × 200 ms. p50 50, p90 (rank 71.1 of 0..79) 200, p99
 	// null (80 < 662 samples), mean 7000 / 80 = 87.5, stdev √((60·37.5² + 20·112.5²) / 79) = 65.36.
-	near(t, "ttft p50", f.TTFTMs.P50, 50, timingTolerance)
-	near(t, "ttft p90", f.TTFTMs.P90, 200, timingTolerance)
-	near(t, "ttft mean", f.TTFTMs.Mean, 87.5, timingTolerance)
-	near(t, "ttft stdev", f.TTFTMs.Stdev, 65.36, 2)
+	benchtest.Near(t, "ttft p50", f.TTFTMs.P50, 50, timingTolerance)
+	benchtest.Near(t, "ttft p90", f.TTFTMs.P90, 200, timingTolerance)
+	benchtest.Near(t, "ttft mean", f.TTFTMs.Mean, 87.5, timingTolerance)
+	benchtest.Near(t, "ttft stdev", f.TTFTMs.Stdev, 65.36, 2)
 	if f.TTFTMs.P99 != nil {
 		t.Errorf("ttft p99 %v from 80 samples", *f.TTFTMs.P99)
 	}
 	// TPOT = (e2e − ttft) / 9 = 90 / 9 = 10 ms; ITL 10 ms over 720 gaps (p99 allowed);
 	// E2E = TTFT + 90: p50 140, p90 290.
-	near(t, "tpot p50", f.TPOTMs.P50, 10, 1)
-	near(t, "tpot mean", f.TPOTMs.Mean, 10, 1)
-	near(t, "itl p50", f.ITLMs.P50, 10, 1)
+	benchtest.Near(t, "tpot p50", f.TPOTMs.P50, 10, 1)
+	benchtest.Near(t, "tpot mean", f.TPOTMs.Mean, 10, 1)
+	benchtest.Near(t, "itl p50", f.ITLMs.P50, 10, 1)
 	if f.ITLMs.Samples != 720 || f.ITLMs.P99 == nil {
 		t.Errorf("itl: %d samples, p99 %v; want 720 and a p99", f.ITLMs.Samples, f.ITLMs.P99)
 	}
-	near(t, "e2e p50", f.E2EMs.P50, 140, timingTolerance)
-	near(t, "e2e p90", f.E2EMs.P90, 290, timingTolerance)
+	benchtest.Near(t, "e2e p50", f.E2EMs.P50, 140, timingTolerance)
+	benchtest.Near(t, "e2e p90", f.E2EMs.P90, 290, timingTolerance)
 	// Rates: offered 79 / 1.975 s = 40; the cell lasts until request 80 (slow) ends,
 	// 1.975 + 0.29 = 2.265 s: achieved 80 / 2.265 = 35.32/s.
-	near(t, "offered", f.OfferedRPS, 40, 0.01)
-	near(t, "duration", &f.DurationS, 2.265, 0.01)
-	near(t, "achieved", f.AchievedRPS, 35.32, 0.2)
+	benchtest.Near(t, "offered", f.OfferedRPS, 40, 0.01)
+	benchtest.Near(t, "duration", &f.DurationS, 2.265, 0.01)
+	benchtest.Near(t, "achieved", f.AchievedRPS, 35.32, 0.2)
 	// SLO: the 20 slow requests miss TTFT ≤ 100 ms: 60 / 80 = 0.75; goodput 60 / 2.265 = 26.49/s.
-	near(t, "slo_met_ratio", f.SLOMetRatio, 0.75, 0)
-	near(t, "goodput", f.GoodputRPS, 26.49, 0.15)
+	benchtest.Near(t, "slo_met_ratio", f.SLOMetRatio, 0.75, 0)
+	benchtest.Near(t, "goodput", f.GoodputRPS, 26.49, 0.15)
 	// 800 tokens / 2.265 s = 353.2 tok/s; per request 1000 / TPOT 10 ms = 100.
-	near(t, "total tok/s", &f.TotalTokS, 353.2, 2)
-	near(t, "per-request tok/s", f.PerRequestTokS, 100, 5)
+	benchtest.Near(t, "total tok/s", &f.TotalTokS, 353.2, 2)
+	benchtest.Near(t, "per-request tok/s", f.PerRequestTokS, 100, 5)
 	if f.MeetsSLO == nil || *f.MeetsSLO {
 		t.Error("0.75 of requests met the SLO, target 0.95: the cell must not meet it")
 	}
@@ -347,7 +350,7 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		q := &queueServer{slots: 2, interval: 10 * time.Millisecond, ttft: func(int) time.Duration { return 20 * time.Millisecond }}
 		hs := q.start(t)
 		doc = newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{40}, InputLen: 32, OutputLen: 10}, 1500*time.Millisecond)
-		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
+		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() bench.Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
 	}
 	var run rateRun
 	onTime := false
@@ -386,7 +389,7 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		t.Errorf("saturation evidence %q: want the TTFT rise, the waiting gauge and the completion rate", f.Saturation)
 	}
 	// Completions at the queue's pace: 60 requests by the last one's end.
-	near(t, "achieved", f.AchievedRPS, 60/(done[59]/1000), 0.2)
+	benchtest.Near(t, "achieved", f.AchievedRPS, 60/(done[59]/1000), 0.2)
 }
 
 // TestMaxConcurrencyWaitIsLatency: the same queue, but in the client: an unlimited
@@ -579,14 +582,14 @@ func TestRescoreRateSeparatesInvocations(t *testing.T) {
 	q := &queueServer{slots: 2, interval: 2 * time.Millisecond, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
 	srv := newQueueTestServer(q.start(t))
 	var log bytes.Buffer
-	events := NewEventLog(&log)
+	events := bench.NewEventLog(&log)
 	doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{10, 20}, Arrival: "constant", InputLen: 32, OutputLen: 4}, time.Second)
-	first := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "first"}}
+	first := &Runner{Server: srv, Opts: Options{Events: events, Nonce: "first"}}
 	if err := first.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
 	doc.Rate[1].Status = rundoc.StatusInterrupted // as if stopped: --resume measures it again
-	second := &RateRunner{Server: srv, Opts: Options{Events: events, Nonce: "second"}}
+	second := &Runner{Server: srv, Opts: Options{Events: events, Nonce: "second"}}
 	if err := second.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}

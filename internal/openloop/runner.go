@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"context"
@@ -9,58 +9,53 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// PlanRates fills a new open-loop document's cells: one pending cell per rate, in the
-// order given. A --find-max-rate search plans nothing: it adds each cell as it
-// decides the next rate.
-func PlanRates(doc *rundoc.Run) {
-	cfg := doc.Config.Rate
-	doc.Rate = doc.Rate[:0]
-	if cfg == nil || cfg.Search != nil {
-		return
-	}
-	for _, r := range cfg.Rates {
-		doc.Rate = append(doc.Rate, rundoc.RateCell{RateRPS: r, Arrival: cfg.Arrival, Status: rundoc.StatusPending})
-	}
+// Options configure a Runner: what of the run beside the server the open loop reads.
+type Options struct {
+	// Checkpoint is called after every cell with the document so far.
+	Checkpoint func(*rundoc.Run) error
+	// Events, if set, receives every request and what scoring each cell needs.
+	Events *bench.EventLog
+	// Progress, if set, is told what is happening.
+	Progress bench.Progress
+	// NewMonitor, if set, makes a server-metrics sampler for each cell.
+	NewMonitor func() bench.Monitor
+	// Nonce is the run's unique id; Attempt names this run invocation in the events
+	// log (default: Nonce).
+	Nonce   string
+	Attempt string
+	// Retry is the stream check's policy for a request that does not succeed
+	// (default bench.DefaultRetryPolicy); a cell's requests are never retried.
+	Retry *bench.RetryPolicy
+	// Telemetry, if set, meters the server's machine over every cell; Price, if set,
+	// is what the machine costs.
+	Telemetry power.Telemetry
+	Price     *rundoc.Price
 }
 
-// InfRequests is how many requests a rate-inf cell sends: --requests, or as many as
-// the busiest finite rate schedules in the duration; 0 when neither says.
-func InfRequests(cfg *rundoc.RateConfig, duration time.Duration) int {
-	if cfg.Requests > 0 {
-		return cfg.Requests
-	}
-	busiest := 0.0
-	for _, r := range cfg.Rates {
-		if !r.IsInf() {
-			busiest = max(busiest, float64(r))
-		}
-	}
-	return int(math.Ceil(busiest * duration.Seconds()))
-}
-
-// RateRunner measures an open-loop run: a cell per rate of the document's plan, or a
+// Runner measures an open-loop run: a cell per rate of the document's plan, or a
 // --find-max-rate search, each cell planned (schedule, lengths, prompts), executed
 // open loop and scored by ScoreRate.
-type RateRunner struct {
-	Server *Server
+type Runner struct {
+	Server *bench.Server
 	Opts   Options
 	// Send, if set, replaces the executor's send (tests; a richer request executor).
 	Send sendFunc
 
 	// The invocation's clock and attempt id, which its events carry.
-	clock   Clock
+	clock   bench.Clock
 	attempt string
 }
 
 // Run measures every pending cell of doc, checkpointing after each. On cancellation
-// the cell in progress is marked interrupted and ErrInterrupted returned.
-func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
+// the cell in progress is marked interrupted and bench.ErrInterrupted returned.
+func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	cfg := doc.Config.Rate
 	if cfg == nil {
 		return fmt.Errorf("the run document has no rate plan")
@@ -69,7 +64,7 @@ func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 	if doc.Config.Seed != nil {
 		builder.Seed = *doc.Config.Seed
 	}
-	r.clock, r.attempt = NewClock(), r.Opts.Attempt
+	r.clock, r.attempt = bench.NewClock(), r.Opts.Attempt
 	if r.attempt == "" {
 		r.attempt = r.Opts.Nonce
 	}
@@ -90,8 +85,8 @@ func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 			if cfg.Search != nil {
 				total = max(total, cfg.Search.MaxSteps)
 			}
-			if pp, ok := r.Opts.Progress.(PlanProgress); ok {
-				pp.Left(PlanLeft{Windows: time.Duration(total-i) * doc.Config.Duration()})
+			if pp, ok := r.Opts.Progress.(bench.PlanProgress); ok {
+				pp.Left(bench.PlanLeft{Windows: time.Duration(total-i) * doc.Config.Duration()})
 			}
 			r.Opts.Progress.Step(fmt.Sprintf("rate %s req/s", cell.RateRPS), i, total, doc.Config.Duration())
 		}
@@ -101,7 +96,7 @@ func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 			if err := checkpoint(); err != nil {
 				return err
 			}
-			return ErrInterrupted
+			return bench.ErrInterrupted
 		}
 		if r.Opts.Progress != nil {
 			r.Opts.Progress.Log(rateLine(cell))
@@ -112,19 +107,19 @@ func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 		for {
 			var tried []rundoc.RateCell
 			for _, c := range doc.Rate {
-				if statusDone(c.Status) {
+				if bench.StatusDone(c.Status) {
 					tried = append(tried, c)
 				}
 			}
 			// A cell interrupted mid-search is measured again.
-			doc.Rate = slices.DeleteFunc(doc.Rate, func(c rundoc.RateCell) bool { return !statusDone(c.Status) })
+			doc.Rate = slices.DeleteFunc(doc.Rate, func(c rundoc.RateCell) bool { return !bench.StatusDone(c.Status) })
 			next, done, out := NextSearchRate(*cfg.Search, tried)
 			doc.MaxRate = &out
 			if done {
 				break
 			}
 			if ctx.Err() != nil {
-				return ErrInterrupted
+				return bench.ErrInterrupted
 			}
 			doc.Rate = append(doc.Rate, rundoc.RateCell{RateRPS: next, Arrival: cfg.Arrival, Status: rundoc.StatusPending, SearchStep: len(tried) + 1})
 			if err := measure(len(doc.Rate) - 1); err != nil {
@@ -133,11 +128,11 @@ func (r *RateRunner) Run(ctx context.Context, doc *rundoc.Run) error {
 		}
 	} else {
 		for i := range doc.Rate {
-			if statusDone(doc.Rate[i].Status) {
+			if bench.StatusDone(doc.Rate[i].Status) {
 				continue
 			}
 			if ctx.Err() != nil {
-				return ErrInterrupted
+				return bench.ErrInterrupted
 			}
 			if err := measure(i); err != nil {
 				return err
@@ -181,7 +176,7 @@ func fmtOpt(v *float64, format string) string {
 }
 
 // measure plans, executes and scores one cell in place.
-func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell, doc *rundoc.Run, builder *prompt.Builder) {
+func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell, doc *rundoc.Run, builder *prompt.Builder) {
 	cfg := doc.Config.Rate
 	step := cell.SearchStep
 	fail := func(reason string) {
@@ -197,7 +192,7 @@ func (r *RateRunner) measure(ctx context.Context, cellNo int, cell *rundoc.RateC
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
 		res := send(ctx, *pc.set.PrefixPayload, 1, nil)
-		r.Opts.Events.Request(EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, RecordOf(res, r.clock))
+		r.Opts.Events.Request(bench.EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, bench.RecordOf(res, r.clock))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
 			return
@@ -226,7 +221,7 @@ type preparedCell struct {
 }
 
 // prepare draws a cell's schedule and lengths from its seed and builds its prompts.
-func (r *RateRunner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run, builder *prompt.Builder) (*preparedCell, error) {
+func (r *Runner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run, builder *prompt.Builder) (*preparedCell, error) {
 	cfg := doc.Config.Rate
 	runSeed := int64(1)
 	if doc.Config.Seed != nil {
@@ -261,7 +256,7 @@ func (r *RateRunner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.
 }
 
 // sender is how the cell's requests are sent: the test's, or the server's.
-func (r *RateRunner) sender() sendFunc {
+func (r *Runner) sender() sendFunc {
 	if r.Send != nil {
 		return r.Send
 	}
@@ -274,8 +269,8 @@ func (r *RateRunner) sender() sendFunc {
 // requests arrive: the drain after the last arrival is not load the schedule applied;
 // a rate-inf burst arrives at once, so its gauges are read for the whole cell), and
 // returns its requests, the gauges and the client's share of the CPUs.
-func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate rundoc.Rate, duration time.Duration) ([]RateRequest, *rundoc.ServerMetrics, float64) {
-	var monitor Monitor
+func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate rundoc.Rate, duration time.Duration) ([]RateRequest, *rundoc.ServerMetrics, float64) {
+	var monitor bench.Monitor
 	if r.Opts.NewMonitor != nil {
 		monitor = r.Opts.NewMonitor()
 	}
@@ -284,7 +279,7 @@ func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *prepar
 		if monitor == nil {
 			return
 		}
-		metrics = stopMonitor(monitor)
+		metrics = bench.StopMonitor(monitor)
 		monitor = nil
 	}
 	if !rate.IsInf() {
@@ -293,9 +288,9 @@ func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *prepar
 	if monitor != nil {
 		monitor.Start(ctx, min(500*time.Millisecond, max(100*time.Millisecond, duration/8)))
 	}
-	cpuStart, wallStart := cpuTime(), time.Now()
+	cpuStart, wallStart := bench.CPUTime(), time.Now()
 	reqs, _ := exec.run(ctx, pc.plan, pc.set.Payloads)
-	cpu, wall := cpuTime()-cpuStart, time.Since(wallStart)
+	cpu, wall := bench.CPUTime()-cpuStart, time.Since(wallStart)
 	stopMonitor()
 	clientCPU := 0.0
 	if wall > 0 && cpu > 0 {
@@ -306,24 +301,24 @@ func (r *RateRunner) execute(ctx context.Context, exec *rateExecutor, pc *prepar
 
 // score logs the cell's requests and what scoring them needs, and scores them in the
 // form the log holds them.
-func (r *RateRunner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) rundoc.RateCell {
+func (r *Runner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) rundoc.RateCell {
 	evs := make([]Event, len(reqs))
 	for i := range reqs {
 		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
-		r.Opts.Events.RateRequest(evs[i])
+		r.Opts.Events.Append(evs[i])
 	}
 	logged := asLogged(evs)
 	in.Energy = r.energyInput(ctx, logged)
-	r.Opts.Events.RateCell(r.attempt, cellNo, in)
+	logRateCell(r.Opts.Events, r.attempt, cellNo, in)
 	return ScoreRate(logged, in)
 }
 
 // energyInput reads the meter over a cell's span, when the run is metered or priced.
-func (r *RateRunner) energyInput(ctx context.Context, reqs []RateRequest) *EnergyInput {
+func (r *Runner) energyInput(ctx context.Context, reqs []RateRequest) *bench.EnergyInput {
 	if r.Opts.Telemetry == nil && r.Opts.Price == nil {
 		return nil
 	}
-	in := &EnergyInput{Price: r.Opts.Price}
+	in := &bench.EnergyInput{Price: r.Opts.Price}
 	if r.Opts.Telemetry == nil {
 		return in
 	}
@@ -336,28 +331,28 @@ func (r *RateRunner) energyInput(ctx context.Context, reqs []RateRequest) *Energ
 	return in
 }
 
-// preflight is the closed loop's stream check (preflight.go) before the first
+// preflight is the closed loop's stream check (bench.CheckStream) before the first
 // schedule: a server that does not stream, or cannot generate at all, stops the run
 // before any arrival is sent, with the reason in the document. A run with nothing
 // left to measure skips it.
-func (r *RateRunner) preflight(ctx context.Context, doc *rundoc.Run, builder *prompt.Builder, checkpoint func() error) error {
-	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool { return !statusDone(c.Status) }) {
+func (r *Runner) preflight(ctx context.Context, doc *rundoc.Run, builder *prompt.Builder, checkpoint func() error) error {
+	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool { return !bench.StatusDone(c.Status) }) {
 		return nil
 	}
-	check, err := (&Runner{Server: r.Server, Opts: r.Opts, builder: builder}).checkStream(ctx)
+	check, err := bench.CheckStream(ctx, r.Server, builder, r.Opts.Retry)
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return bench.ErrInterrupted
 	}
 	doc.StreamCheck = check
 	switch {
-	case errors.Is(err, ErrNotStreaming):
+	case errors.Is(err, bench.ErrNotStreaming):
 		for i := range doc.Rate {
-			if c := &doc.Rate[i]; !statusDone(c.Status) {
+			if c := &doc.Rate[i]; !bench.StatusDone(c.Status) {
 				c.Status, c.Reason = rundoc.StatusFailed, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed"
 			}
 		}
 		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")
-	case errors.Is(err, ErrCannotGenerate):
+	case errors.Is(err, bench.ErrCannotGenerate):
 		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
 	default:
 		return nil

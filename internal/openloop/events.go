@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"bufio"
@@ -10,16 +10,31 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
+// Event is one line of the events log of phase "rate": bench's event with the open
+// loop's fields after it.
+//   - "request": one open-loop request: the scheduled time latencies are measured
+//     from, when a slot let the request go, and the lengths asked;
+//   - "rate_cell": what scoring the cell needs besides its requests (RateInput).
+type Event struct {
+	bench.Event
+	Scheduled    int64      `json:"scheduled_ns,omitempty"`
+	Slot         int64      `json:"slot_ns,omitempty"`
+	InputTarget  int        `json:"input_target,omitempty"`
+	OutputTarget int        `json:"output_target,omitempty"`
+	RateInput    *RateInput `json:"rate_input,omitempty"`
+}
+
 // rateEvent is one open-loop request (phase "rate") as the events log holds it: its
 // times and schedule on the run's clock, of the invocation (attempt) that sent it.
-func rateEvent(attempt string, cell int, r *RateRequest, c Clock) Event {
-	q := RecordOf(r.Result, c)
+func rateEvent(attempt string, cell int, r *RateRequest, c bench.Clock) Event {
+	q := bench.RecordOf(r.Result, c)
 	return Event{
-		Type: "request", EventMeta: EventMeta{Attempt: attempt, Phase: "rate", Index: r.Index, Cell: cell}, Request: &q,
+		Event:     bench.Event{Type: "request", EventMeta: bench.EventMeta{Attempt: attempt, Phase: "rate", Index: r.Index, Cell: cell}, Request: &q},
 		Scheduled: c.NS(r.Scheduled), Slot: c.NS(r.Slot), InputTarget: r.InputTarget, OutputTarget: r.OutputTarget,
 	}
 }
@@ -34,20 +49,10 @@ func asLogged(evs []Event) []RateRequest {
 	return out
 }
 
-// RateRequest records one open-loop request's event (rateEvent).
-func (l *EventLog) RateRequest(ev Event) {
-	if l != nil {
-		l.write(ev)
-	}
-}
-
-// RateCell records what scoring an open-loop cell needs besides its requests; it
+// logRateCell records what scoring an open-loop cell needs besides its requests; it
 // follows the cell's requests in the log.
-func (l *EventLog) RateCell(attempt string, cell int, in RateInput) {
-	if l == nil {
-		return
-	}
-	l.write(Event{Type: "rate_cell", EventMeta: EventMeta{Attempt: attempt, Phase: "rate", Cell: cell}, RateInput: &in})
+func logRateCell(l *bench.EventLog, attempt string, cell int, in RateInput) {
+	l.Append(Event{Event: bench.Event{Type: "rate_cell", EventMeta: bench.EventMeta{Attempt: attempt, Phase: "rate", Cell: cell}}, RateInput: &in})
 }
 
 // RescoreRate reads an events log and recomputes every open-loop cell from its raw
@@ -56,7 +61,7 @@ func (l *EventLog) RateCell(attempt string, cell int, in RateInput) {
 // of its own invocation (a log appended by a run and its --resume holds both), and a
 // cell measured again is the later measurement; cells come in the document's order.
 func RescoreRate(r io.Reader) ([]rundoc.RateCell, error) {
-	scored, err := rescoreRateCells(r)
+	scored, err := RescoreRateCells(r)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +72,9 @@ func RescoreRate(r io.Reader) ([]rundoc.RateCell, error) {
 	return cells, nil
 }
 
-// rescoreRateCells is RescoreRate's cells by their number (the document's index + 1).
-func rescoreRateCells(r io.Reader) (map[int]rundoc.RateCell, error) {
+// RescoreRateCells is RescoreRate's cells by their number (the document's index + 1),
+// as bench.RecheckRun compares them.
+func RescoreRateCells(r io.Reader) (map[int]rundoc.RateCell, error) {
 	type place struct {
 		attempt string
 		cell    int
@@ -112,7 +118,7 @@ func timeOf(ns int64) time.Time {
 func rateRequestOf(ev *Event) RateRequest {
 	res := &openai.StreamResult{Outcome: openai.OutcomeIncomplete}
 	if ev.Request != nil {
-		res = ev.Request.result()
+		res = ev.Request.Result()
 	}
 	return RateRequest{Index: ev.Index, Scheduled: timeOf(ev.Scheduled), Slot: timeOf(ev.Slot),
 		InputTarget: ev.InputTarget, OutputTarget: ev.OutputTarget, Result: res}

@@ -1,4 +1,4 @@
-package report
+package session
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/openloop"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -28,7 +30,7 @@ func Rescore(w io.Writer, eventsPath string, docs []string, out string) error {
 	if len(docs) != 1 {
 		return fmt.Errorf("--rescore re-scores one run document from its events log: llmbench report --rescore EVENTS RUN.json (got %d documents)", len(docs))
 	}
-	doc, err := ReadRun(docs[0])
+	doc, err := report.ReadRun(docs[0])
 	if err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func Rescore(w io.Writer, eventsPath string, docs []string, out string) error {
 	if err != nil {
 		return fmt.Errorf("reading the events log: %w", err)
 	}
-	rc, err := bench.RecheckRun(doc, events)
+	rc, err := bench.RecheckRun(doc, events, openloop.RescoreRateCells)
 	if err != nil {
 		return fmt.Errorf("%s: %w", eventsPath, err)
 	}

@@ -1,10 +1,11 @@
-package bench
+package openloop
 
 import (
 	"context"
 	"sync"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 )
@@ -136,7 +137,7 @@ dispatch:
 }
 
 // tokenObserver feeds a live display with tokens as they stream in.
-type tokenObserver struct{ progress Progress }
+type tokenObserver struct{ progress bench.Progress }
 
 func (o tokenObserver) FirstToken(time.Time) {}
 

@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"fmt"
@@ -6,9 +6,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // RateInput is what scoring a rate cell needs besides its requests: the plan, the
@@ -36,7 +38,7 @@ type RateInput struct {
 	SearchStep int `json:"search_step,omitempty"`
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
-	Energy *EnergyInput `json:"energy,omitempty"`
+	Energy *bench.EnergyInput `json:"energy,omitempty"`
 }
 
 // Thresholds of the rate checks, each a judgement stated once.
@@ -178,7 +180,7 @@ func ScoreRate(reqs []RateRequest, in RateInput) rundoc.RateCell {
 }
 
 // rateEnergy is a cell's energy over the span its throughput is measured on.
-func rateEnergy(s *rateSamples, f *rundoc.RateFigures, in EnergyInput) *rundoc.CellEnergy {
+func rateEnergy(s *rateSamples, f *rundoc.RateFigures, in bench.EnergyInput) *rundoc.CellEnergy {
 	ps := rundoc.PowerStats{Reason: "no telemetry"}
 	if in.Trace != nil {
 		ps = power.Score(*in.Trace, s.firstSched, s.last)
@@ -349,7 +351,7 @@ func scoreSLO(f *rundoc.RateFigures, times []requestTimes, span float64, slo *ru
 // the finished requests were counted by the server (outputTokens), which the flag
 // multi_token_chunks says; the unfinished ones, counted one per chunk, may then be
 // short by up to the finished requests' excess ratio, and the cell is not valid when
-// that bound passes maxCountBound of its tokens. Fewer on the server's side, or any
+// that bound passes bench.MaxCountBound of its tokens. Fewer on the server's side, or any
 // difference where the server counted every chunk, is a count the run cannot trust.
 func verifyChunkCounts(cell *rundoc.RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
 	if relDiff(client, server) <= 0.01 {
@@ -367,9 +369,9 @@ func verifyChunkCounts(cell *rundoc.RateCell, reqs []RateRequest, client, server
 	}
 	bound := float64(unfinishedChunked) * (float64(server)/float64(client) - 1) / float64(f.OutputTokens)
 	f.TokenCountBound = ptrRound(bound, 4)
-	if bound > maxCountBound {
+	if bound > bench.MaxCountBound {
 		invalidate(cell, fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
-			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*maxCountBound))
+			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*bench.MaxCountBound))
 	}
 }
 
@@ -500,7 +502,7 @@ func saturationEvidence(reqs []RateRequest, times []requestTimes, f *rundoc.Rate
 		tail := slices.Clone(ordered[n-n/3:])
 		slices.Sort(head)
 		slices.Sort(tail)
-		a, b := quantile(head, 0.5), quantile(tail, 0.5)
+		a, b := stats.Quantile(head, 0.5), stats.Quantile(tail, 0.5)
 		if b > ttftRise*a && b-a > ttftRiseMin {
 			ev = append(ev, fmt.Sprintf("TTFT rose through the schedule: median %.0f ms over the first third of requests, %.0f ms over the last", a, b))
 		}
@@ -543,7 +545,7 @@ func schedulePace(reqs []RateRequest, times []requestTimes) (float64, bool) {
 		return 0, false
 	}
 	slices.Sort(early)
-	span := last.Sub(first).Seconds() + quantile(early, 0.5)/1000
+	span := last.Sub(first).Seconds() + stats.Quantile(early, 0.5)/1000
 	return float64(len(reqs)) / span, span > 0
 }
 
@@ -580,15 +582,15 @@ func latencyStats(s []latencySample) rundoc.LatencyStats {
 		if len(s) < floor {
 			return nil
 		}
-		a, b := quantile(lo, p), quantile(hi, p)
+		a, b := stats.Quantile(lo, p), stats.Quantile(hi, p)
 		if a != b || math.IsInf(b, 0) || math.IsNaN(b) {
 			return nil
 		}
 		return ptrRound(a, 2)
 	}
 	st.P50 = q(0.5, 1)
-	st.P90 = q(0.9, minSamplesP90)
-	st.P99 = q(0.99, minSamplesP99)
+	st.P90 = q(0.9, bench.MinSamplesP90)
+	st.P99 = q(0.99, bench.MinSamplesP99)
 	if st.Censored == 0 {
 		mean := sum / float64(len(s))
 		st.Mean = ptrRound(mean, 2)
@@ -609,7 +611,7 @@ func quantileOf(s []latencySample, p float64) float64 {
 		v[i] = x.V
 	}
 	slices.Sort(v)
-	return quantile(v, p)
+	return stats.Quantile(v, p)
 }
 
 // coalesced reports whether the cell's requests brought fewer than half as many
@@ -668,9 +670,4 @@ func rateErrorSamples(reqs []RateRequest) []string {
 		}
 	}
 	return out
-}
-
-func ptrRound(v float64, decimals int) *float64 {
-	r := round(v, decimals)
-	return &r
 }

@@ -1,4 +1,4 @@
-package bench
+package openloop
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -132,12 +133,12 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), 400)
 		return
 	}
-	if req.MaxTokens == checkMaxTokens {
+	if req.MaxTokens == bench.CheckMaxTokens {
 		// The stream check before the first cell: answered at once, outside the queue
 		// and its log, so that the hand-computed schedules count the cells' arrivals.
 		w.Header().Set("Content-Type", "text/event-stream")
-		for k := range checkMaxTokens {
-			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == checkMaxTokens-1])
+		for k := range bench.CheckMaxTokens {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == bench.CheckMaxTokens-1])
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		return
@@ -222,9 +223,9 @@ func (q *queueServer) byArrival() []*served {
 	return append([]*served(nil), q.log...)
 }
 
-func newQueueTestServer(srv *httptest.Server) *Server {
+func newQueueTestServer(srv *httptest.Server) *bench.Server {
 	client := openai.NewClient(srv.URL+"/v1", "", 256)
-	return &Server{
+	return &bench.Server{
 		Client: client, Model: "fake", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
 	}

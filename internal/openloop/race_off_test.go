@@ -1,0 +1,5 @@
+//go:build !race
+
+package openloop
+
+const raceEnabled = false
