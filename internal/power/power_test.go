@@ -1,11 +1,11 @@
 package power
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench/benchtest"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -29,17 +29,6 @@ func trace(devices []int, interval time.Duration, from, to float64, power func(d
 }
 
 func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-
-func near(t *testing.T, what string, got *float64, want, tol float64) {
-	t.Helper()
-	if got == nil {
-		t.Errorf("%s = nil, want %.4f", what, want)
-		return
-	}
-	if math.Abs(*got-want) > tol {
-		t.Errorf("%s = %.4f, want %.4f ± %g", what, *got, want, tol)
-	}
-}
 
 // TestScorePowerArithmetic: two GPUs, one at a constant 300 W and one ramping linearly
 // from 100 W by 10 W/s; a window from 1.1 s to 11.1 s holds 3,000 J + (100·10 + 5·(11.1² −
@@ -70,12 +59,12 @@ func TestScorePowerArithmetic(t *testing.T) {
 		if st.Reason != "" {
 			t.Fatalf("counter %v: %s", counter, st.Reason)
 		}
-		near(t, "energy", st.EnergyJ, wantE, 0.02)
-		near(t, "mean power", st.PowerWMean, wantE/10, 0.06)
+		benchtest.Near(t, "energy", st.EnergyJ, wantE, 0.02)
+		benchtest.Near(t, "mean power", st.PowerWMean, wantE/10, 0.06)
 		// The summed power peaks at the last sample inside the window (11.0 s): 300 + 210.
-		near(t, "max power", st.PowerWMax, 510, 0.06)
-		near(t, "util", st.GPUUtilMean, 50.5, 0.06)
-		near(t, "memory", st.GPUMemUsedMiB, 3000, 1e-9)
+		benchtest.Near(t, "max power", st.PowerWMax, 510, 0.06)
+		benchtest.Near(t, "util", st.GPUUtilMean, 50.5, 0.06)
+		benchtest.Near(t, "memory", st.GPUMemUsedMiB, 3000, 1e-9)
 		if st.Method != method || st.Devices != 2 || st.Samples != 100 {
 			t.Errorf("counter %v: method %s devices %d samples %d, want %s 2 100", counter, st.Method, st.Devices, st.Samples, method)
 		}
@@ -123,7 +112,7 @@ func TestScorePowerEdges(t *testing.T) {
 	// A counter needs only two samples inside: a short prefill still gets energy.
 	in := func(_ int, s float64) float64 { return 250 * s }
 	st := Score(trace([]int{0}, 200*time.Millisecond, 0, 10, flat, in), at(1.05), at(1.65))
-	near(t, "short window by counter", st.EnergyJ, 150, 1e-6)
+	benchtest.Near(t, "short window by counter", st.EnergyJ, 150, 1e-6)
 }
 
 // TestDecodeEnergyAndCost: the cell's figures are the arithmetic of its counts.
@@ -132,9 +121,9 @@ func TestDecodeEnergyAndCost(t *testing.T) {
 	// 30 s at 300 W over 4,500 tokens (150 tok/s): 2 J/token, 0.5 tokens per joule;
 	// $3.60 an hour is $0.001 a second, over 150 tok/s: $6.6667 per million tokens.
 	ce := DecodeEnergy(ps, 4500, 150, &rundoc.Price{USDPerHour: 3.6, Source: "--price-per-hour"})
-	near(t, "J/token", ce.JoulesPerToken, 2, 1e-9)
-	near(t, "tok/s/W", ce.TokSPerW, 0.5, 1e-9)
-	near(t, "$/Mtok", ce.USDPerMTok, 6.6667, 1e-9)
+	benchtest.Near(t, "J/token", ce.JoulesPerToken, 2, 1e-9)
+	benchtest.Near(t, "tok/s/W", ce.TokSPerW, 0.5, 1e-9)
+	benchtest.Near(t, "$/Mtok", ce.USDPerMTok, 6.6667, 1e-9)
 	// Without a price: energy still, no cost, the reason stated.
 	ce = DecodeEnergy(ps, 4500, 150, nil)
 	if ce.USDPerMTok != nil || !strings.Contains(ce.CostReason, "--price-per-hour") {
@@ -146,5 +135,5 @@ func TestDecodeEnergyAndCost(t *testing.T) {
 		t.Errorf("no telemetry: %+v", ce)
 	}
 	pe := PrefillEnergyFor(rundoc.PowerStats{EnergyJ: ptr(410.0)}, 8192)
-	near(t, "J/prompt token", pe.JoulesPerPromptToken, 410.0/8192, 1e-6)
+	benchtest.Near(t, "J/prompt token", pe.JoulesPerPromptToken, 410.0/8192, 1e-6)
 }

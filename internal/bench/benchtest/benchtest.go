@@ -1,5 +1,6 @@
-// Package benchtest holds the test helpers that the closed loop's tests
-// (internal/bench) and the open loop's (internal/openloop) share.
+// Package benchtest holds the test helpers that measurement's tests share: the
+// closed loop's (internal/bench), the open loop's (internal/openloop) and power
+// scoring's (internal/power).
 package benchtest
 
 import (
