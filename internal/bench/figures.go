@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
@@ -109,32 +110,32 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	}
 	out.detail.PeakStreaming = peakStreaming(reqs, w.close)
 	out.stats.OutputTokens = tokens
-	out.stats.MeasuredS = round(winSecs, 3)
+	out.stats.MeasuredS = stats.Round(winSecs, 3)
 	out.streams = perStream(views, reqs, w)
 	st := &out.streams
 	if winSecs > 0 {
-		out.stats.AvgActiveRequests = round(float64(st.producingNs)/1e9/winSecs, 3)
-		out.stats.AvgInFlight = openai.Ptr(round(float64(st.inFlightNs)/1e9/winSecs, 3))
-		out.fig.TotalTokS = round(float64(tokens)/winSecs, 2)
+		out.stats.AvgActiveRequests = stats.Round(float64(st.producingNs)/1e9/winSecs, 3)
+		out.stats.AvgInFlight = openai.Ptr(stats.Round(float64(st.inFlightNs)/1e9/winSecs, 3))
+		out.fig.TotalTokS = stats.Round(float64(tokens)/winSecs, 2)
 	}
 	if out.stats.AvgActiveRequests > 0 {
-		out.fig.PerRequestTokS = round(out.fig.TotalTokS/out.stats.AvgActiveRequests, 2)
+		out.fig.PerRequestTokS = stats.Round(out.fig.TotalTokS/out.stats.AvgActiveRequests, 2)
 	}
 	if tokens > 0 {
 		out.deviation = float64(moved) / float64(tokens)
 	}
 	slices.Sort(ttfts)
 	slices.Sort(gaps)
-	out.fig.TTFTMs = round(quantile(ttfts, 0.5), 1)
+	out.fig.TTFTMs = stats.Round(quantile(ttfts, 0.5), 1)
 	// TBT is the median stream's time per output token (TPOT): exact wherever the
 	// count is, however many tokens a chunk carries.
-	out.fig.TBTMs = round(quantile(st.tpots, 0.5), 2)
+	out.fig.TBTMs = stats.Round(quantile(st.tpots, 0.5), 2)
 	d := &out.detail
 	d.TTFTSamples, d.TBTSamples = len(ttfts), len(gaps)
 	d.TPOTStreams = len(st.tpots)
 	d.ITLMs = chunkGaps(st.itl)
 	if st.maxSilence > 0 {
-		d.MaxStallMs = openai.Ptr(round(float64(st.maxSilence)/1e6, 1))
+		d.MaxStallMs = openai.Ptr(stats.Round(float64(st.maxSilence)/1e6, 1))
 	}
 	d.StalledStreams = st.stalled
 	d.TTFTP90Ms = tail(ttfts, 0.90, MinSamplesP90)
@@ -200,7 +201,7 @@ func tail(sorted []float64, q float64, minSamples int) *float64 {
 	if len(sorted) < minSamples {
 		return nil
 	}
-	v := round(quantile(sorted, q), 2)
+	v := stats.Round(quantile(sorted, q), 2)
 	return &v
 }
 
@@ -221,11 +222,6 @@ func quantile(sorted []float64, q float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func round(v float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	return math.Round(v*p) / p
-}
 
 func abs(n int) int {
 	if n < 0 {

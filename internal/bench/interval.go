@@ -114,13 +114,13 @@ func cellIntervals(reqs []Request, c counting, w span, fig rundoc.DecodeFigures)
 		rates[i] = float64(t) / b.seconds
 	}
 	if iv, ok := stats.BatchMeans(rates); ok {
-		ci.TotalTokSCI = roundedCI(iv, 2, 0)
+		ci.TotalTokSCI = stats.RoundedCI(iv, 2, 0)
 	}
 	if iv, ok := tbtSections(b.gaps, fig.TBTMs); ok {
-		ci.TBTMsCI = roundedCI(iv, 2, 0)
+		ci.TBTMsCI = stats.RoundedCI(iv, 2, 0)
 	}
 	if iv, ok := stats.QuantileCI(requestTTFTs(reqs), 0.5); ok {
-		ci.TTFTMsCI = roundedCI(iv, 1, 0)
+		ci.TTFTMsCI = stats.RoundedCI(iv, 1, 0)
 	}
 	if ci.TotalTokSCI == nil && ci.TBTMsCI == nil && ci.TTFTMsCI == nil {
 		return nil
@@ -164,12 +164,4 @@ func requestTTFTs(reqs []Request) []float64 {
 	}
 	slices.Sort(v)
 	return v
-}
-
-// roundedCI rounds an interval outward and keeps it at or above floor (a rate or a
-// latency is never negative).
-func roundedCI(iv stats.Interval, decimals int, floor float64) *stats.Interval {
-	iv.Low = math.Max(iv.Low, floor)
-	r := iv.Round(decimals)
-	return &r
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // PrefillRun is what measuring a prefill row produced: the cold request that
@@ -41,7 +42,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 	}
 	ttftMs := float64(q.FirstToken-q.Sent) / 1e6
 	promptTokens := run.Context
-	fig := &rundoc.PrefillFigures{TTFTMs: round(ttftMs, 0)}
+	fig := &rundoc.PrefillFigures{TTFTMs: stats.Round(ttftMs, 0)}
 	if q.finished() {
 		fig.CompletedRequests = 1
 	}
@@ -49,7 +50,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 		fig.Attempts = run.Attempts
 	}
 	if run.Settle != nil {
-		fig.SettleMs = openai.Ptr(round(run.Settle.WaitMs, 1))
+		fig.SettleMs = openai.Ptr(stats.Round(run.Settle.WaitMs, 1))
 	}
 	if q.Usage != nil && q.Usage.PromptTokens > 0 {
 		promptTokens = q.Usage.PromptTokens
@@ -58,7 +59,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 			fig.CachedTokens = openai.Ptr(*d.CachedTokens)
 		}
 	}
-	fig.PromptTokS = round(float64(promptTokens)/(ttftMs/1000), 1)
+	fig.PromptTokS = stats.Round(float64(promptTokens)/(ttftMs/1000), 1)
 	row.PrefillFigures = fig
 	row.Status = rundoc.StatusValid
 	switch {

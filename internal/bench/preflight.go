@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // ErrNotStreaming is returned by Run when the server does not stream: no cell could
@@ -68,7 +69,7 @@ func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
 	check.Streams = !res.NotStreamed && !res.FirstToken.IsZero()
 	check.ChunkUsage = res.ChunkUsage
 	if res.Usage != nil && res.Usage.CompletionTokens > 0 && len(res.Chunks) > 0 && res.Finished() {
-		v := round(float64(res.Usage.CompletionTokens)/float64(len(res.Chunks)), 2)
+		v := stats.Round(float64(res.Usage.CompletionTokens)/float64(len(res.Chunks)), 2)
 		check.TokensPerChunk = &v
 	}
 	switch {

@@ -94,7 +94,7 @@ func overRepeats(v []float64, published float64, own *stats.Interval, decimals i
 	if own != nil {
 		iv.Low, iv.High = min(iv.Low, own.Low), max(iv.High, own.High)
 	}
-	return roundedCI(iv, decimals, 0)
+	return stats.RoundedCI(iv, decimals, 0)
 }
 
 // disagree reports whether two valid repeats' own intervals (rate or TBT) do not

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // CellRun is what executing a cell produced: everything its figures and checks are
@@ -183,10 +184,10 @@ func (s *scoring) describeCounts(c counting, t requestTally) {
 		addFlag(d, "token_counts_estimated")
 	}
 	if s.bound.estimated && s.bound.ok {
-		d.TokenCountBound = openai.Ptr(round(s.bound.rel, 4))
+		d.TokenCountBound = openai.Ptr(stats.Round(s.bound.rel, 4))
 	}
 	if s.tpotBound > 0 {
-		d.TPOTBound = openai.Ptr(round(s.tpotBound, 4))
+		d.TPOTBound = openai.Ptr(stats.Round(s.tpotBound, 4))
 	}
 	if s.w.deviation > estimatedDeviation {
 		addFlag(d, "multi_token_chunks")
@@ -195,7 +196,7 @@ func (s *scoring) describeCounts(c counting, t requestTally) {
 	if st := &s.w.streams; st.stalled > 0 {
 		addFlag(d, "stalled")
 		if st.inFlightNs > 0 {
-			d.StallShare = openai.Ptr(round(float64(st.stallNs)/float64(st.inFlightNs), 4))
+			d.StallShare = openai.Ptr(stats.Round(float64(st.stallNs)/float64(st.inFlightNs), 4))
 		}
 	}
 
@@ -206,13 +207,13 @@ func (s *scoring) describeTiming(t requestTally) {
 	d := &s.w.detail
 	if s.w.events > 0 {
 		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
-		d.ZeroGapShare = openai.Ptr(round(s.zeroShare, 4))
+		d.ZeroGapShare = openai.Ptr(stats.Round(s.zeroShare, 4))
 	}
 	if s.unresolved() {
 		addFlag(d, "timing_unresolved")
 	}
 	if t.reads > 0 {
-		d.EventsPerRead = openai.Ptr(round(float64(t.events)/float64(t.reads), 2))
+		d.EventsPerRead = openai.Ptr(stats.Round(float64(t.events)/float64(t.reads), 2))
 	}
 	if t.skipped > 0 {
 		d.SkippedEvents = t.skipped
@@ -226,18 +227,18 @@ func (s *scoring) describeTiming(t requestTally) {
 func (s *scoring) describeCPU() {
 	run, d := s.run, &s.w.detail
 	if run.ClientCPUNs > 0 {
-		d.ClientCPUS = openai.Ptr(round(float64(run.ClientCPUNs)/1e9, 3))
+		d.ClientCPUS = openai.Ptr(stats.Round(float64(run.ClientCPUNs)/1e9, 3))
 	}
 	if wall := run.Close - run.Open; wall > 0 && run.ClientCPUNs > 0 && run.CPUs > 0 {
 		s.clientCPU = float64(run.ClientCPUNs) / float64(wall) / float64(run.CPUs)
-		d.ClientCPU = openai.Ptr(round(s.clientCPU, 3))
+		d.ClientCPU = openai.Ptr(stats.Round(s.clientCPU, 3))
 		d.ClientLimited = s.clientCPU > clientSaturated
 	}
 	if c := run.CeilingTokS; c > 0 && s.w.fig.TotalTokS > NearCeiling*c {
 		addFlag(d, "client_near_ceiling")
 	}
 	if m := run.MachineCPU; m != nil {
-		d.MachineCPU = openai.Ptr(round(*m, 3))
+		d.MachineCPU = openai.Ptr(stats.Round(*m, 3))
 		if *m > machineSaturated {
 			addFlag(d, "machine_cpu_saturated")
 		}
@@ -251,9 +252,9 @@ func (s *scoring) describeCache(t requestTally) {
 	run, d := s.run, &s.w.detail
 	if t.haveCached {
 		d.CachedTokens = openai.Ptr(t.cached)
-		d.CacheHitRatio = openai.Ptr(round(float64(t.cached)/float64(t.prompted), 4))
+		d.CacheHitRatio = openai.Ptr(stats.Round(float64(t.cached)/float64(t.prompted), 4))
 	} else if m := run.Server; m != nil && m.PrefixCacheQueries != nil && m.PrefixCacheHits != nil && *m.PrefixCacheQueries > 0 {
-		d.CacheHitRatio = openai.Ptr(round(*m.PrefixCacheHits / *m.PrefixCacheQueries, 4))
+		d.CacheHitRatio = openai.Ptr(stats.Round(*m.PrefixCacheHits / *m.PrefixCacheQueries, 4))
 	}
 	s.cacheRatio = d.CacheHitRatio
 
@@ -296,7 +297,7 @@ func addFlag(d *rundoc.CellDetail, f string) {
 
 func addSettle(d *rundoc.CellDetail, s *Settle) {
 	if s != nil {
-		d.SettleMs = openai.Ptr(round(s.WaitMs, 1))
+		d.SettleMs = openai.Ptr(stats.Round(s.WaitMs, 1))
 		d.SettledBy = s.By
 	}
 }

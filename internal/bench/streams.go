@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Thresholds of the stall check (docs/run.md).
@@ -158,6 +159,6 @@ func chunkGaps(sorted []float64) *rundoc.ChunkGaps {
 	if len(sorted) == 0 {
 		return nil
 	}
-	return &rundoc.ChunkGaps{P50: round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, MinSamplesP90),
+	return &rundoc.ChunkGaps{P50: stats.Round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, MinSamplesP90),
 		P99: tail(sorted, 0.99, MinSamplesP99), Samples: len(sorted)}
 }

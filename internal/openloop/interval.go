@@ -41,7 +41,7 @@ func sampleCIs(s []latencySample, st rundoc.LatencyStats) *rundoc.PercentileCIs 
 		if !ok {
 			return nil
 		}
-		return roundedCI(iv, 2, 0)
+		return stats.RoundedCI(iv, 2, 0)
 	}
 	return percentileCIs(st, ci)
 }
@@ -74,7 +74,7 @@ func sectionedCIs(times []requestTimes, st rundoc.LatencyStats) *rundoc.Percenti
 		if !ok {
 			return nil
 		}
-		return roundedCI(iv, 2, 0)
+		return stats.RoundedCI(iv, 2, 0)
 	}
 	return percentileCIs(st, ci)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Options configure a Runner: what of the run beside the server the open loop reads.
@@ -294,7 +295,7 @@ func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCe
 	stopMonitor()
 	clientCPU := 0.0
 	if wall > 0 && cpu > 0 {
-		clientCPU = round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
+		clientCPU = stats.Round(float64(cpu)/float64(wall)/float64(runtime.NumCPU()), 3)
 	}
 	return reqs, metrics, clientCPU
 }

@@ -258,8 +258,8 @@ func gatherRate(reqs []RateRequest, f *rundoc.RateFigures) *rateSamples {
 // rateFigures computes the cell's rates and latency summaries from its samples.
 func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	if span := s.span(); span > 0 {
-		f.DurationS = round(span, 3)
-		f.TotalTokS = round(float64(f.OutputTokens)/span, 2)
+		f.DurationS = stats.Round(span, 3)
+		f.TotalTokS = stats.Round(float64(f.OutputTokens)/span, 2)
 		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/span, 3)
 	}
 	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched.After(s.firstSched) {
@@ -336,7 +336,7 @@ func scoreSLO(f *rundoc.RateFigures, times []requestTimes, span float64, slo *ru
 			met++
 		}
 	}
-	ratio := round(float64(met)/float64(len(times)), 4)
+	ratio := stats.Round(float64(met)/float64(len(times)), 4)
 	f.SLOMetRatio = &ratio
 	if span > 0 {
 		f.GoodputRPS = ptrRound(float64(met)/span, 3)
@@ -426,8 +426,8 @@ func verifyTokens(cell *rundoc.RateCell, reqs []RateRequest, times []requestTime
 		}
 	}
 	if promptReqs > 0 {
-		f.PromptTokensMean = round(float64(prompted)/float64(promptReqs), 1)
-		f.PromptTokensTarget = round(float64(asked)/float64(promptReqs), 1)
+		f.PromptTokensMean = stats.Round(float64(prompted)/float64(promptReqs), 1)
+		f.PromptTokensTarget = stats.Round(float64(asked)/float64(promptReqs), 1)
 		if relDiff(prompted, asked) > 0.01 {
 			invalidate(cell, fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
 		}

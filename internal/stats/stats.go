@@ -45,6 +45,21 @@ func (i Interval) Round(decimals int) Interval {
 	return Interval{Low: math.Floor(i.Low*p+1e-9) / p, High: math.Ceil(i.High*p-1e-9) / p}
 }
 
+// RoundedCI is iv rounded outward to decimals places with its low end at or above
+// floor (a rate or a latency is never negative): how both loops publish an interval.
+func RoundedCI(iv Interval, decimals int, floor float64) *Interval {
+	iv.Low = math.Max(iv.Low, floor)
+	r := iv.Round(decimals)
+	return &r
+}
+
+// Round rounds v to decimals places, half away from zero: how both loops publish a
+// figure, so that the closed and the open loop's figures read alike.
+func Round(v float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(v*p) / p
+}
+
 // Scale multiplies both ends by k (k > 0), for a figure that is a fixed multiple of
 // the one the interval was computed on.
 func (i Interval) Scale(k float64) Interval { return Interval{Low: i.Low * k, High: i.High * k} }
