@@ -266,6 +266,10 @@ type Quant struct {
 	EmbeddingBits float64  `json:"embedding_bits"`
 	Compute       string   `json:"compute"`
 	Source        string   `json:"source"`
+	// Explicit marks bits per weight given as a number (--weight-bits), not a named
+	// format: it describes any mix (a GGUF Q4_K_M is about 4.8), so no engine's list of
+	// formats refuses it.
+	Explicit bool `json:"-"`
 }
 
 // KVDtype is a KV cache element type.
