@@ -12,19 +12,23 @@ package bench
 // cell measured replacements more than decoding, and it is not valid.
 
 // endedEarly says a finished request ended before the output it asked for: any
-// finish but "length", or a "length" finish short of it (a slot's context full).
-// tokens is its count as resolved.
-func endedEarly(q *Request, tokens, maxOutput int) bool {
+// finish but "length", or a "length" finish short of it (a slot's context full) by the
+// server's own count — its usage, or its per-chunk counts. A "length" finish the
+// server did not count is taken at its word.
+func endedEarly(q *Request, maxOutput int) bool {
 	if !q.finished() {
 		return false
 	}
 	if q.FinishReason != "length" {
 		return true
 	}
-	if u := q.Usage; u != nil && u.CompletionTokens > 0 {
-		tokens = u.CompletionTokens
+	switch {
+	case q.Usage != nil && q.Usage.CompletionTokens > 0:
+		return q.Usage.CompletionTokens < maxOutput
+	case q.ChunkUsage:
+		return q.Tokens < maxOutput
 	}
-	return tokens < maxOutput
+	return false
 }
 
 // earlyEndLoss is the share of the window's stream-time (streams × its length) that
@@ -32,14 +36,14 @@ func endedEarly(q *Request, tokens, maxOutput int) bool {
 // predecessor's end and their own first token (or their end, or the window's
 // close). A request's successor is its stream's next request; in a log from before
 // streams were recorded, the next request sent at or after its end.
-func earlyEndLoss(reqs []Request, totals []int, maxOutput, streams int, w span) float64 {
+func earlyEndLoss(reqs []Request, maxOutput, streams int, w span) float64 {
 	if streams <= 0 || w.close <= w.open {
 		return 0
 	}
 	var lost int64
 	for i := range reqs {
 		q := &reqs[i]
-		if !endedEarly(q, totals[i], maxOutput) || q.End >= w.close {
+		if !endedEarly(q, maxOutput) || q.End >= w.close {
 			continue
 		}
 		until := w.close
@@ -75,15 +79,4 @@ func successor(reqs []Request, i int) int {
 		}
 	}
 	return best
-}
-
-// requestTotals is each request's token count as resolved (its chunks' counts summed).
-func requestTotals(counts [][]int) []int {
-	out := make([]int, len(counts))
-	for i, cs := range counts {
-		for _, n := range cs {
-			out[i] += n
-		}
-	}
-	return out
 }

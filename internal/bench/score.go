@@ -116,7 +116,7 @@ func (s *scoring) describe(c counting) {
 		addFlag(d, "prompt_length_uncounted")
 	}
 	addSettle(d, run.Settle)
-	t := s.tally(requestTotals(c.counts))
+	t := s.tally()
 	s.describeCounts(c, t)
 	s.describeTiming(t)
 	s.describeCPU()
@@ -131,9 +131,9 @@ type requestTally struct {
 }
 
 // tally sums the requests' counts, and counts the finished ones, those that ended
-// before max output (totals are their resolved token counts) and those sent again on
-// a new connection; it measures what the early ends can have cost the window.
-func (s *scoring) tally(totals []int) requestTally {
+// before max output and those sent again on a new connection; it measures what the
+// early ends can have cost the window.
+func (s *scoring) tally() requestTally {
 	run, d := s.run, &s.w.detail
 	var t requestTally
 	for i := range run.Requests {
@@ -145,7 +145,7 @@ func (s *scoring) tally(totals []int) requestTally {
 		s.speculative = s.speculative || q.Speculative
 		if q.finished() {
 			s.finished++
-			if endedEarly(q, totals[i], run.MaxOutput) {
+			if endedEarly(q, run.MaxOutput) {
 				d.EndedEarly++
 			}
 		}
@@ -162,7 +162,7 @@ func (s *scoring) tally(totals []int) requestTally {
 		}
 	}
 	if d.EndedEarly > 0 {
-		s.earlyLoss = earlyEndLoss(run.Requests, totals, run.MaxOutput, run.Concurrency, span{run.Open, run.Close})
+		s.earlyLoss = earlyEndLoss(run.Requests, run.MaxOutput, run.Concurrency, span{run.Open, run.Close})
 		d.EarlyEndLoss = openai.Ptr(stats.Round(s.earlyLoss, 4))
 	}
 	return t
