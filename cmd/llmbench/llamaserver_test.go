@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/replay"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/sim"
@@ -209,8 +210,9 @@ func TestCaseLlamaIdentity(t *testing.T) {
 	if p.Status != rundoc.StatusValid || p.CachedTokens == nil || *p.CachedTokens == 0 {
 		t.Fatalf("prefill 1K: %s %q, cached %v", p.Status, p.Reason, p.PrefillFigures)
 	}
-	if read := p.PromptTokS * p.TTFTMs / 1000; math.Abs(read-float64(p.PromptTokens-*p.CachedTokens)) > 3 {
-		t.Errorf("prefill 1K: %.1f tok/s × %.0f ms = %.0f tokens, want the %d uncached of %d", p.PromptTokS, p.TTFTMs, read, p.PromptTokens-*p.CachedTokens, p.PromptTokens)
+	ttft := prefillTTFT(t, cr, 1024)
+	if want := float64(p.PromptTokens-*p.CachedTokens) / ttft.Seconds(); math.Abs(p.PromptTokS-want) > 0.1 {
+		t.Errorf("prefill 1K: %.1f tok/s, want the %d uncached of %d tokens over %s: %.1f", p.PromptTokS, p.PromptTokens-*p.CachedTokens, p.PromptTokens, ttft, want)
 	}
 	noMeta := llama(func(l *replay.LlamaSlots, c *replay.Config) {
 		l.Build, c.Discovery, l.NCtx, l.Slots = "b0-unknown", discoveryDir("llamacpp-b0-unknown"), 8192, 1
@@ -221,11 +223,23 @@ func TestCaseLlamaIdentity(t *testing.T) {
 	}
 }
 
+// prefillTTFT is the time to first token of a prefill row's cold request, exactly,
+// from the events log.
+func prefillTTFT(t *testing.T, cr *conformanceRun, context int) time.Duration {
+	t.Helper()
+	for _, line := range strings.Split(string(cr.events), "\n") {
+		var e bench.Event
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "prefill" && e.Prefill != nil && e.Prefill.Context == context {
+			return time.Duration(e.Prefill.Request.FirstToken - e.Prefill.Request.Sent)
+		}
+	}
+	t.Fatalf("no prefill event for %d", context)
+	return 0
+}
+
 // TestCaseBufferingProxy (item 8): behind a proxy that releases each stream only when
 // it is whole, every token of a request arrives in one read: no cell is valid (before:
-// valid, TBT 0 ms, nothing producing, 10% below the truth). The emulator at --speed 10,
-// whose tokens come every ~0.25 ms and merge in the reads of a slow machine, stays
-// valid.
+// valid, TBT 0 ms, nothing producing, 10% below the truth).
 func TestCaseBufferingProxy(t *testing.T) {
 	t.Parallel()
 	cr := runReplay(t, with(vllm, func(c *replay.Config) { c.Buffered = true }), false,
@@ -235,7 +249,14 @@ func TestCaseBufferingProxy(t *testing.T) {
 		t.Errorf("buffering proxy: %s %q %v; want not valid, timing_unresolved", c.Status, c.Reason, c.Flags)
 	}
 	cr.checkRescore(t)
+}
 
+// TestCaseEmulatorSpeed10 (item 8, what the rule must not catch): the emulator at
+// --speed 10 writes a token every ~0.25 ms, and a slow machine's reads merge several;
+// every stream still spreads over its steps, and with --fit every cell is valid
+// (issue 27's case, which the relaxed timing_unresolved made valid).
+func TestCaseEmulatorSpeed10(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base, shutdown, err := sim.StartLocal(ctx, "tiny", 10)
@@ -253,22 +274,29 @@ func TestCaseBufferingProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	measured := 0
+	measured, calm := 0, 0
 	for _, c := range doc.Decode {
 		if c.Status == rundoc.StatusOverCapacity {
 			continue
 		}
 		measured++
-		// A machine over 95% busy may have read the tokens late: that rule (before this
-		// one) can still say not valid on a loaded machine, and says why.
+		// A machine over 95% busy may have read the tokens late, whole streams of 32 ms
+		// included: the cell is then not valid (timing_unresolved) for that. A slow
+		// machine that is not saturated measures it right.
 		saturated := c.MachineCPU != nil && *c.MachineCPU > 0.95
-		if c.StreamsArrivedWhole != 0 || strings.Contains(c.Reason, "arrived whole") || c.Status != rundoc.StatusValid && !saturated {
-			t.Errorf("sim --speed 10, %s × %d: %s %q (%d arrived whole)", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.StreamsArrivedWhole)
+		if !saturated {
+			calm++
+			if c.Status != rundoc.StatusValid || c.StreamsArrivedWhole != 0 {
+				t.Errorf("sim --speed 10, %s × %d: %s %q (%d arrived whole)", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.StreamsArrivedWhole)
+			}
 		}
-		t.Logf("sim --speed 10, %s × %d: %s, %.1f events a read, machine CPU %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, *c.EventsPerRead, ptrStr(c.MachineCPU))
+		t.Logf("sim --speed 10, %s × %d: %s, %.1f events a read, %d arrived whole, machine CPU %s", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, *c.EventsPerRead, c.StreamsArrivedWhole, ptrStr(c.MachineCPU))
 	}
 	if measured == 0 {
 		t.Error("sim --speed 10: no cell measured")
+	}
+	if calm == 0 {
+		t.Skip("sim --speed 10: the machine was saturated during every cell; run again on a quieter machine")
 	}
 }
 
