@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +17,8 @@ import (
 //     free slot — the one it names (id_slot); else the free slot whose cached prompt
 //     it shares (get_available_slot's similarity, above slot_prompt_similarity 0.1);
 //     else the least recently used — and waits, deferred, while none is free
-//     (queue_tasks.defer; /metrics requests_deferred).
+//     (queue_tasks.defer; /metrics requests_deferred), served in the order it came
+//     once a slot is released (pop_deferred_task).
 //   - The prompt cache is the slot's: a slot keeps its last prompt, and a request
 //     reuses the prefix it shares with it (n_prompt_tokens_cache, the timings'
 //     cache_n); a slot that held another prompt reads the whole prompt again.
@@ -46,49 +48,72 @@ type llamaSlot struct {
 	lastUsed int64
 }
 
-// llamaSlots is the server's slots and the waits for them.
+// llamaSlots is the server's slots and the requests deferred until one is free, in
+// the order they came (server_queue::defer; a released slot takes the deferred tasks
+// again in order, pop_deferred_task).
 type llamaSlots struct {
 	mu      sync.Mutex
 	slots   []llamaSlot
 	clock   int64
-	changed chan struct{} // closed when a slot is released
+	waiters []*llamaWaiter
+}
+
+// llamaWaiter is a deferred request: what picks its slot, and where it is told.
+type llamaWaiter struct {
+	shared string
+	idSlot *int
+	got    chan llamaGrant
+}
+
+// llamaGrant is a slot given to a request: whether its cache held the request's
+// shared prompt, and whether it held any prompt.
+type llamaGrant struct {
+	id        int
+	hit, used bool
 }
 
 func newLlamaSlots(n int) *llamaSlots {
-	return &llamaSlots{slots: make([]llamaSlot, max(n, 1)), changed: make(chan struct{})}
+	return &llamaSlots{slots: make([]llamaSlot, max(n, 1))}
 }
 
-// take waits for a slot as llama-server assigns them and returns it, whether its
-// cache held the request's shared prompt, and whether it held any prompt; ok is false
-// when ctx ended first. waiting is told when the request starts and stops waiting.
-func (l *llamaSlots) take(ctx context.Context, shared string, idSlot *int, waiting func(int)) (id int, hit, used, ok bool) {
-	waited := false
-	defer func() {
-		if waited {
-			waiting(-1)
-		}
-	}()
-	for {
-		l.mu.Lock()
-		if id = l.pick(shared, idSlot); id >= 0 {
-			s := &l.slots[id]
-			hit, used = s.used && s.shared == shared, s.used
-			s.busy = true
+// take waits for a slot as llama-server assigns them; ok is false when ctx ended
+// first. waiting is told when the request starts and stops waiting.
+func (l *llamaSlots) take(ctx context.Context, shared string, idSlot *int, waiting func(int)) (g llamaGrant, ok bool) {
+	l.mu.Lock()
+	if len(l.waiters) == 0 {
+		if id := l.pick(shared, idSlot); id >= 0 {
+			g = l.grant(id, shared)
 			l.mu.Unlock()
-			return id, hit, used, true
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		if !waited {
-			waited = true
-			waiting(+1)
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return -1, false, false, false
+			return g, true
 		}
 	}
+	w := &llamaWaiter{shared: shared, idSlot: idSlot, got: make(chan llamaGrant, 1)}
+	l.waiters = append(l.waiters, w)
+	l.mu.Unlock()
+	waiting(+1)
+	defer waiting(-1)
+	select {
+	case g = <-w.got:
+		return g, true
+	case <-ctx.Done():
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if i := slices.Index(l.waiters, w); i >= 0 {
+			l.waiters = slices.Delete(l.waiters, i, i+1)
+			return g, false
+		}
+		g = <-w.got // given a slot as it left: give it back
+		l.free(g.id, l.slots[g.id])
+		return g, false
+	}
+}
+
+// grant marks a slot busy for a request (l.mu held).
+func (l *llamaSlots) grant(id int, shared string) llamaGrant {
+	s := &l.slots[id]
+	g := llamaGrant{id: id, hit: s.used && s.shared == shared, used: s.used}
+	s.busy = true
+	return g
 }
 
 // pick is the slot a request gets now, -1 when it must wait.
@@ -122,9 +147,23 @@ func (l *llamaSlots) release(id int, shared string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.clock++
-	l.slots[id] = llamaSlot{shared: shared, used: true, lastUsed: l.clock}
-	close(l.changed)
-	l.changed = make(chan struct{})
+	l.free(id, llamaSlot{shared: shared, used: true, lastUsed: l.clock})
+}
+
+// free sets a slot free as s and gives the deferred requests, in order, the slots
+// they can take now (l.mu held).
+func (l *llamaSlots) free(id int, s llamaSlot) {
+	s.busy = false
+	l.slots[id] = s
+	for i := 0; i < len(l.waiters); {
+		w := l.waiters[i]
+		if id := l.pick(w.shared, w.idSlot); id >= 0 {
+			w.got <- l.grant(id, w.shared)
+			l.waiters = slices.Delete(l.waiters, i, i+1)
+			continue
+		}
+		i++
+	}
 }
 
 // busy is which slots are processing.
@@ -153,10 +192,11 @@ func (s *Server) sharedTokens(b requestBody) int {
 // while it waited.
 func (s *Server) llamaSlot(ctx context.Context, rec *Record) func() {
 	shared := sharedPart(rec.Body.text())
-	id, hit, used, ok := s.llama.take(ctx, shared, rec.Body.IDSlot, func(d int) { s.adjust(0, d) })
+	g, ok := s.llama.take(ctx, shared, rec.Body.IDSlot, func(d int) { s.adjust(0, d) })
 	if !ok {
 		return nil
 	}
+	id, hit, used := g.id, g.hit, g.used
 	// The cache is a prefix at token granularity: a slot that held another prompt
 	// still holds the chat template's start, which every chat prompt shares (the 21
 	// tokens issue 34's cold 1K prefill found cached).
