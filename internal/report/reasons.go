@@ -1,0 +1,44 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
+)
+
+// A document's over-capacity reasons and its --repeat note are English sentences that
+// llmbench wrote from a few numbers (rundoc's texts.go). A report or a page in another
+// language writes them again from those numbers; a reason or note in any other form
+// (another tool's, a hand-written one) is shown as the document has it.
+
+// CapacityReason is an over-capacity reason in lang.
+func CapacityReason(reason, lang string) string {
+	f, ok := rundoc.ParseFitReason(reason)
+	switch {
+	case !ok:
+		return reason
+	case f.ByLength:
+		return T(lang, "reason_over_length", FormatInt(lang, int(f.PerRequest)), FormatInt(lang, int(f.MaxModelLen)))
+	case f.Concurrency == 1:
+		return T(lang, "reason_over_kv_one", FormatInt(lang, int(f.PerRequest)), FormatInt(lang, int(f.KVCache)))
+	}
+	return T(lang, "reason_over_kv", FormatInt(lang, int(f.Concurrency)), FormatInt(lang, int(f.PerRequest)), FormatInt(lang, int(f.Need)), FormatInt(lang, int(f.KVCache)))
+}
+
+// NoteText is a run note in lang.
+func NoteText(note, lang string) string {
+	n, ok := rundoc.ParseRepeatNote(note)
+	if !ok {
+		return note
+	}
+	s := T(lang, "note_repeat", strconv.Itoa(n.Repeats))
+	if len(n.Unstable) > 0 {
+		sep := ", "
+		if normLang(lang) == "ja" {
+			sep = "、"
+		}
+		s += T(lang, "note_repeat_unstable", strings.Join(n.Unstable, sep))
+	}
+	return s
+}
