@@ -55,7 +55,7 @@ var dynamicKeyValues = map[string]func() []string{
 var (
 	templateKey    = regexp.MustCompile(`\bT "([^"]+)"`)
 	templatePrintf = regexp.MustCompile(`\bT \(printf "([^"%]*)%s"`)
-	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]`)
+	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bfieldErrorT\([^,()]+, "([a-z0-9_]+)"[,)]`)
 )
 
 // TextKeys lists every text key the templates name (those a template builds with
@@ -98,7 +98,7 @@ func TextKeys() (map[string]string, error) {
 			return nil, err
 		}
 		for _, m := range codeKey.FindAllStringSubmatch(string(b), -1) {
-			out[m[1]] = f
+			out[m[1]+m[2]] = f // one of the two is empty
 		}
 	}
 	return out, nil
@@ -131,4 +131,14 @@ func APISummaries() (map[string][2]string, error) {
 		out[p.Method+" "+p.Path] = [2]string{p.Summary, p.SummaryJA}
 	}
 	return out, nil
+}
+
+// RoutePatterns are the router's patterns ("GET /runs/{id}"), from its own table, for
+// the tests that visit every page.
+func RoutePatterns() []string {
+	var out []string
+	for _, rt := range (&Server{}).routes() {
+		out = append(out, rt.pattern)
+	}
+	return out
 }
