@@ -158,6 +158,9 @@ type pageCheck struct {
 	// Cut are, on a wide screen, elements that scroll because their content does not
 	// fit: a table whose last columns are out of sight.
 	Cut []string `json:"cut"`
+	// Board says what is wrong with the leaderboard's first row: its rank and its
+	// ranked figure must be in sight side by side.
+	Board string `json:"board"`
 	// Clipped are SVG texts that reach past their drawing's box.
 	Clipped []string `json:"clipped"`
 	// Text is what the page shows (and on hover), less code, the menu and what is
@@ -170,7 +173,7 @@ type pageCheck struct {
 
 // checkScript measures the page in the browser.
 const checkScript = `(() => {
-  const out = {overflow: 0, wide: [], cut: [], clipped: [], text: "", own: []};
+  const out = {overflow: 0, wide: [], cut: [], clipped: [], board: "", text: "", own: []};
   const wide = window.innerWidth >= 1000;
   const de = document.documentElement, vw = de.clientWidth;
   out.overflow = Math.max(0, de.scrollWidth - vw);
@@ -210,6 +213,13 @@ const checkScript = `(() => {
         out.clipped.push((svg.getAttribute("aria-labelledby") || name(svg)) + ": " + JSON.stringify(t.textContent) + " at " + Math.round(r.left - b.left) + ".." + Math.round(r.right - b.left) + " of " + Math.round(b.width));
       }
     }
+  }
+  // The leaderboard: each row's rank and ranked figure both in sight, side by side.
+  const row = document.querySelector("#board tbody tr[data-id]");
+  if (row) {
+    const rank = row.querySelector("td.rank"), fig = row.querySelector("td.metric");
+    const a = rank && rank.getBoundingClientRect(), b = fig && fig.getBoundingClientRect();
+    if (!a || !b || a.left < 0 || b.right > vw + 1 || b.left > a.right + 24) out.board = "the rank and the ranked figure are not side by side in sight: rank " + (a ? Math.round(a.left) + ".." + Math.round(a.right) : "none") + ", figure " + (b ? Math.round(b.left) + ".." + Math.round(b.right) : "none") + " of " + vw;
   }
   const skip = "script, style, pre, code, nav.menu, [lang=en]";
   const parts = [];
@@ -280,6 +290,9 @@ func TestBrowserWalkEveryPage(t *testing.T) {
 				}
 				if len(c.Cut) > 0 {
 					t.Errorf("%s: cut off: %s", where, strings.Join(c.Cut, ", "))
+				}
+				if c.Board != "" {
+					t.Errorf("%s: %s", where, c.Board)
 				}
 				for _, s := range c.Clipped {
 					t.Errorf("%s: clipped SVG text %s", where, s)
