@@ -84,11 +84,11 @@ func TestNumberScorerAgreesWithOpenAIsGrader(t *testing.T) {
 	var n, right int
 	readGz(t, "testdata/gsm8k-example-model-solutions.jsonl.gz", func(line []byte) {
 		var x struct {
-			Index                int
-			Model                string
-			GroundTruth          string `json:"ground_truth"`
-			Solution             string
-			IsCorrect            bool `json:"is_correct"`
+			Index       int
+			Model       string
+			GroundTruth string `json:"ground_truth"`
+			Solution    string
+			IsCorrect   bool `json:"is_correct"`
 		}
 		if err := json.Unmarshal(line, &x); err != nil {
 			t.Fatal(err)

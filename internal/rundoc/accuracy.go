@@ -29,7 +29,7 @@ type Accuracy struct {
 	Correct int `json:"correct"`
 	Errors  int `json:"errors,omitempty"`
 	// Score is Correct ÷ Scored; CI its Wilson 95% interval; both in [0, 1].
-	Score *float64  `json:"accuracy,omitempty"`
+	Score *float64        `json:"accuracy,omitempty"`
 	CI    *stats.Interval `json:"accuracy_ci95,omitempty"`
 	// CompletionTokensMean is the completion tokens per scored item as the server
 	// counted them (usage), the cost of an answer; NoAnswer counts scored items with
@@ -102,10 +102,10 @@ type EvalItem struct {
 
 // CategoryAccuracy is the score over one category's items.
 type CategoryAccuracy struct {
-	Name    string    `json:"name"`
-	Scored  int       `json:"scored"`
-	Correct int       `json:"correct"`
-	Score   float64   `json:"accuracy"`
+	Name    string          `json:"name"`
+	Scored  int             `json:"scored"`
+	Correct int             `json:"correct"`
+	Score   float64         `json:"accuracy"`
 	CI      *stats.Interval `json:"accuracy_ci95,omitempty"`
 }
 
