@@ -96,3 +96,20 @@ func wilson(k, n int) *stats.Interval {
 	}
 	return &iv
 }
+
+// Rescore scores a's items again from their raw responses (by item id) and
+// summarizes the result; an item without a response is kept as it is. A live run and
+// a re-score go through Score and Summarize alike, so a document re-scored from its
+// own answers is the same document.
+func Rescore(a rundoc.Accuracy, responses map[string]Response) rundoc.Accuracy {
+	out := a
+	out.Items = make([]rundoc.EvalItem, len(a.Items))
+	for i, it := range a.Items {
+		if r, ok := responses[it.ID]; ok && it.Error == "" {
+			it = Score(it, a.Set.Scorer, r)
+		}
+		out.Items[i] = it
+	}
+	Summarize(&out)
+	return out
+}
