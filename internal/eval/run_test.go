@@ -49,7 +49,7 @@ func answerServer(t *testing.T, asked *atomic.Int32) *httptest.Server {
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		asked.Add(1)
 		var req struct {
-			Messages []struct{ Content string }
+			Messages    []struct{ Content string }
 			Temperature *float64
 		}
 		json.NewDecoder(r.Body).Decode(&req)
