@@ -41,8 +41,8 @@ var accuracyLabels = map[string][2]string{
 	"ab_not_comparable": {"A/B on %s: not comparable — %s", "%s の A/B 比較: 比較できません — %s"},
 }
 
-// pct is a share as a percentage with one decimal: 0.7 → "70.0%".
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+// Percent is a share as a percentage with one decimal: 0.7 → "70.0%".
+func Percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
 func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 	for _, a := range v.Accuracy {
@@ -52,7 +52,7 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 		} else {
 			b.WriteString("\n" + p.paint(ansiBold, title) + " — " + sub + "\n")
 		}
-		for _, line := range accuracyLines(v.Lang, a) {
+		for _, line := range AccuracyLines(v.Lang, a) {
 			if md {
 				line = mdEscape(line) + "  "
 			}
@@ -68,9 +68,9 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 		for _, c := range a.Categories {
 			ci := dash
 			if c.CI != nil {
-				ci = pct(c.CI.Low) + "–" + pct(c.CI.High)
+				ci = Percent(c.CI.Low) + "–" + Percent(c.CI.High)
 			}
-			rows = append(rows, []string{c.Name, strconv.Itoa(c.Scored), pct(c.Score), ci})
+			rows = append(rows, []string{c.Name, strconv.Itoa(c.Scored), Percent(c.Score), ci})
 		}
 		if md {
 			mdTable(b, head, right, rows)
@@ -80,8 +80,8 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 	}
 }
 
-// accuracyLines are an entry's set, score and costs, one a line.
-func accuracyLines(lang string, a rundoc.Accuracy) []string {
+// AccuracyLines are an entry's set, score and costs, one a line.
+func AccuracyLines(lang string, a rundoc.Accuracy) []string {
 	rev := a.Set.Revision
 	if len(rev) > 12 {
 		rev = rev[:12]
@@ -91,7 +91,7 @@ func accuracyLines(lang string, a rundoc.Accuracy) []string {
 		lines = append(lines, T(lang, "accuracy_pending", a.Scored, a.Planned))
 	}
 	if a.Score != nil && a.CI != nil {
-		lines = append(lines, T(lang, "accuracy_line", pct(*a.Score), a.Correct, a.Scored, pct(a.CI.Low), pct(a.CI.High)))
+		lines = append(lines, T(lang, "accuracy_line", Percent(*a.Score), a.Correct, a.Scored, Percent(a.CI.Low), Percent(a.CI.High)))
 	}
 	var costs []string
 	if a.CompletionTokensMean != nil {
@@ -139,7 +139,7 @@ func ComparisonLines(lang string, c accuracy.Comparison) []string {
 	}
 	lines := []string{
 		T(lang, "ab_title", c.Set),
-		T(lang, "ab_line", pct(c.AccA), pct(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
+		T(lang, "ab_line", Percent(c.AccA), Percent(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
 		T(lang, "ab_flips", c.OnlyA, c.OnlyB, c.BothRight, c.BothWrong),
 		T(lang, "ab_p", FormatP(c.P)),
 	}
