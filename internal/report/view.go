@@ -46,6 +46,8 @@ type view struct {
 
 	// Rate is an open-loop run's cells (nil for a matrix run).
 	Rate *rateView
+	// Accuracy is what llmbench eval measured (accuracy.go).
+	Accuracy []rundoc.Accuracy
 }
 
 type card struct {
@@ -123,7 +125,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
-	v := &view{Lang: lang, Kind: run.Kind()}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:
