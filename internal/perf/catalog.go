@@ -686,9 +686,11 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
-// GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm").
+// GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm"), also
+// labelled with its memory ("RTX 4090 24 GB": gpuKey).
 func (c *Catalog) GPU(name string) (GPU, error) {
-	return lookup("gpu", name, c.GPUs, gpuKeys)
+	g, _, err := c.gpuKey(name)
+	return g, err
 }
 
 // Model finds a model by id, Hugging Face id or alias, or by the name's family as

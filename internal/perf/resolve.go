@@ -3,6 +3,7 @@ package perf
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/names"
@@ -18,8 +19,11 @@ type ModelMatch struct {
 	// predicted as Llama 3.1 8B), not a spelling of this one: a prediction must say so.
 	StandIn bool
 	// Quant is the weight format the name states, as it writes it (names.Quant: "awq"
-	// of Qwen/Qwen3-32B-AWQ, "q4_k_m" of an Ollama tag); "" where it states none.
-	Quant string
+	// of Qwen/Qwen3-32B-AWQ, "q4_k_m" of an Ollama tag); else the one it means
+	// without stating it (names.ImpliedQuant: Ollama's Q4_K_M for "qwen3:32b"), and
+	// then Implied is true; "" where it neither states nor means one.
+	Quant   string
+	Implied bool
 }
 
 // ResolveModel finds the catalog model a name means, in the forms tools print it: the
@@ -41,7 +45,12 @@ func (c *Catalog) ResolveModel(name string) (ModelMatch, error) {
 			return ModelMatch{}, err // the suggestions for the name as given
 		}
 	}
-	return ModelMatch{Model: m, Via: via, StandIn: isStandIn(m, via), Quant: names.Quant(name)}, nil
+	mm := ModelMatch{Model: m, Via: via, StandIn: isStandIn(m, via), Quant: names.Quant(name)}
+	if mm.Quant == "" {
+		mm.Quant = names.ImpliedQuant(name)
+		mm.Implied = mm.Quant != ""
+	}
+	return mm, nil
 }
 
 func (c *Catalog) modelKey(name string) (Model, string, error) {
@@ -77,7 +86,10 @@ func (mm ModelMatch) Note(name string, q *Quant) string {
 	} else if normalizeName(name) != normalizeName(mm.Via) {
 		parts = append(parts, fmt.Sprintf("%q read as %s", name, mm.Model.Name))
 	}
-	if q != nil {
+	switch {
+	case q != nil && mm.Implied:
+		parts = append(parts, fmt.Sprintf("weights %s, Ollama's format for a tag that names none", q.Name))
+	case q != nil:
 		parts = append(parts, fmt.Sprintf("weights %s, from the name", q.Name))
 	}
 	return strings.Join(parts, "; ")
@@ -100,7 +112,7 @@ func (c *Catalog) ResolveQuant(mm ModelMatch) (Quant, bool) {
 // of saying which of several it is: "H100" begins both "H100 SXM" and "H100 PCIe", and
 // the calculator's reading of it as the SXM part is a default, not a fact about a run.
 func (c *Catalog) GPUName(name string) string {
-	g, via, err := lookupKey("gpu", name, c.GPUs, gpuKeys)
+	g, via, err := c.gpuKey(name)
 	if err != nil || c.gpuPrefixOfAnother(g, normalizeName(via)) {
 		return strings.TrimSpace(name)
 	}
@@ -108,6 +120,31 @@ func (c *Catalog) GPUName(name string) string {
 }
 
 func gpuKeys(g GPU) (string, []string) { return g.ID, append([]string{g.Name}, g.Aliases...) }
+
+// gpuKey finds the GPU a name means and the key that matched: as written, else with a
+// memory size written after it ("RTX 4090 24 GB", as the site labels a run's GPU;
+// "h100 80gb") read apart (names.GPUMemory) when the catalog's GPU of the rest has
+// that memory. A size that is not the GPU's ("RTX 4090 48 GB") is another card: an
+// error, not the catalog's.
+func (c *Catalog) gpuKey(name string) (GPU, string, error) {
+	g, via, err := lookupKey("gpu", name, c.GPUs, gpuKeys)
+	var nf *NotFoundError
+	if err == nil || !errors.As(err, &nf) {
+		return g, via, err
+	}
+	base, gb, ok := names.GPUMemory(name)
+	if !ok {
+		return g, via, err
+	}
+	bg, bvia, berr := lookupKey("gpu", base, c.GPUs, gpuKeys)
+	switch {
+	case berr != nil:
+		return g, via, err
+	case math.Abs(bg.VRAMGiB-gb) > 0.05*bg.VRAMGiB:
+		return GPU{}, "", fmt.Errorf("%q: the catalog's %s has %g GB, not %g; give a GPU it holds (see llmbench calc --list gpus) or one by its figures (--bandwidth, --tflops, --vram)", name, bg.Name, bg.VRAMGiB, gb)
+	}
+	return bg, bvia, nil
+}
 
 // gpuPrefixOfAnother says whether key, normalized, begins a key of a catalog GPU other
 // than g.
