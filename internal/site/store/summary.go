@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -157,7 +156,7 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		s.VRAMGB = ptr(float64(vram) / (1 << 30))
 	}
 	for _, c := range r.Decode {
-		if !hasFigures(c) {
+		if !hasFigures(c) || !Measured(c.TotalTokS) {
 			continue
 		}
 		if c.Context == 0 && c.Concurrency == 1 {
@@ -168,7 +167,7 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		}
 	}
 	for _, p := range r.Prefill {
-		if p.Context == 32*rundoc.K && p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) {
+		if p.Context == 32*rundoc.K && p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) && Measured(p.PromptTokS) {
 			s.Prefill32KTokS = ptr(p.PromptTokS)
 		}
 	}
@@ -178,9 +177,10 @@ func summarizeFigures(r *rundoc.Run) Summary {
 	return s
 }
 
+// hasFigures says whether a decode cell carries figures to rank: a valid (or
+// predicted) one with its figures; which of them it measured, Measured says.
 func hasFigures(c rundoc.DecodeCell) bool {
-	return c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) &&
-		!math.IsNaN(c.TotalTokS) && !math.IsInf(c.TotalTokS, 0)
+	return c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted)
 }
 
 func ptr[T any](v T) *T { return &v }
