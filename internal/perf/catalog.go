@@ -704,9 +704,7 @@ func (c *Catalog) Model(name string) (Model, error) {
 // MLX's and bitsandbytes' words) is not one format: the error offers those of that
 // width.
 func (c *Catalog) Quant(name string) (Quant, error) {
-	q, err := lookup("quant", name, c.Quants, func(q Quant) (string, []string) {
-		return q.ID, append([]string{q.Name}, q.Aliases...)
-	})
+	q, err := lookup("quant", name, c.Quants, quantKeys)
 	var nf *NotFoundError
 	if m := bitWidth.FindStringSubmatch(strings.ToLower(strings.TrimSpace(name))); m != nil && errors.As(err, &nf) {
 		bits, _ := strconv.Atoi(m[1])

@@ -3,7 +3,6 @@ package perf
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/names"
@@ -104,61 +103,4 @@ func (c *Catalog) ResolveQuant(mm ModelMatch) (Quant, bool) {
 	}
 	q, err := c.Quant(mm.Quant)
 	return q, err == nil
-}
-
-// GPUName is the catalog's name for a GPU as a tool printed it ("NVIDIA GeForce RTX
-// 4090" from nvidia-smi is "RTX 4090", "NVIDIA H100 80GB HBM3" is "H100 SXM"), or the
-// name as given, trimmed, where the catalog does not hold it or the name stops short
-// of saying which of several it is: "H100" begins both "H100 SXM" and "H100 PCIe", and
-// the calculator's reading of it as the SXM part is a default, not a fact about a run.
-func (c *Catalog) GPUName(name string) string {
-	g, via, err := c.gpuKey(name)
-	if err != nil || c.gpuPrefixOfAnother(g, normalizeName(via)) {
-		return strings.TrimSpace(name)
-	}
-	return g.Name
-}
-
-func gpuKeys(g GPU) (string, []string) { return g.ID, append([]string{g.Name}, g.Aliases...) }
-
-// gpuKey finds the GPU a name means and the key that matched: as written, else with a
-// memory size written after it ("RTX 4090 24 GB", as the site labels a run's GPU;
-// "h100 80gb") read apart (names.GPUMemory) when the catalog's GPU of the rest has
-// that memory. A size that is not the GPU's ("RTX 4090 48 GB") is another card: an
-// error, not the catalog's.
-func (c *Catalog) gpuKey(name string) (GPU, string, error) {
-	g, via, err := lookupKey("gpu", name, c.GPUs, gpuKeys)
-	var nf *NotFoundError
-	if err == nil || !errors.As(err, &nf) {
-		return g, via, err
-	}
-	base, gb, ok := names.GPUMemory(name)
-	if !ok {
-		return g, via, err
-	}
-	bg, bvia, berr := lookupKey("gpu", base, c.GPUs, gpuKeys)
-	switch {
-	case berr != nil:
-		return g, via, err
-	case math.Abs(bg.VRAMGiB-gb) > 0.05*bg.VRAMGiB:
-		return GPU{}, "", fmt.Errorf("%q: the catalog's %s has %g GB, not %g; give a GPU it holds (see llmbench calc --list gpus) or one by its figures (--bandwidth, --tflops, --vram)", name, bg.Name, bg.VRAMGiB, gb)
-	}
-	return bg, bvia, nil
-}
-
-// gpuPrefixOfAnother says whether key, normalized, begins a key of a catalog GPU other
-// than g.
-func (c *Catalog) gpuPrefixOfAnother(g GPU, key string) bool {
-	for _, o := range c.GPUs {
-		if o.ID == g.ID {
-			continue
-		}
-		id, aliases := gpuKeys(o)
-		for _, k := range append(aliases, id) {
-			if n := normalizeName(k); n != key && strings.HasPrefix(n, key) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -193,3 +193,35 @@ func TestResolveOllamaTagsOnOllama(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantName: the labels runs and tools write for one weight format are one name
+// (issue 37 item 9: "Q4_K_M" and "GGUF Q4_K_M" were two quantizations on the site, and
+// so were "AWQ" and "AWQ INT4 g128"); a label that could be several formats, names no
+// format, or is not in the catalog stays as written.
+func TestQuantName(t *testing.T) {
+	c := MustLoad()
+	for _, tt := range []struct{ label, want string }{
+		{"Q4_K_M", "GGUF Q4_K_M"}, // Ollama's /api/show quantization_level
+		{"GGUF Q4_K_M", "GGUF Q4_K_M"},
+		{"q4_k_m", "GGUF Q4_K_M"},
+		{"AWQ", "AWQ INT4 g128"},
+		{"awq", "AWQ INT4 g128"},
+		{"AWQ INT4 g128", "AWQ INT4 g128"},
+		{"INT4 W4A16 g128", "INT4 W4A16 g128"},
+		{"Q8_0", "GGUF Q8_0"},
+		{"bf16", "BF16"},
+		{"fp8", "FP8 W8A8"},
+		// Several formats, no format, not in the catalog: as written.
+		{"int8", "int8"},
+		{"q4", "q4"},
+		{"GPTQ", "GPTQ"},
+		{"auto", "auto"},
+		{" Q4_K_S ", "Q4_K_S"},
+		{"awq_marlin", "awq_marlin"},
+		{"", ""},
+	} {
+		if got := c.QuantName(tt.label); got != tt.want {
+			t.Errorf("QuantName(%q) = %q, want %q", tt.label, got, tt.want)
+		}
+	}
+}

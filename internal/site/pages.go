@@ -225,6 +225,26 @@ type filterSel struct {
 	All                                bool
 }
 
+// menuNames sets sel's model, GPU, engine, quantization and family to the names the
+// filter menus give them (store.MenuName): a page asked for "?quant=q4_k_m" or
+// "?engine=VLLM" filters in any case, and shows the menu's value chosen.
+func (s *Server) menuNames(ctx context.Context, sel *filterSel) error {
+	for _, f := range []struct {
+		dim string
+		v   *string
+	}{{"model", &sel.Model}, {"gpu", &sel.GPU}, {"engine", &sel.Engine}, {"quantization", &sel.Quant}, {"family", &sel.Family}} {
+		if *f.v == "" {
+			continue
+		}
+		name, err := s.store.MenuName(ctx, f.dim, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = name
+	}
+	return nil
+}
+
 type listData struct {
 	Sel              filterSel
 	Metrics          []string
@@ -271,7 +291,10 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
-	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
+	if d.Facets, err = s.cachedFacets(r.Context()); err == nil {
+		err = s.menuNames(r.Context(), &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return nil, false
 	}

@@ -116,7 +116,7 @@ func Summarize(r *rundoc.Run) Summary {
 	s.Model = strings.TrimSpace(ModelName(r.Model))
 	s.Engine = strings.TrimSpace(r.Engine.Name)
 	s.EngineVersion = strings.TrimSpace(r.Engine.Version)
-	s.Quantization = strings.TrimSpace(r.Engine.Quantization)
+	s.Quantization = catalogQuantName(r.Engine.Quantization)
 	s.Profile = ProfileOf(r.Config)
 	s.Author = strings.TrimSpace(r.Submitter)
 	s.Family, s.ParamsB = names.Family(s.Model)
@@ -146,6 +146,18 @@ func catalogGPUName(name string) string {
 		return strings.TrimSpace(name)
 	}
 	return c.GPUName(name)
+}
+
+// catalogQuantName is the catalog's name for a weight format as a run labels it, so
+// that Ollama's "Q4_K_M" and a prediction's "GGUF Q4_K_M", or "AWQ" and "AWQ INT4
+// g128", are one quantization of the site (perf.Catalog.QuantName); a label the
+// catalog does not hold, or that could be several of its formats, keeps its name.
+func catalogQuantName(label string) string {
+	c, err := perf.Load()
+	if err != nil {
+		return strings.TrimSpace(label)
+	}
+	return c.QuantName(label)
 }
 
 // summarizeFigures is the summary's figures: the ranking columns and the VRAM they
