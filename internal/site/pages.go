@@ -480,14 +480,22 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 			}
 		}
 	}
+	// Names that differ (the typed "rtx-3090", the stored "RTX 3090", another case)
+	// may find the same runs: each is listed once (issue 37 item 8).
 	var out []store.RunRecord
+	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
 			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, rs...)
+			for _, r := range rs {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, r)
+				}
+			}
 		}
 	}
 	sortByDecode(out)
