@@ -74,6 +74,7 @@ var messages = map[string][2]string{
 	"rate_runs":                         {"Open-loop runs", "オープンループの実行"},
 	"group_rate_only":                   {"Every run here is open-loop (requests at set rates), so none has the concurrency matrix's decode figures. Their goodput and latencies are on their pages, side by side in compare, and on the leaderboard ranked by a rate cell under the conditions it was measured under.", "ここにある実行はすべてオープンループ（決めたレートでリクエストを送る測定）なので、並列数マトリクスのデコード値はありません。グッドプットとレイテンシは各実行のページ、比較ページ、そして測定条件ごとにレートのセルで並べたリーダーボードにあります。"},
 	"best_peak":                         {"Best peak tok/s", "最高のピーク tok/s"},
+	"best_run_of":                       {"%s on %s", "%s（%s）"},
 	"all_runs":                          {"All its runs, with filters and paging →", "すべての実行結果（絞り込み・ページ送り）→"},
 	"submitters":                        {"Submitters (site accounts)", "投稿アカウント一覧"},
 	"members":                           {"Members", "メンバー"},
