@@ -1,9 +1,12 @@
 package site_test
 
 import (
+	"html"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -44,6 +47,42 @@ func TestCalculatorListsEachMeasuredRunOnce(t *testing.T) {
 				if n := listed(q + "&lang=" + lang); n != once {
 					t.Errorf("%s: /calculator?%s links the seed %d times; want %d, as for the stored names", lang, q, n, once)
 				}
+			}
+		}
+	})
+}
+
+// TestPredictedRunPageSaysItsPrefillWasPredicted: the page of a predicted run (as
+// llmbench calc writes one, submitted) says its prefill was predicted for a cold
+// request and nothing measured, in both languages — not "Measured during decode
+// warm-up" (issue 37 item 11); the seed's page keeps its mode.
+func TestPredictedRunPageSaysItsPrefillWasPredicted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		doc, err := os.ReadFile("../report/testdata/predicted-run.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := rundoc.Decode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed, err := readSeed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured, err := rundoc.Decode(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := wiredSiteOn(t, st, doc)
+		for _, lang := range []string{"en", "ja"} {
+			_, page := fetch(t, hs, "/runs/"+pred.ID+"?lang="+lang)
+			page = html.UnescapeString(page)
+			if !strings.Contains(page, report.T(lang, "pm_predicted")) || strings.Contains(page, report.T(lang, "pm_decode-warmup")) {
+				t.Errorf("%s: the predicted run's page does not say %q for its prefill mode", lang, report.T(lang, "pm_predicted"))
+			}
+			if _, page := fetch(t, hs, "/runs/"+measured.ID+"?lang="+lang); !strings.Contains(html.UnescapeString(page), report.T(lang, "pm_decode-warmup")) {
+				t.Errorf("%s: the seed's page lost its prefill mode", lang)
 			}
 		}
 	})
