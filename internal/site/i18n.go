@@ -104,6 +104,7 @@ var messages = map[string][2]string{
 	"calc_knobs":                        {"Engine settings (llmbench calc's flags)", "エンジン設定（llmbench calc のフラグ）"},
 	"calc_gpus":                         {"GPUs (tensor parallel)", "GPU 数（テンソル並列）"},
 	"calc_engine":                       {"Engine", "エンジン"},
+	"calc_engine_default":               {"vllm (ollama for an Ollama tag such as qwen3:32b)", "vllm（qwen3:32b のような Ollama のタグなら ollama）"},
 	"calc_max_model_len":                {"Max model length (tokens)", "最大モデル長（トークン）"},
 	"calc_default_context":              {"the model's context", "モデルのコンテキスト長"},
 	"calc_util":                         {"GPU memory utilization", "GPU メモリ使用率"},
