@@ -58,15 +58,7 @@ func TestFiltersIgnoreCaseAndGroupFormats(t *testing.T) {
 				{store.Query{Model: "qwen/qwen3-8b", Engine: "VLLM", Sort: store.MetricPeak}, []string{"a", "b"}},
 				{store.Query{Model: "qwen/qwen3-8b", Engine: "llama.cpp"}, nil},
 			} {
-				runs, err := s.ListRuns(ctx, c.q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, r := range runs {
-					got = append(got, r.ID)
-				}
-				if !cmp.Equal(sortedIDs(got), c.want) {
+				if got := listedIDs(t, s, c.q); !cmp.Equal(got, c.want) {
 					t.Errorf("%s: ListRuns(%+v) = %v, want %v", when, c.q, got, c.want)
 				}
 				if n, err := s.CountRuns(ctx, c.q); err != nil || n != len(c.want) {
@@ -104,13 +96,6 @@ func TestFiltersIgnoreCaseAndGroupFormats(t *testing.T) {
 				t.Errorf("%s: Model(qwen/qwen3-8b) = %+v, %v; want Qwen/Qwen3-8B's 3 runs", when, m, err)
 			}
 		}
-		check("as stored")
-		if err := s.ForgetIndexForTesting(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Reindex(ctx); err != nil {
-			t.Fatal(err)
-		}
-		check("re-indexed")
+		asStoredAndReindexed(t, s, check)
 	})
 }

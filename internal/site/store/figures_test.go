@@ -111,13 +111,6 @@ func TestAValidCellWithoutAFigureIsOffItsBoard(t *testing.T) {
 				t.Errorf("%s: ranking by single-stream decode lists no-total (%v)", when, err)
 			}
 		}
-		check("as stored")
-		if err := s.ForgetIndexForTesting(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Reindex(ctx); err != nil {
-			t.Fatal(err)
-		}
-		check("re-indexed")
+		asStoredAndReindexed(t, s, check)
 	})
 }
