@@ -56,7 +56,7 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.StringVar(&f.q.Model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.q.Quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.q.KVDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.q.Engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama")
+	fl.StringVar(&f.q.Engine, "engine", "", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama; default vllm, or ollama for an Ollama tag (qwen3:32b)")
 	fl.StringVar(&f.q.EngineVersion, "engine-version", "", "the engine's release or build (vLLM 0.10.1, llama.cpp b6609) or its date (2024-05); default a current build (see --list engines)")
 	fl.IntVar(&f.q.HostExpertLayers, "n-cpu-moe", 0, "llama.cpp/Ollama: layers whose routed experts stay in host memory, computed by the CPU (llama.cpp's --n-cpu-moe); needs --host-bandwidth")
 	fl.Float64Var(&f.q.HostBandwidthGBps, "host-bandwidth", 0, "host memory bandwidth in GB/s that the CPU reads host-resident experts at (with --n-cpu-moe)")

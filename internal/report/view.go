@@ -392,7 +392,12 @@ func cards(run *rundoc.Run, lang string) []card {
 	if c.DecodeTest != "" {
 		add("decode_test", labelOr(lang, "dt_"+c.DecodeTest, c.DecodeTest))
 	}
-	if c.PrefillMode != "" {
+	switch {
+	case run.Kind() == rundoc.RunPredicted:
+		// A prediction measured nothing, during a warm-up or otherwise: its prefill is
+		// the calculator's for a cold request (issue 37 item 11).
+		add("prefill_mode", T(lang, "pm_predicted"))
+	case c.PrefillMode != "":
 		add("prefill_mode", labelOr(lang, "pm_"+c.PrefillMode, c.PrefillMode))
 	}
 	if c.DurationS > 0 {

@@ -225,6 +225,26 @@ type filterSel struct {
 	All                                bool
 }
 
+// menuNames sets sel's model, GPU, engine, quantization and family to the names the
+// filter menus give them (store.MenuName): a page asked for "?quant=q4_k_m" or
+// "?engine=VLLM" filters in any case, and shows the menu's value chosen.
+func (s *Server) menuNames(ctx context.Context, sel *filterSel) error {
+	for _, f := range []struct {
+		dim string
+		v   *string
+	}{{"model", &sel.Model}, {"gpu", &sel.GPU}, {"engine", &sel.Engine}, {"quantization", &sel.Quant}, {"family", &sel.Family}} {
+		if *f.v == "" {
+			continue
+		}
+		name, err := s.store.MenuName(ctx, f.dim, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = name
+	}
+	return nil
+}
+
 type listData struct {
 	Sel              filterSel
 	Metrics          []string
@@ -271,7 +291,10 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
-	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
+	if d.Facets, err = s.cachedFacets(r.Context()); err == nil {
+		err = s.menuNames(r.Context(), &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return nil, false
 	}
@@ -462,14 +485,22 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 			}
 		}
 	}
+	// Names that differ (the typed "rtx-3090", the stored "RTX 3090", another case)
+	// may find the same runs: each is listed once (issue 37 item 8).
 	var out []store.RunRecord
+	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
 			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, rs...)
+			for _, r := range rs {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, r)
+				}
+			}
 		}
 	}
 	sortByDecode(out)
