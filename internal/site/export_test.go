@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -142,3 +143,7 @@ func RoutePatterns() []string {
 	}
 	return out
 }
+
+// EvalEntry is a GSM8K evaluation of 100 items whose item i is right when right(i),
+// for tests outside the package (accuracy_test.go's evalEntry).
+func EvalEntry(right func(i int) bool) rundoc.Accuracy { return evalEntry(right) }

@@ -24,12 +24,12 @@ import (
 )
 
 // walkSite is the site as "llmbench serve" wires it, holding what each kind of page
-// can show: the seed (over-capacity cells), a faster copy on an RTX 5090, a twin of
-// the seed on another RTX 3090 whose figures tie with it, an emulated run, a run of
-// three repeats, an H200 run of a model with a long name, a 4,096-GPU run the
-// calculator's form cannot take, the report package's fixtures (a predicted run,
-// an energy-metered run, failures, open-loop runs at set rates and a max-rate
-// search), the calculator's own prediction, and a report embedding a run.
+// can show: the seed (over-capacity cells, intervals), a twin of it on another RTX
+// 3090 whose figures tie with it, a faster copy on an RTX 5090, an emulated run, a run
+// of three repeats (its note; it and the twin carry accuracy evaluations for an A/B),
+// an H200 run of a model with a long name, a 4,096-GPU run the calculator's form
+// cannot take, the report package's fixtures (a predicted run, an energy-metered run,
+// open-loop runs at set rates and a max-rate search), and a report embedding a run.
 func walkSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	hs, tok := serveWired(t, site.Options{RateBurst: 1000})
@@ -57,6 +57,7 @@ func walkSite(t *testing.T) *httptest.Server {
 		variant(seed, func(r *rundoc.Run) {
 			r.ID, r.Title = "seed-twin", "Qwen3.8-27B-INT4 on a second RTX 3090"
 			interval(r)
+			r.Accuracy = []rundoc.Accuracy{site.EvalEntry(func(i int) bool { return i < 12 || i >= 15 && i < 75 })}
 		}),
 		variant(seed, faster5090),
 		variant(seed, emulatedDemo),
@@ -77,6 +78,7 @@ func walkSite(t *testing.T) *httptest.Server {
 			c.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: &stats.Interval{Low: c.TotalTokS - 0.6, High: c.TotalTokS + 0.4}, CIMethod: rundoc.CIMethodRepeats, Unstable: true,
 				Repeats: []rundoc.CellRepeat{{Status: rundoc.StatusValid, DecodeFigures: c.DecodeFigures}, {Status: rundoc.StatusValid, DecodeFigures: c.DecodeFigures}, {Status: rundoc.StatusValid, DecodeFigures: c.DecodeFigures}}}
 			r.Notes = append(r.Notes, rundoc.RepeatNote{Repeats: 3, Unstable: []string{"0 × 1"}}.String())
+			r.Accuracy = []rundoc.Accuracy{site.EvalEntry(func(i int) bool { return i >= 12 && i < 75 })}
 		}),
 		fixture("predicted-run.json"),
 		fixture("energy-run.json"),
@@ -113,7 +115,7 @@ var walkPaths = map[string][]string{
 	"GET /api":                {"/api"},
 	"GET /runs":               {"/runs", "/runs?mode=rate", "/runs?kind=all"},
 	"GET /runs/{id}":          {"/runs/" + browserSeedID, "/runs/faster-5090", "/runs/emulated-run", "/runs/repeat-run", "/runs/h200-long-model", "/runs/cluster-4096", "/runs/calc-rtx3090-qwen2.5-32b-w4a16", "/runs/fixture-energy", "/runs/20261201-091735-20649d", "/runs/20261201-091558-b401d5", "/runs/nope"},
-	"GET /compare":            {"/compare?id=" + browserSeedID + "&id=seed-twin&id=faster-5090&id=h200-long-model", "/compare", "/compare?id=" + browserSeedID + "&id=faster-5090", "/compare?id=" + browserSeedID + "&id=seed-twin&id=faster-5090&id=h200-long-model&id=emulated-run", "/compare?id=20261201-091735-20649d&id=20261201-091558-b401d5", "/compare?id=20261201-091735-20649d&id=" + browserSeedID},
+	"GET /compare":            {"/compare?id=" + browserSeedID + "&id=seed-twin&id=faster-5090&id=h200-long-model", "/compare", "/compare?id=" + browserSeedID + "&id=faster-5090", "/compare?id=" + browserSeedID + "&id=seed-twin&id=faster-5090&id=h200-long-model&id=emulated-run", "/compare?id=20261201-091735-20649d&id=20261201-091558-b401d5", "/compare?id=20261201-091735-20649d&id=" + browserSeedID, "/compare?id=seed-twin&id=repeat-run"},
 	"GET /hardware":           {"/hardware"},
 	"GET /hardware/{name...}": {"/hardware/RTX%203090", "/hardware/H200", "/hardware/H100", "/hardware/B200"},
 	"GET /models":             {"/models"},
