@@ -1,7 +1,6 @@
 package site_test
 
 import (
-	"encoding/json"
 	"html"
 	"net/http"
 	"regexp"
@@ -22,13 +21,9 @@ func TestRunPageLinksOnlyToCalculatorPagesThatOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := rundoc.Decode(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ID, r.Hardware.GPUs[0].Name, r.Hardware.GPUs[0].Count = "cluster", "H100", 4096
-	cluster, _ := json.Marshal(r)
-	hs := wiredSite(t, cluster)
+	hs := wiredSite(t, docVariant(t, seed, func(r *rundoc.Run) {
+		r.ID, r.Hardware.GPUs[0].Name, r.Hardware.GPUs[0].Count = "cluster", "H100", 4096
+	}))
 	link := regexp.MustCompile(`href="(/calculator\?[^"]+)"`)
 	for _, lang := range []string{"en", "ja"} {
 		_, body := fetch(t, hs, "/runs/cluster?lang="+lang)
