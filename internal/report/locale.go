@@ -75,6 +75,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"launch_command":      {"Launch command", "起動コマンド"},
 	"copy":                {"Copy", "コピー"},
 	"copied":              {"Copied", "コピーしました"},
+	"copy_refused":        {"Copying was refused: the command is selected, press Ctrl+C (⌘C)", "コピーできませんでした。コマンドを選択したので Ctrl+C（⌘C）でコピーしてください"},
 	"prefill":             {"Prefill", "プリフィル"},
 	"prefill_sub":         {"prompt tok/s by context length", "コンテキスト長ごとのプロンプト処理速度 (tok/s)"},
 	"context":             {"Context", "コンテキスト"},

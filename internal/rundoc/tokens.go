@@ -83,12 +83,12 @@ func FormatTokens(n int) string {
 func Fit(context, concurrency, maxOutput int, kvCacheTokens, maxModelLen *int64) (fits bool, reason string) {
 	perRequest := int64(context) + int64(maxOutput)
 	if maxModelLen != nil && perRequest > *maxModelLen {
-		return false, fmt.Sprintf("context + max output = %d tokens exceeds max_model_len %d", perRequest, *maxModelLen)
+		return false, FitReason{ByLength: true, PerRequest: perRequest, MaxModelLen: *maxModelLen}.String()
 	}
 	if kvCacheTokens != nil {
 		need := int64(concurrency) * perRequest
 		if need > *kvCacheTokens {
-			return false, fmt.Sprintf("%d requests × %d tokens = %d exceeds the KV cache (%d tokens)", concurrency, perRequest, need, *kvCacheTokens)
+			return false, FitReason{Concurrency: int64(concurrency), PerRequest: perRequest, Need: need, KVCache: *kvCacheTokens}.String()
 		}
 	}
 	return true, ""

@@ -265,7 +265,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			for _, b := range store.SizeBuckets {
 				names = append(names, b.Name)
 			}
-			return q, &FieldError{Field: "size", Reason: "must be one of " + strings.Join(names, ", ") + " (billions of parameters)"}
+			return q, fieldErrorT("size", "qerr_size", strings.Join(names, ", "))
 		}
 		q.SizeMin, q.SizeMax = b.Min, b.Max
 	}
@@ -273,7 +273,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 	case "", store.ModeMatrix, store.ModeRate:
 		q.Mode = m
 	default:
-		return q, &FieldError{Field: "mode", Reason: "must be matrix (the concurrency matrix) or rate (open-loop rate cells)"}
+		return q, fieldErrorT("mode", "qerr_mode")
 	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {
@@ -281,25 +281,25 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			case "measured", "emulated", "predicted":
 				q.Kinds = append(q.Kinds, kind)
 			default:
-				return q, &FieldError{Field: "kind", Reason: "must be measured, emulated, predicted (comma-separated) or all"}
+				return q, fieldErrorT("kind", "qerr_kind")
 			}
 		}
 	}
 	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
 		q.Sort = store.Metric(m)
 		if !q.Sort.Valid() {
-			return q, &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+			return q, fieldErrorT("sort", "qerr_sort")
 		}
 	}
 	var err error
 	if l := v.Get("limit"); l != "" {
 		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > maxLimit {
-			return q, &FieldError{Field: "limit", Reason: fmt.Sprintf("must be 1–%d", maxLimit)}
+			return q, fieldErrorT("limit", "qerr_limit", maxLimit)
 		}
 	}
 	if o := v.Get("offset"); o != "" {
 		if q.Offset, err = strconv.Atoi(o); err != nil || q.Offset < 0 || q.Offset > 1_000_000 {
-			return q, &FieldError{Field: "offset", Reason: "must be a whole number ≥ 0"}
+			return q, fieldErrorT("offset", "qerr_offset")
 		}
 	}
 	return q, nil

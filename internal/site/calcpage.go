@@ -170,6 +170,8 @@ type versusView struct {
 	KVPredict  string
 	KVMeasured string
 	CalcURL    string
+	// CalcRefused says why there is no link to the calculator (its form refuses the setup).
+	CalcRefused string
 }
 
 type versusCell struct {
@@ -223,7 +225,13 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Ru
 	vv := &versusView{Input: in, Assumed: assumed}
 	q := in
 	q.Contexts, q.Concurrency, q.PrefillContexts, q.DurationS = nil, nil, nil, 0
-	vv.CalcURL = "/calculator?" + q.query().Encode()
+	// Link to the calculator only with a setup its form takes: a document may describe
+	// one past the form's limits (4,096 GPUs), whose link would only answer 400.
+	if _, ferr := calcFromQuery(q.query()); ferr != nil {
+		vv.CalcRefused = T(lang, "vs_calc_refused", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang))
+	} else {
+		vv.CalcURL = "/calculator?" + q.query().Encode()
+	}
 	p, err := s.predict(ctx, in)
 	if err != nil {
 		vv.Error = calcError(err).message(lang)
@@ -291,7 +299,7 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 	case has(m) && m.Status == rundoc.StatusValid:
 		cv.Class, cv.Main = "valid shade-0", report.FormatNumber(lang, m.TotalTokS, 1)
 	case m != nil && m.Status == rundoc.StatusOverCapacity:
-		cv.Class, cv.Main = "over", T(lang, "over_capacity")
+		cv.Class, cv.Main, cv.Title = "over", T(lang, "over_capacity"), report.CapacityReason(m.Reason, lang)
 	case m != nil:
 		cv.Class, cv.Main = "failed", statusText(lang, m.Status)
 	}
@@ -305,7 +313,7 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 		}
 	case p != nil && p.Status == rundoc.StatusOverCapacity:
 		cv.Sub = T(lang, "predicted_over")
-		cv.Title = p.Reason
+		cv.Title = report.CapacityReason(p.Reason, lang)
 	}
 	return cv, nil
 }

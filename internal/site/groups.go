@@ -213,7 +213,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			key = "chart_best_model"
 		}
 		d.BarTitle = T(lang, key, cell.label(lang))
-		d.Bars = bestChart(lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+		d.Bars = s.bestChart(ctx, lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
 	}
 	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
 }

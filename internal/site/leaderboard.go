@@ -2,7 +2,6 @@ package site
 
 import (
 	"context"
-	"fmt"
 	"html/template"
 	"math"
 	"net/http"
@@ -67,7 +66,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		if legacy := v.Get("sort"); legacy != "" && legacy != "newest" {
 			sel, ok := legacySorts[legacy]
 			if !ok {
-				return defaultCell(), &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+				return defaultCell(), fieldErrorT("sort", "qerr_sort")
 			}
 			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
 			return sel, nil
@@ -76,7 +75,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	}
 	m, ok := store.MetricByName(name)
 	if !ok {
-		return defaultCell(), &FieldError{Field: "metric", Reason: "must be one of " + strings.Join(store.MetricNames(), ", ")}
+		return defaultCell(), fieldErrorT("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
 	}
 	sel := cellSel{Metric: m}
 	if m.Axis == store.AxisRun {
@@ -88,7 +87,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	if c := v.Get("context"); c != "" {
 		n, err := rundoc.ParseTokens(c)
 		if err != nil || n < 0 || n > maxTokens {
-			return defaultCell(), &FieldError{Field: "context", Reason: "must be a context length in tokens, like 32768 or 32K"}
+			return defaultCell(), fieldErrorT("context", "qerr_context")
 		}
 		sel.Context = n
 	}
@@ -123,7 +122,7 @@ func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxConc {
-		return 0, &FieldError{Field: param, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+		return 0, fieldErrorT(param, "qerr_level", maxConc)
 	}
 	return x, nil
 }
@@ -203,7 +202,7 @@ type boardEntry struct {
 	Rank  int
 	Rec   store.RunRecord
 	Value string
-	Row   []string // the metric at each of the board's RowHeads, "—" where the run has none
+	Row   []glanceCell // the metric at each of the board's RowHeads
 	// rowVals are Row's values (NaN where the run has none), at the board's rowLevels.
 	rowVals []float64
 	// CI is "± 0.6" where the value has a 95% interval; Tied marks an entry whose
@@ -212,6 +211,13 @@ type boardEntry struct {
 	Tied   bool
 	Runs   int
 	Spread string
+}
+
+// glanceCell is one value of a board entry's row at a glance: "—" where the run has
+// none, Over where it has none because the cell was over capacity (not run).
+type glanceCell struct {
+	Text string
+	Over bool
 }
 
 type metricOption struct {
@@ -364,7 +370,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 			s.serverError(w, r, "best GPUs", err)
 			return
 		}
-		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
 	}
 	status := http.StatusOK
 	if d.NeedSLO {
@@ -389,7 +395,7 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 	case d.NeedSLO:
 		d.Error = T(lang, "need_slo", T(lang, "metric_"+cell.Metric.Name))
 	case ferr != nil:
-		d.Error = ferr.Error()
+		d.Error = ferr.In(lang)
 		q, cell = store.Query{}, defaultCell()
 	}
 	q = boardDefaults(q, v)
@@ -584,6 +590,10 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 	if rowMetric.Name == cell.Metric.Name {
 		rowCond = cell.store(store.Query{}).Cond
 	}
+	var over map[string]runBounds // the cells each run had over capacity (bounds.go)
+	if rowMetric.Axis == store.AxisConcurrency || rowMetric.Axis == store.AxisPrefill {
+		over = s.bounds(ctx, ids)
+	}
 	var out []boardEntry
 	for i, r := range ranked {
 		e := boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)}
@@ -594,13 +604,16 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 			}
 		}
 		for _, c := range cols {
-			if x, ok := have[c]; ok {
-				e.Row = append(e.Row, report.FormatNumber(lang, x, rowMetric.Decimals))
-				e.rowVals = append(e.rowVals, x)
-			} else {
-				e.Row = append(e.Row, "—")
-				e.rowVals = append(e.rowVals, math.NaN())
+			x, ok := have[c]
+			switch {
+			case ok:
+				e.Row = append(e.Row, glanceCell{Text: report.FormatNumber(lang, x, rowMetric.Decimals)})
+			case over[r.ID].over[boundKey{string(rowMetric.Axis), c.context, c.level, ""}]:
+				e.Row, x = append(e.Row, glanceCell{Text: T(lang, "over_capacity"), Over: true}), math.NaN()
+			default:
+				e.Row, x = append(e.Row, glanceCell{Text: "—"}), math.NaN()
 			}
+			e.rowVals = append(e.rowVals, x)
 		}
 		out = append(out, e)
 	}
@@ -626,7 +639,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		for j, x := range e.rowVals {
 			if !math.IsNaN(x) {
 				line.Points = append(line.Points, report.XY{X: levels[j], Y: x,
-					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j])})
+					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j].Text)})
 			}
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: e.Rec.Title + " · " + gpuLabel(e.Rec), URL: "/runs/" + pathEscape(e.Rec.ID)})
@@ -637,6 +650,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		yLabel = cell.Metric.Unit
 	}
 	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, report.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
+	cv.Legend = sameLines(lang, cv.Legend, lines, true)
 	return cv
 }
 

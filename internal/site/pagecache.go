@@ -12,7 +12,8 @@ import (
 // pageCache keeps whole answers to GET requests, so that 64 readers of the same
 // leaderboard, hardware or model page cost one rendering, not 64: rendering is most of
 // a page's cost (templates, then the store's queries). An answer is kept only when it
-// is a 200 without Set-Cookie and nobody authenticated; it is keyed by the request's
+// is a 200 that sets no cookie but the language one its URL asks for (?lang=: the
+// same for every reader of that URL) and nobody authenticated; it is keyed by the request's
 // path and query and the language it is shown in, and it is current while the store
 // has committed no change since it was computed (this instance's submissions show at
 // once) and for at most ttl (another instance's, within it). Concurrent requests for
@@ -140,7 +141,7 @@ func (c *pageCache) compute(w http.ResponseWriter, r *http.Request, next http.Ha
 	// A write that failed may have cut the handler short, and a cancelled request's
 	// answer may be one the store's cancelled query left incomplete.
 	whole := !tee.overflow && !tee.failed && r.Context().Err() == nil
-	if tee.status == http.StatusOK && whole && tee.Header().Get("Set-Cookie") == "" {
+	if tee.status == http.StatusOK && whole && langCookieOnly(tee.Header(), r) {
 		kept = &pageEntry{header: tee.Header().Clone(), body: tee.buf.Bytes(), writes: writes, at: time.Now()}
 	}
 }

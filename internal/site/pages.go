@@ -132,6 +132,15 @@ func (p *page) SpecLabel(s Spec) string {
 	return s.Label
 }
 
+// SpecValue is a specification's value in the page's language: the site's text for
+// the catalog's words ("full" attention), else the value as the catalog has it.
+func (p *page) SpecValue(s Spec) string {
+	if _, ok := messages["spec_"+s.Key+"_"+s.Value]; ok && s.Key != "" {
+		return T(p.Lang, "spec_"+s.Key+"_"+s.Value)
+	}
+	return s.Value
+}
+
 // KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
 func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
 
@@ -262,7 +271,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.Metrics = append(d.Metrics, string(m))
 	}
 	if ferr != nil {
-		d.Error = ferr.Error()
+		d.Error = ferr.In(requestLang(r))
 		q = store.Query{}
 	}
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
@@ -401,13 +410,19 @@ type compareData struct {
 	CardRows []compareCardRow
 	Charts   []chartView
 	Message  string
-	Rate     *rateCompare // the rate runs' cells, when some run is one
+	// Dropped says which runs ticked beyond maxCompare were left out.
+	Dropped string
+	Rate    *rateCompare // the rate runs' cells, when some run is one
 	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
 	// all empty, are left out).
 	HasMatrix bool
 	// AB is the paired A/B of the runs' evaluations (accuracy.go).
 	AB template.HTML
 }
+
+// maxCompare is how many runs a comparison shows side by side: more do not fit a
+// screen's width as matrices and numbered lines.
+const maxCompare = 4
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
@@ -420,7 +435,13 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d := compareData{}
-	if len(ids) < 2 || len(ids) > 4 {
+	if len(ids) > maxCompare {
+		// More ticked than a comparison can show side by side: compare the first ones
+		// and say which were left out, rather than nothing.
+		d.Dropped = T(lang, "compare_dropped", len(ids), maxCompare, strings.Join(ids[maxCompare:], ", "))
+		ids = ids[:maxCompare]
+	}
+	if len(ids) < 2 {
 		d.Message = T(lang, "compare_need")
 		s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 		return

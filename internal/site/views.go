@@ -119,7 +119,7 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	case c == nil:
 		return cellView{Class: "missing", Main: "—"}
 	case c.Status == rundoc.StatusOverCapacity:
-		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: c.Reason}
+		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: report.CapacityReason(c.Reason, lang)}
 	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
 		// A figure the cell lacks is "—", not 0 (store.Measured).
 		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + T(lang, "ttft")}
