@@ -193,6 +193,11 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
 		SubmittedAt: time.Now().UTC(), Submitter: user.Name, Org: user.Org}
 	created, err := s.store.PutRun(r.Context(), rec, body)
+	if errors.Is(err, store.ErrNotCounted) {
+		// Stored: the counts catch up with the next run stored or the next start.
+		s.log.Warn("a run was stored but not counted yet", "id", run.ID, "err", err)
+		err = nil
+	}
 	if errors.Is(err, store.ErrConflict) {
 		writeAPIError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
 		return
