@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -94,6 +95,63 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 			t.Fatal("a form body that stopped arriving was still being read 30 s later")
 		}
 	}
+}
+
+// TestOneTokensSlowBodiesLeaveOthersTheirs: one token sends 16 runs whose bodies never
+// finish (issue 37: they held all 16 body slots for 60 s each, and every other
+// submitter got 503 after waiting 10 s). It holds maxBodiesPerToken slots; its other
+// bodies are refused at once with 503, and another token's run is stored without
+// waiting for a slot.
+func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{RatePerToken: 6000, RateBurst: 100})
+		held := make(chan string, maxBodiesAtOnce)
+		ts.srv.bodies.taken = func(key string) { held <- key }
+		other, err := st.CreateToken(context.Background(), "@bob", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		defer close(done)
+		codes := make(chan int, maxBodiesAtOnce)
+		for range maxBodiesAtOnce {
+			go func() {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/runs", &slowBody{first: []byte(`{"schema_version":`), done: done})
+				req.ContentLength = 1 << 20
+				req.Header.Set("Authorization", "Bearer "+ts.token)
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					codes <- 0
+					return
+				}
+				resp.Body.Close()
+				codes <- resp.StatusCode
+			}()
+		}
+		for range maxBodiesPerToken {
+			if key := <-held; key != store.HashToken(ts.token) {
+				t.Fatalf("a body slot went to %q, not the slow token", key)
+			}
+		}
+		for range maxBodiesAtOnce - maxBodiesPerToken {
+			select {
+			case c := <-codes:
+				if c != http.StatusServiceUnavailable {
+					t.Errorf("a slow body beyond the token's %d: %d, want 503 at once", maxBodiesPerToken, c)
+				}
+			case <-time.After(bodyWait):
+				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", maxBodiesPerToken, bodyWait)
+			}
+		}
+		start := time.Now()
+		code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", other, seedDoc(t))
+		if code != http.StatusCreated {
+			t.Fatalf("another token's submission while the first holds its slots: %d %s", code, body)
+		}
+		if took := time.Since(start); took >= bodyWait {
+			t.Errorf("another token's submission waited %s for a body slot", took)
+		}
+	})
 }
 
 // TestTrailingDataIsRefused: a run document followed by anything but white space is
