@@ -222,6 +222,62 @@ func TestHugeArraysAreRefusedByTheLargestPlan(t *testing.T) {
 	}
 }
 
+// objectOf is a JSON object of n keys.
+func objectOf(n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TestHugeObjectsAreRefused: an object of more keys than any object of a run document
+// can have is refused naming its path (issue 37: an extension object of 150,000 keys,
+// 2.6 MB, was stored and served back whole), and nothing is stored; an extension of
+// a reasonable size is stored and served back as sent.
+func TestHugeObjectsAreRefused(t *testing.T) {
+	seed := string(seedDoc(t))
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{RateBurst: 100})
+		for _, c := range []struct{ name, doc, field string }{
+			{"in a cell", strings.Replace(seed, `"total_tok_s": 48.2`, `"total_tok_s": 48.2, "x_ext": `+objectOf(150_000), 1), "decode[0].x_ext"},
+			{"nested", strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x": {"y": `+objectOf(maxObjectKeys+1)+`}`, 1), "model.x.y"},
+			{"the document itself", strings.Replace(seed, `"revision": "main"`, `"revision": "main"}, `+strings.Trim(objectOf(maxObjectKeys), "{}")+`, "zz": {"a": 1`, 1), ""},
+		} {
+			code, body := ts.submit(t, []byte(c.doc))
+			e := apiErr(t, body)
+			if code != http.StatusBadRequest || e.Field != c.field || !strings.Contains(e.Reason, fmt.Sprintf("more than %d keys", maxObjectKeys)) {
+				t.Errorf("an object of too many keys %s: %d %+v, want 400 naming %q", c.name, code, e, c.field)
+			}
+		}
+		if n, err := st.CountRuns(context.Background(), store.Query{Kinds: []string{"measured", "emulated", "predicted"}}); err != nil || n != 0 {
+			t.Errorf("after the refusals the store holds %d runs (%v), want none", n, err)
+		}
+		ext := objectOf(200)
+		doc := strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x_ext": `+ext, 1)
+		if code, body := ts.submit(t, []byte(doc)); code != http.StatusCreated {
+			t.Fatalf("an extension of 200 keys: %d %s", code, body)
+		}
+		if _, body := ts.get(t, "/api/v1/runs/"+seedID); !strings.Contains(body, ext) {
+			t.Error("the extension of 200 keys is not served back as sent")
+		}
+	})
+}
+
+// TestObjectKeyLimitIsAboveTheSchema: the limit on an object's keys leaves room for
+// every field a run document's largest object has, twice over (extensions, and what
+// later versions add).
+func TestObjectKeyLimitIsAboveTheSchema(t *testing.T) {
+	if n := schemaKeys(); n < 40 || maxObjectKeys < 2*n {
+		t.Errorf("the largest object of a run document has %d keys; the limit %d must be at least twice that (and the count is broken under 40)", n, maxObjectKeys)
+	}
+}
+
 // TestValidationsAtOnceAreBounded: with every validation slot taken, a submission is
 // told to retry (503 with Retry-After) instead of taking another core.
 func TestValidationsAtOnceAreBounded(t *testing.T) {
