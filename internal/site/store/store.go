@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
@@ -786,6 +788,23 @@ type User struct {
 // TokenPrefix starts every API token, so that a leaked one is recognisable.
 const TokenPrefix = "llmb_"
 
+// ValidUserName reports whether user is a name a token may submit as: @ and then 1–63
+// letters (of any script), digits, '-', '_' or '.', what CreateToken's refusal says.
+// The name is shown on pages and in links: javascript:alert(9003) was accepted when
+// only a few characters were refused.
+func ValidUserName(user string) bool {
+	name, ok := strings.CutPrefix(user, "@")
+	if !ok || name == "" || utf8.RuneCountInString(user) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // HashToken is how a token is stored: its SHA-256, never the token itself. Tokens are
 // 256 random bits, so a plain hash is enough (no password stretching needed).
 func HashToken(token string) string {
@@ -800,7 +819,7 @@ func (s *Store) CreateToken(ctx context.Context, user, org string) (string, erro
 	if !strings.HasPrefix(user, "@") {
 		user = "@" + user
 	}
-	if len(user) < 2 || len(user) > 64 || strings.ContainsAny(user[1:], " \t\n/@<>\"'&") {
+	if !ValidUserName(user) {
 		return "", fmt.Errorf("user %q: use @name (letters, digits, - _ .; up to 64 characters)", user)
 	}
 	org = strings.TrimSpace(org)
