@@ -36,6 +36,24 @@ func (b *slowBody) Read(p []byte) (int, error) {
 
 func (b *slowBody) Close() error { return nil }
 
+// postSlowly posts to path a body of length bytes that sends first and then nothing
+// until done closes, with header (name, value pairs), and sends the answer's status to
+// codes (0 when there was none).
+func postSlowly(ts *testSite, path, first string, length int64, done chan struct{}, codes chan<- int, header ...string) {
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+path, &slowBody{first: []byte(first), done: done})
+	req.ContentLength = length
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		codes <- 0
+		return
+	}
+	resp.Body.Close()
+	codes <- resp.StatusCode
+}
+
 // TestSlowFormBodiesDoNotStarveSubmitters sends 16 report forms without a token whose
 // bodies never finish (issue 24: they took all 16 body slots and the API answered 503
 // while they lasted), then submits a run through the API, which must be stored; the
@@ -47,19 +65,7 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 	done := make(chan struct{})
 	codes := make(chan int, 16)
 	for range 16 {
-		go func() {
-			body := &slowBody{first: []byte("slug=s&title=t&body_md=x"), done: done}
-			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/reports/new", body)
-			req.ContentLength = 1 << 19
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				codes <- 0
-				return
-			}
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
+		go postSlowly(ts, "/reports/new", "slug=s&title=t&body_md=x", 1<<19, done, codes, "Content-Type", "application/x-www-form-urlencoded")
 	}
 	defer close(done)
 	// The forms beyond the address's share are refused without waiting for a slot.
@@ -115,18 +121,7 @@ func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
 		defer close(done)
 		codes := make(chan int, maxBodiesAtOnce)
 		for range maxBodiesAtOnce {
-			go func() {
-				req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/runs", &slowBody{first: []byte(`{"schema_version":`), done: done})
-				req.ContentLength = 1 << 20
-				req.Header.Set("Authorization", "Bearer "+ts.token)
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					codes <- 0
-					return
-				}
-				resp.Body.Close()
-				codes <- resp.StatusCode
-			}()
+			go postSlowly(ts, "/api/v1/runs", `{"schema_version":`, 1<<20, done, codes, "Authorization", "Bearer "+ts.token)
 		}
 		for range maxBodiesPerToken {
 			if key := <-held; key != store.HashToken(ts.token) {

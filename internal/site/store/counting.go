@@ -22,8 +22,10 @@ import (
 // row another run touches, leaving its id in run_count_queue, and one transaction then
 // adds the counts of every run stored meanwhile, summed, and deletes their ids from the
 // queue. PutRun returns once its run is counted, so what its submitter reads next
-// counts it. Deleting a queued id is what claims its run for counting, so a run is
-// counted once even when two instances (or a recovery at Open) reach it together.
+// counts it. Every pass counts every queued run, and deleting a queued id is what
+// claims its run for counting, so a run is counted once even when two instances reach
+// it together, and a run whose pass failed (or was lost in a crash) is counted by the
+// next pass, or at the next Open.
 
 // countTimeout bounds one counting pass: submitters wait for it whatever their own
 // requests' deadlines (it counts other submitters' runs too).
@@ -42,9 +44,6 @@ type counter struct {
 	mu      sync.Mutex
 	pending []*pendingRun
 	busy    bool
-	// recover: a pass failed, so its runs are queued in the database but no longer
-	// in pending; the next pass counts every queued run from the database.
-	recover bool
 }
 
 // pendingRun is a stored run waiting for its counts.
@@ -74,17 +73,16 @@ func (s *Store) count(ctx context.Context, rec RunRecord, cells []CellValue) err
 		}
 	}
 	c.mu.Lock()
-	batch, recover := c.pending, c.recover
+	batch := c.pending
 	c.pending = nil
 	c.mu.Unlock()
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), countTimeout)
-	err := s.countPass(pctx, batch, recover)
+	err := s.countPass(pctx, batch)
 	cancel()
 	for _, q := range batch {
 		q.done <- err
 	}
 	c.mu.Lock()
-	c.recover = err != nil
 	if len(c.pending) > 0 {
 		close(c.pending[0].lead)
 	} else {
@@ -97,43 +95,42 @@ func (s *Store) count(ctx context.Context, rec RunRecord, cells []CellValue) err
 // countQueued counts every run left in the queue (a crash between storing a run and
 // counting it), for Open.
 func (s *Store) countQueued(ctx context.Context) error {
-	if err := s.countPass(ctx, nil, true); err != nil {
+	if err := s.countPass(ctx, nil); err != nil {
 		return fmt.Errorf("counting the runs stored but not counted: %w", err)
 	}
 	return nil
 }
 
-// countPass counts, in one transaction, the runs of batch whose ids it claims from the
-// queue, and with all every other queued run, read from the database.
-func (s *Store) countPass(ctx context.Context, batch []*pendingRun, all bool) error {
+// countPass counts, in one transaction, every run in the queue: those of batch from
+// what their submitters hold, any other (stored by another instance, or left by a pass
+// that failed or a crash) read from the database.
+func (s *Store) countPass(ctx context.Context, batch []*pendingRun) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("counting runs: %w", s.classify(err))
 	}
 	defer tx.Rollback()
 	if s.dialect == Postgres {
-		// A pass lost in a crash leaves its ids queued, and Open counts them again; the
-		// pass need not wait for its own commit to reach the disk.
+		// A pass lost in a crash leaves its ids queued, and the next pass or Open counts
+		// them; the pass need not wait for its own commit to reach the disk.
 		if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return fmt.Errorf("counting runs: %w", err)
 		}
 	}
-	var counts runCounts
-	ids := make([]string, len(batch))
-	for i, p := range batch {
-		ids[i] = p.rec.ID
-	}
-	claimed, err := s.claim(ctx, tx, ids)
+	claimed, err := s.claimQueued(ctx, tx)
 	if err != nil {
 		return err
 	}
+	var counts runCounts
 	for _, p := range batch {
 		if claimed[p.rec.ID] {
 			counts.add(p.rec, p.cells)
+			delete(claimed, p.rec.ID)
 		}
 	}
-	if all {
-		if err := s.claimAll(ctx, tx, &counts); err != nil {
+	others := slices.Sorted(maps.Keys(claimed))
+	for start := 0; start < len(others); start += idsPerStatement {
+		if err := s.readCounted(ctx, tx, others[start:min(start+idsPerStatement, len(others))], &counts); err != nil {
 			return err
 		}
 	}
@@ -149,62 +146,27 @@ func (s *Store) countPass(ctx context.Context, batch []*pendingRun, all bool) er
 	return nil
 }
 
-// claim deletes ids from the queue and says which it deleted: those are this pass's
-// to count (another pass may have counted the rest).
-func (s *Store) claim(ctx context.Context, tx *sql.Tx, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for start := 0; start < len(ids); start += idsPerStatement {
-		chunk := ids[start:min(start+idsPerStatement, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		if err := s.claimed(ctx, tx, out, `DELETE FROM run_count_queue WHERE run_id IN (`+marks+`) RETURNING run_id`, args...); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// claimed adds the ids a DELETE … RETURNING run_id deleted to out.
-func (s *Store) claimed(ctx context.Context, tx *sql.Tx, out map[string]bool, query string, args ...any) error {
-	rows, err := tx.QueryContext(ctx, s.rebind(query), args...)
+// claimQueued deletes every id from the queue and returns those it deleted: they are
+// this pass's to count. (A pass of another instance waits for this one's deletions
+// and finds them gone.)
+func (s *Store) claimQueued(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, `DELETE FROM run_count_queue RETURNING run_id`)
 	if err != nil {
-		return fmt.Errorf("claiming runs to count: %w", s.classify(err))
+		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
 	defer rows.Close()
+	out := map[string]bool{}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return fmt.Errorf("claiming runs to count: %w", err)
+			return nil, fmt.Errorf("claiming runs to count: %w", err)
 		}
 		out[id] = true
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("claiming runs to count: %w", s.classify(err))
+		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
-	return nil
-}
-
-// claimAll claims every queued run and adds it to counts, reading its summary and
-// cells from the database.
-func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, counts *runCounts) error {
-	ids := map[string]bool{}
-	if err := s.claimed(ctx, tx, ids, `DELETE FROM run_count_queue RETURNING run_id`); err != nil {
-		return err
-	}
-	list := make([]string, 0, len(ids))
-	for id := range ids {
-		list = append(list, id)
-	}
-	slices.Sort(list)
-	for start := 0; start < len(list); start += idsPerStatement {
-		if err := s.readCounted(ctx, tx, list[start:min(start+idsPerStatement, len(list))], counts); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // readCounted adds the stored runs ids to counts.
