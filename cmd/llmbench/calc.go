@@ -29,45 +29,11 @@ type calcFlags struct {
 func newCalcCmd() *cobra.Command {
 	var f calcFlags
 	cmd := &cobra.Command{
-		Use:   "calc",
-		Short: "Predict the speed test matrix from GPU and model specifications",
-		Long: `calc predicts what "llmbench run" would measure — prefill tok/s and time to first
-token by context, and sustained decode tok/s for every context × concurrency cell — from
-published specifications: the GPU's memory bandwidth, memory and tensor throughput, and
-the model's architecture in a given weight format. Cells that would not fit the predicted
-KV cache are marked over capacity by the same rule as a measured run.
-
-The model is a roofline: a decode step moves the weights once (for an MoE model, the
-experts its tokens route to) plus every sequence's KV cache over the memory bandwidth,
-and computes 2 × active parameters per token plus attention over the whole context; the
-slower of the two, at efficiency factors fitted to published measurements (bandwidth
-share at most 92%), plus overheads per layer and per sequence, is the time between
-tokens. GEMMs that dequantize their weights (GGUF, GPTQ/AWQ/W4A16) and an MoE model's
-expert GEMMs run at their own share of the dense rate; llama.cpp's GEMMs reach at most
-a GeForce-class SM's tensor rate per SM and clock (an A100 or H100 runs them like a
-GA102/AD102 card of equal SMs × clock). A warm request's first token adds the server's
-work per request. The factors depend on the engine and the GPU's vendor (--gpu-family
-for a GPU given by specs) and describe builds as of each family's newest evidence. See
-docs/calc.md for the formulas, the catalogs and the error against published figures,
-left out by source.
-
-Name a GPU and a model from the catalogs (llmbench calc --list gpus|models|quants|
-kv-dtypes|engines|interconnects|prices), or give explicit specifications instead.`,
-		Example: `  llmbench calc --gpu rtx-3090 --model qwen2.5-32b --quant w4a16-g128
-  llmbench calc --gpu "RTX 3090" --model RedHatAI/Qwen3.8-27B-INT4 --quant int4 --kv-dtype fp8 \
-      --gpu-memory-utilization 0.94 --max-model-len 65536 --max-num-seqs 53   # the seed's launch
-  llmbench calc --gpu rtx-3090 --model qwen3.8-27b --quant int4 --kv-dtype fp8 --gpu-memory-utilization 0.94 \
-      --max-model-len 136800 --mamba-ssm-cache-dtype float16 --max-num-seqs 8   # a vLLM boot that logged 136,800 tokens
-  llmbench calc --gpu h100-sxm --gpus 2 --model llama-3.1-70b --quant fp8 --format json > predicted.json
-  llmbench calc --bandwidth 936 --tflops 142 --vram 24 --config ./Qwen3-32B/config.json --weight-bits 4.125
-  llmbench calc --gpu m3-max --gguf ./Meta-Llama-3-8B-Instruct-Q4_K_M.gguf --engine llama.cpp
-  llmbench calc --gpu l4 --params 8 --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --head-dim 128 --weight-bits 16
-  llmbench calc --bandwidth 1008 --tflops 330 --vram 24 --params 30.5 --active-params 3.3 --experts 128 --experts-per-token 8 \
-      --layers 48 --hidden 2048 --heads 32 --kv-heads 4 --head-dim 128 --vocab 151936 --weight-bits 4.82 --engine llama.cpp   # an MoE by specs
-  llmbench calc --bandwidth 819 --tflops 32.8 --vram 512 --gpu-family apple --model qwen3-32b --quant q4_k_m --engine llama.cpp
-  llmbench calc --list gpus
-  llmbench calc --list prices`,
-		Args: cobra.NoArgs,
+		Use:     "calc",
+		Short:   "Predict the speed test matrix from GPU and model specifications",
+		Long:    helpLong("calc"),
+		Example: helpExamples("calc"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list != "" {
 				return listCatalog(cmd.OutOrStdout(), f.list)
@@ -90,7 +56,7 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.StringVar(&f.q.Model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.q.Quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.q.KVDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.q.Engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama")
+	fl.StringVar(&f.q.Engine, "engine", "", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama; default vllm, or ollama for an Ollama tag (qwen3:32b)")
 	fl.StringVar(&f.q.EngineVersion, "engine-version", "", "the engine's release or build (vLLM 0.10.1, llama.cpp b6609) or its date (2024-05); default a current build (see --list engines)")
 	fl.IntVar(&f.q.HostExpertLayers, "n-cpu-moe", 0, "llama.cpp/Ollama: layers whose routed experts stay in host memory, computed by the CPU (llama.cpp's --n-cpu-moe); needs --host-bandwidth")
 	fl.Float64Var(&f.q.HostBandwidthGBps, "host-bandwidth", 0, "host memory bandwidth in GB/s that the CPU reads host-resident experts at (with --n-cpu-moe)")

@@ -22,31 +22,11 @@ func newCalibrateCmd() *cobra.Command {
 		format   string
 	)
 	cmd := &cobra.Command{
-		Use:   "calibrate",
-		Short: "Measure this machine's client ceiling: how many tok/s llmbench itself can take in",
-		Long: `calibrate measures how many streamed tokens per second llmbench's own client can
-take in on this machine. It runs the same decode-cell code as "llmbench run" for a few
-seconds against a zero-compute server inside this process (every stream gets a token
-as fast as the client reads), takes the server's CPU time out of the process's, and
-prints:
-
-  ceiling    tokens per client CPU-second × the cores the client may use (GOMAXPROCS):
-             the rate at which the client alone would keep those cores busy
-  cores      the CPUs the client may use
-
-A cell whose tok/s comes near this figure measures the client rather than the server.
-The figure is an upper bound for a server on another machine; a server on this machine
-shares the cores, and the client then has less.
-
-"llmbench run" measures the same figure before its first cell (--no-calibrate skips it,
---resume keeps the one measured first), records it in the run document
-(client.ceiling_tok_s, client.cores), flags every cell faster than half of it
-client_near_ceiling, and every report shows the run's client headroom: the ceiling over
-its fastest cell.`,
-		Example: `  llmbench calibrate
-  llmbench calibrate --streams 1024 --duration 5s
-  llmbench calibrate --format json`,
-		Args: cobra.NoArgs,
+		Use:     "calibrate",
+		Short:   "Measure this machine's client ceiling: how many tok/s llmbench itself can take in",
+		Long:    helpLong("calibrate"),
+		Example: helpExamples("calibrate"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: use text or json", format)

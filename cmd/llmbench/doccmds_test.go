@@ -132,47 +132,55 @@ func documentedCommands(t *testing.T, root string) []docCommand {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inSh := false
-		var pending, preset, nextPreset string
-		for i, line := range strings.Split(string(data), "\n") {
-			trimmed := strings.TrimSpace(line)
-			if m := docTestPreset.FindStringSubmatch(trimmed); m != nil {
-				nextPreset = m[1]
-			}
-			switch {
-			case strings.HasPrefix(trimmed, "```"):
-				inSh = !inSh && (trimmed == "```sh" || trimmed == "```bash")
-				preset, nextPreset = nextPreset, ""
-				continue
-			case !inSh:
-				continue
-			}
-			if pending != "" {
-				trimmed = pending + " " + trimmed
-				pending = ""
-			}
-			if strings.HasSuffix(trimmed, "\\") {
-				pending = strings.TrimSuffix(trimmed, "\\")
-				continue
-			}
-			if strings.HasPrefix(trimmed, "#") && len(cmds) > 0 && cmds[len(cmds)-1].next == i {
-				// The line after a command showing what it printed: "# llmbench: … refuses …".
-				// Lines from "# llmbench: …" on are its output, which it must print.
-				last := &cmds[len(cmds)-1]
-				last.comment += " " + trimmed
-				if last.output != "" || strings.HasPrefix(trimmed, "# llmbench:") {
-					last.output += strings.Replace(trimmed, "# llmbench:", "#", 1) + "\n"
-				}
-				last.next = i + 1
-				continue
-			}
-			code, comment, _ := strings.Cut(trimmed, " #")
-			words := shellWords(code)
-			if len(words) < 1 || words[0] != "llmbench" {
-				continue
-			}
-			cmds = append(cmds, docCommand{where: filepath.Base(f) + ":" + strconv.Itoa(i+1), line: trimmed, comment: comment, preset: preset, args: words[1:], next: i + 1})
+		cmds = append(cmds, commandsIn(filepath.Base(f), string(data), 0)...)
+	}
+	return cmds
+}
+
+// commandsIn are the llmbench command lines of text's sh blocks; a command's where is
+// name and its line, lineOffset added.
+func commandsIn(name, text string, lineOffset int) []docCommand {
+	var cmds []docCommand
+	inSh := false
+	var pending, preset, nextPreset string
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if m := docTestPreset.FindStringSubmatch(trimmed); m != nil {
+			nextPreset = m[1]
 		}
+		switch {
+		case strings.HasPrefix(trimmed, "```"):
+			inSh = !inSh && (trimmed == "```sh" || trimmed == "```bash")
+			preset, nextPreset = nextPreset, ""
+			continue
+		case !inSh:
+			continue
+		}
+		if pending != "" {
+			trimmed = pending + " " + trimmed
+			pending = ""
+		}
+		if strings.HasSuffix(trimmed, "\\") {
+			pending = strings.TrimSuffix(trimmed, "\\")
+			continue
+		}
+		if strings.HasPrefix(trimmed, "#") && len(cmds) > 0 && cmds[len(cmds)-1].next == i {
+			// The line after a command showing what it printed: "# llmbench: … refuses …".
+			// Lines from "# llmbench: …" on are its output, which it must print.
+			last := &cmds[len(cmds)-1]
+			last.comment += " " + trimmed
+			if last.output != "" || strings.HasPrefix(trimmed, "# llmbench:") {
+				last.output += strings.Replace(trimmed, "# llmbench:", "#", 1) + "\n"
+			}
+			last.next = i + 1
+			continue
+		}
+		code, comment, _ := strings.Cut(trimmed, " #")
+		words := shellWords(code)
+		if len(words) < 1 || words[0] != "llmbench" {
+			continue
+		}
+		cmds = append(cmds, docCommand{where: name + ":" + strconv.Itoa(i+1+lineOffset), line: trimmed, comment: comment, preset: preset, args: words[1:], next: i + 1})
 	}
 	return cmds
 }

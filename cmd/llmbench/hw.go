@@ -13,20 +13,11 @@ func init() { commands = append(commands, newHWCmd) }
 func newHWCmd() *cobra.Command {
 	var format, file string
 	cmd := &cobra.Command{
-		Use:   "hw",
-		Short: "Say what this machine is: GPUs, VRAM, driver, CPU, RAM, OS",
-		Long: `hw describes the machine it runs on, as a run document's hardware block:
-NVIDIA GPUs through nvidia-smi (name, memory, driver, power limit, PCIe generation and
-width; identical GPUs are grouped with a count), AMD GPUs through sysfs, Apple silicon
-through system_profiler, the CPU model and logical cores, RAM, OS and kernel.
-
-With --hardware FILE it reads and checks a hand-written description instead (YAML or
-JSON with the same field names), as "llmbench run --hardware FILE" does for a remote
-server.`,
-		Example: `  llmbench hw
-  llmbench hw --format json > hardware.json
-  llmbench hw --hardware remote-box.yaml`,
-		Args: cobra.NoArgs,
+		Use:     "hw",
+		Short:   "Say what this machine is: GPUs, VRAM, driver, CPU, RAM, OS",
+		Long:    helpLong("hw"),
+		Example: helpExamples("hw"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := textOrJSON(format); err != nil {
 				return err

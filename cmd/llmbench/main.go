@@ -36,19 +36,10 @@ func toolVersion() string {
 func newRootCmd() *cobra.Command {
 	var verbose bool
 	root := &cobra.Command{
-		Use:   "llmbench",
-		Short: "Measure what an LLM inference server really does: prefill, decode at N users, KV capacity",
-		Long: `llmbench measures the speed test matrix of an OpenAI-compatible inference server
-(vLLM, SGLang, llama.cpp, Ollama, TGI, TensorRT-LLM, LM Studio): prefill tok/s and time to
-first token by context length, and sustained decode tok/s for every context × concurrency
-cell, skipping the cells that would not fit in the server's KV cache.
-
-With no --endpoint, "llmbench run" measures llmbench's built-in emulated engine, so you
-can try it without a GPU.`,
-		Example: `  llmbench run --quick                                  # try it: the built-in emulator, ~1 minute
-  llmbench run --endpoint http://localhost:8000 --model my-model
-  llmbench report run.json --format md
-  llmbench calc --gpu rtx-3090 --model qwen3.8-27b --quant w4a16-g128 --kv-dtype fp8`,
+		Use:           "llmbench",
+		Short:         "Measure what an LLM inference server really does: prefill, decode at N users, KV capacity",
+		Long:          helpLong("llmbench"),
+		Example:       helpExamples("llmbench"),
 		Version:       toolVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

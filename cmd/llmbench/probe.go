@@ -16,20 +16,11 @@ func init() { commands = append(commands, newProbeCmd) }
 func newProbeCmd() *cobra.Command {
 	var endpoint, apiKey, format string
 	cmd := &cobra.Command{
-		Use:   "probe [--endpoint URL]",
-		Short: "Say what a server is: engine, version, model, KV cache, limits",
-		Long: `probe asks an OpenAI-compatible server what it is, using each engine's own
-endpoints (vLLM, SGLang, llama.cpp, Ollama, TGI, TensorRT-LLM, LM Studio, and
-llmbench's emulator): engine and version, served model and its id or path,
-max_model_len, KV cache size in tokens, KV cache dtype, prefix caching, max
-concurrent sequences, quantization, and the route that counts tokens.
-
-What the server does not expose is shown as "unknown" (null in JSON), never guessed.
-The notes say where derived figures come from.`,
-		Example: `  llmbench probe --endpoint http://127.0.0.1:8000
-  llmbench probe --endpoint http://127.0.0.1:8000/v1 --format json
-  llmbench probe --endpoint http://gpu-box:11434 --api-key sk-...`,
-		Args: cobra.NoArgs,
+		Use:     "probe [--endpoint URL]",
+		Short:   "Say what a server is: engine, version, model, KV cache, limits",
+		Long:    helpLong("probe"),
+		Example: helpExamples("probe"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if endpoint == "" {
 				endpoint = session.EnvEndpoint(cmd.ErrOrStderr())

@@ -26,8 +26,8 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "run",
 		Short:   "Measure the speed test matrix of an OpenAI-compatible server",
-		Long:    runLong,
-		Example: runExample,
+		Long:    helpLong("run"),
+		Example: helpExamples("run"),
 		Args:    goodputArgs(&c.Rate),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd, c, noProgress)
@@ -37,71 +37,6 @@ func newRunCmd() *cobra.Command {
 	addRateFlags(cmd.Flags(), &c.Rate)
 	return cmd
 }
-
-const runLong = `Measure prefill (prompt tok/s and time to first token by context length) and
-sustained decode (total tok/s for every context × concurrency cell) of an
-OpenAI-compatible server, exactly as the seed page's "speed test matrix" does.
-
-Cells that would not fit in the server's KV cache — concurrency × (context + max
-output) > KV cache tokens, or context + max output > max_model_len — are marked
-"Over capacity" and never sent. The KV cache size comes from the server (vLLM-style
-/metrics, SGLang, llama.cpp, Ollama...) or from --kv-capacity.
-
-With --rate (or --find-max-rate) it measures request rates instead of the matrix:
-requests arrive on a seeded schedule (--arrival), every latency is timed from the
-request's scheduled send time, and each cell reports TTFT, TPOT, ITL and E2E
-percentiles, the achieved rate, saturation evidence and, with --slo, goodput.
-
-Without --endpoint, llmbench starts its built-in emulated engine and measures it:
-its numbers are emulated, not a GPU's, and every report says so.
-
-Before the first cell it measures the client's own ceiling for a few seconds against
-a zero-compute stream inside the process (as "llmbench calibrate" does; --no-calibrate
-skips it, --resume keeps the first figure): a cell faster than half of it is flagged
-client_near_ceiling, and every report shows the client headroom.
-
-The run document (JSON) is written after every cell, so nothing is lost: Ctrl-C
-stops cleanly and --resume FILE finishes the run later. Sizes take K = 1024.`
-
-const runExample = `  # Try it: the built-in emulator, a small matrix in about a minute
-  llmbench run --quick
-
-  # A vLLM server, the seed page's full plan (about 30 s per cell)
-  llmbench run --endpoint http://localhost:8000 --model my-model
-
-  # A small matrix, 10 s per cell, completions API, KV size given by hand
-  llmbench run --endpoint http://gpu-box:8080/v1 --contexts 0,8K --concurrency 1,4,16 \
-      --prefill 8K --duration 10s --api completions --kv-capacity 120000
-
-  # Power, J/token and $/Mtok: a local server is metered by nvidia-smi (or amd-smi, RAPL);
-  # a server on another machine by the agent running there (llmbench telemetry --listen)
-  llmbench run --endpoint http://localhost:8000 --price-per-hour 2.49
-  llmbench run --endpoint http://gpu-box:8000 --telemetry http://gpu-box:9109 --telemetry-token TOKEN
-
-  # A server with a small context (say max_model_len 4096): the default plan does not
-  # fit it and run stops with the flags that would; --fit applies them
-  llmbench run --endpoint http://localhost:8000 --fit
-
-  # What a plan would measure and how long it takes, before starting it
-  llmbench run --endpoint http://localhost:8000 --dry-run
-
-  # Every cell three times, the plan run whole once per repeat: the median with a 95%
-  # interval over the repeats, and "unstable" where the repeats disagree
-  llmbench run --endpoint http://localhost:8000 --repeat 3
-
-  # Finish an interrupted run
-  llmbench run --resume qwen3-20261130-101500.json
-
-  # Open loop: one cell per request rate, latencies timed from the scheduled send,
-  # goodput against an SLO (see docs/run.md, "Request rates")
-  llmbench run --endpoint http://localhost:8000 --rate 1,5,10 --slo ttft=500ms,tpot=50ms \
-      --duration 60s --input-len 1024 --output-len 256
-
-  # The highest rate at which 95% of requests meet the SLO
-  llmbench run --endpoint http://localhost:8000 --find-max-rate --slo ttft=500ms,tpot=50ms
-
-  # The emulator saturating, no GPU needed
-  llmbench run --quick --rate 1,2,4,8`
 
 // addRunFlags binds run's flags to the session's config.
 func addRunFlags(fl *pflag.FlagSet, c *session.Config, noProgress *bool) {

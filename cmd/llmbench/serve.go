@@ -15,25 +15,12 @@ func init() { commands = append(commands, newServeCmd) }
 func newServeCmd() *cobra.Command {
 	c := site.Config{Join: wire.Options}
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
-		Long: `serve runs the llmbench web site and its JSON API (described at /api/openapi.json).
-
-Runs are stored in SQLite by default (a file in the data directory, or the file --db
-names), or in PostgreSQL with --db postgres://… so that several instances can share one
-database behind a load balancer; then the rate limits (--rate, --ip-rate and failed
-logins) are kept in the database and hold across all instances, and a page another
-instance stored a run for shows it within --page-ttl. The schema is created
-and migrated on start, and runs stored before a newer metric registry are re-indexed.
-
-People submit runs with "llmbench submit" and an API token that the operator creates
-with "llmbench serve token create".`,
-		Example: `  llmbench serve                                   # http://localhost:8080, SQLite in ~/.local/share/llmbench
-  llmbench serve --addr 127.0.0.1:9000 --db ./site.db
-  llmbench serve --db postgres://llmbench:secret@db:5432/llmbench
-  llmbench serve token create --user @alice --org "Acme Labs"`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return site.Serve(cmd.Context(), cmd.OutOrStdout(), c) },
+		Use:     "serve",
+		Short:   "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
+		Long:    helpLong("serve"),
+		Example: helpExamples("serve"),
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return site.Serve(cmd.Context(), cmd.OutOrStdout(), c) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (default: this machine only; --addr :8080 serves every interface)")
@@ -51,24 +38,18 @@ with "llmbench serve token create".`,
 
 func newTokenCmd(db *string) *cobra.Command {
 	token := &cobra.Command{
-		Use:   "token",
-		Short: "Manage API tokens for submitting runs",
-		Args:  cobra.NoArgs,
-		Example: `  llmbench serve token create --user @alice
-  llmbench serve token create --user @bob --org "Acme Labs" --db postgres://…
-  llmbench serve token list
-  llmbench serve token revoke 3f9a1c0b7d2e`,
+		Use:     "token",
+		Short:   "Manage API tokens for submitting runs",
+		Args:    cobra.NoArgs,
+		Example: helpExamples("serve-token"),
 	}
 	var user, org, revokeUser string
 	create := &cobra.Command{
-		Use:   "create",
-		Short: "Create an API token for a user (printed once, on the last line; stored hashed)",
-		Long: `create makes an API token for --user (created if new, and put in --org if given).
-The token is printed once, on the last line of the output; the site stores only its
-SHA-256 hash, so a lost token cannot be recovered — create another.`,
-		Example: `  llmbench serve token create --user @alice
-  TOKEN=$(llmbench serve token create --user @bob --org "Acme Labs" | tail -1)`,
-		Args: cobra.NoArgs,
+		Use:     "create",
+		Short:   "Create an API token for a user (printed once, on the last line; stored hashed)",
+		Long:    helpLong("serve-token-create"),
+		Example: helpExamples("serve-token-create"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return site.CreateToken(cmd.Context(), cmd.OutOrStdout(), *db, user, org)
 		},
@@ -76,25 +57,20 @@ SHA-256 hash, so a lost token cannot be recovered — create another.`,
 	create.Flags().StringVar(&user, "user", "", "the user the token submits as, like @alice (required)")
 	create.Flags().StringVar(&org, "org", "", "the user's organisation")
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List API tokens: ID, user, created (the tokens themselves are not stored)",
-		Example: `  llmbench serve token list
-  llmbench serve token list --db postgres://…`,
-		Args: cobra.NoArgs,
+		Use:     "list",
+		Short:   "List API tokens: ID, user, created (the tokens themselves are not stored)",
+		Example: helpExamples("serve-token-list"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return site.ListTokens(cmd.Context(), cmd.OutOrStdout(), *db)
 		},
 	}
 	revoke := &cobra.Command{
-		Use:   "revoke [TOKEN|ID]",
-		Short: "Revoke an API token (by the token or its ID from list), or every token of --user",
-		Long: `revoke deletes a token so that it can no longer submit. Name it by the token itself
-(llmb_…) or by its ID from "llmbench serve token list", or revoke every token of a user
-with --user. Runs already submitted stay.`,
-		Example: `  llmbench serve token revoke 3f9a1c0b7d2e
-  llmbench serve token revoke "$LEAKED_TOKEN"
-  llmbench serve token revoke --user @alice`,
-		Args: cobra.MaximumNArgs(1),
+		Use:     "revoke [TOKEN|ID]",
+		Short:   "Revoke an API token (by the token or its ID from list), or every token of --user",
+		Long:    helpLong("serve-token-revoke"),
+		Example: helpExamples("serve-token-revoke"),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) == 1) == (revokeUser != "") {
 				return errors.New("give a token or token ID, or --user @name (one of them)")

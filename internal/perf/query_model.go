@@ -55,7 +55,7 @@ func (c *Catalog) resolveQuant(q Query, nameQuant *Quant, s *Setup) (err error) 
 		s.Quant, err = named("quant", q.Quant, c.Quant)
 	case q.WeightBits > 0:
 		s.Quant = Quant{ID: fmt.Sprintf("%gbit", q.WeightBits), Name: fmt.Sprintf("%g-bit", q.WeightBits), Bits: q.WeightBits,
-			EmbeddingBits: max(q.WeightBits, 16), Compute: "fp16", Source: "command line"}
+			EmbeddingBits: max(q.WeightBits, 16), Compute: "fp16", Source: "command line", Explicit: true}
 	case nameQuant != nil:
 		s.Quant = *nameQuant
 	case s.Quant.Bits == 0 && q.DefaultQuant != "":

@@ -13,8 +13,8 @@ var ErrRefused = errors.New("the engine refuses this setup")
 
 // Validate refuses what the engine would refuse: tensor parallelism that does not
 // split the attention heads and the KV heads evenly, pipeline stages that do not split
-// the layers evenly, and a weight format or KV cache dtype the engine does not run.
-// Every error wraps ErrRefused and says what would run instead.
+// the layers evenly, and a named weight format (not bits given as a number) or KV
+// cache dtype the engine does not run. Every error wraps ErrRefused and says what would run instead.
 func (s Setup) Validate() error {
 	var why []string
 	if msg := s.tensorParallelProblem(); msg != "" {
@@ -24,7 +24,7 @@ func (s Setup) Validate() error {
 		why = append(why, fmt.Sprintf("%d pipeline stages do not divide %s's %d layers (divisors: %s)",
 			pp, s.Model.Name, s.Model.Layers, divisorList(s.Model.Layers)))
 	}
-	if q := s.Engine.Quants; len(q) > 0 && !slices.Contains(q, s.Quant.ID) {
+	if q := s.Engine.Quants; len(q) > 0 && !s.Quant.Explicit && !slices.Contains(q, s.Quant.ID) {
 		why = append(why, fmt.Sprintf("%s does not run %s weights (it runs %s)", s.Engine.Name, s.Quant.Name, strings.Join(q, ", ")))
 	}
 	if kv := s.Engine.KVDtypes; len(kv) > 0 && s.KV.ID != "" && !slices.Contains(kv, s.KV.ID) {

@@ -106,3 +106,34 @@ func TestHostResidentExperts(t *testing.T) {
 		t.Errorf("vLLM with host experts: %v", err)
 	}
 }
+
+// TestExplicitBitsRunOnEveryEngine: bits per weight given as a number describe any mix
+// (a GGUF Q4_K_M is about 4.8), so no engine refuses them, while a named format an
+// engine does not run is still refused (issue 34: every --weight-bits with llama.cpp or
+// Ollama was refused, calc --help's own MoE example included).
+func TestExplicitBitsRunOnEveryEngine(t *testing.T) {
+	c := MustLoad()
+	for _, e := range c.Engines {
+		for _, bits := range []float64{4, 4.5, 4.82, 8.5, 16} {
+			r, err := c.Resolve(with(func(q *Query) {
+				q.GPU, q.Model, q.WeightBits, q.KVDtype, q.Engine = "rtx-3090", "qwen3-8b", bits, "fp16", e.ID
+			}))
+			if err != nil {
+				t.Errorf("%s, %g bits: %v", e.ID, bits, err)
+				continue
+			}
+			if err := r.Setup.Validate(); err != nil {
+				t.Errorf("%s, %g bits: refused: %v", e.ID, bits, err)
+			}
+		}
+	}
+	r, err := c.Resolve(with(func(q *Query) {
+		q.GPU, q.Model, q.Quant, q.KVDtype, q.Engine = "rtx-3090", "qwen3-8b", "awq", "fp16", "llama.cpp"
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Setup.Validate(); !errors.Is(err, ErrRefused) {
+		t.Errorf("named AWQ on llama.cpp: %v, want ErrRefused", err)
+	}
+}

@@ -70,6 +70,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"dt_fixed-duration":   {"Fixed duration", "固定時間"},
 	"pm_decode-warmup":    {"Measured during decode warm-up", "デコードのウォームアップ中に測定"},
 	"pm_separate":         {"Separate cold requests", "個別のコールドリクエストで測定"},
+	"pm_predicted":        {"Predicted for one cold request at each context; nothing measured", "各コンテキストのコールドリクエスト 1 件について予測（計測なし）"},
 	"n_tokens":            {"%s tokens", "%s トークン"},
 	"launch_command":      {"Launch command", "起動コマンド"},
 	"copy":                {"Copy", "コピー"},

@@ -46,6 +46,8 @@ type view struct {
 
 	// Rate is an open-loop run's cells (nil for a matrix run).
 	Rate *rateView
+	// Accuracy is what llmbench eval measured (accuracy.go).
+	Accuracy []rundoc.Accuracy
 }
 
 type card struct {
@@ -123,7 +125,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
-	v := &view{Lang: lang, Kind: run.Kind()}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:
@@ -390,7 +392,12 @@ func cards(run *rundoc.Run, lang string) []card {
 	if c.DecodeTest != "" {
 		add("decode_test", labelOr(lang, "dt_"+c.DecodeTest, c.DecodeTest))
 	}
-	if c.PrefillMode != "" {
+	switch {
+	case run.Kind() == rundoc.RunPredicted:
+		// A prediction measured nothing, during a warm-up or otherwise: its prefill is
+		// the calculator's for a cold request (issue 37 item 11).
+		add("prefill_mode", T(lang, "pm_predicted"))
+	case c.PrefillMode != "":
 		add("prefill_mode", labelOr(lang, "pm_"+c.PrefillMode, c.PrefillMode))
 	}
 	if c.DurationS > 0 {

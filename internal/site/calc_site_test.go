@@ -19,6 +19,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -27,7 +28,12 @@ import (
 // with the seed run submitted.
 func wiredSite(t *testing.T, more ...[]byte) *httptest.Server {
 	t.Helper()
-	st := storetest.SQLite(t)
+	return wiredSiteOn(t, storetest.SQLite(t), more...)
+}
+
+// wiredSiteOn is wiredSite on the store st.
+func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server {
+	t.Helper()
 	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,8 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		d, t := report.Line{Name: mark}, report.Line{Name: mark}
 		for _, c := range concurrency {
 			cell := rv.Run.Cell(0, c)
-			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) {
+			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) ||
+				!store.Measured(cell.TotalTokS) || !store.Measured(cell.PerRequestTokS) {
 				continue
 			}
 			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
@@ -130,7 +131,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		p := report.Line{Name: mark}
 		for _, c := range prefillCtx {
 			for _, row := range rv.Run.Prefill {
-				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) {
+				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) && store.Measured(row.PromptTokS) {
 					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, rundoc.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
 				}
 			}

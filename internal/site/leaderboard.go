@@ -351,7 +351,10 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 	applyMarks(d.Entries, entries, marks, cell, lang)
 	var err error
-	if d.Facets, err = s.cachedFacets(ctx); err != nil {
+	if d.Facets, err = s.cachedFacets(ctx); err == nil {
+		err = s.menuNames(ctx, &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return
 	}

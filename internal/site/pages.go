@@ -225,6 +225,26 @@ type filterSel struct {
 	All                                bool
 }
 
+// menuNames sets sel's model, GPU, engine, quantization and family to the names the
+// filter menus give them (store.MenuName): a page asked for "?quant=q4_k_m" or
+// "?engine=VLLM" filters in any case, and shows the menu's value chosen.
+func (s *Server) menuNames(ctx context.Context, sel *filterSel) error {
+	for _, f := range []struct {
+		dim string
+		v   *string
+	}{{"model", &sel.Model}, {"gpu", &sel.GPU}, {"engine", &sel.Engine}, {"quantization", &sel.Quant}, {"family", &sel.Family}} {
+		if *f.v == "" {
+			continue
+		}
+		name, err := s.store.MenuName(ctx, f.dim, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = name
+	}
+	return nil
+}
+
 type listData struct {
 	Sel              filterSel
 	Metrics          []string
@@ -271,7 +291,10 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
-	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
+	if d.Facets, err = s.cachedFacets(r.Context()); err == nil {
+		err = s.menuNames(r.Context(), &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return nil, false
 	}
@@ -324,6 +347,8 @@ type runPageData struct {
 	// ReportTooLarge: the report body was over maxRunReportBytes, so the page shows
 	// the site's own view of the run (runreport.go).
 	ReportTooLarge bool
+	// Accuracy is the run's evaluations (accuracy.go), shown beside its speed.
+	Accuracy template.HTML
 }
 
 // rateRunRow is one rate cell of an open-loop run, for the site's own view.
@@ -338,7 +363,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang)}
+	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
 	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
@@ -386,6 +411,8 @@ type compareData struct {
 	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
 	// all empty, are left out).
 	HasMatrix bool
+	// AB is the paired A/B of the runs' evaluations (accuracy.go).
+	AB template.HTML
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -430,6 +457,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
+	d.AB = abHTML(runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
@@ -463,14 +491,22 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 			}
 		}
 	}
+	// Names that differ (the typed "rtx-3090", the stored "RTX 3090", another case)
+	// may find the same runs: each is listed once (issue 37 item 8).
 	var out []store.RunRecord
+	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
 			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, rs...)
+			for _, r := range rs {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, r)
+				}
+			}
 		}
 	}
 	sortByDecode(out)

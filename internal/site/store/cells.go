@@ -178,12 +178,13 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 	var rows *sql.Rows
 	fs := q.filters()
 	if q.SizeMin == 0 && q.SizeMax == 0 && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
-		dim, name := "", ""
+		dim, names := "", []string{""}
 		if len(fs) == 1 {
-			dim, name = fs[0].dim, fs[0].value
+			dim, names = fs[0].dim, fs[0].values
 		}
-		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND name = ?`
-		args := []any{metric, dim, name}
+		c, a := in("name", names)
+		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND ` + c
+		args := append([]any{metric, dim}, a...)
 		if len(q.Kinds) > 0 {
 			query += ` AND kind IN (?` + strings.Repeat(", ?", len(q.Kinds)-1) + `)`
 			for _, k := range q.Kinds {

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -82,13 +80,13 @@ func (s *Store) fewestTogether(ctx context.Context, fs []filter) (n int, known b
 				first, second = g, f
 			}
 			var c int
-			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_pairs WHERE dim_a = ? AND name_a = ? AND dim_b = ? AND name_b = ?`),
-				first.dim, first.value, second.dim, second.value).Scan(&c)
-			if errors.Is(err, sql.ErrNoRows) {
-				c, err = 0, nil
-			}
+			ca, aa := in("name_a", first.values)
+			cb, ab := in("name_b", second.values)
+			args := append(append([]any{first.dim}, aa...), second.dim)
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COALESCE(SUM(runs), 0) FROM run_pairs WHERE dim_a = ? AND `+ca+` AND dim_b = ? AND `+cb),
+				append(args, ab...)...).Scan(&c)
 			if err != nil {
-				return 0, false, fmt.Errorf("counting runs of %s %q with %s %q: %w", first.dim, first.value, second.dim, second.value, err)
+				return 0, false, fmt.Errorf("counting runs of %s %q with %s %q: %w", first.dim, first.values, second.dim, second.values, err)
 			}
 			if !known || c < n {
 				n, known = c, true

@@ -90,9 +90,12 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	defer tx.Rollback()
 	for _, d := range docs {
 		sum := Summarize(d.run)
+		// The names Summarize derives (a GPU's and a weight format's by the catalog's
+		// names) as well as the figures, so that a run is grouped as one stored now is.
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
-			family = ?, params_b = ?, author = ?, mode = ? WHERE id = ?`,
-			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode, d.id)
+			family = ?, params_b = ?, author = ?, mode = ?, gpu = ?, quantization = ? WHERE id = ?`,
+			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode,
+			sum.GPU, sum.Quantization, d.id)
 		if err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}

@@ -354,7 +354,8 @@ func (s *Store) Run(ctx context.Context, id string) (RunRecord, []byte, error) {
 	return r, []byte(doc), nil
 }
 
-// Query selects runs. Empty fields do not filter.
+// Query selects runs. Empty fields do not filter; a model, GPU, engine, quantization
+// or family filters in any case (spelled).
 type Query struct {
 	Model, GPU, Engine, Quantization, Profile, Org, Submitter string
 	// Family keeps the runs of one model family; Author the runs whose document names
@@ -370,23 +371,47 @@ type Query struct {
 	Sort   Metric
 	Limit  int // at most 500; 0 = 50
 	Offset int
+	// spellings are the names the store holds for a filter's value, by column
+	// (spelled): a filter matches any of them.
+	spellings map[string][]string
 }
 
-// filter is one equality condition of a Query, with the run_groups dimension that
-// counts its values (empty when none does).
-type filter struct{ col, dim, value string }
+// filter is one condition of a Query on a column — its value, in every spelling the
+// store holds (spelled), else as given — with the run_groups dimension that counts
+// its values (empty when none does).
+type filter struct {
+	col, dim string
+	values   []string
+}
 
 func (q Query) filters() []filter {
 	var fs []filter
-	for _, f := range []filter{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
+	for _, f := range []struct{ col, dim, value string }{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
 		{"quantization", "quantization", q.Quantization}, {"profile", "profile", q.Profile},
 		{"family", "family", q.Family}, {"mode", "mode", q.Mode},
 		{"org", "", q.Org}, {"submitter", "", q.Submitter}, {"author", "", q.Author}} {
-		if f.value = normalize(f.value); f.value != "" {
-			fs = append(fs, f)
+		if v := normalize(f.value); v != "" {
+			vals := q.spellings[f.col]
+			if len(vals) == 0 {
+				vals = []string{v}
+			}
+			fs = append(fs, filter{f.col, f.dim, vals})
 		}
 	}
 	return fs
+}
+
+// in is "col = ?" for one value and "col IN (?, …)" for several, with the values as
+// arguments.
+func in(col string, values []string) (string, []any) {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	if len(values) == 1 {
+		return col + " = ?", args
+	}
+	return col + " IN (?" + strings.Repeat(", ?", len(values)-1) + ")", args
 }
 
 // anyIndex, as where's lead, leaves the choice of index to the database.
@@ -436,8 +461,8 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 		return c
 	}
 	for _, f := range q.filters() {
-		conds = append(conds, col(f.col)+" = ?")
-		args = append(args, f.value)
+		c, a := in(col(f.col), f.values)
+		conds, args = append(conds, c), append(args, a...)
 	}
 	if len(q.Kinds) > 0 {
 		conds = append(conds, col("kind")+" IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
@@ -494,12 +519,14 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 	for _, f := range fs {
 		n := 0 // org and submitter have no counts: take them as narrow
 		if f.dim != "" {
-			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_groups WHERE dim = ? AND name = ?`), f.dim, f.value).Scan(&n)
-			if errors.Is(err, sql.ErrNoRows) {
-				return "", true, nil
-			}
+			var names int
+			c, a := in("name", f.values)
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*), COALESCE(SUM(runs), 0) FROM run_groups WHERE dim = ? AND `+c), append([]any{f.dim}, a...)...).Scan(&names, &n)
 			if err != nil {
-				return "", false, fmt.Errorf("counting runs of %s %q: %w", f.dim, f.value, err)
+				return "", false, fmt.Errorf("counting runs of %s %q: %w", f.dim, f.values, err)
+			}
+			if names == 0 {
+				return "", true, nil
 			}
 		}
 		share *= float64(n) / float64(total)
@@ -671,6 +698,9 @@ func (s *Store) Facets(ctx context.Context) (Facets, error) {
 	if err := rows.Err(); err != nil {
 		return f, fmt.Errorf("listing filter values: %w", err)
 	}
+	for _, vs := range []*[]Facet{&f.Models, &f.GPUs, &f.Engines, &f.Quantizations, &f.Profiles, &f.Families, &f.Modes} {
+		*vs = mergeFacets(*vs)
+	}
 	return f, nil
 }
 
@@ -699,70 +729,32 @@ func (s *Store) Model(ctx context.Context, name string) (GroupStat, error) {
 	return s.group(ctx, "model", name)
 }
 
-// Spelling is the name the store holds for a GPU, model or family written another
-// way: a GPU as a tool printed it (the catalog's name: nvidia-smi's "NVIDIA GeForce
-// RTX 4090" is "RTX 4090"), and any name in another case ("rtx 3090", "Qwen3.8-27B").
-// Pages redirect to it and filters query by it. ErrNotFound when no stored run has
-// the name in any spelling.
-func (s *Store) Spelling(ctx context.Context, dim, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if dim == "gpu" {
-		name = catalogGPUName(name)
-	}
-	var got string
-	// As written first, from the index; then in any case, over the dimension's names.
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND name = ?`), dim, name).Scan(&got)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND LOWER(name) = LOWER(?) ORDER BY runs DESC, name LIMIT 1`), dim, name).Scan(&got)
-	}
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", ErrNotFound
-	case err != nil:
-		return "", fmt.Errorf("finding the %s %q: %w", dim, name, s.classify(err))
-	}
-	return got, nil
-}
-
-// spelled is q with its GPU, model and family filters in the names the store holds
-// for them (Spelling): ?gpu=rtx+3090 and nvidia-smi's names find the runs. A name no
-// run has in any spelling stays, and matches none.
-func (s *Store) spelled(ctx context.Context, q Query) (Query, error) {
-	for _, f := range []struct {
-		dim string
-		v   *string
-	}{{"gpu", &q.GPU}, {"model", &q.Model}, {"family", &q.Family}} {
-		if strings.TrimSpace(*f.v) == "" {
-			continue
-		}
-		got, err := s.Spelling(ctx, f.dim, *f.v)
-		switch {
-		case err == nil:
-			*f.v = got
-		case !errors.Is(err, ErrNotFound):
-			return q, err
-		}
-	}
-	return q, nil
-}
-
+// group is one group's summary, named as the store holds it: its name's spellings in
+// any case together, as a filter by it finds them (spelled).
 func (s *Store) group(ctx context.Context, dim, name string) (GroupStat, error) {
-	g := GroupStat{Name: name}
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? AND name = ?`), dim, name).
-		Scan(&g.Runs, &g.BestDecode, &g.BestPeak, &g.VRAMGB)
-	if errors.Is(err, sql.ErrNoRows) {
+	gs, err := s.groupSpellings(ctx, dim, name)
+	if err != nil {
+		return GroupStat{}, err
+	}
+	if gs = mergeSpellings(gs); len(gs) == 0 {
 		return GroupStat{}, ErrNotFound
 	}
-	if err != nil {
-		return GroupStat{}, fmt.Errorf("reading %s %q: %w", dim, name, err)
-	}
-	return g, nil
+	return gs[0], nil
 }
 
+// groups lists dim's groups, a name's spellings in any case merged into one
+// (mergeSpellings), by name.
 func (s *Store) groups(ctx context.Context, dim string) ([]GroupStat, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? ORDER BY name`), dim)
+	gs, err := s.groupRows(ctx, dim, "")
+	return mergeSpellings(gs), err
+}
+
+// groupRows reads run_groups' rows of dim that cond (with args) keeps, as they are.
+func (s *Store) groupRows(ctx context.Context, dim, cond string, args ...any) ([]GroupStat, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ?`+cond),
+		append([]any{dim}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("listing by %s: %w", dim, err)
+		return nil, fmt.Errorf("listing by %s: %w", dim, s.classify(err))
 	}
 	defer rows.Close()
 	var out []GroupStat

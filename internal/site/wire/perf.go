@@ -106,7 +106,7 @@ func (p *Perf) Choices() site.CalcChoices {
 }
 
 // setup resolves an input into the model's Setup and plan through perf.Resolve, as
-// "llmbench calc" does with the same flags: one GPU, vLLM, 90% memory utilisation, the
+// "llmbench calc" does with the same flags: one GPU, vLLM (Ollama for an Ollama tag), 90% memory utilisation, the
 // weight format the model's name states else bf16, and an fp16 KV cache unless asked
 // otherwise.
 func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
@@ -114,7 +114,7 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 		return perf.Setup{}, perf.Plan{}, p.unnamed(in)
 	}
 	r, err := p.c.Resolve(perf.Query{GPU: in.GPU, GPUs: max(in.GPUs, 1), Model: in.Model, Quant: in.Quant, DefaultQuant: "bf16",
-		KVDtype: cmp.Or(in.KVDtype, "fp16"), Engine: cmp.Or(in.Engine, "vllm"), PipelineStages: 1,
+		KVDtype: cmp.Or(in.KVDtype, "fp16"), Engine: in.Engine, PipelineStages: 1,
 		MemoryUtilization: cmp.Or(in.MemoryUtilization, 0.9), MaxNumSeqs: in.MaxNumSeqs, NoPrefixCaching: in.NoPrefixCaching,
 		MaxModelLen: in.MaxModelLen})
 	if err != nil {
