@@ -2,8 +2,10 @@ package rundoc
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -313,8 +315,27 @@ func (v *validator) decodeCells(cells []DecodeCell, a planAxes, predicted bool) 
 			v.counts(f, []namedCount{{"requests", cd.Requests}, {"errors", cd.Errors}, {"ended_early", cd.EndedEarly},
 				{"prompt_tokens", cd.PromptTokens}, {"ttft_samples", cd.TTFTSamples}, {"tbt_samples", cd.TBTSamples},
 				{"peak_streaming_requests", cd.PeakStreaming}})
+			v.outcomes(f+".request_outcomes", cd.Outcomes)
 		}
 		v.cellEnergy(f, d.CellEnergy)
+	}
+}
+
+// maxOutcomes bounds a cell's request_outcomes: llmbench counts a request under one
+// of six ways it can end (openai.Outcome), and a map is no place for more than a few.
+const maxOutcomes = 16
+
+// outcomes checks a cell's counts of requests by outcome: a few, each a name and a
+// count, read in the order of their names (a map's own order would name a different
+// fault of one document each time).
+func (v *validator) outcomes(field string, m map[string]int) {
+	if len(m) > maxOutcomes {
+		v.fail(field, "has %d outcomes; at most %d", len(m), maxOutcomes)
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v.name(field+"."+k, k)
+		v.count(field+"."+k, m[k])
 	}
 }
 

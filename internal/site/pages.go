@@ -353,6 +353,9 @@ type runPageData struct {
 	Rated     bool
 	RateChart *chartView
 	RateRows  []rateRunRow
+	// ReportTooLarge: the report body was over maxRunReportBytes, so the page shows
+	// the site's own view of the run (runreport.go).
+	ReportTooLarge bool
 	// Accuracy is the run's evaluations (accuracy.go), shown beside its speed.
 	Accuracy template.HTML
 }
@@ -377,16 +380,19 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.opt.Report != nil {
-		var buf bytes.Buffer
 		// The sentences llmbench wrote into the document, in the page's language.
-		if err := s.opt.Report.Body(&buf, docIn(run, lang), lang); err != nil {
+		body, err := s.reportBody(docIn(run, lang), lang)
+		switch {
+		case errors.Is(err, errReportTooLarge):
+			d.ReportTooLarge = true
+		case err != nil:
 			s.log.Warn("rendering the report body; showing the site's own view", "id", rec.ID, "err", err)
-		} else {
-			d.Report = template.HTML(buf.String()) // html/template output of the report package
+		default:
+			d.Report = template.HTML(body) // html/template output of the report package
 			d.Styles = template.CSS(s.opt.Report.Styles())
 			// The report's own few lines of script (sorting, copy) are allowed by hash,
 			// so the policy still refuses any other inline script.
-			w.Header().Set("Content-Security-Policy", cspWithScripts(buf.String()))
+			w.Header().Set("Content-Security-Policy", cspWithScripts(body))
 		}
 	}
 	s.render(w, r, http.StatusOK, "run", "runs", rec.Title, d)
@@ -721,7 +727,10 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string) string {
+	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string, kind embedKind) string {
+		if kind != embedCard {
+			return s.runRef(id, lang, kind)
+		}
 		return s.runCard(ctx, id, lang)
 	})
 	if err != nil {
@@ -749,6 +758,22 @@ func (s *Server) runCard(ctx context.Context, id, lang string) string {
 	}
 	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runcard", data); err != nil {
 		s.log.Error("rendering a run card", "err", err)
+		return ""
+	}
+	return buf.String()
+}
+
+// runRef is the HTML a report shows for an embedded run that it does not show as a
+// card: a link to its card above, or to its page.
+func (s *Server) runRef(id, lang string, kind embedKind) string {
+	var buf bytes.Buffer
+	data := struct {
+		P     *page
+		ID    string
+		Again bool
+	}{&page{Lang: lang}, id, kind == embedAgain}
+	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runref", data); err != nil {
+		s.log.Error("rendering a run link", "err", err)
 		return ""
 	}
 	return buf.String()

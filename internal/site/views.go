@@ -32,6 +32,10 @@ type prefillView struct {
 type matrixView struct {
 	Concurrency []int
 	Rows        []matrixRow
+	// Notes are the cells' distinct reasons, each once, when they are too long to
+	// repeat on every cell (matrixnotes.go); MoreNotes counts those past the list.
+	Notes     []string
+	MoreNotes int
 }
 
 type matrixRow struct {
@@ -42,7 +46,9 @@ type matrixRow struct {
 type cellView struct {
 	Class     string // valid, over, failed, missing; shade-N for valid cells
 	Main, Sub string // "48.2", "85 ms TTFT"
-	Title     string // a failed cell's reason, on hover
+	Title     string // hover text: a failed cell's reason (placeReasons), a valid one's interval
+	Reason    string // why a failed or over-capacity cell has no figures
+	Note      int    // the number of Reason among the matrix's Notes; 0 when it is not listed
 	Diff      string // compare: "+12.3%" against the first run
 	DiffClass string // up, down; noise where the intervals overlap (ties.go)
 	DiffTitle string // whether the difference is beyond the noise
@@ -111,6 +117,7 @@ func matrixOf(run *rundoc.Run, contexts, concurrency []int, view func(*rundoc.De
 		}
 		m.Rows = append(m.Rows, row)
 	}
+	placeReasons(&m)
 	return m
 }
 
@@ -119,7 +126,7 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	case c == nil:
 		return cellView{Class: "missing", Main: "—"}
 	case c.Status == rundoc.StatusOverCapacity:
-		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: report.CapacityReason(c.Reason, lang)}
+		return cellView{Class: "over", Main: T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
 	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
 		// A figure the cell lacks is "—", not 0 (store.Measured).
 		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + T(lang, "ttft")}
@@ -139,7 +146,7 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 		}
 		return cv
 	default:
-		return cellView{Class: "failed", Main: statusText(lang, c.Status), Title: c.Reason}
+		return cellView{Class: "failed", Main: statusText(lang, c.Status), Reason: c.Reason}
 	}
 }
 

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
 )
 
 // Pairs of values: run_pairs counts the runs of each pair of values of two of
@@ -24,24 +22,6 @@ func dimPairs() []dimPair {
 		}
 	}
 	return out
-}
-
-// countPairs adds a new run to run_pairs, in the transaction that stores it.
-func (s *Store) countPairs(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
-	pairs := dimPairs()
-	vals := make([]string, len(pairs))
-	args := make([]any, 0, 4*len(pairs))
-	for i, p := range pairs {
-		a, b := groupDims[p.a], groupDims[p.b]
-		vals[i] = "(?, ?, ?, ?, 1)"
-		args = append(args, a.dim, a.of(rec), b.dim, b.of(rec))
-	}
-	_, err := s.exec(ctx, tx, `INSERT INTO run_pairs (dim_a, name_a, dim_b, name_b, runs) VALUES `+strings.Join(vals, ", ")+
-		` ON CONFLICT (dim_a, name_a, dim_b, name_b) DO UPDATE SET runs = run_pairs.runs + 1`, args...)
-	if err != nil {
-		return fmt.Errorf("counting the run's pairs of values: %w", err)
-	}
-	return nil
 }
 
 // pairStatements rebuild run_pairs from runs.

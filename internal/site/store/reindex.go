@@ -102,7 +102,8 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 		if _, err := s.exec(ctx, tx, `DELETE FROM run_metrics WHERE run_id = ?`, d.id); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
-		if err := s.putCells(ctx, tx, RunRecord{ID: d.id, Summary: sum}, sum.Cells); err != nil {
+		// The counts are rebuilt after the last batch (recount).
+		if _, err := s.putCells(ctx, tx, d.id, sum.Cells); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
 	}
@@ -114,9 +115,15 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 }
 
 // recount rebuilds run_groups, run_pairs and metric_cells from runs and run_metrics,
-// in one transaction.
+// in one transaction, which empties the queue of runs to count (counting.go).
 func (s *Store) recount(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The counts of every stored run, queued ones among them, from one snapshot: a run
+	// stored meanwhile stays queued, to be counted by its own pass (counting.go).
+	opts := &sql.TxOptions{}
+	if s.dialect == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("recounting runs: %w", err)
 	}
@@ -148,6 +155,7 @@ func (s *Store) recount(ctx context.Context) error {
 			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
 	stmts = append(stmts, pairStatements()...)
+	stmts = append(stmts, `DELETE FROM run_count_queue`)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("recounting runs: %w", err)

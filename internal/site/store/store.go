@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
@@ -38,6 +40,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a run with this id is already stored with a different document.
 	ErrConflict = errors.New("a different run document is already stored under this id")
+	// ErrNotCounted: the run is stored, but adding it to the counts failed; a later
+	// run's counting, or the next Open, adds it.
+	ErrNotCounted = errors.New("the run is stored but not yet counted")
 )
 
 // Dialects.
@@ -53,6 +58,9 @@ type Store struct {
 	// writes counts the changes this Store made to what pages show (runs, reports,
 	// users and tokens, a reindex), so that a cache of pages can tell it is stale.
 	writes atomic.Uint64
+	counts counter // the runs stored whose counts are being added (counting.go)
+	// failNextCount makes the next counting pass fail (tests: FailNextCountForTesting).
+	failNextCount atomic.Bool
 }
 
 // Writes is how many changes to what the site shows this Store has committed. A cache
@@ -76,6 +84,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
 		s.db.SetMaxOpenConns(16)
+		// Keep them open: database/sql keeps 2 idle by default, and the others were
+		// closed after each use and opened again for the next (a new server process and
+		// a SCRAM exchange each), most of what 16 submitters at once cost.
+		s.db.SetMaxIdleConns(16)
 	} else {
 		path := strings.TrimPrefix(dsn, "sqlite://")
 		if dir := filepath.Dir(path); dir != "" {
@@ -103,6 +115,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if _, err := s.Reindex(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if err := s.countQueued(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
@@ -199,9 +215,11 @@ type RunRecord struct {
 	Org         string    // that user's organisation, if any
 }
 
-// PutRun stores a run document verbatim with its summary, in one transaction. It is
-// idempotent by id: storing the same bytes again is not an error (created is false),
-// and different bytes under a stored id give ErrConflict and change nothing.
+// PutRun stores a run document verbatim with its summary and metric values, in one
+// transaction, and then adds it to the counts (counting.go). It is idempotent by id:
+// storing the same bytes again is not an error (created is false), and different
+// bytes under a stored id give ErrConflict and change nothing. An error wrapping
+// ErrNotCounted says that the run is stored but not yet counted.
 func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created bool, err error) {
 	sum := sha256.Sum256(doc)
 	digest := hex.EncodeToString(sum[:])
@@ -241,19 +259,22 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	if _, err := s.exec(ctx, tx, `INSERT INTO run_docs (id, doc_sha256, doc) VALUES (?, ?, ?)`, rec.ID, digest, string(doc)); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	if err := s.countGroups(ctx, tx, rec); err != nil {
+	cells, err := s.putCells(ctx, tx, rec.ID, rec.Cells)
+	if err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	if err := s.putCells(ctx, tx, rec, rec.Cells); err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
-	}
-	if err := s.countPairs(ctx, tx, rec); err != nil {
+	// Its counts come after, in a transaction with the others stored meanwhile
+	// (counting.go): this one touches no row that another run's does.
+	if _, err := s.exec(ctx, tx, `INSERT INTO run_count_queue (run_id) VALUES (?)`, rec.ID); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	s.writes.Add(1)
+	defer s.writes.Add(1)
+	if err := s.count(ctx, rec, cells); err != nil {
+		return true, fmt.Errorf("run %s: %w: %w", rec.ID, ErrNotCounted, err)
+	}
 	return true, nil
 }
 
@@ -273,35 +294,6 @@ var groupDims = []struct {
 	{"profile", func(r RunRecord) string { return r.Profile }, false, false},
 	{"family", func(r RunRecord) string { return r.Family }, true, false},
 	{"mode", func(r RunRecord) string { return modeOr(r.Mode) }, false, false},
-}
-
-// countGroups adds a new run to run_groups, in the transaction that stores it.
-func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
-	var decode, peak, vram *float64
-	if rec.Kind == "measured" {
-		decode, peak = rec.DecodeTokS, rec.PeakTokS
-	}
-	if rec.VRAMGB != nil && rec.GPUCount > 0 {
-		v := *rec.VRAMGB / float64(rec.GPUCount)
-		vram = &v
-	}
-	for _, g := range groupDims {
-		var d, p, v *float64
-		if g.best {
-			d, p = decode, peak
-		}
-		if g.vram {
-			v = vram
-		}
-		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
-			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
-			best_decode = `+keepMax("best_decode")+`, best_peak = `+keepMax("best_peak")+`, vram_gb = `+keepMax("vram_gb"),
-			g.dim, g.of(rec), d, p, v)
-		if err != nil {
-			return fmt.Errorf("counting the run's %s: %w", g.dim, err)
-		}
-	}
-	return nil
 }
 
 // modeOr is a record's mode, matrix when it was built without one.
@@ -788,6 +780,23 @@ type User struct {
 // TokenPrefix starts every API token, so that a leaked one is recognisable.
 const TokenPrefix = "llmb_"
 
+// ValidUserName reports whether user is a name a token may submit as: @ and then 1–63
+// letters (of any script), digits, '-', '_' or '.', what CreateToken's refusal says.
+// The name is shown on pages and in links: javascript:alert(9003) was accepted when
+// only a few characters were refused.
+func ValidUserName(user string) bool {
+	name, ok := strings.CutPrefix(user, "@")
+	if !ok || name == "" || utf8.RuneCountInString(user) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // HashToken is how a token is stored: its SHA-256, never the token itself. Tokens are
 // 256 random bits, so a plain hash is enough (no password stretching needed).
 func HashToken(token string) string {
@@ -802,7 +811,7 @@ func (s *Store) CreateToken(ctx context.Context, user, org string) (string, erro
 	if !strings.HasPrefix(user, "@") {
 		user = "@" + user
 	}
-	if len(user) < 2 || len(user) > 64 || strings.ContainsAny(user[1:], " \t\n/@<>\"'&") {
+	if !ValidUserName(user) {
 		return "", fmt.Errorf("user %q: use @name (letters, digits, - _ .; up to 64 characters)", user)
 	}
 	org = strings.TrimSpace(org)
