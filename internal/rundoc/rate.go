@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Rate is a request rate in requests per second. Inf ("inf" in flags and in the run
@@ -261,16 +260,9 @@ func ParseSLO(s string, target float64) (*SLO, error) {
 		if !ok {
 			return nil, fmt.Errorf("SLO %q: write name=duration, e.g. ttft=500ms", part)
 		}
-		var v float64
-		if d, err := time.ParseDuration(strings.TrimSpace(val)); err == nil {
-			v = float64(d) / float64(time.Millisecond)
-		} else if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
-			v = f
-		} else {
-			return nil, fmt.Errorf("SLO %q: %q is not a duration (500ms, 2s)", part, val)
-		}
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("SLO %q: the target must be positive", part)
+		v, err := ParseMillis(val)
+		if err != nil {
+			return nil, fmt.Errorf("SLO %q: %w", part, err)
 		}
 		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "ttft":
