@@ -19,7 +19,7 @@ func scale(run *rundoc.Run, row *Row) {
 		return
 	}
 	users := float64(row.Users)
-	if g := gpuCount(run); g > 0 {
+	if g := GPUs(run); g > 0 {
 		row.PerGPU = ptr(users / float64(g))
 	}
 	if p := run.Energy.PriceOrNil(); p != nil && p.USDPerHour > 0 && !math.IsInf(p.USDPerHour, 0) {
@@ -30,8 +30,8 @@ func scale(run *rundoc.Run, row *Row) {
 	}
 }
 
-// gpuCount is how many accelerators the machine has (0 when the document names none).
-func gpuCount(run *rundoc.Run) int {
+// GPUs is how many accelerators the machine has (0 when the document names none).
+func GPUs(run *rundoc.Run) int {
 	n := 0
 	for _, g := range run.Hardware.GPUs {
 		n += max(g.Count, 1)

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,4 +82,14 @@ func (t Targets) String() string {
 		ttft = strconv.FormatFloat(t.TTFTMs/1000, 'f', -1, 64) + "s"
 	}
 	return "tok/s=" + strconv.FormatFloat(t.TokS, 'f', -1, 64) + ",ttft=" + ttft
+}
+
+// Speeds are the capacity table's speeds: TableSpeeds, and t's own where it is not one.
+func Speeds(t Targets) []float64 {
+	s := slices.Clone(TableSpeeds)
+	if !slices.Contains(s, t.TokS) {
+		s = append(s, t.TokS)
+		slices.Sort(s)
+	}
+	return s
 }
