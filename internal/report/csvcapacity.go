@@ -68,4 +68,3 @@ func rateCapacityRecord(run *rundoc.Run, opts Options, col map[string]int) []str
 	}
 	return rec
 }
-
