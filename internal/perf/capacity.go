@@ -35,9 +35,31 @@ func (s Setup) CapacityPlan(p Plan, kvTokens int64) Plan {
 	return p
 }
 
-// PredictCapacity is the prediction calc reads capacity from: PredictQuery's setup and
-// contexts with a column at every number of requests up to the KV limit (CapacityPlan),
-// priced at the catalog's reference price as PredictQuery's is.
+// PredictCapacity is the prediction capacity is read from, for calc and the site's
+// calculator alike: the setup at p's contexts with a column at every number of
+// requests up to the KV limit (CapacityPlan), its energy estimated and priced at the
+// catalog's reference price as PredictQuery's is (so a capacity per $/h is known).
+func (s Setup) PredictCapacity(p Plan, now time.Time) (*rundoc.Run, error) {
+	if s.MaxModelLen <= 0 {
+		s.MaxModelLen = p.MaxModelLen
+	}
+	mem, err := s.Memory()
+	if err != nil {
+		return nil, err
+	}
+	dense := s.CapacityPlan(p, mem.KVTokens)
+	run, err := s.PredictRun(dense, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.EstimateEnergy(run, dense, s.CatalogPrice()); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// PredictCapacity is "llmbench calc"'s capacity prediction: the query resolved, the
+// plan parsed, Setup.PredictCapacity.
 func (c *Catalog) PredictCapacity(q Query, t PlanText, now time.Time) (*rundoc.Run, error) {
 	r, err := c.Resolve(q)
 	if err != nil {
@@ -47,21 +69,5 @@ func (c *Catalog) PredictCapacity(q Query, t PlanText, now time.Time) (*rundoc.R
 	if err != nil {
 		return nil, err
 	}
-	s := r.Setup
-	if s.MaxModelLen <= 0 {
-		s.MaxModelLen = p.MaxModelLen
-	}
-	mem, err := s.Memory()
-	if err != nil {
-		return nil, err
-	}
-	dense := s.CapacityPlan(p, mem.KVTokens)
-	run, err := r.Setup.PredictRun(dense, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Setup.EstimateEnergy(run, dense, r.Setup.CatalogPrice()); err != nil {
-		return nil, err
-	}
-	return run, nil
+	return r.Setup.PredictCapacity(p, now)
 }

@@ -30,20 +30,14 @@ const (
 // docs/capacity.md says so beside the figures.
 func TestCalcCapacityAgainstSeed(t *testing.T) {
 	s, p := seedSetup(t)
-	s.MaxModelLen = p.MaxModelLen
-	mem, err := s.Memory()
+	predicted, err := s.PredictCapacity(p, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dense := s.CapacityPlan(p, mem.KVTokens)
-	for i, n := range dense.Concurrency {
+	for i, n := range predicted.Config.Concurrency {
 		if n != i+1 {
-			t.Fatalf("the capacity plan's columns are %v, want every N from 1", dense.Concurrency)
+			t.Fatalf("the capacity plan's columns are %v, want every N from 1", predicted.Config.Concurrency)
 		}
-	}
-	predicted, err := s.PredictRun(dense, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
 	}
 	seed := readSeedRun(t)
 	pa, ma := capacity.Of(predicted, capacity.DefaultTargets()), capacity.Of(&seed, capacity.DefaultTargets())
@@ -87,4 +81,24 @@ func limitWords(r capacity.Row) string {
 		return fmt.Sprintf("speed: %.1f tok/s at %d", *r.NextTokS, r.Next)
 	}
 	return "not measured beyond"
+}
+
+// TestCapacityPlan: every N from 1 to the first that does not fit the KV cache at the
+// plan's shortest context, capped at vLLM's max_num_seqs and at MaxCapacityColumns.
+func TestCapacityPlan(t *testing.T) {
+	s, p := seedSetup(t) // vLLM, max_num_seqs 53
+	p.Contexts, p.MaxOutputTokens = []int{0, 16 * rundoc.K}, 8192
+	if got := s.CapacityPlan(p, 100_000).Concurrency; len(got) != 13 || got[12] != 13 || p.PrefillContexts == nil {
+		t.Errorf("100,000 KV tokens at 8,192 a request: columns %v, want 1 to 13 (13 does not fit)", got)
+	}
+	if got := s.CapacityPlan(p, 10_000_000).Concurrency; len(got) != 53 {
+		t.Errorf("a vast KV cache: %d columns, want max_num_seqs = 53", len(got))
+	}
+	s.Engine.ID = "llama.cpp"
+	if got := s.CapacityPlan(p, 1<<40).Concurrency; len(got) != MaxCapacityColumns {
+		t.Errorf("llama.cpp, a vast KV cache: %d columns, want the cap %d", len(got), MaxCapacityColumns)
+	}
+	if got := s.CapacityPlan(p, 100_000); got.PrefillContexts != nil {
+		t.Errorf("the capacity plan keeps prefill rows %v", got.PrefillContexts)
+	}
 }

@@ -158,7 +158,7 @@ func rowSentence(lang string, t capacity.Targets, r capacity.Row, gpus int) stri
 	if r.PerUSDHour != nil {
 		scaled = append(scaled, T(lang, "cap_per_usd_h", FormatNumber(lang, *r.PerUSDHour, 2)))
 	}
-	if len(scaled) > 0 {
+	if len(scaled) > 0 && r.Users > 0 { // 0 per GPU says nothing the sentence does not
 		limit = T(lang, "cap_scaled", limit, strings.Join(scaled, T(lang, "cap_and")))
 	}
 	return T(lang, "cap_sentence", ctx, users, targetsText(lang, t), limit)
@@ -239,3 +239,8 @@ func deref(v *float64) float64 {
 	}
 	return *v
 }
+
+// CapacityCell is a row's answer as the capacity table writes it, for pages that lay
+// their own table out (the site's compare page): "8 (KV cache)", "12 (speed,
+// interpolated)".
+func CapacityCell(lang string, r capacity.Row) string { return tableCell(normLang(lang), r) }

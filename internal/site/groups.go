@@ -62,6 +62,7 @@ type groupPageData struct {
 	Bars     template.HTML
 	BarTitle string
 	Dim      string // the query parameter that selects this group's runs: gpu, model, family
+	Users    *usersBest // how many users the group's best measured runs serve (capacity.go)
 }
 
 // cellForm fills the small form that picks a cell on group pages.
@@ -185,6 +186,10 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		}
 		d.BarTitle = T(lang, key, cell.label(lang))
 		d.Bars = bestChart(lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+		if d.Users, err = s.usersBest(ctx, measured, kind.Dim, name, lang); err != nil {
+			s.serverError(w, r, "ranking runs by capacity", err)
+			return
+		}
 	}
 	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
 }

@@ -70,7 +70,8 @@ type CellMetric struct {
 	Values func(r *rundoc.Run) []CellValue
 }
 
-// CellMetrics is the registry, in the order the leaderboard offers the metrics.
+// CellMetrics is the registry, in the order the leaderboard offers the metrics (the
+// capacity metrics, capacitymetrics.go, join it at init).
 var CellMetrics = []CellMetric{
 	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS })},
