@@ -61,7 +61,7 @@ type groupPageData struct {
 	Tradeoff *chartView
 	Bars     template.HTML
 	BarTitle string
-	Dim      string // the query parameter that selects this group's runs: gpu, model, family
+	Dim      string     // the query parameter that selects this group's runs: gpu, model, family
 	Users    *usersBest // how many users the group's best measured runs serve (capacity.go)
 }
 
