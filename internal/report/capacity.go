@@ -30,7 +30,7 @@ var capacityLabels = map[string][2]string{ // [en, ja]
 	"cap_limit_beyond":    {"not measured beyond %s", "%s 件を超えては未測定"},
 	"cap_limit_cell":      {"not measured beyond %s — the cell at %s is %s", "%s 件を超えては未測定 — %s 件のセルは%s"},
 	"cap_first_cell":      {"the cell at %s is %s", "%s 件のセルは%s"},
-	"cap_scaled":          {"%s; %s", "%s（%s）"},
+	"cap_scaled":          {"%s; %s", "%s、%s"},
 	"cap_per_gpu":         {"%s per GPU", "GPU あたり %s 人"},
 	"cap_per_kw":          {"%s per kW", "1 kW あたり %s 人"},
 	"cap_per_usd_h":       {"%s per $/h", "1 $/時 あたり %s 人"},
