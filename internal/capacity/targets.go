@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -46,30 +45,26 @@ func (t Targets) WithSpeed(tokS float64) Targets { t.TokS = tokS; return t }
 // or a number of ms; either key may be left out to keep its default).
 func ParseTargets(s string) (Targets, error) {
 	t := DefaultTargets()
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(part, "=")
-		if !ok {
-			return t, fmt.Errorf("--capacity %q: write key=value, e.g. tok/s=20,ttft=1s", part)
-		}
-		switch strings.ToLower(strings.TrimSpace(key)) {
+	kvs, bad := rundoc.ParseKeyValues(s)
+	if bad != "" {
+		return t, fmt.Errorf("--capacity %q: write key=value, e.g. tok/s=20,ttft=1s", bad)
+	}
+	for _, kv := range kvs {
+		switch kv.Key {
 		case "tok/s", "toks", "tok_s", "speed":
-			v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			v, err := strconv.ParseFloat(kv.Value, 64)
 			if err != nil || !(v > 0) || math.IsInf(v, 0) {
-				return t, fmt.Errorf("--capacity %q: the speed is a positive number of tokens per second per user", part)
+				return t, fmt.Errorf("--capacity %q: the speed is a positive number of tokens per second per user", kv.Item)
 			}
 			t.TokS = v
 		case "ttft":
-			v, err := rundoc.ParseMillis(val)
+			v, err := rundoc.ParseMillis(kv.Value)
 			if err != nil {
-				return t, fmt.Errorf("--capacity %q: %w", part, err)
+				return t, fmt.Errorf("--capacity %q: %w", kv.Item, err)
 			}
 			t.TTFTMs = v
 		default:
-			return t, fmt.Errorf("--capacity %q: the keys are tok/s and ttft", part)
+			return t, fmt.Errorf("--capacity %q: the keys are tok/s and ttft", kv.Item)
 		}
 	}
 	return t, nil

@@ -61,11 +61,7 @@ func (s Setup) PredictCapacity(p Plan, now time.Time) (*rundoc.Run, error) {
 // PredictCapacity is "llmbench calc"'s capacity prediction: the query resolved, the
 // plan parsed, Setup.PredictCapacity.
 func (c *Catalog) PredictCapacity(q Query, t PlanText, now time.Time) (*rundoc.Run, error) {
-	r, err := c.Resolve(q)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParsePlan(t)
+	r, p, err := c.resolvePlan(q, t)
 	if err != nil {
 		return nil, err
 	}

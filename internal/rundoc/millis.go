@@ -8,6 +8,27 @@ import (
 	"time"
 )
 
+// KeyValue is one item of a flag's comma-separated list of key=value pairs.
+type KeyValue struct{ Item, Key, Value string }
+
+// ParseKeyValues splits "ttft=500ms, tpot=50ms" into its items, keys lower-cased and
+// both sides trimmed, empty items skipped; bad is the first item without "=" (then the
+// list is nil).
+func ParseKeyValues(s string) (kvs []KeyValue, bad string) {
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, item
+		}
+		kvs = append(kvs, KeyValue{Item: item, Key: strings.ToLower(strings.TrimSpace(key)), Value: strings.TrimSpace(val)})
+	}
+	return kvs, ""
+}
+
 // ParseMillis reads a latency target as the flags take it: a Go duration ("500ms",
 // "1s") or a bare number of milliseconds; it must be positive and finite.
 func ParseMillis(s string) (float64, error) {

@@ -35,18 +35,7 @@ func capacitySite(t *testing.T, st *store.Store) *testSite {
 func TestLeaderboardRanksByCapacity(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := capacitySite(t, st)
-		get := func(q string) boardAnswer {
-			t.Helper()
-			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
-			if code != http.StatusOK {
-				t.Fatalf("GET ?%s: %d %s", q, code, body)
-			}
-			var a boardAnswer
-			if err := json.Unmarshal([]byte(body), &a); err != nil {
-				t.Fatal(err)
-			}
-			return a
-		}
+		get := func(q string) boardAnswer { t.Helper(); return ts.board(t, q) }
 		for _, tt := range []struct {
 			query string
 			want  [][2]any
@@ -145,4 +134,18 @@ func readSeedRun(t *testing.T) *rundoc.Run {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// board is GET /api/v1/leaderboard?q, which must answer 200.
+func (ts *testSite) board(t *testing.T, q string) boardAnswer {
+	t.Helper()
+	code, body := ts.get(t, "/api/v1/leaderboard?"+q)
+	if code != http.StatusOK {
+		t.Fatalf("GET ?%s: %d %s", q, code, body)
+	}
+	var a boardAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -12,12 +12,9 @@ import (
 // input's setup at every number of requests up to the KV limit, as "llmbench calc"
 // reads its own (perf.Setup.PredictCapacity).
 func (p *Perf) PredictCapacity(ctx context.Context, in site.CalcInput) (*rundoc.Run, error) {
-	s, plan, err := p.setup(in)
+	s, plan, err := p.validSetup(in)
 	if err != nil {
 		return nil, err
-	}
-	if err := s.Validate(); err != nil {
-		return nil, &site.CalcError{Reason: err.Error()}
 	}
 	run, err := s.PredictCapacity(plan, time.Now())
 	if err != nil {
