@@ -54,8 +54,10 @@ type Row struct {
 	// status, and NextTokS and NextTTFTMs the figures it was judged by when it ran.
 	Next       int           `json:"next,omitempty"`
 	NextStatus rundoc.Status `json:"next_status,omitempty"`
-	NextTokS   *float64      `json:"next_tok_s,omitempty"`
-	NextTTFTMs *float64      `json:"next_ttft_ms,omitempty"`
+	// NextReason is that cell's own reason (why it is over capacity, failed or invalid).
+	NextReason string   `json:"next_reason,omitempty"`
+	NextTokS   *float64 `json:"next_tok_s,omitempty"`
+	NextTTFTMs *float64 `json:"next_ttft_ms,omitempty"`
 	// FromInterval says the cells were judged by their 95% intervals (at least one of
 	// the cells judged had one).
 	FromInterval bool `json:"from_interval,omitempty"`
@@ -110,7 +112,7 @@ func rowOf(run *rundoc.Run, ctx int, t Targets) Row {
 			row.Users, row.Measured, last = c.Concurrency, c.Concurrency, j
 			continue
 		}
-		row.Next, row.NextStatus = c.Concurrency, c.Status
+		row.Next, row.NextStatus, row.NextReason = c.Concurrency, c.Status, c.Reason
 		switch {
 		case c.Status == rundoc.StatusOverCapacity:
 			row.Limit = LimitKVCache

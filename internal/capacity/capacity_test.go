@@ -162,7 +162,7 @@ func TestInvalidCellsNeverCount(t *testing.T) {
 // it is the KV cache: one request at this context would not fit.
 func TestOnlyOverCapacity(t *testing.T) {
 	r := only(t, doc(overCap(1), overCap(2), overCap(4)), DefaultTargets())
-	if !r.Answered() || r.Users != 0 || r.Limit != LimitKVCache || r.Next != 1 || r.PerGPU == nil || *r.PerGPU != 0 {
+	if !r.Answered() || r.Users != 0 || r.Limit != LimitKVCache || r.Next != 1 || r.NextReason != "exceeds the KV cache" || r.PerGPU == nil || *r.PerGPU != 0 {
 		t.Errorf("got %+v, want 0 users, limit KV cache at 1, 0 per GPU", r)
 	}
 }
