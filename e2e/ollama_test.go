@@ -99,6 +99,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 	})
 	t.Run("matrix", func(t *testing.T) { checkMatrix(t, ctx, llmbench, s, served) })
 	t.Run("open loop", func(t *testing.T) { checkOpenLoop(t, ctx, llmbench, s, served) })
+	t.Run("eval quick subset", func(t *testing.T) { checkEval(t, ctx, llmbench, s, served) })
 	// Last: its 3,000-token requests stay in Ollama's KV cache and slow the decode of
 	// what follows (seen: the agreement round after it read 665 tok/s against Ollama's
 	// own 1,177), and what ran before slows it (after the open loop it ran at a third

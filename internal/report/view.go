@@ -49,6 +49,8 @@ type view struct {
 	// Capacity is the "how many users" section (capacity.go), nil where the document
 	// has nothing to answer it with.
 	Capacity *capacityView
+	// Accuracy is what llmbench eval measured (accuracy.go).
+	Accuracy []rundoc.Accuracy
 }
 
 type card struct {
@@ -126,7 +128,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
-	v := &view{Lang: lang, Kind: run.Kind()}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:

@@ -158,6 +158,7 @@ func (v *validator) run(r *Run) {
 	v.runEnergy(r.Energy)
 	v.rates(r, predicted)
 	v.intervals(r)
+	v.accuracy(r.Accuracy)
 }
 
 // identity checks what names a run: schema, id, status, time, tool, engine and model,
@@ -231,8 +232,9 @@ type planAxes struct{ contexts, concurrency, prefill map[int]bool }
 // config checks the run's config and returns its axes.
 func (v *validator) config(r *Run) planAxes {
 	c := r.Config
-	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
-	openLoop := c.Rate != nil || len(r.Rate) > 0
+	// An open-loop run (config.rate, rate[]) has no matrix, nor has a document of
+	// accuracy alone (llmbench eval): their axes may be empty.
+	openLoop := c.Rate != nil || len(r.Rate) > 0 || r.EvalOnly()
 	var a planAxes
 	a.contexts = v.axis("config.contexts", c.Contexts, 0, MaxTokens, !openLoop)
 	a.concurrency = v.axis("config.concurrency", c.Concurrency, 1, MaxConc, !openLoop)

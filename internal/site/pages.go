@@ -321,6 +321,8 @@ type runPageData struct {
 	Rated     bool
 	RateChart *chartView
 	RateRows  []rateRunRow
+	// Accuracy is the run's evaluations (accuracy.go), shown beside its speed.
+	Accuracy template.HTML
 }
 
 // rateRunRow is one rate cell of an open-loop run, for the site's own view.
@@ -335,7 +337,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang)}
+	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
 	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
@@ -382,6 +384,8 @@ type compareData struct {
 	HasMatrix bool
 	// Users are the rows "Users at ≥ X tok/s" (capacity.go).
 	Users *compareUsers
+	// AB is the paired A/B of the runs' evaluations (accuracy.go).
+	AB template.HTML
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -426,6 +430,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
+	d.AB = abHTML(runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
