@@ -446,7 +446,7 @@ func boundTooLoose(c *rundoc.DecodeCell) bool {
 func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer, model string) {
 	doc := filepath.Join(t.TempDir(), "matrix.json")
 	contexts, concurrency := []int{0, prefillTokens}, []int{1, 2, 4, 8}
-	llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
+	out := llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
 		"--contexts", "0,"+rundoc.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
 		"--prefill", rundoc.FormatTokens(prefillTokens), "--duration", cellDuration,
 		"--max-output", strconv.Itoa(matrixOutput), "--kv-capacity", strconv.Itoa(kvTokens),
@@ -455,6 +455,7 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCapacitySentences(t, string(out), run)
 	if run.Engine.Name != "ollama" || run.Model.ServedName != model {
 		t.Errorf("run document names engine %q model %q, want ollama %s", run.Engine.Name, run.Model.ServedName, model)
 	}

@@ -24,6 +24,7 @@ type calcFlags struct {
 	q                  perf.Query
 	plan               perf.PlanText
 	format, lang, list string
+	targets            capacityFlag
 }
 
 func newCalcCmd() *cobra.Command {
@@ -38,11 +39,11 @@ func newCalcCmd() *cobra.Command {
 			if f.list != "" {
 				return listCatalog(cmd.OutOrStdout(), f.list)
 			}
-			run, err := predictFromFlags(f.q, f.plan)
+			run, dense, err := predictFromFlags(f.q, f.plan)
 			if err != nil {
 				return err
 			}
-			return writeCalc(cmd.OutOrStdout(), run, f.format, f.lang)
+			return writeCalc(cmd.OutOrStdout(), run, report.Options{Format: f.format, Lang: f.lang, Capacity: f.targets.targets(), CapacityFrom: dense})
 		},
 	}
 	addCalcFlags(cmd.Flags(), &f)
@@ -97,24 +98,29 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.IntVar(&f.q.Specs.Experts, "experts", 0, "explicit MoE model: routed experts per layer (with --active-params and --experts-per-token sizes the expert weights)")
 	fl.IntVar(&f.q.Specs.ExpertsPerToken, "experts-per-token", 0, "explicit MoE model: experts each token is routed to")
 	fl.Float64Var(&f.q.WeightBits, "weight-bits", 0, "explicit weight format: bits per weight, scales included (instead of --quant)")
+	addCapacityFlag(fl, &f.targets)
 }
 
-// predictFromFlags predicts the matrix of the flags' query and plan.
-func predictFromFlags(q perf.Query, t perf.PlanText) (*rundoc.Run, error) {
+// predictFromFlags predicts the matrix of the flags' query and plan, and the
+// prediction at every number of requests up to the KV limit that capacity is read from.
+func predictFromFlags(q perf.Query, t perf.PlanText) (run, dense *rundoc.Run, err error) {
 	c, err := perf.Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	run, err := c.PredictQuery(q, t, time.Now())
-	if err != nil {
-		return nil, err
+	now := time.Now()
+	if run, err = c.PredictQuery(q, t, now); err != nil {
+		return nil, nil, err
+	}
+	if dense, err = c.PredictCapacity(q, t, now); err != nil {
+		return nil, nil, err
 	}
 	run.Tool = rundoc.Tool{Name: "llmbench", Version: toolVersion()}
-	return run, nil
+	return run, dense, nil
 }
 
-func writeCalc(w io.Writer, run *rundoc.Run, format, lang string) error {
-	if err := report.Write(w, run, report.Options{Format: format, Lang: lang}); err != nil {
+func writeCalc(w io.Writer, run *rundoc.Run, opts report.Options) error {
+	if err := report.Write(w, run, opts); err != nil {
 		return fmt.Errorf("writing prediction: %w", err)
 	}
 	return nil

@@ -43,6 +43,8 @@ type lineChart struct {
 	Lang        string
 	Empty       string
 	LegendTitle string // heads the legend: the series names are values of it ("16K" of "Context")
+	// Rules are horizontal lines across the plot (capacitychart.go: the target speeds).
+	Rules []chartRule
 }
 
 const (
@@ -59,8 +61,9 @@ func (c lineChart) SVG() template.HTML {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
 		return template.HTML(b.String())
 	}
-	f := c.frame(maxY)
+	f := c.frame(max(maxY, c.rulesMax()))
 	c.drawAxes(&b, f)
+	c.drawRules(&b, f)
 	c.drawSeries(&b, f)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

@@ -46,6 +46,9 @@ type view struct {
 
 	// Rate is an open-loop run's cells (nil for a matrix run).
 	Rate *rateView
+	// Capacity is the "how many users" section (capacity.go), nil where the document
+	// has nothing to answer it with.
+	Capacity *capacityView
 	// Accuracy is what llmbench eval measured (accuracy.go).
 	Accuracy []rundoc.Accuracy
 }

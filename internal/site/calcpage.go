@@ -37,6 +37,9 @@ type calcData struct {
 	Asked        bool
 	APIURL       string
 	DefaultKnobs calcFormValues
+	// Users is the capacity answer (calcusers.go), UsersForm its fields as typed.
+	Users     *calcUsers
+	UsersForm calcUsersForm
 }
 
 // calcFormValues are the form's fields as typed (or the defaults shown as placeholders).
@@ -72,6 +75,9 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 		d.APIURL = "/api/v1/predict?" + in.query().Encode()
 		if d.Available {
 			s.fillPrediction(ctx, &d, lang)
+			if !s.fillUsers(ctx, &d, v, lang) {
+				status = http.StatusBadRequest
+			}
 		}
 		measured, err := s.measuredLike(ctx, in.GPU, in.Model)
 		if err != nil {
@@ -153,7 +159,7 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.message(LangEN))
 		return
 	}
-	writeJSON(w, http.StatusOK, p.Run)
+	writeJSON(w, http.StatusOK, s.withUsers(r.Context(), in, p.Run))
 }
 
 // ---- measured against predicted, on a run's page ----

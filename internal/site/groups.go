@@ -83,7 +83,8 @@ type groupPageData struct {
 	Tradeoff             *chartView
 	Bars                 template.HTML
 	BarTitle             string
-	Dim                  string // the query parameter that selects this group's runs: gpu, model, family
+	Dim                  string     // the query parameter that selects this group's runs: gpu, model, family
+	Users                *usersBest // how many users the group's best measured runs serve (capacity.go)
 }
 
 // cellForm fills the small form that picks a cell on group pages.
@@ -214,6 +215,10 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		}
 		d.BarTitle = T(lang, key, cell.label(lang))
 		d.Bars = s.bestChart(ctx, lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+		if d.Users, err = s.usersBest(ctx, measured, kind.Dim, name, lang); err != nil {
+			s.serverError(w, r, "ranking runs by capacity", err)
+			return
+		}
 	}
 	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
 }

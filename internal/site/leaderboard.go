@@ -53,6 +53,8 @@ func levelParam(a store.Axis) string {
 		return "rate"
 	case store.AxisConcurrency:
 		return "concurrency"
+	case store.AxisTarget:
+		return "speed"
 	}
 	return ""
 }
@@ -114,10 +116,12 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 // levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
 // 1 when the query gives none.
 func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
-	if s == "" {
+	switch {
+	case axis == store.AxisTarget:
+		return parseSpeed(s) // capacity.go
+	case s == "":
 		return 1, nil
-	}
-	if axis == store.AxisRate {
+	case axis == store.AxisRate:
 		return parseRateLevel(s)
 	}
 	x, err := strconv.ParseFloat(s, 64)
@@ -142,6 +146,8 @@ func (c cellSel) label(lang string) string {
 		return T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
 	case store.AxisRateRun:
 		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
+	case store.AxisTarget:
+		return T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
 	}
 	return T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
 }
@@ -660,6 +666,7 @@ type boardJSON struct {
 	Context       *int         `json:"context,omitempty"`
 	Concurrency   *float64     `json:"concurrency,omitempty"`
 	Rate          *rateJSON    `json:"rate,omitempty"`
+	Speed         *float64     `json:"speed_tok_s,omitempty"` // a capacity metric's target per-user speed
 	Conditions    *condJSON    `json:"conditions,omitempty"`
 	LowerIsBetter bool         `json:"lower_is_better"`
 	Unit          string       `json:"unit"`
@@ -768,6 +775,8 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	case store.AxisRate:
 		rate := rateJSON(cell.Level)
 		out.Rate = &rate
+	case store.AxisTarget:
+		out.Speed = &cell.Level
 	}
 	if cell.rated() {
 		out.Conditions = condOf(cell)

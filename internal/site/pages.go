@@ -69,7 +69,7 @@ var templateFuncs = template.FuncMap{
 }
 
 func parseTemplates() (map[string]*pageTemplate, error) {
-	base, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/partials*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parsing the site layout: %w", err)
 	}
@@ -80,7 +80,7 @@ func parseTemplates() (map[string]*pageTemplate, error) {
 	out := map[string]*pageTemplate{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" || name == "partials" {
+		if name == "layout" || strings.HasPrefix(name, "partials") {
 			continue
 		}
 		t, err := template.Must(base.Clone()).ParseFS(assets, n)
@@ -422,6 +422,8 @@ type compareData struct {
 	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
 	// all empty, are left out).
 	HasMatrix bool
+	// Users are the rows "Users at ≥ X tok/s" (capacity.go).
+	Users *compareUsers
 	// AB is the paired A/B of the runs' evaluations (accuracy.go).
 	AB template.HTML
 }
@@ -480,6 +482,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.Rate = compareRates(d.Runs, lang)
 	d.AB = abHTML(runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
+	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 

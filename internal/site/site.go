@@ -223,6 +223,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/runs", s.apiSubmitRun},
 		{"GET /api/v1/runs", s.apiListRuns},
 		{"GET /api/v1/runs/{id}", s.apiGetRun},
+		{"GET /api/v1/runs/{id}/capacity", s.apiRunCapacity},
 		{"GET /api/v1/hardware", s.apiHardware},
 		{"GET /api/v1/models", s.apiModels},
 		{"POST /api/v1/reports", s.apiSubmitReport},

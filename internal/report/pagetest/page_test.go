@@ -393,8 +393,8 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 	if diff := cmp.Diff(seed.All, tableRows(eval, ".lb-sortable")); diff != "" {
 		t.Errorf("All measurements without script (-seed +page):\n%s", diff)
 	}
-	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "28" {
-		t.Errorf("chart points without script = %s, want 28 (8 + 8 + 4, and 8 on the throughput / interactivity chart)", got)
+	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "36" {
+		t.Errorf("chart points without script = %s, want 36 (8 + 8 + 4, 8 on the throughput / interactivity chart, and 8 on the capacity chart)", got)
 	}
 	browsertest.Screenshot(t, p.ctx, "report-seed-en-noscript")
 }

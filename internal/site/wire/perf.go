@@ -123,6 +123,19 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 	return r.Setup, planOf(in), nil
 }
 
+// validSetup is setup, refused with its reason where the engine would refuse it at
+// startup (rather than given a memory split).
+func (p *Perf) validSetup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
+	s, plan, err := p.setup(in)
+	if err != nil {
+		return s, plan, err
+	}
+	if err := s.Validate(); err != nil {
+		return s, plan, &site.CalcError{Reason: err.Error()}
+	}
+	return s, plan, nil
+}
+
 // unnamed is the error of an input without a GPU or a model name (a run's page for a
 // run that names none): the catalog's for the empty name, after the GPU's if that is
 // unknown, where perf.Resolve would ask for calc's flags or figures instead.
@@ -172,13 +185,9 @@ func planOf(in site.CalcInput) perf.Plan {
 
 // Predict predicts the matrix of an input (see setup), as "llmbench calc" would.
 func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction, error) {
-	s, plan, err := p.setup(in)
+	s, plan, err := p.validSetup(in)
 	if err != nil {
 		return nil, err
-	}
-	// A setup the engine would refuse at startup gets its reason, not a memory split.
-	if err := s.Validate(); err != nil {
-		return nil, &site.CalcError{Reason: err.Error()}
 	}
 	mem, err := p.memory(s, in)
 	if err != nil {
