@@ -99,6 +99,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 	})
 	t.Run("matrix", func(t *testing.T) { checkMatrix(t, ctx, llmbench, s, served) })
 	t.Run("open loop", func(t *testing.T) { checkOpenLoop(t, ctx, llmbench, s, served) })
+	t.Run("eval quick subset", func(t *testing.T) { checkEval(t, ctx, llmbench, s, served) })
 	// Last: its 3,000-token requests stay in Ollama's KV cache and slow the decode of
 	// what follows (seen: the agreement round after it read 665 tok/s against Ollama's
 	// own 1,177), and what ran before slows it (after the open loop it ran at a third
@@ -445,7 +446,7 @@ func boundTooLoose(c *rundoc.DecodeCell) bool {
 func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaServer, model string) {
 	doc := filepath.Join(t.TempDir(), "matrix.json")
 	contexts, concurrency := []int{0, prefillTokens}, []int{1, 2, 4, 8}
-	llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
+	out := llmbenchCmd(t, ctx, llmbench, "run", "--endpoint", s.base, "--model", model,
 		"--contexts", "0,"+rundoc.FormatTokens(prefillTokens), "--concurrency", "1,2,4,8",
 		"--prefill", rundoc.FormatTokens(prefillTokens), "--duration", cellDuration,
 		"--max-output", strconv.Itoa(matrixOutput), "--kv-capacity", strconv.Itoa(kvTokens),
@@ -454,6 +455,7 @@ func checkMatrix(t *testing.T, ctx context.Context, llmbench string, s *ollamaSe
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCapacitySentences(t, string(out), run)
 	if run.Engine.Name != "ollama" || run.Model.ServedName != model {
 		t.Errorf("run document names engine %q model %q, want ollama %s", run.Engine.Name, run.Model.ServedName, model)
 	}

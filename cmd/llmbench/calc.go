@@ -24,6 +24,7 @@ type calcFlags struct {
 	q                  perf.Query
 	plan               perf.PlanText
 	format, lang, list string
+	targets            capacityFlag
 }
 
 func newCalcCmd() *cobra.Command {
@@ -38,11 +39,11 @@ func newCalcCmd() *cobra.Command {
 			if f.list != "" {
 				return listCatalog(cmd.OutOrStdout(), f.list)
 			}
-			run, err := predictFromFlags(f.q, f.plan)
+			run, dense, err := predictFromFlags(f.q, f.plan)
 			if err != nil {
 				return err
 			}
-			return writeCalc(cmd.OutOrStdout(), run, f.format, f.lang)
+			return writeCalc(cmd.OutOrStdout(), run, report.Options{Format: f.format, Lang: f.lang, Capacity: f.targets.targets(), CapacityFrom: dense})
 		},
 	}
 	addCalcFlags(cmd.Flags(), &f)
@@ -56,7 +57,7 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.StringVar(&f.q.Model, "model", "", "model from the catalog (qwen2.5-32b, llama-3.1-8b, a Hugging Face id, ...)")
 	fl.StringVar(&f.q.Quant, "quant", "", "weight format (bf16, fp8, int8, w4a16-g128, awq, q8_0, q6_k, q5_k_m, q4_0, q4_k_m, ...)")
 	fl.StringVar(&f.q.KVDtype, "kv-dtype", "fp16", "KV cache dtype: fp16, bf16, fp8, q8_0, q4_0")
-	fl.StringVar(&f.q.Engine, "engine", "vllm", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama")
+	fl.StringVar(&f.q.Engine, "engine", "", "serving engine, for its memory reserve and efficiency: vllm (also trt-llm, tgi, lmdeploy), sglang, llama.cpp (also lm-studio) or ollama; default vllm, or ollama for an Ollama tag (qwen3:32b)")
 	fl.StringVar(&f.q.EngineVersion, "engine-version", "", "the engine's release or build (vLLM 0.10.1, llama.cpp b6609) or its date (2024-05); default a current build (see --list engines)")
 	fl.IntVar(&f.q.HostExpertLayers, "n-cpu-moe", 0, "llama.cpp/Ollama: layers whose routed experts stay in host memory, computed by the CPU (llama.cpp's --n-cpu-moe); needs --host-bandwidth")
 	fl.Float64Var(&f.q.HostBandwidthGBps, "host-bandwidth", 0, "host memory bandwidth in GB/s that the CPU reads host-resident experts at (with --n-cpu-moe)")
@@ -97,24 +98,29 @@ func addCalcFlags(fl *pflag.FlagSet, f *calcFlags) {
 	fl.IntVar(&f.q.Specs.Experts, "experts", 0, "explicit MoE model: routed experts per layer (with --active-params and --experts-per-token sizes the expert weights)")
 	fl.IntVar(&f.q.Specs.ExpertsPerToken, "experts-per-token", 0, "explicit MoE model: experts each token is routed to")
 	fl.Float64Var(&f.q.WeightBits, "weight-bits", 0, "explicit weight format: bits per weight, scales included (instead of --quant)")
+	addCapacityFlag(fl, &f.targets)
 }
 
-// predictFromFlags predicts the matrix of the flags' query and plan.
-func predictFromFlags(q perf.Query, t perf.PlanText) (*rundoc.Run, error) {
+// predictFromFlags predicts the matrix of the flags' query and plan, and the
+// prediction at every number of requests up to the KV limit that capacity is read from.
+func predictFromFlags(q perf.Query, t perf.PlanText) (run, dense *rundoc.Run, err error) {
 	c, err := perf.Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	run, err := c.PredictQuery(q, t, time.Now())
-	if err != nil {
-		return nil, err
+	now := time.Now()
+	if run, err = c.PredictQuery(q, t, now); err != nil {
+		return nil, nil, err
+	}
+	if dense, err = c.PredictCapacity(q, t, now); err != nil {
+		return nil, nil, err
 	}
 	run.Tool = rundoc.Tool{Name: "llmbench", Version: toolVersion()}
-	return run, nil
+	return run, dense, nil
 }
 
-func writeCalc(w io.Writer, run *rundoc.Run, format, lang string) error {
-	if err := report.Write(w, run, report.Options{Format: format, Lang: lang}); err != nil {
+func writeCalc(w io.Writer, run *rundoc.Run, opts report.Options) error {
+	if err := report.Write(w, run, opts); err != nil {
 		return fmt.Errorf("writing prediction: %w", err)
 	}
 	return nil

@@ -252,7 +252,8 @@ func abs(v float64) float64 {
 
 // TestCalcFlagsFillTheQuery: each of calc's flags sets its field of the query or the
 // plan that perf resolves (the rules themselves are tested in internal/perf), and the
-// defaults are calc's: one GPU, vLLM, an fp16 KV cache, 90% of memory, the seed's plan.
+// defaults are calc's: one GPU, no engine (perf's: vLLM, Ollama for an Ollama tag), an fp16 KV cache,
+// 90% of memory, the seed's plan.
 func TestCalcFlagsFillTheQuery(t *testing.T) {
 	parse := func(args ...string) calcFlags {
 		t.Helper()
@@ -265,7 +266,7 @@ func TestCalcFlagsFillTheQuery(t *testing.T) {
 		return f
 	}
 	f := parse()
-	wantQ := perf.Query{GPUs: 1, KVDtype: "fp16", Engine: "vllm", PipelineStages: 1, MemoryUtilization: 0.9, MambaSSMDtype: "auto"}
+	wantQ := perf.Query{GPUs: 1, KVDtype: "fp16", PipelineStages: 1, MemoryUtilization: 0.9, MambaSSMDtype: "auto"}
 	wantP := perf.PlanText{Contexts: "0,16K,32K,56K", Concurrency: "1,2,4,8,16,32,64,128", Prefill: "8K,16K,32K,56K", MaxOutput: "8192", DurationS: 30}
 	if !reflect.DeepEqual(f.q, wantQ) || f.plan != wantP || f.format != "text" {
 		t.Errorf("defaults: %+v %+v %q; want %+v %+v text", f.q, f.plan, f.format, wantQ, wantP)

@@ -16,6 +16,7 @@ func init() { commands = append(commands, newReportCmd) }
 func newReportCmd() *cobra.Command {
 	var format, out, lang, rescore string
 	var noColor, wide bool
+	var targets capacityFlag
 	cmd := &cobra.Command{
 		Use:     "report RUN.json [RUN.json …]",
 		Short:   "Render a saved run: text, markdown, csv, json, or a self-contained html page",
@@ -29,7 +30,7 @@ func newReportCmd() *cobra.Command {
 				}
 				return rescoreExit(session.Rescore(cmd.OutOrStdout(), rescore, args, out))
 			}
-			opts := report.Options{Format: format, Lang: lang}
+			opts := report.Options{Format: format, Lang: lang, Capacity: targets.targets()}
 			if out == "" || out == "-" {
 				out, opts = "", opts.ForTerminal(os.Stdout, noColor, wide)
 			}
@@ -42,6 +43,7 @@ func newReportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
 	cmd.Flags().StringVar(&rescore, "rescore", "", "re-score the run from this events log (run --events) and compare every figure; with -o, write the re-scored document there")
 	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")
+	addCapacityFlag(cmd.Flags(), &targets)
 	return cmd
 }
 

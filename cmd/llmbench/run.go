@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/session"
@@ -23,6 +24,7 @@ func init() { commands = append(commands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	c := &session.Config{}
 	var noProgress bool
+	var targets capacityFlag
 	cmd := &cobra.Command{
 		Use:     "run",
 		Short:   "Measure the speed test matrix of an OpenAI-compatible server",
@@ -30,10 +32,11 @@ func newRunCmd() *cobra.Command {
 		Example: helpExamples("run"),
 		Args:    goodputArgs(&c.Rate),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd, c, noProgress)
+			return runRun(cmd, c, noProgress, targets.targets())
 		},
 	}
 	addRunFlags(cmd.Flags(), c, &noProgress)
+	addCapacityFlag(cmd.Flags(), &targets)
 	addRateFlags(cmd.Flags(), &c.Rate)
 	return cmd
 }
@@ -78,7 +81,7 @@ func addRunFlags(fl *pflag.FlagSet, c *session.Config, noProgress *bool) {
 
 // runRun is llmbench run: the session the flags describe, opened, then its plan
 // printed (--dry-run) or measured, and how the measurement ended.
-func runRun(cmd *cobra.Command, c *session.Config, noProgress bool) error {
+func runRun(cmd *cobra.Command, c *session.Config, noProgress bool, targets capacity.Targets) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := c.ResolveEndpoint(stderr); err != nil {
 		return err
@@ -100,12 +103,12 @@ func runRun(cmd *cobra.Command, c *session.Config, noProgress bool) error {
 	}
 	err = s.Run(cmd.Context())
 	display.Close()
-	return finish(stdout, stderr, s, c.Format, err)
+	return finish(stdout, stderr, s, report.Options{Format: c.Format, Capacity: targets, CapacityLast: true}, err)
 }
 
 // finish says how the measurement ended: the hint to resume after Ctrl-C, or the
-// report and the next commands.
-func finish(stdout, stderr io.Writer, s *session.Session, format string, runErr error) error {
+// report, the next commands and, last, how many users the server serves.
+func finish(stdout, stderr io.Writer, s *session.Session, opts report.Options, runErr error) error {
 	switch {
 	case errors.Is(runErr, bench.ErrInterrupted):
 		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", s.Out(), s.ResumeHint())
@@ -113,12 +116,13 @@ func finish(stdout, stderr io.Writer, s *session.Session, format string, runErr 
 	case runErr != nil:
 		return runErr
 	}
-	if format != "none" {
+	if opts.Format != "none" {
 		fmt.Fprintln(stdout)
-		if err := report.Write(stdout, s.Doc(), report.Options{Format: format, Width: report.TerminalWidth(os.Stdout)}); err != nil {
+		opts.Width = report.TerminalWidth(os.Stdout)
+		if err := report.Write(stdout, s.Doc(), opts); err != nil {
 			return err
 		}
 	}
 	fmt.Fprint(stdout, session.NextSteps(s.Out()))
-	return nil
+	return report.WriteCapacity(stdout, s.Doc(), opts)
 }

@@ -22,7 +22,7 @@ func newSubmitCmd() *cobra.Command {
 			if token == "" {
 				token = os.Getenv("LLMBENCH_TOKEN")
 			}
-			return site.SubmitFile(cmd.Context(), cmd.OutOrStdout(), server, token, args[0])
+			return site.SubmitFile(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), server, token, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the site's URL (required)")

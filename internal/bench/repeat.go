@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
@@ -219,17 +218,12 @@ func addRepeatNote(doc *rundoc.Run) {
 	if n <= 1 {
 		return
 	}
-	const lead = "Every cell and prefill row was measured "
-	doc.Notes = slices.DeleteFunc(doc.Notes, func(s string) bool { return strings.HasPrefix(s, lead) })
-	note := fmt.Sprintf(lead+"%d times, the plan run whole once per repeat: each shows its median repeat, with the 95%% interval over the repeats.", n)
-	var unstable []string
+	doc.Notes = slices.DeleteFunc(doc.Notes, rundoc.IsRepeatNote)
+	note := rundoc.RepeatNote{Repeats: n}
 	for i := range doc.Decode {
 		if c := &doc.Decode[i]; c.CellIntervals != nil && c.Unstable {
-			unstable = append(unstable, fmt.Sprintf("%s × %d", rundoc.FormatTokens(c.Context), c.Concurrency))
+			note.Unstable = append(note.Unstable, fmt.Sprintf("%s × %d", rundoc.FormatTokens(c.Context), c.Concurrency))
 		}
 	}
-	if len(unstable) > 0 {
-		note += fmt.Sprintf(" Unstable (repeats disagree beyond their intervals): %s.", strings.Join(unstable, ", "))
-	}
-	doc.Notes = append(doc.Notes, note)
+	doc.Notes = append(doc.Notes, note.String())
 }

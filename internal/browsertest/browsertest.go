@@ -97,6 +97,13 @@ func AllocatorOptions(execPath, userDataDir string) []chromedp.ExecAllocatorOpti
 // missing (fails it under CI=true).
 func Start(t testing.TB) context.Context {
 	t.Helper()
+	return StartFor(t, DefaultTimeout)
+}
+
+// StartFor is Start for a test that does more in one browser than DefaultTimeout
+// allows (a walk through every page): everything it does must finish within timeout.
+func StartFor(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
 	path, err := ChromiumPath()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -104,7 +111,7 @@ func Start(t testing.TB) context.Context {
 		}
 		t.Skipf("skipping browser test: %v", err)
 	}
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, AllocatorOptions(path, t.TempDir())...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
 	t.Cleanup(func() {

@@ -1,9 +1,10 @@
 // Package names reads the names tools print for models and their weight formats —
-// Hugging Face repo ids (Qwen/Qwen3-32B-AWQ), Ollama tags (qwen3:32b-q4_K_M), GGUF file
-// names (Qwen3-32B-Q4_K_M.gguf) — by rules on the name alone: no catalog, no network,
-// so that a stored run's family is stable whatever else changes. The catalog-backed
-// resolver (perf.Catalog.Model, GPU and Quant) reads names through it; the site's
-// store groups runs by it.
+// Hugging Face repo ids (Qwen/Qwen3-32B-AWQ), Ollama tags (qwen3:32b-q4_K_M, and a
+// bare qwen3:32b, which is Ollama's default format), GGUF file names
+// (Qwen3-32B-Q4_K_M.gguf) — and GPUs labelled with their memory (RTX 4090 24 GB), by
+// rules on the name alone: no catalog, no network, so that a stored run's family is
+// stable whatever else changes. The catalog-backed resolver (perf.Catalog.Model, GPU
+// and Quant) reads names through it; the site's store groups runs by it.
 package names
 
 import (

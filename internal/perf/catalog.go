@@ -690,9 +690,11 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
-// GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm").
+// GPU finds a GPU by id, name or alias ("rtx-3090", "RTX 3090", "h100-sxm"), also
+// labelled with its memory ("RTX 4090 24 GB": gpuKey).
 func (c *Catalog) GPU(name string) (GPU, error) {
-	return lookup("gpu", name, c.GPUs, gpuKeys)
+	g, _, err := c.gpuKey(name)
+	return g, err
 }
 
 // Model finds a model by id, Hugging Face id or alias, or by the name's family as
@@ -706,9 +708,7 @@ func (c *Catalog) Model(name string) (Model, error) {
 // MLX's and bitsandbytes' words) is not one format: the error offers those of that
 // width.
 func (c *Catalog) Quant(name string) (Quant, error) {
-	q, err := lookup("quant", name, c.Quants, func(q Quant) (string, []string) {
-		return q.ID, append([]string{q.Name}, q.Aliases...)
-	})
+	q, err := lookup("quant", name, c.Quants, quantKeys)
 	var nf *NotFoundError
 	if m := bitWidth.FindStringSubmatch(strings.ToLower(strings.TrimSpace(name))); m != nil && errors.As(err, &nf) {
 		bits, _ := strconv.Atoi(m[1])

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/names"
 )
 
 // Query is a setup as a person types it, to "llmbench calc" or the site's calculator:
@@ -29,7 +31,8 @@ type Query struct {
 	Quant        string
 	WeightBits   float64
 	DefaultQuant string
-	// The engine, its build ("" the current one) and its limits.
+	// The engine ("" the one the model's name implies — Ollama for an Ollama tag,
+	// names.OllamaTag — else vLLM), its build ("" the current one) and its limits.
 	KVDtype, Engine, EngineVersion                  string
 	PipelineStages, HostExpertLayers                int
 	HostBandwidthGBps                               float64
@@ -204,11 +207,11 @@ func (c *Catalog) resolveEngine(q Query, s *Setup) (era EraChoice, err error) {
 	if s.KV, err = named("kv_dtype", q.KVDtype, c.KVDtype); err != nil {
 		return era, err
 	}
-	if s.Engine, err = named("engine", q.Engine, c.Engine); err != nil {
+	if s.Engine, err = named("engine", q.engine(), c.Engine); err != nil {
 		return era, err
 	}
 	if s.Eff, era, err = c.EraEfficiency(s.Engine, s.GPU.Vendor, q.EngineVersion); err != nil {
-		return era, fmt.Errorf("--engine-version: %w", &QueryError{Field: "engine", Value: q.Engine, Err: err})
+		return era, fmt.Errorf("--engine-version: %w", &QueryError{Field: "engine", Value: q.engine(), Err: err})
 	}
 	if q.PipelineStages < 1 {
 		return era, fmt.Errorf("--pipeline-parallel-size %d: at least 1", q.PipelineStages)
@@ -233,6 +236,18 @@ func (c *Catalog) resolveEngine(q Query, s *Setup) (era EraChoice, err error) {
 	s.MaxNumSeqs, s.NoPrefixCaching = q.MaxNumSeqs, q.NoPrefixCaching
 	s.MambaSSMBytes, err = mambaSSMBytes(q.MambaSSMDtype)
 	return era, err
+}
+
+// engine is the engine the query names, else the one its model's name implies: an
+// Ollama tag ("qwen3:32b") is served by Ollama; anything else by vLLM.
+func (q Query) engine() string {
+	switch {
+	case q.Engine != "":
+		return q.Engine
+	case q.Model != "" && names.OllamaTag(q.Model):
+		return "ollama"
+	}
+	return "vllm"
 }
 
 // mambaSSMBytes is the element size --mamba-ssm-cache-dtype names (0: the model's).

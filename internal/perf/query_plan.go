@@ -69,11 +69,7 @@ func (r Resolved) Annotate(run *rundoc.Run) {
 // predicted at now with the notes on how the query was read (Annotate) and the energy
 // estimate at the catalog's reference price.
 func (c *Catalog) PredictQuery(q Query, t PlanText, now time.Time) (*rundoc.Run, error) {
-	r, err := c.Resolve(q)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParsePlan(t)
+	r, p, err := c.resolvePlan(q, t)
 	if err != nil {
 		return nil, err
 	}
@@ -86,4 +82,14 @@ func (c *Catalog) PredictQuery(q Query, t PlanText, now time.Time) (*rundoc.Run,
 		return nil, err
 	}
 	return run, nil
+}
+
+// resolvePlan is the query resolved and the plan parsed: what calc's predictions stand on.
+func (c *Catalog) resolvePlan(q Query, t PlanText) (Resolved, Plan, error) {
+	r, err := c.Resolve(q)
+	if err != nil {
+		return Resolved{}, Plan{}, err
+	}
+	p, err := ParsePlan(t)
+	return r, p, err
 }

@@ -18,8 +18,11 @@ type ModelMatch struct {
 	// predicted as Llama 3.1 8B), not a spelling of this one: a prediction must say so.
 	StandIn bool
 	// Quant is the weight format the name states, as it writes it (names.Quant: "awq"
-	// of Qwen/Qwen3-32B-AWQ, "q4_k_m" of an Ollama tag); "" where it states none.
-	Quant string
+	// of Qwen/Qwen3-32B-AWQ, "q4_k_m" of an Ollama tag); else the one it means
+	// without stating it (names.ImpliedQuant: Ollama's Q4_K_M for "qwen3:32b"), and
+	// then Implied is true; "" where it neither states nor means one.
+	Quant   string
+	Implied bool
 }
 
 // ResolveModel finds the catalog model a name means, in the forms tools print it: the
@@ -41,7 +44,12 @@ func (c *Catalog) ResolveModel(name string) (ModelMatch, error) {
 			return ModelMatch{}, err // the suggestions for the name as given
 		}
 	}
-	return ModelMatch{Model: m, Via: via, StandIn: isStandIn(m, via), Quant: names.Quant(name)}, nil
+	mm := ModelMatch{Model: m, Via: via, StandIn: isStandIn(m, via), Quant: names.Quant(name)}
+	if mm.Quant == "" {
+		mm.Quant = names.ImpliedQuant(name)
+		mm.Implied = mm.Quant != ""
+	}
+	return mm, nil
 }
 
 func (c *Catalog) modelKey(name string) (Model, string, error) {
@@ -77,7 +85,10 @@ func (mm ModelMatch) Note(name string, q *Quant) string {
 	} else if normalizeName(name) != normalizeName(mm.Via) {
 		parts = append(parts, fmt.Sprintf("%q read as %s", name, mm.Model.Name))
 	}
-	if q != nil {
+	switch {
+	case q != nil && mm.Implied:
+		parts = append(parts, fmt.Sprintf("weights %s, Ollama's format for a tag that names none", q.Name))
+	case q != nil:
 		parts = append(parts, fmt.Sprintf("weights %s, from the name", q.Name))
 	}
 	return strings.Join(parts, "; ")
@@ -92,36 +103,4 @@ func (c *Catalog) ResolveQuant(mm ModelMatch) (Quant, bool) {
 	}
 	q, err := c.Quant(mm.Quant)
 	return q, err == nil
-}
-
-// GPUName is the catalog's name for a GPU as a tool printed it ("NVIDIA GeForce RTX
-// 4090" from nvidia-smi is "RTX 4090", "NVIDIA H100 80GB HBM3" is "H100 SXM"), or the
-// name as given, trimmed, where the catalog does not hold it or the name stops short
-// of saying which of several it is: "H100" begins both "H100 SXM" and "H100 PCIe", and
-// the calculator's reading of it as the SXM part is a default, not a fact about a run.
-func (c *Catalog) GPUName(name string) string {
-	g, via, err := lookupKey("gpu", name, c.GPUs, gpuKeys)
-	if err != nil || c.gpuPrefixOfAnother(g, normalizeName(via)) {
-		return strings.TrimSpace(name)
-	}
-	return g.Name
-}
-
-func gpuKeys(g GPU) (string, []string) { return g.ID, append([]string{g.Name}, g.Aliases...) }
-
-// gpuPrefixOfAnother says whether key, normalized, begins a key of a catalog GPU other
-// than g.
-func (c *Catalog) gpuPrefixOfAnother(g GPU, key string) bool {
-	for _, o := range c.GPUs {
-		if o.ID == g.ID {
-			continue
-		}
-		id, aliases := gpuKeys(o)
-		for _, k := range append(aliases, id) {
-			if n := normalizeName(k); n != key && strings.HasPrefix(n, key) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -43,6 +43,8 @@ type lineChart struct {
 	Lang        string
 	Empty       string
 	LegendTitle string // heads the legend: the series names are values of it ("16K" of "Context")
+	// Rules are horizontal lines across the plot (capacitychart.go: the target speeds).
+	Rules []chartRule
 }
 
 const (
@@ -59,8 +61,9 @@ func (c lineChart) SVG() template.HTML {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
 		return template.HTML(b.String())
 	}
-	f := c.frame(maxY)
+	f := c.frame(max(maxY, c.rulesMax()))
 	c.drawAxes(&b, f)
+	c.drawRules(&b, f)
 	c.drawSeries(&b, f)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
@@ -86,6 +89,7 @@ func (c lineChart) drawable() (maxY float64, n int) {
 // chartFrame is where a chart's values land: the plot's size, the y axis's round
 // gridlines, the x axis's extent.
 type chartFrame struct {
+	left             float64 // where the plot starts
 	plotW, plotH     float64
 	step, ticks, top float64
 	maxX             float64
@@ -97,7 +101,7 @@ type chartFrame struct {
 // frame lays out four or five gridlines at round values. Dividing before scaling keeps
 // a value near the largest float from overflowing into an endless tick loop.
 func (c lineChart) frame(maxY float64) chartFrame {
-	f := chartFrame{plotW: float64(chartW - padLeft - padRight), plotH: float64(chartH - padTop - padBott), categorical: c.Categorical, xTicks: c.XTicks}
+	f := chartFrame{plotH: float64(chartH - padTop - padBott), categorical: c.Categorical, xTicks: c.XTicks}
 	f.step = niceStep(maxY / 4)
 	f.ticks = math.Ceil(maxY / f.step * 1.05)
 	if !(f.ticks >= 1 && f.ticks <= 20) {
@@ -110,8 +114,19 @@ func (c lineChart) frame(maxY float64) chartFrame {
 	if f.step < 1 {
 		f.decimals = int(math.Ceil(-math.Log10(f.step)))
 	}
+	// The plot starts right of the longest y tick label as a phone draws it (larger:
+	// site.css), which starts right of the axis's own label.
+	f.left = float64(padLeft)
+	for k := 0.0; k <= f.ticks; k++ {
+		f.left = math.Max(f.left, yLabelX+yLabelRoom+textWidth(FormatNumber(c.Lang, k*f.step, f.decimals), textFontMax))
+	}
+	f.plotW = float64(chartW-padRight) - f.left
 	return f
 }
+
+// yLabelX is where the y axis's label (turned upright) stands; yLabelRoom is the
+// room from it to the tick labels, which end 6 units left of the plot.
+const yLabelX, yLabelRoom = 22, 14
 
 func (f chartFrame) y(v float64) float64 { return float64(padTop) + f.plotH*(1-v/f.top) }
 
@@ -120,17 +135,17 @@ func (f chartFrame) x(v float64) float64 {
 		for i, t := range f.xTicks {
 			if t == v {
 				if len(f.xTicks) == 1 {
-					return float64(padLeft) + f.plotW/2
+					return f.left + f.plotW/2
 				}
-				return float64(padLeft) + f.plotW*float64(i)/float64(len(f.xTicks)-1)
+				return f.left + f.plotW*float64(i)/float64(len(f.xTicks)-1)
 			}
 		}
-		return float64(padLeft)
+		return f.left
 	}
 	if f.maxX == 0 {
-		return float64(padLeft)
+		return f.left
 	}
-	return float64(padLeft) + f.plotW*v/f.maxX
+	return f.left + f.plotW*v/f.maxX
 }
 
 // drawAxes draws the grid, the ticks, the axes and their labels.
@@ -138,8 +153,8 @@ func (c lineChart) drawAxes(b *strings.Builder, f chartFrame) {
 	for k := 0.0; k <= f.ticks; k++ {
 		v := k * f.step
 		py := f.y(v)
-		fmt.Fprintf(b, `<line class="lb-grid" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+f.plotW, py, py)
-		fmt.Fprintf(b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, padLeft-6, py, FormatNumber(c.Lang, v, f.decimals))
+		fmt.Fprintf(b, `<line class="lb-grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, f.left, f.left+f.plotW, py, py)
+		fmt.Fprintf(b, `<text class="lb-tick" x="%.1f" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, f.left-6, py, FormatNumber(c.Lang, v, f.decimals))
 	}
 	base := float64(padTop) + f.plotH
 	for _, v := range c.XTicks {
@@ -147,21 +162,34 @@ func (c lineChart) drawAxes(b *strings.Builder, f chartFrame) {
 		fmt.Fprintf(b, `<line class="lb-axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, px, px, base, base+4)
 		fmt.Fprintf(b, `<text class="lb-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px, base+18, html.EscapeString(c.XTickLabel(v)))
 	}
-	fmt.Fprintf(b, `<line class="lb-axis" x1="%d" x2="%.1f" y1="%.1f" y2="%.1f"/>`, padLeft, float64(padLeft)+f.plotW, base, base)
-	fmt.Fprintf(b, `<text class="lb-axis-label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, float64(padLeft)+f.plotW/2, chartH-8, html.EscapeString(c.XLabel))
-	fmt.Fprintf(b, `<text class="lb-axis-label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, float64(padTop)+f.plotH/2, html.EscapeString(c.YLabel))
+	fmt.Fprintf(b, `<line class="lb-axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, f.left, f.left+f.plotW, base, base)
+	fmt.Fprintf(b, `<text class="lb-axis-label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, f.left+f.plotW/2, chartH-8, html.EscapeString(fitText(c.XLabel, f.plotW, labelFontMax)))
+	// The y label stands centred on the chart's height, which is all it may take.
+	fmt.Fprintf(b, `<text class="lb-axis-label" transform="translate(%d %d) rotate(-90)" text-anchor="middle">%s</text>`, yLabelX, chartH/2, html.EscapeString(fitText(c.YLabel, chartH-8, labelFontMax)))
 	if c.LegendTitle != "" {
-		fmt.Fprintf(b, `<text class="lb-legend lb-legend-title" x="%d" y="%d">%s</text>`, chartW-padRight+16, padTop+2, html.EscapeString(c.LegendTitle))
+		fmt.Fprintf(b, `<text class="lb-legend lb-legend-title" x="%d" y="%d">%s</text>`, chartW-padRight+legendInset, padTop+2, html.EscapeString(fitText(c.LegendTitle, padRight-legendInset-2, labelFontMax)))
 	}
 }
 
 // drawSeries draws each series' lines (broken where it says) and points, whose hover
 // shows their value, and its legend row on the right.
+//
+// A series that coincides with an earlier one (coincident) would hide it, or be
+// hidden: it is drawn dashed, over the other, with rings for points, so that both
+// colours show, and its legend row names the series it lies on ("2 ≈ 1").
 func (c lineChart) drawSeries(b *strings.Builder, f chartFrame) {
+	same := coincident(c.Series, c.Categorical)
+	over := 0 // how many series were drawn over another so far: each gets its own dash and ring
 	for i, s := range c.Series {
 		color := s.Color
 		if color == "" {
 			color = palette[i%len(palette)]
+		}
+		dash, name, ring := "", s.Name, 0
+		if same[i] >= 0 {
+			dash, name = ` stroke-dasharray="`+overDashes[over%len(overDashes)]+`"`, s.Name+" ≈ "+c.Series[same[i]].Name
+			ring = 6 + 2*(over%3)
+			over++
 		}
 		start := 0
 		for k := 1; k <= len(s.Points); k++ {
@@ -173,18 +201,68 @@ func (c lineChart) drawSeries(b *strings.Builder, f chartFrame) {
 				for _, p := range s.Points[start:k] {
 					pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.x(p.X), f.y(p.Y)))
 				}
-				fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" points="%s"/>`, color, strings.Join(pts, " "))
+				fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round"%s points="%s"/>`, color, dash, strings.Join(pts, " "))
 			}
 			start = k
 		}
 		for _, p := range s.Points {
+			if ring > 0 {
+				fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%d" fill="none" stroke="%s" stroke-width="2"><title>%s</title></circle>`, f.x(p.X), f.y(p.Y), ring, color, html.EscapeString(p.Title))
+				continue
+			}
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, f.x(p.X), f.y(p.Y), color, html.EscapeString(p.Title))
 		}
 		ly := float64(padTop) + 20 + float64(i)*20
-		lx := float64(chartW - padRight + 16)
-		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, lx, lx+18, ly, ly, color)
-		fmt.Fprintf(b, `<text class="lb-legend" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, lx+24, ly, html.EscapeString(s.Name))
+		lx := float64(chartW - padRight + legendInset)
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"%s/>`, lx, lx+18, ly, ly, color, dash)
+		fmt.Fprintf(b, `<text class="lb-legend" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, lx+24, ly, html.EscapeString(fitText(name, chartW-lx-26, labelFontMax)))
 	}
+}
+
+// legendInset is the legend's distance right of the plot.
+const legendInset = 10
+
+// overDashes are the dash patterns of series drawn over others, in turn.
+var overDashes = []string{"7 5", "3 4", "12 4 3 4"}
+
+// coincidentShare is how close two series' points must be, as a share of the largest
+// value on each axis, for one line to hide the other: 1% of the plot is about 3 px.
+const coincidentShare = 0.01
+
+// coincident says, for each series, the first earlier series it coincides with, -1
+// for none: the same number of points at the same x (the same category, with
+// categorical), each pair within coincidentShare of the largest x and y drawn.
+func coincident(series []chartSeries, categorical bool) []int {
+	maxX, maxY := 0.0, 0.0
+	for _, s := range series {
+		for _, p := range s.Points {
+			maxX, maxY = math.Max(maxX, math.Abs(p.X)), math.Max(maxY, math.Abs(p.Y))
+		}
+	}
+	near := func(a, b, scale float64) bool { return math.Abs(a-b) <= coincidentShare*scale }
+	same := func(a, b chartSeries) bool {
+		if len(a.Points) == 0 || len(a.Points) != len(b.Points) {
+			return false
+		}
+		for k, p := range a.Points {
+			q := b.Points[k]
+			if categorical && p.X != q.X || !categorical && !near(p.X, q.X, maxX) || !near(p.Y, q.Y, maxY) {
+				return false
+			}
+		}
+		return true
+	}
+	out := make([]int, len(series))
+	for i := range series {
+		out[i] = -1
+		for j := range i {
+			if same(series[i], series[j]) {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
 }
 
 func contains(xs []int, x int) bool {

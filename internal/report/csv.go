@@ -27,9 +27,9 @@ var csvColumns = []string{
 
 func init() { csvColumns = append(csvColumns, csvIntervalColumns...) }
 
-func writeCSV(w io.Writer, run *rundoc.Run) error {
+func writeCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 	if run.Config.Rate != nil || len(run.Rate) > 0 {
-		return writeRateCSV(w, run)
+		return writeRateCSV(w, run, opts)
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
@@ -79,6 +79,9 @@ func writeCSV(w io.Writer, run *rundoc.Run) error {
 				return err
 			}
 		}
+	}
+	if err := writeCSVCapacity(cw, run, opts, col); err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()

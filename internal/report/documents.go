@@ -102,6 +102,9 @@ func WriteRuns(w io.Writer, runs []Named, opts Options) error {
 			return fmt.Errorf("%s: %w", r.Path, err)
 		}
 	}
+	if len(runs) == 2 && (opts.Format == "text" || opts.Format == "md") {
+		return WriteComparisons(w, runs[0].Run, runs[1].Run, opts.Lang)
+	}
 	return nil
 }
 

@@ -42,14 +42,14 @@ func HTMLStyles() template.CSS { return template.CSS(styles) }
 // sort the table and copy the launch command — without <html>, <head> or <body>, for a
 // page that supplies its own layout and includes HTMLStyles.
 func HTMLBody(w io.Writer, run *rundoc.Run, lang string) error {
-	if err := pageTemplates.ExecuteTemplate(w, "body", newHTMLData(run, lang)); err != nil {
+	if err := pageTemplates.ExecuteTemplate(w, "body", newHTMLData(run, Options{Lang: lang})); err != nil {
 		return fmt.Errorf("rendering run page: %w", err)
 	}
 	return nil
 }
 
-func writeHTMLPage(w io.Writer, run *rundoc.Run, lang string) error {
-	return pageTemplates.ExecuteTemplate(w, "page", newHTMLData(run, lang))
+func writeHTMLPage(w io.Writer, run *rundoc.Run, opts Options) error {
+	return pageTemplates.ExecuteTemplate(w, "page", newHTMLData(run, opts))
 }
 
 // htmlData is what the templates see: the view, the charts, and the helpers that turn
@@ -62,6 +62,9 @@ type htmlData struct {
 	Charts       []htmlChart
 	Head         []htmlHeadCell
 	Rows         []htmlRow
+
+	// CapacityChart is the capacity section's chart (capacitychart.go), "" without one.
+	CapacityChart template.HTML
 
 	// An open-loop run's table and charts.
 	RateHead   []htmlHeadCell
@@ -91,9 +94,12 @@ type htmlCell struct {
 	Numeric bool
 }
 
-func newHTMLData(run *rundoc.Run, lang string) *htmlData {
-	v := newView(run, lang)
+func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
+	v := viewFor(run, opts)
 	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script)}
+	if c, ok := capacityChart(run, v); ok {
+		d.CapacityChart = c.SVG()
+	}
 	d.PrefillChart = prefillChart(v).SVG()
 	for _, c := range []lineChart{
 		decodeChart(run, v, "lb-chart-total", "chart_total", "axis_total", func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS }),

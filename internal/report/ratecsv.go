@@ -29,7 +29,7 @@ var rateCSVColumns = func() []string {
 		"gpu_util_mean", "gpu_memory_used_mib", "throttle_reasons", "telemetry_samples", "energy_method", "energy_reason", "cost_reason")
 }()
 
-func writeRateCSV(w io.Writer, run *rundoc.Run) error {
+func writeRateCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(rateCSVColumns); err != nil {
 		return err
@@ -43,6 +43,11 @@ func writeRateCSV(w io.Writer, run *rundoc.Run) error {
 		if f := run.Rate[i].RateFigures; f != nil {
 			rec[col["client_headroom"]] = cellHeadroom(run, f.TotalTokS)
 		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	if rec := rateCapacityRecord(run, opts, col); rec != nil {
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

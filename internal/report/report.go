@@ -25,12 +25,12 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -43,6 +43,16 @@ type Options struct {
 	// their headers, then transpose or split into column groups; prose wraps. 0 is no
 	// limit: every table one line a row.
 	Width int
+	// Capacity are the targets of the capacity section, "how many users" (--capacity);
+	// zero: capacity.DefaultTargets().
+	Capacity capacity.Targets
+	// CapacityFrom, when set, is the document the capacity section is computed from
+	// instead of the one rendered: calc's prediction at every number of requests up to
+	// the KV limit, not only the matrix's columns.
+	CapacityFrom *rundoc.Run
+	// CapacityLast leaves the capacity sentences out of a text or md report, for a
+	// caller that prints them as its last lines (llmbench run); the table stays.
+	CapacityLast bool
 }
 
 // Formats lists the formats Write knows.
@@ -63,18 +73,15 @@ func Write(w io.Writer, run *rundoc.Run, opts Options) error {
 	var err error
 	switch format {
 	case "text", "txt":
-		err = writeText(w, newView(run, opts.Lang), opts.Color, opts.Width)
+		err = writeText(w, viewFor(run, opts), opts.Color, opts.Width)
 	case "md", "markdown":
-		err = writeMarkdown(w, newView(run, opts.Lang))
+		err = writeMarkdown(w, viewFor(run, opts))
 	case "csv":
-		err = writeCSV(w, run)
+		err = writeCSV(w, run, opts)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		err = enc.Encode(run)
+		err = writeJSON(w, run, opts)
 	case "html":
-		err = writeHTMLPage(w, run, opts.Lang)
+		err = writeHTMLPage(w, run, opts)
 	default:
 		return fmt.Errorf("unknown report format %q (known: %s)", opts.Format, strings.Join(Formats(), ", "))
 	}

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"fmt"
-	"html"
 	"html/template"
 	"math"
-	"strings"
 )
 
 // Charts for pages that show several runs at once (the site's model, hardware and
@@ -27,6 +24,19 @@ type Line struct {
 
 // ChartColor is the colour of the i-th line of a chart.
 func ChartColor(i int) string { return palette[i%len(palette)] }
+
+// Coincident says, for each line, the earlier line it would be drawn over (-1 for
+// none), as the charts find it (coincident): a page that prints its own legend marks
+// the same lines. Categorical is CategoryChart's x.
+func Coincident(lines []Line, categorical bool) []int {
+	series := make([]chartSeries, len(lines))
+	for i, l := range lines {
+		for _, p := range l.Points {
+			series[i].Points = append(series[i].Points, chartPoint(p))
+		}
+	}
+	return coincident(series, categorical)
+}
 
 // TradeoffChart draws per-request tok/s (y) against total tok/s (x), one point per
 // decode cell and one line per run through its cells in order: how much each user's
@@ -94,52 +104,6 @@ func nextIndex(xs []float64, x float64) int {
 		return i + 1
 	}
 	return -1
-}
-
-// Bar is one bar of a bar chart; Title is shown on hover.
-type Bar struct {
-	Label string
-	Value float64
-	Title string
-}
-
-// BarChart draws horizontal bars, one per label, longest for the largest value, with
-// the value printed at each bar's end (decimals digits).
-func BarChart(lang, id, title, valueLabel string, bars []Bar, decimals int) template.HTML {
-	const rowH, labelW, valueW = 26, 190, 70
-	h := padTop + 24 + rowH*max(len(bars), 1) + 28
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="lb-chart lb-bars" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-t">`, chartW, h, id)
-	fmt.Fprintf(&b, `<title id="%s-t">%s</title>`, id, html.EscapeString(title))
-	maxV := 0.0
-	for _, bar := range bars {
-		if bar.Value > 0 && !math.IsInf(bar.Value, 0) {
-			maxV = math.Max(maxV, bar.Value)
-		}
-	}
-	if len(bars) == 0 || maxV == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, h/2, html.EscapeString(T(lang, "no_data")))
-		return template.HTML(b.String())
-	}
-	plotW := float64(chartW - labelW - valueW)
-	top := float64(padTop + 24)
-	fmt.Fprintf(&b, `<text class="lb-axis-label" x="%d" y="%d">%s</text>`, labelW, padTop+8, html.EscapeString(valueLabel))
-	for i, bar := range bars {
-		y := top + float64(i*rowH)
-		w := 0.0
-		if bar.Value > 0 && !math.IsInf(bar.Value, 0) {
-			w = plotW * bar.Value / maxV
-		}
-		label := []rune(bar.Label)
-		if len(label) > 28 {
-			label = append(label[:27], '…')
-		}
-		fmt.Fprintf(&b, `<text class="lb-tick" x="%d" y="%.1f" text-anchor="end" dy="0.32em">%s</text>`, labelW-8, y+rowH/2-2, html.EscapeString(string(label)))
-		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`, labelW, y+3, w, rowH-10, ChartColor(0), html.EscapeString(bar.Title))
-		fmt.Fprintf(&b, `<text class="lb-tick" x="%.1f" y="%.1f" dy="0.32em">%s</text>`, float64(labelW)+w+6, y+rowH/2-2, FormatNumber(lang, bar.Value, decimals))
-	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
 }
 
 // LatencyThroughputChart draws a latency (y, in ms; yLabel names it) against the

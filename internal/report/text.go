@@ -113,6 +113,8 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 		}
 	}
 	writeRateText(&b, v, p, false)
+	writeCapacityText(&b, v, p, false)
+	writeAccuracyText(&b, v, p, false)
 	// The client's headroom is a check on the measurements: it follows them.
 	if v.Headroom != "" {
 		b.WriteString("\n" + T(v.Lang, "headroom_line", v.Headroom) + "\n")
@@ -418,6 +420,8 @@ func writeMarkdown(w io.Writer, v *view) error {
 		}
 	}
 	writeRateText(&b, v, painter{}, true)
+	writeCapacityText(&b, v, painter{}, true)
+	writeAccuracyText(&b, v, painter{}, true)
 	writeFootnotes(&b, v, "- ", mdEscape)
 	_, err := io.WriteString(w, b.String())
 	return err

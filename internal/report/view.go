@@ -46,6 +46,11 @@ type view struct {
 
 	// Rate is an open-loop run's cells (nil for a matrix run).
 	Rate *rateView
+	// Capacity is the "how many users" section (capacity.go), nil where the document
+	// has nothing to answer it with.
+	Capacity *capacityView
+	// Accuracy is what llmbench eval measured (accuracy.go).
+	Accuracy []rundoc.Accuracy
 }
 
 type card struct {
@@ -123,7 +128,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
-	v := &view{Lang: lang, Kind: run.Kind()}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:
@@ -148,11 +153,14 @@ func newView(run *rundoc.Run, lang string) *view {
 	v.Cards = cards(run, lang)
 	v.Headroom = clientHeadroom(run, lang)
 	v.LaunchCommand = run.LaunchCommand
-	v.RunNotes = append(slices.Clone(run.Notes), energyNotes(run, lang)...)
+	for _, n := range run.Notes {
+		v.RunNotes = append(v.RunNotes, NoteText(n, lang))
+	}
+	v.RunNotes = append(v.RunNotes, energyNotes(run, lang)...)
 	v.HasEnergy = hasEnergy(run)
 
 	for _, p := range run.Prefill {
-		r := prefillRow{Context: p.Context, ContextStr: rundoc.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: p.Reason}
+		r := prefillRow{Context: p.Context, ContextStr: rundoc.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: CapacityReason(p.Reason, lang)}
 		if p.PrefillFigures != nil {
 			r.HasFigures = true
 			r.TokS = p.PromptTokS
@@ -396,7 +404,12 @@ func cards(run *rundoc.Run, lang string) []card {
 	if c.DecodeTest != "" {
 		add("decode_test", labelOr(lang, "dt_"+c.DecodeTest, c.DecodeTest))
 	}
-	if c.PrefillMode != "" {
+	switch {
+	case run.Kind() == rundoc.RunPredicted:
+		// A prediction measured nothing, during a warm-up or otherwise: its prefill is
+		// the calculator's for a cold request (issue 37 item 11).
+		add("prefill_mode", T(lang, "pm_predicted"))
+	case c.PrefillMode != "":
 		add("prefill_mode", labelOr(lang, "pm_"+c.PrefillMode, c.PrefillMode))
 	}
 	if c.DurationS > 0 {
@@ -441,7 +454,7 @@ func statusLabel(lang string, s rundoc.Status) string {
 }
 
 func decodeCell(lang string, c *rundoc.DecodeCell, lo, hi float64) matrixCell {
-	mc := matrixCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status, StatusStr: statusLabel(lang, c.Status), Present: true, Reason: c.Reason}
+	mc := matrixCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status, StatusStr: statusLabel(lang, c.Status), Present: true, Reason: CapacityReason(c.Reason, lang)}
 	if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity {
 		mc.HasFigures = true
 		mc.TotalTokS = c.TotalTokS
@@ -549,7 +562,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 	prefill := slices.Clone(run.Prefill)
 	slices.SortStableFunc(prefill, func(a, b rundoc.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
 	for _, p := range prefill {
-		m := measurement{Phase: "prefill", Status: p.Status, Reason: p.Reason}
+		m := measurement{Phase: "prefill", Status: p.Status, Reason: CapacityReason(p.Reason, lang)}
 		m.Cells = []string{T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
@@ -576,7 +589,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 			if c == nil {
 				continue
 			}
-			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: c.Reason}
+			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: mc.Reason}
 			m.Cells = []string{T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
 			if f := c.DecodeFigures; f != nil && c.Status != rundoc.StatusOverCapacity {

@@ -29,5 +29,10 @@ func TestLimitsSlots(t *testing.T) {
 		if reason != tc.reason || length != tc.length || IsLengthReason(reason) != tc.length {
 			t.Errorf("%d (prompt %d) × %d + %d: %q %v, want %q %v", tc.context, tc.prompt, tc.n, tc.out, reason, length, tc.reason, tc.length)
 		}
+		// Every reason reads back as the numbers it was written from (a page in
+		// another language writes it again from them).
+		if f, ok := ParseFitReason(reason); reason != "" && (!ok || f.String() != reason) {
+			t.Errorf("%q read back as %+v (%v), written again as %q", reason, f, ok, f.String())
+		}
 	}
 }

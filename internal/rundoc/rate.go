@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Rate is a request rate in requests per second. Inf ("inf" in flags and in the run
@@ -252,27 +251,16 @@ func ParseSLO(s string, target float64) (*SLO, error) {
 		return nil, fmt.Errorf("SLO target %v: give a share of requests in (0, 1], e.g. 0.95", target)
 	}
 	slo := &SLO{Target: target}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
+	kvs, bad := ParseKeyValues(s)
+	if bad != "" {
+		return nil, fmt.Errorf("SLO %q: write name=duration, e.g. ttft=500ms", bad)
+	}
+	for _, kv := range kvs {
+		v, err := ParseMillis(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("SLO %q: %w", kv.Item, err)
 		}
-		key, val, ok := strings.Cut(part, "=")
-		if !ok {
-			return nil, fmt.Errorf("SLO %q: write name=duration, e.g. ttft=500ms", part)
-		}
-		var v float64
-		if d, err := time.ParseDuration(strings.TrimSpace(val)); err == nil {
-			v = float64(d) / float64(time.Millisecond)
-		} else if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
-			v = f
-		} else {
-			return nil, fmt.Errorf("SLO %q: %q is not a duration (500ms, 2s)", part, val)
-		}
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("SLO %q: the target must be positive", part)
-		}
-		switch strings.ToLower(strings.TrimSpace(key)) {
+		switch kv.Key {
 		case "ttft":
 			slo.TTFTMs = &v
 		case "tpot":
@@ -280,7 +268,7 @@ func ParseSLO(s string, target float64) (*SLO, error) {
 		case "e2e", "e2el":
 			slo.E2EMs = &v
 		default:
-			return nil, fmt.Errorf("SLO %q: the targets are ttft, tpot and e2e", part)
+			return nil, fmt.Errorf("SLO %q: the targets are ttft, tpot and e2e", kv.Item)
 		}
 	}
 	if slo.TTFTMs == nil && slo.TPOTMs == nil && slo.E2EMs == nil {

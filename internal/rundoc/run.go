@@ -79,6 +79,9 @@ type Run struct {
 	// StreamCheck is what one short request showed of how the server streams, before
 	// any measurement.
 	StreamCheck *StreamCheck `json:"stream_check,omitempty"`
+	// Accuracy holds what llmbench eval measured, one entry per evaluation set
+	// (accuracy.go); a document may hold it alone or beside the speed figures.
+	Accuracy []Accuracy `json:"accuracy,omitempty"`
 }
 
 // StreamCheck is the result of the run's first request: a short one that shows

@@ -97,47 +97,41 @@ type Limits struct {
 	Slots, SlotTokens *int64
 }
 
-// The over-capacity reasons that say one request is too long, whatever the
-// concurrency (IsLengthReason).
-const (
-	exceedsMaxModelLen = "exceeds max_model_len"
-	exceedsSlot        = "exceeds one slot's context"
-)
-
 // IsLengthReason says an over-capacity reason is one request's length (max_model_len
 // or a slot's context), not the concurrency.
 func IsLengthReason(reason string) bool {
-	return strings.Contains(reason, exceedsMaxModelLen) || strings.Contains(reason, exceedsSlot)
+	f, ok := ParseFitReason(reason)
+	return ok && f.ByLength
 }
 
-// Check says why a cell does not fit ("" when it does) and whether it is one
-// request's length. prompt is what a request of the row sends, in tokens: the
-// context, or more where the chat template and the request's tail are longer than it
-// (a context of 0 is some 90 tokens on llama-server).
+// Check says why a cell does not fit ("" when it does; FitReason's sentence) and
+// whether it is one request's length. prompt is what a request of the row sends, in
+// tokens: the context, or more where the chat template and the request's tail are
+// longer than it (a context of 0 is some 90 tokens on llama-server).
 func (l Limits) Check(context, prompt, concurrency, maxOutput int) (reason string, length bool) {
-	perRequest := int64(max(context, prompt)) + int64(maxOutput)
-	what := "context + max output"
+	f := FitReason{PerRequest: int64(max(context, prompt)) + int64(maxOutput)}
 	if prompt > context {
-		what = fmt.Sprintf("the prompt (%d tokens with the chat template) + max output", prompt)
+		f.Prompt = int64(prompt)
 	}
-	if l.SlotTokens != nil && perRequest > *l.SlotTokens {
-		return fmt.Sprintf("%s = %d tokens %s of %d tokens (the server runs %s of %d)", what, perRequest, exceedsSlot, *l.SlotTokens, plural(l.Slots, "slot"), *l.SlotTokens), true
-	}
-	if l.MaxModelLen != nil && perRequest > *l.MaxModelLen {
-		return fmt.Sprintf("%s = %d tokens %s %d", what, perRequest, exceedsMaxModelLen, *l.MaxModelLen), true
-	}
-	if l.KVCacheTokens == nil {
+	switch {
+	case l.SlotTokens != nil && f.PerRequest > *l.SlotTokens:
+		f.ByLength, f.SlotTokens, f.Slots = true, *l.SlotTokens, 1
+		if l.Slots != nil {
+			f.Slots = *l.Slots
+		}
+		return f.String(), true
+	case l.MaxModelLen != nil && f.PerRequest > *l.MaxModelLen:
+		f.ByLength, f.MaxModelLen = true, *l.MaxModelLen
+		return f.String(), true
+	case l.KVCacheTokens == nil:
 		return "", false
 	}
-	held := int64(concurrency)
-	if l.Slots != nil && *l.Slots > 0 && *l.Slots < held {
-		held = *l.Slots // the rest wait for a slot, holding nothing
+	f.Concurrency = int64(concurrency)
+	if l.Slots != nil && *l.Slots > 0 && *l.Slots < f.Concurrency {
+		f.Concurrency, f.PerSlot = *l.Slots, true // the rest wait for a slot, holding nothing
 	}
-	if need := held * perRequest; need > *l.KVCacheTokens {
-		if held < int64(concurrency) {
-			return fmt.Sprintf("%d requests at once (one per slot) × %d tokens = %d exceeds the KV cache (%d tokens)", held, perRequest, need, *l.KVCacheTokens), false
-		}
-		return fmt.Sprintf("%d requests × %d tokens = %d exceeds the KV cache (%d tokens)", concurrency, perRequest, need, *l.KVCacheTokens), false
+	if f.Need, f.KVCache = f.Concurrency*f.PerRequest, *l.KVCacheTokens; f.Need > f.KVCache {
+		return f.String(), false
 	}
 	return "", false
 }
@@ -152,16 +146,6 @@ func (l Limits) Smallest() int64 {
 		}
 	}
 	return limit
-}
-
-func plural(n *int64, what string) string {
-	switch {
-	case n == nil:
-		return what + "s"
-	case *n == 1:
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", *n, what)
 }
 
 // FormatTokenList writes token counts as the flags take them: "0,16K,32K".

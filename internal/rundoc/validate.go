@@ -2,8 +2,10 @@ package rundoc
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -158,6 +160,7 @@ func (v *validator) run(r *Run) {
 	v.runEnergy(r.Energy)
 	v.rates(r, predicted)
 	v.intervals(r)
+	v.accuracy(r.Accuracy)
 }
 
 // identity checks what names a run: schema, id, status, time, tool, engine and model,
@@ -231,8 +234,9 @@ type planAxes struct{ contexts, concurrency, prefill map[int]bool }
 // config checks the run's config and returns its axes.
 func (v *validator) config(r *Run) planAxes {
 	c := r.Config
-	// An open-loop run (config.rate, rate[]) has no matrix: its axes may be empty.
-	openLoop := c.Rate != nil || len(r.Rate) > 0
+	// An open-loop run (config.rate, rate[]) has no matrix, nor has a document of
+	// accuracy alone (llmbench eval): their axes may be empty.
+	openLoop := c.Rate != nil || len(r.Rate) > 0 || r.EvalOnly()
 	var a planAxes
 	a.contexts = v.axis("config.contexts", c.Contexts, 0, MaxTokens, !openLoop)
 	a.concurrency = v.axis("config.concurrency", c.Concurrency, 1, MaxConc, !openLoop)
@@ -312,8 +316,27 @@ func (v *validator) decodeCells(cells []DecodeCell, a planAxes, predicted bool) 
 				{"prompt_tokens", cd.PromptTokens}, {"ttft_samples", cd.TTFTSamples}, {"tbt_samples", cd.TBTSamples},
 				{"peak_streaming_requests", cd.PeakStreaming}, {"reconnects", cd.Reconnects}, {"streams_arrived_whole", cd.StreamsArrivedWhole}})
 			v.optNumber(f+".early_end_loss", cd.EarlyEndLoss, 1)
+			v.outcomes(f+".request_outcomes", cd.Outcomes)
 		}
 		v.cellEnergy(f, d.CellEnergy)
+	}
+}
+
+// maxOutcomes bounds a cell's request_outcomes: llmbench counts a request under one
+// of six ways it can end (openai.Outcome), and a map is no place for more than a few.
+const maxOutcomes = 16
+
+// outcomes checks a cell's counts of requests by outcome: a few, each a name and a
+// count, read in the order of their names (a map's own order would name a different
+// fault of one document each time).
+func (v *validator) outcomes(field string, m map[string]int) {
+	if len(m) > maxOutcomes {
+		v.fail(field, "has %d outcomes; at most %d", len(m), maxOutcomes)
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v.name(field+"."+k, k)
+		v.count(field+"."+k, m[k])
 	}
 }
 

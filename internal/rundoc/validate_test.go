@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +99,30 @@ func TestTotalVRAMDoesNotOverflow(t *testing.T) {
 	h = Hardware{GPUs: []GPU{{Name: "x", VRAMBytes: 24 << 30, Count: 2}, {Name: "y", VRAMBytes: 8 << 30}}}
 	if v, ok := TotalVRAMBytes(h); !ok || v != 56<<30 {
 		t.Errorf("2 × 24 GiB + 8 GiB = %d, %v", v, ok)
+	}
+}
+
+// TestValidateOutcomes: a cell's request_outcomes are a few names with counts; too
+// many, a name too long or a negative count is refused naming the outcome, the first
+// by name every time.
+func TestValidateOutcomes(t *testing.T) {
+	base := `{"schema_version":1,"id":"a","created_at":"2026-01-01T00:00:00Z","tool":{"name":"t"},"engine":{"name":"e"},"model":{"id":"m"},"config":{"contexts":[0],"concurrency":[1]},"prefill":[],"decode":[{"context":0,"concurrency":1,"status":"valid","total_tok_s":1,"per_request_tok_s":1,"ttft_ms":1,"tbt_ms":1,"requests":3,"request_outcomes":%s}]}`
+	many := "{"
+	for i := range maxOutcomes + 1 {
+		many += fmt.Sprintf(`"o%d":1,`, i)
+	}
+	many = strings.TrimSuffix(many, ",") + "}"
+	for _, tc := range []struct{ outcomes, field string }{
+		{`{"finished":2,"cancelled":1}`, ""},
+		{many, "decode[0].request_outcomes"},
+		{`{"z":-1,"finished":-1}`, "decode[0].request_outcomes.finished"},
+		{`{"` + strings.Repeat("x", MaxName+1) + `":1}`, "decode[0].request_outcomes." + strings.Repeat("x", MaxName+1)},
+	} {
+		for range 20 {
+			ferr := validateJSON(t, []byte(fmt.Sprintf(base, tc.outcomes)))
+			if (tc.field == "") != (ferr == nil) || (ferr != nil && ferr.Field != tc.field) {
+				t.Fatalf("request_outcomes %.60s: %v, want a refusal of %q", tc.outcomes, ferr, tc.field)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,6 +36,24 @@ func (b *slowBody) Read(p []byte) (int, error) {
 
 func (b *slowBody) Close() error { return nil }
 
+// postSlowly posts to path a body of length bytes that sends first and then nothing
+// until done closes, with header (name, value pairs), and sends the answer's status to
+// codes (0 when there was none).
+func postSlowly(ts *testSite, path, first string, length int64, done chan struct{}, codes chan<- int, header ...string) {
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+path, &slowBody{first: []byte(first), done: done})
+	req.ContentLength = length
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		codes <- 0
+		return
+	}
+	resp.Body.Close()
+	codes <- resp.StatusCode
+}
+
 // TestSlowFormBodiesDoNotStarveSubmitters sends 16 report forms without a token whose
 // bodies never finish (issue 24: they took all 16 body slots and the API answered 503
 // while they lasted), then submits a run through the API, which must be stored; the
@@ -46,19 +65,7 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 	done := make(chan struct{})
 	codes := make(chan int, 16)
 	for range 16 {
-		go func() {
-			body := &slowBody{first: []byte("slug=s&title=t&body_md=x"), done: done}
-			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/reports/new", body)
-			req.ContentLength = 1 << 19
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				codes <- 0
-				return
-			}
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
+		go postSlowly(ts, "/reports/new", "slug=s&title=t&body_md=x", 1<<19, done, codes, "Content-Type", "application/x-www-form-urlencoded")
 	}
 	defer close(done)
 	// The forms beyond the address's share are refused without waiting for a slot.
@@ -94,6 +101,52 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 			t.Fatal("a form body that stopped arriving was still being read 30 s later")
 		}
 	}
+}
+
+// TestOneTokensSlowBodiesLeaveOthersTheirs: one token sends 16 runs whose bodies never
+// finish (issue 37: they held all 16 body slots for 60 s each, and every other
+// submitter got 503 after waiting 10 s). It holds maxBodiesPerToken slots; its other
+// bodies are refused at once with 503, and another token's run is stored without
+// waiting for a slot.
+func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{RatePerToken: 6000, RateBurst: 100})
+		held := make(chan string, maxBodiesAtOnce)
+		ts.srv.bodies.taken = func(key string) { held <- key }
+		other, err := st.CreateToken(context.Background(), "@bob", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		defer close(done)
+		codes := make(chan int, maxBodiesAtOnce)
+		for range maxBodiesAtOnce {
+			go postSlowly(ts, "/api/v1/runs", `{"schema_version":`, 1<<20, done, codes, "Authorization", "Bearer "+ts.token)
+		}
+		for range maxBodiesPerToken {
+			if key := <-held; key != store.HashToken(ts.token) {
+				t.Fatalf("a body slot went to %q, not the slow token", key)
+			}
+		}
+		for range maxBodiesAtOnce - maxBodiesPerToken {
+			select {
+			case c := <-codes:
+				if c != http.StatusServiceUnavailable {
+					t.Errorf("a slow body beyond the token's %d: %d, want 503 at once", maxBodiesPerToken, c)
+				}
+			case <-time.After(bodyWait):
+				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", maxBodiesPerToken, bodyWait)
+			}
+		}
+		start := time.Now()
+		code, _, body := ts.do(t, http.MethodPost, "/api/v1/runs", other, seedDoc(t))
+		if code != http.StatusCreated {
+			t.Fatalf("another token's submission while the first holds its slots: %d %s", code, body)
+		}
+		if took := time.Since(start); took >= bodyWait {
+			t.Errorf("another token's submission waited %s for a body slot", took)
+		}
+	})
 }
 
 // TestTrailingDataIsRefused: a run document followed by anything but white space is
@@ -161,6 +214,62 @@ func TestHugeArraysAreRefusedByTheLargestPlan(t *testing.T) {
 		if ferr := checkJSON([]byte(c.doc), reflect.TypeOf(rundoc.Run{}), maxString); ferr == nil || ferr.Field != c.field {
 			t.Errorf("an over-long %s: %v, want it refused", c.field, ferr)
 		}
+	}
+}
+
+// objectOf is a JSON object of n keys.
+func objectOf(n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TestHugeObjectsAreRefused: an object of more keys than any object of a run document
+// can have is refused naming its path (issue 37: an extension object of 150,000 keys,
+// 2.6 MB, was stored and served back whole), and nothing is stored; an extension of
+// a reasonable size is stored and served back as sent.
+func TestHugeObjectsAreRefused(t *testing.T) {
+	seed := string(seedDoc(t))
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{RateBurst: 100})
+		for _, c := range []struct{ name, doc, field string }{
+			{"in a cell", strings.Replace(seed, `"total_tok_s": 48.2`, `"total_tok_s": 48.2, "x_ext": `+objectOf(150_000), 1), "decode[0].x_ext"},
+			{"nested", strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x": {"y": `+objectOf(maxObjectKeys+1)+`}`, 1), "model.x.y"},
+			{"the document itself", strings.Replace(seed, `"revision": "main"`, `"revision": "main"}, `+strings.Trim(objectOf(maxObjectKeys), "{}")+`, "zz": {"a": 1`, 1), ""},
+		} {
+			code, body := ts.submit(t, []byte(c.doc))
+			e := apiErr(t, body)
+			if code != http.StatusBadRequest || e.Field != c.field || !strings.Contains(e.Reason, fmt.Sprintf("more than %d keys", maxObjectKeys)) {
+				t.Errorf("an object of too many keys %s: %d %+v, want 400 naming %q", c.name, code, e, c.field)
+			}
+		}
+		if n, err := st.CountRuns(context.Background(), store.Query{Kinds: []string{"measured", "emulated", "predicted"}}); err != nil || n != 0 {
+			t.Errorf("after the refusals the store holds %d runs (%v), want none", n, err)
+		}
+		ext := objectOf(200)
+		doc := strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x_ext": `+ext, 1)
+		if code, body := ts.submit(t, []byte(doc)); code != http.StatusCreated {
+			t.Fatalf("an extension of 200 keys: %d %s", code, body)
+		}
+		if _, body := ts.get(t, "/api/v1/runs/"+seedID); !strings.Contains(body, ext) {
+			t.Error("the extension of 200 keys is not served back as sent")
+		}
+	})
+}
+
+// TestObjectKeyLimitIsAboveTheSchema: the limit on an object's keys leaves room for
+// every field a run document's largest object has, twice over (extensions, and what
+// later versions add).
+func TestObjectKeyLimitIsAboveTheSchema(t *testing.T) {
+	if n := schemaKeys(); n < 40 || maxObjectKeys < 2*n {
+		t.Errorf("the largest object of a run document has %d keys; the limit %d must be at least twice that (and the count is broken under 40)", n, maxObjectKeys)
 	}
 }
 

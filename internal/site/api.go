@@ -44,7 +44,7 @@ func (s *Server) authorizedBody(w http.ResponseWriter, r *http.Request) (store.U
 	if !ok {
 		return store.User{}, nil, false
 	}
-	body, ok := s.readBody(w, r)
+	body, ok := s.readBody(w, r, store.HashToken(bearerToken(r.Header.Get("Authorization"))))
 	return user, body, ok
 }
 
@@ -119,20 +119,21 @@ func bearerToken(header string) string {
 	return strings.TrimSpace(token)
 }
 
-// readBody reads at most MaxBodyBytes, writing the 413 itself when the body is larger
-// (before reading anything, when Content-Length says so), and a 503 when too many
-// bodies are being read at once.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// readBody reads at most MaxBodyBytes of the body of a request with token (its hash),
+// writing the 413 itself when the body is larger (before reading anything, when
+// Content-Length says so), and a 503 when too many bodies are being read at once, or
+// maxBodiesPerToken with this token.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, token string) ([]byte, bool) {
 	if r.ContentLength > s.opt.MaxBodyBytes {
 		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
 		return nil, false
 	}
-	if !s.bodies.acquire(r.Context(), bodyWait) {
+	if !s.bodies.acquire(r.Context(), token, bodyWait) {
 		setRetryAfter(w, bodyWait)
-		writeAPIError(w, http.StatusServiceUnavailable, "", "the site is busy reading other submissions; try again shortly")
+		writeAPIError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the site is busy reading other submissions, or %d of this token's; try again shortly", maxBodiesPerToken))
 		return nil, false
 	}
-	defer s.bodies.release()
+	defer s.bodies.release(token)
 	s.bodyDeadline(w, s.apiTimeout)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
@@ -193,6 +194,11 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
 		SubmittedAt: time.Now().UTC(), Submitter: user.Name, Org: user.Org}
 	created, err := s.store.PutRun(r.Context(), rec, body)
+	if errors.Is(err, store.ErrNotCounted) {
+		// Stored: the counts catch up with the next run stored or the next start.
+		s.log.Warn("a run was stored but not counted yet", "id", run.ID, "err", err)
+		err = nil
+	}
 	if errors.Is(err, store.ErrConflict) {
 		writeAPIError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
 		return
@@ -265,7 +271,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			for _, b := range store.SizeBuckets {
 				names = append(names, b.Name)
 			}
-			return q, &FieldError{Field: "size", Reason: "must be one of " + strings.Join(names, ", ") + " (billions of parameters)"}
+			return q, fieldErrorT("size", "qerr_size", strings.Join(names, ", "))
 		}
 		q.SizeMin, q.SizeMax = b.Min, b.Max
 	}
@@ -273,7 +279,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 	case "", store.ModeMatrix, store.ModeRate:
 		q.Mode = m
 	default:
-		return q, &FieldError{Field: "mode", Reason: "must be matrix (the concurrency matrix) or rate (open-loop rate cells)"}
+		return q, fieldErrorT("mode", "qerr_mode")
 	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {
@@ -281,25 +287,25 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			case "measured", "emulated", "predicted":
 				q.Kinds = append(q.Kinds, kind)
 			default:
-				return q, &FieldError{Field: "kind", Reason: "must be measured, emulated, predicted (comma-separated) or all"}
+				return q, fieldErrorT("kind", "qerr_kind")
 			}
 		}
 	}
 	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
 		q.Sort = store.Metric(m)
 		if !q.Sort.Valid() {
-			return q, &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+			return q, fieldErrorT("sort", "qerr_sort")
 		}
 	}
 	var err error
 	if l := v.Get("limit"); l != "" {
 		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > maxLimit {
-			return q, &FieldError{Field: "limit", Reason: fmt.Sprintf("must be 1–%d", maxLimit)}
+			return q, fieldErrorT("limit", "qerr_limit", maxLimit)
 		}
 	}
 	if o := v.Get("offset"); o != "" {
 		if q.Offset, err = strconv.Atoi(o); err != nil || q.Offset < 0 || q.Offset > 1_000_000 {
-			return q, &FieldError{Field: "offset", Reason: "must be a whole number ≥ 0"}
+			return q, fieldErrorT("offset", "qerr_offset")
 		}
 	}
 	return q, nil

@@ -139,12 +139,34 @@ type boundKey struct {
 	cond    string
 }
 
-// runBounds are every interval of a run's ranked values.
-type runBounds map[boundKey]stats.Interval
+// runBounds are every interval of a run's ranked values, and the cells the run did
+// not measure because they were over capacity (keyed by their axis, context and
+// level; no interval): the board marks those as such rather than as missing.
+type runBounds struct {
+	ci   map[boundKey]stats.Interval
+	over map[boundKey]bool
+}
 
-// boundsOf reads the intervals of every metric that has them from a run document.
+// boundsOf reads the intervals of every metric that has them, and the cells over
+// capacity, from a run document.
 func boundsOf(run *rundoc.Run) runBounds {
-	out := runBounds{}
+	over := map[boundKey]bool{}
+	for _, c := range run.Decode {
+		if c.Status == rundoc.StatusOverCapacity {
+			over[boundKey{string(store.AxisConcurrency), c.Context, float64(c.Concurrency), ""}] = true
+		}
+	}
+	for _, p := range run.Prefill {
+		if p.Status == rundoc.StatusOverCapacity {
+			over[boundKey{string(store.AxisPrefill), p.Context, 0, ""}] = true
+		}
+	}
+	return runBounds{ci: intervalsOf(run), over: over}
+}
+
+// intervalsOf reads the intervals of every metric that has them from a run document.
+func intervalsOf(run *rundoc.Run) map[boundKey]stats.Interval {
+	out := map[boundKey]stats.Interval{}
 	for name, subst := range boundSubst {
 		m, ok := store.MetricByName(name)
 		if !ok {

@@ -34,11 +34,13 @@ func browserSite(t *testing.T) *httptest.Server {
 	return hs
 }
 
-// browserSiteWithToken is browserSite, and the API token of its user @alice.
-func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
+// serveWired starts the site as "llmbench serve" wires it over a fresh SQLite store,
+// with opt's limits, and returns it with the API token of its user @alice.
+func serveWired(t *testing.T, opt site.Options) (*httptest.Server, string) {
 	t.Helper()
 	st := storetest.SQLite(t)
-	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	opt.Store, opt.Logger = st, slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := site.New(wire.Options(opt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,34 +50,54 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return hs, tok
+}
+
+// docVariant is the run document b with edit applied, re-encoded.
+func docVariant(t *testing.T, b []byte, edit func(r *rundoc.Run)) []byte {
+	t.Helper()
+	r, err := rundoc.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(r)
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// faster5090 makes the seed "faster-5090": on an RTX 5090, twice its total tok/s.
+func faster5090(r *rundoc.Run) {
+	r.ID, r.Title, r.Hardware.GPUs[0].Name = "faster-5090", "Qwen3.8-27B-INT4 on RTX 5090 32GB", "RTX 5090"
+	r.Hardware.GPUs[0].VRAMBytes = 32 << 30
+	for i := range r.Decode {
+		if f := r.Decode[i].DecodeFigures; f != nil {
+			g := *f
+			g.TotalTokS *= 2
+			r.Decode[i].DecodeFigures = &g
+		}
+	}
+}
+
+// emulatedDemo makes the seed "emulated-run", as the built-in emulator measured it.
+func emulatedDemo(r *rundoc.Run) {
+	r.ID, r.Title, r.Status, r.Engine.Name = "emulated-run", "Emulated demo run", rundoc.RunEmulated, "llmbench-sim"
+}
+
+// browserSiteWithToken is browserSite, and the API token of its user @alice.
+func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	hs, tok := serveWired(t, site.Options{})
 	seed, err := os.ReadFile(seedcopy.RunPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	variant := func(edit func(r *rundoc.Run)) []byte {
-		r, err := rundoc.Decode(seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(r)
-		b, _ := json.Marshal(r)
-		return b
-	}
+	variant := func(edit func(r *rundoc.Run)) []byte { return docVariant(t, seed, edit) }
 	docs := [][]byte{seed,
-		variant(func(r *rundoc.Run) {
-			r.ID, r.Title, r.Hardware.GPUs[0].Name = "faster-5090", "Qwen3.8-27B-INT4 on RTX 5090 32GB", "RTX 5090"
-			r.Hardware.GPUs[0].VRAMBytes = 32 << 30
-			for i := range r.Decode {
-				if f := r.Decode[i].DecodeFigures; f != nil {
-					g := *f
-					g.TotalTokS *= 2
-					r.Decode[i].DecodeFigures = &g
-				}
-			}
-		}),
-		variant(func(r *rundoc.Run) {
-			r.ID, r.Title, r.Status, r.Engine.Name = "emulated-run", "Emulated demo run", rundoc.RunEmulated, "llmbench-sim"
-		}),
+		variant(faster5090),
+		variant(emulatedDemo),
 	}
 	for _, d := range docs {
 		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -27,7 +28,12 @@ import (
 // with the seed run submitted.
 func wiredSite(t *testing.T, more ...[]byte) *httptest.Server {
 	t.Helper()
-	st := storetest.SQLite(t)
+	return wiredSiteOn(t, storetest.SQLite(t), more...)
+}
+
+// wiredSiteOn is wiredSite on the store st.
+func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server {
+	t.Helper()
 	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)
@@ -244,53 +250,7 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 		}
 		docNotes = append(docNotes, r.Notes...)
 	}
-	labels := site.EnglishLabels()
-	keys, err := site.TextKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range keys {
-		if _, own := site.SiteMessages()[k]; !own && site.TextDefined(k) {
-			if en := site.TextIn("en", k); en != site.TextIn("ja", k) {
-				labels["report:"+k] = en
-			}
-		}
-	}
-	// The API reference's descriptions, each of which has its Japanese.
-	ops, err := site.APISummaries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for op, text := range ops {
-		if text[1] == "" || text[1] == text[0] {
-			t.Errorf("%s has no Japanese summary (x-summary-ja in openapi.json)", op)
-		}
-		labels["api:"+op] = text[0]
-	}
-	specs, _ := perfCalc.GPUSpecs("RTX 3090")
-	mspecs, _ := perfCalc.ModelSpecs("RedHatAI/Qwen3.8-27B-INT4")
-	for _, s := range append(specs, mspecs...) {
-		if site.TextIn("ja", "spec_"+s.Key) != s.Label { // not a name kept in Japanese (Hugging Face)
-			labels["spec:"+s.Label] = s.Label
-		}
-	}
-	// What is looked for: a text without arguments whole, if it is a word or more of
-	// text; one with arguments by each part between them that is a few words long.
-	type needle struct{ key, text string }
-	var needles []needle
-	for key, en := range labels {
-		if !strings.Contains(en, "%") {
-			if len(en) >= 4 && strings.ContainsAny(en, " abcdefghijklmnopqrstuvwxyz") {
-				needles = append(needles, needle{key, en})
-			}
-			continue
-		}
-		for _, part := range formatVerb.Split(en, -1) {
-			if part = strings.TrimSpace(part); len(part) >= 12 && strings.Count(part, " ") >= 2 {
-				needles = append(needles, needle{key, part})
-			}
-		}
-	}
+	needles := englishNeedles(t)
 	// The menu is the seed site's, whose Japanese keeps four entries in English; code,
 	// and what is marked lang="en" (the calculator's own notes, a document's own
 	// notes), are not labels.

@@ -37,6 +37,9 @@ type calcData struct {
 	Asked        bool
 	APIURL       string
 	DefaultKnobs calcFormValues
+	// Users is the capacity answer (calcusers.go), UsersForm its fields as typed.
+	Users     *calcUsers
+	UsersForm calcUsersForm
 }
 
 // calcFormValues are the form's fields as typed (or the defaults shown as placeholders).
@@ -72,6 +75,9 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 		d.APIURL = "/api/v1/predict?" + in.query().Encode()
 		if d.Available {
 			s.fillPrediction(ctx, &d, lang)
+			if !s.fillUsers(ctx, &d, v, lang) {
+				status = http.StatusBadRequest
+			}
 		}
 		measured, err := s.measuredLike(ctx, in.GPU, in.Model)
 		if err != nil {
@@ -153,7 +159,7 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.message(LangEN))
 		return
 	}
-	writeJSON(w, http.StatusOK, p.Run)
+	writeJSON(w, http.StatusOK, s.withUsers(r.Context(), in, p.Run))
 }
 
 // ---- measured against predicted, on a run's page ----
@@ -170,6 +176,8 @@ type versusView struct {
 	KVPredict  string
 	KVMeasured string
 	CalcURL    string
+	// CalcRefused says why there is no link to the calculator (its form refuses the setup).
+	CalcRefused string
 }
 
 type versusCell struct {
@@ -223,7 +231,13 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Ru
 	vv := &versusView{Input: in, Assumed: assumed}
 	q := in
 	q.Contexts, q.Concurrency, q.PrefillContexts, q.DurationS = nil, nil, nil, 0
-	vv.CalcURL = "/calculator?" + q.query().Encode()
+	// Link to the calculator only with a setup its form takes: a document may describe
+	// one past the form's limits (4,096 GPUs), whose link would only answer 400.
+	if _, ferr := calcFromQuery(q.query()); ferr != nil {
+		vv.CalcRefused = T(lang, "vs_calc_refused", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang))
+	} else {
+		vv.CalcURL = "/calculator?" + q.query().Encode()
+	}
 	p, err := s.predict(ctx, in)
 	if err != nil {
 		vv.Error = calcError(err).message(lang)
@@ -291,7 +305,7 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 	case has(m) && m.Status == rundoc.StatusValid:
 		cv.Class, cv.Main = "valid shade-0", report.FormatNumber(lang, m.TotalTokS, 1)
 	case m != nil && m.Status == rundoc.StatusOverCapacity:
-		cv.Class, cv.Main = "over", T(lang, "over_capacity")
+		cv.Class, cv.Main, cv.Title = "over", T(lang, "over_capacity"), report.CapacityReason(m.Reason, lang)
 	case m != nil:
 		cv.Class, cv.Main = "failed", statusText(lang, m.Status)
 	}
@@ -305,7 +319,7 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 		}
 	case p != nil && p.Status == rundoc.StatusOverCapacity:
 		cv.Sub = T(lang, "predicted_over")
-		cv.Title = p.Reason
+		cv.Title = report.CapacityReason(p.Reason, lang)
 	}
 	return cv, nil
 }

@@ -290,5 +290,6 @@ func goodputCompareChart(runs []runView, lang string) *chartView {
 		return nil
 	}
 	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-goodput", cv.Title, T(lang, "axis_goodput"), lines)
+	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv
 }

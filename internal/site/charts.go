@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // The site's charts are drawn by internal/report (the code of the run report's own
@@ -26,6 +27,22 @@ type chartView struct {
 
 type legendItem struct {
 	Mark, Color, Name, URL string
+	// Note says the line lies on another (the same values), drawn dashed over it.
+	Note string
+}
+
+// sameLines is legend with a note on each item whose line lies on an earlier one, as
+// the chart finds and draws it (report.Coincident): two runs that tie would otherwise
+// show as one line.
+func sameLines(lang string, legend []legendItem, lines []report.Line, categorical bool) []legendItem {
+	same := report.Coincident(lines, categorical)
+	out := slices.Clone(legend)
+	for i := range out {
+		if i < len(same) && same[i] >= 0 {
+			out[i].Note = T(lang, "chart_same_line", legend[same[i]].Mark)
+		}
+	}
+	return out
 }
 
 // tradeoffRuns is how many runs a trade-off chart draws: more lines than colours
@@ -79,15 +96,29 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 	}
 	cv.Title = T(lang, "chart_tradeoff", rundoc.FormatTokens(atContext))
 	cv.SVG = report.TradeoffChart(lang, id, cv.Title, lines)
+	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv, nil
 }
 
-// bestChart draws the best value per group (GPU, model) at a cell as bars.
-func bestChart(lang, id, title string, cell cellSel, best []store.GroupBest) template.HTML {
+// bestChart draws the best value per group (GPU, model) at a cell as bars, ranked
+// as the leaderboard ranks (ties.go): a bar whose run's 95% interval overlaps the one
+// above's, or that reads the same value, ties with it.
+func (s *Server) bestChart(ctx context.Context, lang, id, title string, cell cellSel, best []store.GroupBest) template.HTML {
+	ids := make([]string, len(best))
+	for i, b := range best {
+		ids[i] = b.RunID
+	}
+	bounds := s.bounds(ctx, ids)
 	var bars []report.Bar
-	for _, b := range best {
-		bars = append(bars, report.Bar{Label: b.Name, Value: b.Value,
-			Title: T(lang, "best_bar", b.Name, report.FormatNumber(lang, b.Value, cell.Metric.Decimals), cell.Metric.Unit, b.RunID, b.Runs)})
+	var above *stats.Interval
+	for i, b := range best {
+		value := report.FormatNumber(lang, b.Value, cell.Metric.Decimals)
+		ci := boundOf(bounds, b.RunID, cell)
+		bar := report.Bar{Label: b.Name, Value: b.Value, Title: T(lang, "best_bar", b.Name, value, cell.Metric.Unit, b.RunID, b.Runs)}
+		if i > 0 && (tied(above, ci) || value == report.FormatNumber(lang, best[i-1].Value, cell.Metric.Decimals)) {
+			bar.Tied, bar.Title = true, bar.Title+" · "+T(lang, "tie_title")
+		}
+		bars, above = append(bars, bar), ci
 	}
 	return report.BarChart(lang, id, title, cell.label(lang)+" · "+cell.Metric.Unit, bars, cell.Metric.Decimals)
 }
@@ -120,7 +151,8 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		d, t := report.Line{Name: mark}, report.Line{Name: mark}
 		for _, c := range concurrency {
 			cell := rv.Run.Cell(0, c)
-			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) {
+			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) ||
+				!store.Measured(cell.TotalTokS) || !store.Measured(cell.PerRequestTokS) {
 				continue
 			}
 			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
@@ -130,7 +162,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		p := report.Line{Name: mark}
 		for _, c := range prefillCtx {
 			for _, row := range rv.Run.Prefill {
-				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) {
+				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) && store.Measured(row.PromptTokS) {
 					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, rundoc.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
 				}
 			}
@@ -140,8 +172,8 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 	concLabel := func(x float64) string { return strconv.Itoa(int(x)) }
 	ctxLabel := func(x float64) string { return rundoc.FormatTokens(int(x)) }
 	return []chartView{
-		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: legend},
-		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: legend},
-		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: legend},
+		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: sameLines(lang, legend, decode, true)},
+		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: sameLines(lang, legend, prefill, true)},
+		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: sameLines(lang, legend, tradeoff, false)},
 	}
 }

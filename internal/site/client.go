@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/clock"
 )
 
 // SubmitError is a submission the server refused, with its field and reason.
@@ -21,6 +24,8 @@ type SubmitError struct {
 	Status int
 	Field  string
 	Reason string
+	// RetryAfter is when a 429 or 503 said to try again (Retry-After); 0 without one.
+	RetryAfter time.Duration
 }
 
 func (e *SubmitError) Error() string {
@@ -73,7 +78,11 @@ func Submit(ctx context.Context, client *http.Client, server, token string, doc 
 		if ra := resp.Header.Get("Retry-After"); resp.StatusCode == http.StatusTooManyRequests && ra != "" && e.Reason == "" {
 			e.Reason = "retry after " + ra + " s"
 		}
-		return nil, &SubmitError{Status: resp.StatusCode, Field: e.Field, Reason: e.Reason}
+		serr := &SubmitError{Status: resp.StatusCode, Field: e.Field, Reason: e.Reason}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			serr.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+		return nil, serr
 	}
 	var res SubmitResult
 	if err := json.Unmarshal(body, &res); err != nil {
@@ -83,10 +92,49 @@ func Submit(ctx context.Context, client *http.Client, server, token string, doc 
 	return &res, nil
 }
 
+// retryAfter reads a Retry-After header: seconds, or an HTTP date (RFC 9110 §10.2.3);
+// 0 when it has neither or the date has passed.
+func retryAfter(h string, now time.Time) time.Duration {
+	if secs, err := strconv.Atoi(strings.TrimSpace(h)); err == nil {
+		return max(0, time.Duration(secs)*time.Second)
+	}
+	if at, err := http.ParseTime(h); err == nil {
+		return max(0, at.Sub(now))
+	}
+	return 0
+}
+
+// How a submission to a busy site is retried: a 429 (the token's rate) or a 503 (the
+// site is reading or checking other submissions) says in Retry-After when to come
+// back. A longer wait than maxRetryWait (a full disk asks for 5 minutes) is left to
+// the submitter.
+const (
+	submitAttempts = 5
+	maxRetryWait   = time.Minute
+)
+
+// SubmitRetrying is Submit, tried again while the site answers 429 or 503 with a
+// Retry-After of at most maxRetryWait, submitAttempts times in all, saying on note
+// why and how long it waits; wait does the waiting (clock.SleepErr).
+func SubmitRetrying(ctx context.Context, client *http.Client, server, token string, doc []byte, note io.Writer, wait func(context.Context, time.Duration) error) (*SubmitResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := Submit(ctx, client, server, token, doc)
+		var se *SubmitError
+		if err == nil || !errors.As(err, &se) || se.RetryAfter <= 0 || se.RetryAfter > maxRetryWait || attempt == submitAttempts {
+			return res, err
+		}
+		fmt.Fprintf(note, "the site answered %d %s (%s); trying again in %s (attempt %d of %d)\n",
+			se.Status, http.StatusText(se.Status), se.Reason, se.RetryAfter, attempt+1, submitAttempts)
+		if err := wait(ctx, se.RetryAfter); err != nil {
+			return nil, fmt.Errorf("waiting to submit again: %w", err)
+		}
+	}
+}
+
 // SubmitFile is "llmbench submit": it posts the run document at path to the site at
-// server, with a client that gives up after two minutes, and says on w what the site
-// made of it.
-func SubmitFile(ctx context.Context, w io.Writer, server, token, path string) error {
+// server, with a client that gives up after two minutes a try, retrying while the site
+// is busy (SubmitRetrying, saying so on note), and says on w what the site made of it.
+func SubmitFile(ctx context.Context, w, note io.Writer, server, token, path string) error {
 	if server == "" {
 		return errors.New("--server is required (the site's URL, like http://localhost:8080)")
 	}
@@ -95,7 +143,7 @@ func SubmitFile(ctx context.Context, w io.Writer, server, token, path string) er
 		return fmt.Errorf("reading the run document: %w", err)
 	}
 	client := &http.Client{Timeout: 2 * time.Minute}
-	res, err := Submit(ctx, client, server, token, doc)
+	res, err := SubmitRetrying(ctx, client, server, token, doc, note, clock.SleepErr)
 	if err != nil {
 		return explainUnreachable(err, server)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -55,7 +56,7 @@ var dynamicKeyValues = map[string]func() []string{
 var (
 	templateKey    = regexp.MustCompile(`\bT "([^"]+)"`)
 	templatePrintf = regexp.MustCompile(`\bT \(printf "([^"%]*)%s"`)
-	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]`)
+	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bfieldErrorT\([^,()]+, "([a-z0-9_]+)"[,)]`)
 )
 
 // TextKeys lists every text key the templates name (those a template builds with
@@ -98,7 +99,7 @@ func TextKeys() (map[string]string, error) {
 			return nil, err
 		}
 		for _, m := range codeKey.FindAllStringSubmatch(string(b), -1) {
-			out[m[1]] = f
+			out[m[1]+m[2]] = f // one of the two is empty
 		}
 	}
 	return out, nil
@@ -132,3 +133,17 @@ func APISummaries() (map[string][2]string, error) {
 	}
 	return out, nil
 }
+
+// RoutePatterns are the router's patterns ("GET /runs/{id}"), from its own table, for
+// the tests that visit every page.
+func RoutePatterns() []string {
+	var out []string
+	for _, rt := range (&Server{}).routes() {
+		out = append(out, rt.pattern)
+	}
+	return out
+}
+
+// EvalEntry is a GSM8K evaluation of 100 items whose item i is right when right(i),
+// for tests outside the package (accuracy_test.go's evalEntry).
+func EvalEntry(right func(i int) bool) rundoc.Accuracy { return evalEntry(right) }

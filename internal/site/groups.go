@@ -39,6 +39,24 @@ var (
 		specs: (*Server).modelSpecs}
 )
 
+// bestRun names the run a group page's best figure is of: its model on its GPUs,
+// and the run itself.
+type bestRun struct {
+	Of, Title, URL string
+}
+
+// bestRunOf is the measured run of q with the best figure m (the one run_groups'
+// best is of), nil when no measured run has it.
+func (s *Server) bestRunOf(ctx context.Context, lang string, q store.Query, m store.Metric) (*bestRun, error) {
+	q.Kinds, q.Sort, q.Limit, q.Offset = []string{rundoc.RunMeasured}, m, 1, 0
+	rs, err := s.store.ListRuns(ctx, q)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	r := rs[0]
+	return &bestRun{Of: T(lang, "best_run_of", r.Model, gpuLabel(r)), Title: r.Title, URL: "/runs/" + pathEscape(r.ID)}, nil
+}
+
 type groupListData struct {
 	Groups []store.GroupStat
 	// Kind is hardware, models or families, each group's page /Kind/name: the
@@ -48,20 +66,25 @@ type groupListData struct {
 }
 
 type groupPageData struct {
-	Name     string
-	Kind     string // hardware, models, families
-	Specs    []Spec
-	Catalog  bool
-	Stat     *store.GroupStat
-	RateRuns int // how many of Stat.Runs are open-loop (they have no matrix figures)
-	Runs     []store.RunRecord
-	Models   []store.Facet // a family's model names
-	Cell     cellSel
-	CellForm cellForm
-	Tradeoff *chartView
-	Bars     template.HTML
-	BarTitle string
-	Dim      string // the query parameter that selects this group's runs: gpu, model, family
+	Name    string
+	Kind    string // hardware, models, families
+	Specs   []Spec
+	Catalog bool
+	Stat    *store.GroupStat
+	// BestDecode and BestPeak are the measured runs behind Stat's best figures (issue
+	// 37 item 10: a GPU's best single-stream decode was a Qwen3-8B run among 27B runs,
+	// and said neither).
+	BestDecode, BestPeak *bestRun
+	RateRuns             int // how many of Stat.Runs are open-loop (they have no matrix figures)
+	Runs                 []store.RunRecord
+	Models               []store.Facet // a family's model names
+	Cell                 cellSel
+	CellForm             cellForm
+	Tradeoff             *chartView
+	Bars                 template.HTML
+	BarTitle             string
+	Dim                  string     // the query parameter that selects this group's runs: gpu, model, family
+	Users                *usersBest // how many users the group's best measured runs serve (capacity.go)
 }
 
 // cellForm fills the small form that picks a cell on group pages.
@@ -144,6 +167,13 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			s.serverError(w, r, "listing runs", err)
 			return
 		}
+		if d.BestDecode, err = s.bestRunOf(ctx, lang, q, store.MetricDecode); err == nil {
+			d.BestPeak, err = s.bestRunOf(ctx, lang, q, store.MetricPeak)
+		}
+		if err != nil {
+			s.serverError(w, r, "finding the best runs", err)
+			return
+		}
 		rate := q
 		rate.Mode = store.ModeRate
 		if d.RateRuns, err = s.store.CountRuns(ctx, rate); err != nil {
@@ -184,7 +214,11 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			key = "chart_best_model"
 		}
 		d.BarTitle = T(lang, key, cell.label(lang))
-		d.Bars = bestChart(lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+		d.Bars = s.bestChart(ctx, lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
+		if d.Users, err = s.usersBest(ctx, measured, kind.Dim, name, lang); err != nil {
+			s.serverError(w, r, "ranking runs by capacity", err)
+			return
+		}
 	}
 	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
 }

@@ -108,57 +108,67 @@ func (b bodySlots) acquire(ctx context.Context, wait time.Duration) bool {
 
 func (b bodySlots) release() { <-b }
 
-// How long a body may take to arrive, and how many unauthenticated bodies (the report
-// form's: its token is inside the body) are read at once, in all and per address. The
-// form has slots of its own, so that clients without a token who send slowly hold at
-// most those, never the slots of API submissions (which are read only after their
-// token is known and within its rate).
+// How long a body may take to arrive, and how many are read at once, in all and per
+// client. API bodies are read only after their token is known and within its rate,
+// and at most 2 per token, so that one token sending slowly cannot hold every slot
+// (16 bodies of 60 s each, renewed within its rate) while everyone else waits. The
+// report form carries its token inside its body, so its bodies are read in slots of
+// their own, at most 2 per address: clients without a token who send slowly hold at
+// most those, never the slots of API submissions.
 const (
 	apiReadTimeout       = 60 * time.Second // a 4 MiB run at 70 KB/s
 	formReadTimeout      = 15 * time.Second // a 784 KB form at 52 KB/s
+	maxBodiesAtOnce      = 16
+	maxBodiesPerToken    = 2
 	maxFormBodiesAtOnce  = 8
 	maxFormBodiesPerAddr = 2
 )
 
-// formSlots bounds the report form's bodies read at once, in all and per address.
-type formSlots struct {
-	all     bodySlots
-	mu      sync.Mutex
-	perAddr map[string]int
+// keyedSlots bounds the bodies read at once, in all and per key (an API token's hash,
+// a client address).
+type keyedSlots struct {
+	all    bodySlots
+	perKey int
+	mu     sync.Mutex
+	held   map[string]int
+	taken  func(key string) // tests: called when a slot is taken
 }
 
-func newFormSlots() *formSlots {
-	return &formSlots{all: make(bodySlots, maxFormBodiesAtOnce), perAddr: map[string]int{}}
+func newKeyedSlots(all, perKey int) *keyedSlots {
+	return &keyedSlots{all: make(bodySlots, all), perKey: perKey, held: map[string]int{}}
 }
 
-// acquire takes a slot for addr, waiting at most wait for one of all; false at once
-// when addr already holds maxFormBodiesPerAddr.
-func (f *formSlots) acquire(ctx context.Context, addr string, wait time.Duration) bool {
-	f.mu.Lock()
-	if f.perAddr[addr] >= maxFormBodiesPerAddr {
-		f.mu.Unlock()
+// acquire takes a slot for key, waiting at most wait for one of all; false at once
+// when key already holds perKey.
+func (k *keyedSlots) acquire(ctx context.Context, key string, wait time.Duration) bool {
+	k.mu.Lock()
+	if k.held[key] >= k.perKey {
+		k.mu.Unlock()
 		return false
 	}
-	f.perAddr[addr]++
-	f.mu.Unlock()
-	if f.all.acquire(ctx, wait) {
-		return true
+	k.held[key]++
+	k.mu.Unlock()
+	if !k.all.acquire(ctx, wait) {
+		k.drop(key)
+		return false
 	}
-	f.drop(addr)
-	return false
+	if k.taken != nil {
+		k.taken(key)
+	}
+	return true
 }
 
-func (f *formSlots) release(addr string) {
-	f.all.release()
-	f.drop(addr)
+func (k *keyedSlots) release(key string) {
+	k.all.release()
+	k.drop(key)
 }
 
-func (f *formSlots) drop(addr string) {
-	f.mu.Lock()
-	if f.perAddr[addr]--; f.perAddr[addr] <= 0 {
-		delete(f.perAddr, addr)
+func (k *keyedSlots) drop(key string) {
+	k.mu.Lock()
+	if k.held[key]--; k.held[key] <= 0 {
+		delete(k.held, key)
 	}
-	f.mu.Unlock()
+	k.mu.Unlock()
 }
 
 // bodyDeadline ends the reading of the request's body after d (the connection's read

@@ -36,6 +36,7 @@ var messages = map[string][2]string{
 	"compare":                           {"Compare", "比較"},
 	"compare_selected":                  {"Compare selected (2–4)", "選択した実行を比較（2〜4件）"},
 	"compare_need":                      {"Pick two to four runs to compare (tick them in Matrix runs).", "比較する実行を2〜4件選んでください（「マトリクスの実行結果」でチェック）。"},
+	"compare_dropped":                   {"You ticked %d runs; a comparison shows at most %d side by side, so these are the first %[2]d. Left out: %s.", "%d 件の実行が選ばれましたが、並べて比較できるのは %d 件までのため、最初の %[2]d 件を比較しています。除いた実行：%s"},
 	"compare_baseline":                  {"Differences are against the first run.", "差分は最初の実行に対する値です。"},
 	"metric":                            {"Rank by", "ランキング指標"},
 	"metric_decode":                     {"Single-stream decode tok/s (context 0)", "単一ストリーム デコード tok/s（コンテキスト 0）"},
@@ -74,6 +75,7 @@ var messages = map[string][2]string{
 	"rate_runs":                         {"Open-loop runs", "オープンループの実行"},
 	"group_rate_only":                   {"Every run here is open-loop (requests at set rates), so none has the concurrency matrix's decode figures. Their goodput and latencies are on their pages, side by side in compare, and on the leaderboard ranked by a rate cell under the conditions it was measured under.", "ここにある実行はすべてオープンループ（決めたレートでリクエストを送る測定）なので、並列数マトリクスのデコード値はありません。グッドプットとレイテンシは各実行のページ、比較ページ、そして測定条件ごとにレートのセルで並べたリーダーボードにあります。"},
 	"best_peak":                         {"Best peak tok/s", "最高のピーク tok/s"},
+	"best_run_of":                       {"%s on %s", "%s（%s）"},
 	"all_runs":                          {"All its runs, with filters and paging →", "すべての実行結果（絞り込み・ページ送り）→"},
 	"submitters":                        {"Submitters (site accounts)", "投稿アカウント一覧"},
 	"members":                           {"Members", "メンバー"},
@@ -103,6 +105,7 @@ var messages = map[string][2]string{
 	"calc_knobs":                        {"Engine settings (llmbench calc's flags)", "エンジン設定（llmbench calc のフラグ）"},
 	"calc_gpus":                         {"GPUs (tensor parallel)", "GPU 数（テンソル並列）"},
 	"calc_engine":                       {"Engine", "エンジン"},
+	"calc_engine_default":               {"vllm (ollama for an Ollama tag such as qwen3:32b)", "vllm（qwen3:32b のような Ollama のタグなら ollama）"},
 	"calc_max_model_len":                {"Max model length (tokens)", "最大モデル長（トークン）"},
 	"calc_default_context":              {"the model's context", "モデルのコンテキスト長"},
 	"calc_util":                         {"GPU memory utilization", "GPU メモリ使用率"},
@@ -280,6 +283,7 @@ var messages = map[string][2]string{
 	"vs_title":                          {"Measured against predicted", "実測と予測の比較"},
 	"vs_intro":                          {"What the decode calculator predicts for this run's setup (GPU, model, format, KV cache, max model length, max sequences, memory share, plan), cell by cell, and its error against the measurement. The calculator's efficiency factors are fitted to published measurements: for a run among them the comparison is in-sample.", "この実行の構成（GPU・モデル・量子化・KV キャッシュ・最大モデル長・最大シーケンス数・メモリ使用率・計画）について計算機が予測した値と、実測に対する誤差をセルごとに示します。計算機の効率係数は公開された測定値に合わせてあるため、その測定に含まれる実行では比較はサンプル内です。"},
 	"vs_open_calc":                      {"Open in the calculator →", "計算機で開く →"},
+	"vs_calc_refused":                   {"The calculator's form cannot open this setup: %s %s.", "計算機のフォームではこの構成を開けません（%s：%s）。"},
 	"vs_assumed":                        {"The document does not say, so the calculator assumed", "ドキュメントに記載がないため、計算機は次を仮定しました"},
 	"assumed_quant":                     {"bf16 weights", "bf16 の重み"},
 	"assumed_kv":                        {"an fp16 KV cache", "fp16 の KV キャッシュ"},
@@ -317,6 +321,8 @@ var messages = map[string][2]string{
 	"spec_hidden":                       {"Hidden size", "隠れ層の次元"},
 	"spec_heads":                        {"Attention heads / KV heads", "アテンションヘッド / KV ヘッド"},
 	"spec_attention":                    {"Attention", "アテンション"},
+	"spec_attention_full":               {"full", "フルアテンション"},
+	"spec_attention_linear":             {"linear", "線形アテンション"},
 	"spec_context":                      {"Context length", "コンテキスト長"},
 	"spec_experts":                      {"Experts (per token)", "エキスパート数（トークンあたり）"},
 }
@@ -376,6 +382,21 @@ func rememberLang(w http.ResponseWriter, r *http.Request) {
 	if l := r.URL.Query().Get("lang"); l == LangEN || l == LangJA {
 		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, HttpOnly: true})
 	}
+}
+
+// langCookieOnly says whether every cookie an answer to r sets is the language
+// cookie that r's own ?lang= asks for (rememberLang): an answer that sets it may be
+// kept for other readers of the same URL, since it is theirs too. Without this, every
+// page reached through a link or form that carries ?lang= — all of them after a
+// switch — was computed again for each reader.
+func langCookieOnly(h http.Header, r *http.Request) bool {
+	for _, line := range h.Values("Set-Cookie") {
+		c, err := http.ParseSetCookie(line)
+		if err != nil || c.Name != langCookie || c.Value != r.URL.Query().Get("lang") {
+			return false
+		}
+	}
+	return true
 }
 
 // withLang returns the request's URL (path and query) with lang set to l.

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // checkJSON refuses what encoding/json would read one way and a strict parser (or the
@@ -19,7 +21,8 @@ import (
 // ({"id":"a","ID":"b"} is "b" to Go, "a" to others), a key that matches a field of typ
 // only by ignoring case, strings over maxString bytes, nesting over maxDepth, a lone
 // UTF-16 surrogate escape (\ud800: Go reads U+FFFD, other parsers refuse it), an
-// array longer than the largest plan allows (arrayBound), a time that is not RFC 3339
+// array longer than the largest plan allows (arrayBound), an object of more than
+// maxObjectKeys keys, a time that is not RFC 3339
 // text, and anything after the first JSON value (a stray ] or } that json.Decoder's
 // More does not see). It walks the document once, in time linear in its size.
 func checkJSON(doc []byte, typ reflect.Type, maxString int) *FieldError {
@@ -60,6 +63,36 @@ func newWalker(doc []byte, bad, maxString int) *jsonWalker {
 }
 
 const maxDepth = 32
+
+// maxObjectKeys bounds the keys of any one object, as arrayBound bounds arrays: an
+// extension object of 150,000 keys was accepted and served back whole (issue 37). The
+// largest object of schema v1 (a decode cell with its figures and extensions) has
+// about a hundred (schemaKeys), so 256 leaves room for what later versions add. A
+// longer object is refused at its 257th key, before the rest is read.
+const maxObjectKeys = 256
+
+// schemaKeys is how many keys the largest object of a run document can have: the most
+// JSON fields of any struct that rundoc.Run holds.
+var schemaKeys = sync.OnceValue(func() int { return mostFields(reflect.TypeOf(rundoc.Run{}), map[reflect.Type]bool{}) })
+
+func mostFields(t reflect.Type, seen map[reflect.Type]bool) int {
+	t = deref(t)
+	switch {
+	case t == nil || seen[t]:
+		return 0
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map:
+		return mostFields(t.Elem(), seen)
+	case t.Kind() != reflect.Struct:
+		return 0
+	}
+	seen[t] = true
+	fields := jsonFields(t)
+	most := len(fields)
+	for _, ft := range fields {
+		most = max(most, mostFields(ft, seen))
+	}
+	return most
+}
 
 type jsonWalker struct {
 	doc       []byte
@@ -184,6 +217,9 @@ func (w *jsonWalker) object(path string, typ reflect.Type, depth int) *FieldErro
 	}
 	seen := map[string]string{} // folded key → key as written
 	for w.more() {
+		if len(seen) == maxObjectKeys {
+			return &FieldError{Field: path, Reason: fmt.Sprintf("has more than %d keys (the largest object of a run document has %d)", maxObjectKeys, schemaKeys())}
+		}
 		start := w.dec.InputOffset()
 		tok, err := w.dec.Token()
 		if err != nil {

@@ -2,7 +2,6 @@ package site
 
 import (
 	"context"
-	"fmt"
 	"html/template"
 	"math"
 	"net/http"
@@ -54,6 +53,8 @@ func levelParam(a store.Axis) string {
 		return "rate"
 	case store.AxisConcurrency:
 		return "concurrency"
+	case store.AxisTarget:
+		return "speed"
 	}
 	return ""
 }
@@ -67,7 +68,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 		if legacy := v.Get("sort"); legacy != "" && legacy != "newest" {
 			sel, ok := legacySorts[legacy]
 			if !ok {
-				return defaultCell(), &FieldError{Field: "sort", Reason: "must be newest, decode, peak, prefill_32k or per_gb"}
+				return defaultCell(), fieldErrorT("sort", "qerr_sort")
 			}
 			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
 			return sel, nil
@@ -76,7 +77,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	}
 	m, ok := store.MetricByName(name)
 	if !ok {
-		return defaultCell(), &FieldError{Field: "metric", Reason: "must be one of " + strings.Join(store.MetricNames(), ", ")}
+		return defaultCell(), fieldErrorT("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
 	}
 	sel := cellSel{Metric: m}
 	if m.Axis == store.AxisRun {
@@ -88,7 +89,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	if c := v.Get("context"); c != "" {
 		n, err := rundoc.ParseTokens(c)
 		if err != nil || n < 0 || n > maxTokens {
-			return defaultCell(), &FieldError{Field: "context", Reason: "must be a context length in tokens, like 32768 or 32K"}
+			return defaultCell(), fieldErrorT("context", "qerr_context")
 		}
 		sel.Context = n
 	}
@@ -115,15 +116,17 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 // levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
 // 1 when the query gives none.
 func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
-	if s == "" {
+	switch {
+	case axis == store.AxisTarget:
+		return parseSpeed(s) // capacity.go
+	case s == "":
 		return 1, nil
-	}
-	if axis == store.AxisRate {
+	case axis == store.AxisRate:
 		return parseRateLevel(s)
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxConc {
-		return 0, &FieldError{Field: param, Reason: fmt.Sprintf("must be a number from 1 to %d", maxConc)}
+		return 0, fieldErrorT(param, "qerr_level", maxConc)
 	}
 	return x, nil
 }
@@ -143,6 +146,8 @@ func (c cellSel) label(lang string) string {
 		return T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
 	case store.AxisRateRun:
 		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
+	case store.AxisTarget:
+		return T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
 	}
 	return T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
 }
@@ -203,7 +208,7 @@ type boardEntry struct {
 	Rank  int
 	Rec   store.RunRecord
 	Value string
-	Row   []string // the metric at each of the board's RowHeads, "—" where the run has none
+	Row   []glanceCell // the metric at each of the board's RowHeads
 	// rowVals are Row's values (NaN where the run has none), at the board's rowLevels.
 	rowVals []float64
 	// CI is "± 0.6" where the value has a 95% interval; Tied marks an entry whose
@@ -212,6 +217,13 @@ type boardEntry struct {
 	Tied   bool
 	Runs   int
 	Spread string
+}
+
+// glanceCell is one value of a board entry's row at a glance: "—" where the run has
+// none, Over where it has none because the cell was over capacity (not run).
+type glanceCell struct {
+	Text string
+	Over bool
 }
 
 type metricOption struct {
@@ -351,7 +363,10 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 	applyMarks(d.Entries, entries, marks, cell, lang)
 	var err error
-	if d.Facets, err = s.cachedFacets(ctx); err != nil {
+	if d.Facets, err = s.cachedFacets(ctx); err == nil {
+		err = s.menuNames(ctx, &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return
 	}
@@ -361,7 +376,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 			s.serverError(w, r, "best GPUs", err)
 			return
 		}
-		d.Chart = bestChart(lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
 	}
 	status := http.StatusOK
 	if d.NeedSLO {
@@ -386,7 +401,7 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 	case d.NeedSLO:
 		d.Error = T(lang, "need_slo", T(lang, "metric_"+cell.Metric.Name))
 	case ferr != nil:
-		d.Error = ferr.Error()
+		d.Error = ferr.In(lang)
 		q, cell = store.Query{}, defaultCell()
 	}
 	q = boardDefaults(q, v)
@@ -581,6 +596,10 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 	if rowMetric.Name == cell.Metric.Name {
 		rowCond = cell.store(store.Query{}).Cond
 	}
+	var over map[string]runBounds // the cells each run had over capacity (bounds.go)
+	if rowMetric.Axis == store.AxisConcurrency || rowMetric.Axis == store.AxisPrefill {
+		over = s.bounds(ctx, ids)
+	}
 	var out []boardEntry
 	for i, r := range ranked {
 		e := boardEntry{Rank: offset + i + 1, Rec: r.RunRecord, Value: report.FormatNumber(lang, r.Value, cell.Metric.Decimals)}
@@ -591,13 +610,16 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 			}
 		}
 		for _, c := range cols {
-			if x, ok := have[c]; ok {
-				e.Row = append(e.Row, report.FormatNumber(lang, x, rowMetric.Decimals))
-				e.rowVals = append(e.rowVals, x)
-			} else {
-				e.Row = append(e.Row, "—")
-				e.rowVals = append(e.rowVals, math.NaN())
+			x, ok := have[c]
+			switch {
+			case ok:
+				e.Row = append(e.Row, glanceCell{Text: report.FormatNumber(lang, x, rowMetric.Decimals)})
+			case over[r.ID].over[boundKey{string(rowMetric.Axis), c.context, c.level, ""}]:
+				e.Row, x = append(e.Row, glanceCell{Text: T(lang, "over_capacity"), Over: true}), math.NaN()
+			default:
+				e.Row, x = append(e.Row, glanceCell{Text: "—"}), math.NaN()
 			}
+			e.rowVals = append(e.rowVals, x)
 		}
 		out = append(out, e)
 	}
@@ -623,7 +645,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		for j, x := range e.rowVals {
 			if !math.IsNaN(x) {
 				line.Points = append(line.Points, report.XY{X: levels[j], Y: x,
-					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j])})
+					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j].Text)})
 			}
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: e.Rec.Title + " · " + gpuLabel(e.Rec), URL: "/runs/" + pathEscape(e.Rec.ID)})
@@ -634,6 +656,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		yLabel = cell.Metric.Unit
 	}
 	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, report.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
+	cv.Legend = sameLines(lang, cv.Legend, lines, true)
 	return cv
 }
 
@@ -643,6 +666,7 @@ type boardJSON struct {
 	Context       *int         `json:"context,omitempty"`
 	Concurrency   *float64     `json:"concurrency,omitempty"`
 	Rate          *rateJSON    `json:"rate,omitempty"`
+	Speed         *float64     `json:"speed_tok_s,omitempty"` // a capacity metric's target per-user speed
 	Conditions    *condJSON    `json:"conditions,omitempty"`
 	LowerIsBetter bool         `json:"lower_is_better"`
 	Unit          string       `json:"unit"`
@@ -751,6 +775,8 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	case store.AxisRate:
 		rate := rateJSON(cell.Level)
 		out.Rate = &rate
+	case store.AxisTarget:
+		out.Speed = &cell.Level
 	}
 	if cell.rated() {
 		out.Conditions = condOf(cell)

@@ -25,15 +25,28 @@ var (
 	runEmbed = regexp.MustCompile(`\[\[run:([A-Za-z0-9][A-Za-z0-9._-]{0,127})\]\]`)
 )
 
-// maxEmbeds bounds the runs one report page looks up: a report of thousands of
-// [[run:…]] lines would otherwise cost thousands of queries on every view. Embeds
-// past the limit stay as written.
-const maxEmbeds = 50
+// What one report page may embed. Every embed counts, repeats too: the limit once
+// counted distinct runs only, so one [[run:ID]] written 104 times made a 183.6 MB page
+// (issue 37). Each run is shown as a card once; a repeat is a link to it, and so is a
+// card past maxEmbedBytes; embeds past maxEmbeds stay as written.
+const (
+	maxEmbeds     = 50      // embeds expanded, and so runs looked up, per page
+	maxEmbedBytes = 2 << 20 // the cards' HTML on one page
+)
+
+// embedKind is what an embed is shown as.
+type embedKind int
+
+const (
+	embedCard  embedKind = iota // the run's card (a lookup)
+	embedAgain                  // a link to the run's card, shown above
+	embedLink                   // a link to the run's page: its card would pass maxEmbedBytes
+)
 
 // renderMarkdown turns a report's Markdown into safe HTML, with each [[run:ID]]
-// replaced by card(ID) — HTML the site renders itself from the stored run. card is
-// called once per distinct id.
-func renderMarkdown(ctx context.Context, src string, card func(ctx context.Context, id string) string) (template.HTML, error) {
+// replaced by embed(ID, kind) — HTML the site renders itself: the stored run's card
+// the first time, a link after.
+func renderMarkdown(ctx context.Context, src string, embed func(ctx context.Context, id string, kind embedKind) string) (template.HTML, error) {
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(src), &buf); err != nil {
 		return "", fmt.Errorf("rendering Markdown: %w", err)
@@ -45,29 +58,39 @@ func renderMarkdown(ctx context.Context, src string, card func(ctx context.Conte
 	// an attribute value. (Today's policy keeps none there — it drops titles and
 	// percent-encodes URLs — but this must not rest on which attributes it allows.)
 	var out bytes.Buffer
-	cards := map[string]string{}
-	last := 0
+	shown := map[string]embedKind{} // how each run was first shown
+	last, expanded, cardBytes := 0, 0, 0
 	var tag tagTracker
 	for _, m := range runEmbed.FindAllSubmatchIndex(safe, -1) {
 		start, end := m[0], m[1]
-		if tag.inside(safe, start) {
+		if tag.inside(safe, start) || expanded == maxEmbeds {
 			continue
 		}
+		expanded++
 		id := string(safe[m[2]:m[3]])
-		html, seen := cards[id]
-		if !seen {
-			if len(cards) == maxEmbeds {
-				continue
+		var html string
+		if first, seen := shown[id]; seen {
+			kind := embedAgain
+			if first != embedCard {
+				kind = embedLink
 			}
-			html = card(ctx, id)
-			cards[id] = html
+			html = embed(ctx, id, kind)
+		} else {
+			shown[id] = embedCard
+			html = embed(ctx, id, embedCard)
+			if cardBytes+len(html) > maxEmbedBytes {
+				shown[id] = embedLink
+				html = embed(ctx, id, embedLink)
+			} else {
+				cardBytes += len(html)
+			}
 		}
 		out.Write(safe[last:start])
 		out.WriteString(html)
 		last = end
 	}
 	out.Write(safe[last:])
-	return template.HTML(out.String()), nil // sanitised above; cards are the site's own templates
+	return template.HTML(out.String()), nil // sanitised above; embeds are the site's own templates
 }
 
 // tagTracker tells whether a position of sanitised HTML is in the middle of a tag,

@@ -12,7 +12,8 @@ import (
 // pageCache keeps whole answers to GET requests, so that 64 readers of the same
 // leaderboard, hardware or model page cost one rendering, not 64: rendering is most of
 // a page's cost (templates, then the store's queries). An answer is kept only when it
-// is a 200 without Set-Cookie and nobody authenticated; it is keyed by the request's
+// is a 200 that sets no cookie but the language one its URL asks for (?lang=: the
+// same for every reader of that URL) and nobody authenticated; it is keyed by the request's
 // path and query and the language it is shown in, and it is current while the store
 // has committed no change since it was computed (this instance's submissions show at
 // once) and for at most ttl (another instance's, within it). Concurrent requests for
@@ -20,6 +21,8 @@ import (
 type pageCache struct {
 	ttl      time.Duration
 	maxBytes int
+	maxPage  int    // one answer's body; a larger one is not kept
+	waiting  func() // tests: called when a reader starts waiting for another's rendering
 	mu       sync.Mutex
 	entries  map[string]*pageEntry
 	bytes    int
@@ -48,7 +51,7 @@ const (
 )
 
 func newPageCache(ttl time.Duration, maxBytes int) *pageCache {
-	return &pageCache{ttl: ttl, maxBytes: maxBytes, entries: map[string]*pageEntry{}, pending: map[string]*pendingPage{}}
+	return &pageCache{ttl: ttl, maxBytes: maxBytes, maxPage: min(maxBytes, maxPageBytes), entries: map[string]*pageEntry{}, pending: map[string]*pendingPage{}}
 }
 
 // cacheable says whether r's answer may be kept: a GET of a page or read API, not a
@@ -87,6 +90,9 @@ func (c *pageCache) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		if wait == nil {
 			break
 		}
+		if c.waiting != nil {
+			c.waiting()
+		}
 		select {
 		case <-wait.done:
 		case <-r.Context().Done():
@@ -119,30 +125,42 @@ func (c *pageCache) lookup(key string, writes uint64) (*pageEntry, *pendingPage)
 	return nil, nil
 }
 
-// compute answers r with next, copying the answer aside, and keeps it if it may be.
+// compute answers r with next into a buffer, keeps the answer if it may be kept,
+// hands it to the readers waiting for it, and only then writes it to r's client: a
+// client that reads slowly, or not at all, holds only its own answer. An answer over
+// the page limit is not kept: the waiting readers are let go to render their own as
+// soon as it is known, and it goes on to r's client as it is written.
 func (c *pageCache) compute(w http.ResponseWriter, r *http.Request, next http.Handler, key string, writes uint64) {
-	tee := &teeWriter{ResponseWriter: w, status: http.StatusOK}
-	var kept *pageEntry
-	defer func() {
-		c.mu.Lock()
-		p := c.pending[key]
-		delete(c.pending, key)
-		if kept != nil {
-			c.keep(key, kept)
-		}
-		c.mu.Unlock()
-		if p != nil {
-			p.entry = kept
-			close(p.done)
-		}
-	}()
-	next.ServeHTTP(tee, r)
-	// A write that failed may have cut the handler short, and a cancelled request's
-	// answer may be one the store's cancelled query left incomplete.
-	whole := !tee.overflow && !tee.failed && r.Context().Err() == nil
-	if tee.status == http.StatusOK && whole && tee.Header().Get("Set-Cookie") == "" {
-		kept = &pageEntry{header: tee.Header().Clone(), body: tee.buf.Bytes(), writes: writes, at: time.Now()}
+	var once sync.Once
+	release := func(kept *pageEntry) {
+		once.Do(func() {
+			c.mu.Lock()
+			p := c.pending[key]
+			delete(c.pending, key)
+			if kept != nil {
+				c.keep(key, kept)
+			}
+			c.mu.Unlock()
+			if p != nil {
+				p.entry = kept
+				close(p.done)
+			}
+		})
 	}
+	defer release(nil) // a panic, or an answer that went through unkept
+	bw := &bufferWriter{client: w, status: http.StatusOK, limit: c.maxPage, overflow: func() { release(nil) }}
+	next.ServeHTTP(bw, r)
+	if bw.through {
+		return
+	}
+	// A cancelled request's answer may be one the store's cancelled query left incomplete.
+	var kept *pageEntry
+	if bw.status == http.StatusOK && r.Context().Err() == nil && langCookieOnly(w.Header(), r) {
+		kept = &pageEntry{header: w.Header().Clone(), body: bw.buf.Bytes(), writes: writes, at: time.Now()}
+	}
+	release(kept)
+	w.WriteHeader(bw.status)
+	w.Write(bw.buf.Bytes())
 }
 
 // keep stores e under key, making room by dropping entries at random (map order):
@@ -181,39 +199,44 @@ func (e *pageEntry) replay(w http.ResponseWriter) {
 	w.Write(e.body)
 }
 
-// teeWriter passes an answer through and keeps a copy of it, up to maxPageBytes.
-type teeWriter struct {
-	http.ResponseWriter
+// bufferWriter holds an answer (its status, and its body up to limit) instead of
+// writing it to the client; its headers are the client's own, unsent until the answer
+// is. Past limit it writes what it holds and passes the rest through (through), after
+// calling overflow.
+type bufferWriter struct {
+	client      http.ResponseWriter
 	status      int
 	wroteHeader bool
-	overflow    bool
-	failed      bool // a write to the client failed
 	buf         bytes.Buffer
+	limit       int
+	through     bool
+	overflow    func()
 }
 
-func (t *teeWriter) WriteHeader(code int) {
-	if !t.wroteHeader {
-		t.status, t.wroteHeader = code, true
-	}
-	t.ResponseWriter.WriteHeader(code)
-}
+func (b *bufferWriter) Header() http.Header { return b.client.Header() }
 
-func (t *teeWriter) Write(b []byte) (int, error) {
-	t.wroteHeader = true
-	if !t.overflow {
-		if t.buf.Len()+len(b) > maxPageBytes {
-			t.overflow = true
-			t.buf = bytes.Buffer{}
-		} else {
-			t.buf.Write(b)
+func (b *bufferWriter) WriteHeader(code int) {
+	if !b.wroteHeader {
+		b.status, b.wroteHeader = code, true
+		if b.through {
+			b.client.WriteHeader(code)
 		}
 	}
-	n, err := t.ResponseWriter.Write(b)
-	if err != nil {
-		t.failed = true
-	}
-	return n, err
 }
 
-// Unwrap lets http.ResponseController reach the connection.
-func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+func (b *bufferWriter) Write(p []byte) (int, error) {
+	b.wroteHeader = true
+	if !b.through && b.buf.Len()+len(p) > b.limit {
+		b.through = true
+		b.overflow()
+		b.client.WriteHeader(b.status)
+		if _, err := b.client.Write(b.buf.Bytes()); err != nil {
+			return 0, err
+		}
+		b.buf = bytes.Buffer{}
+	}
+	if b.through {
+		return b.client.Write(p)
+	}
+	return b.buf.Write(p)
+}

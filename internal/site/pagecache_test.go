@@ -1,9 +1,11 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,23 +120,22 @@ func TestPageCacheJapaneseAnswerIsKeptApart(t *testing.T) {
 }
 
 // TestPageCacheRendersOnceForConcurrentReaders: readers arriving while a page renders
-// wait for it instead of rendering it too.
+// wait for it instead of rendering it too. The rendering is held until every other
+// reader has found it pending and started waiting, so each of them is known to have
+// waited for it (not found it kept, having come late).
 func TestPageCacheRendersOnceForConcurrentReaders(t *testing.T) {
 	c, page := newPageCache(time.Hour, 1<<20), &countingPage{release: make(chan struct{})}
 	const readers = 16
+	waiting := make(chan struct{}, readers)
+	c.waiting = func() { waiting <- struct{}{} }
 	bodies := make([]string, readers)
 	var wg sync.WaitGroup
 	for i := range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bodies[i], _ = cachedGet(t, c, page, "/hardware/H100", 0)
-		}()
+		wg.Go(func() { bodies[i], _ = cachedGet(t, c, page, "/hardware/H100", 0) })
 	}
-	for page.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	for range readers - 1 {
+		<-waiting
 	}
-	time.Sleep(20 * time.Millisecond) // let the others arrive; a late one finds it kept
 	close(page.release)
 	wg.Wait()
 	if n := page.calls.Load(); n != 1 {
@@ -144,6 +145,89 @@ func TestPageCacheRendersOnceForConcurrentReaders(t *testing.T) {
 		if b != "answer 1 in en" {
 			t.Errorf("reader %d got %q", i, b)
 		}
+	}
+}
+
+// bigPage answers with size bytes, each rendering waiting for release; started gets a
+// value when a rendering starts.
+type bigPage struct {
+	size    int
+	started chan struct{}
+	release chan struct{}
+}
+
+func (p *bigPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.started <- struct{}{}
+	<-p.release
+	w.Write(bytes.Repeat([]byte("x"), p.size))
+}
+
+// TestPageCacheSlowReaderHoldsOnlyItself: the first reader of a page renders it, but a
+// client that asks for a page and never reads it must not hold the readers who wait
+// for that rendering. Over loopback: the first client's request starts the rendering,
+// four readers find it pending and wait, and once it is rendered they must have the
+// page within a second, although the first client's answer (larger than what the
+// connection buffers) can never be written.
+func TestPageCacheSlowReaderHoldsOnlyItself(t *testing.T) {
+	const size = 8 << 20 // more than loopback's socket buffers hold (4 MiB sent, 4 KiB received)
+	c := newPageCache(time.Hour, 2*size)
+	c.maxPage = size
+	page := &bigPage{size: size, started: make(chan struct{}, 8), release: make(chan struct{})}
+	const readers = 4
+	waiting := make(chan struct{}, readers)
+	c.waiting = func() { waiting <- struct{}{} }
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { c.serve(w, r, page, 0) }))
+	defer ts.Close()
+
+	stalled, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	stalled.(*net.TCPConn).SetReadBuffer(4 << 10)
+	if _, err := io.WriteString(stalled, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-page.started // the stalled client's request renders the page
+
+	type result struct {
+		n   int64
+		err error
+		at  time.Time
+	}
+	results := make(chan result, readers)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range readers {
+		go func() {
+			resp, err := client.Get(ts.URL + "/big")
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			n, err := io.Copy(io.Discard, resp.Body)
+			results <- result{n, err, time.Now()}
+		}()
+	}
+	for range readers {
+		<-waiting
+	}
+	rendered := time.Now()
+	close(page.release)
+	var slowest time.Duration
+	for range readers {
+		res := <-results
+		if res.err != nil || res.n != size {
+			t.Fatalf("a waiting reader got %d bytes, %v; want the page's %d", res.n, res.err, size)
+		}
+		slowest = max(slowest, res.at.Sub(rendered))
+	}
+	t.Logf("the last of %d waiting readers had the %d-byte page %v after it was rendered", readers, size, slowest)
+	if slowest > time.Second {
+		t.Errorf("a waiting reader had the page %v after it was rendered; want under 1 s", slowest)
+	}
+	if n := len(page.started); n != 0 {
+		t.Errorf("the page was rendered %d more times, want once for all", n)
 	}
 }
 

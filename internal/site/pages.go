@@ -69,7 +69,7 @@ var templateFuncs = template.FuncMap{
 }
 
 func parseTemplates() (map[string]*pageTemplate, error) {
-	base, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/partials*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parsing the site layout: %w", err)
 	}
@@ -80,7 +80,7 @@ func parseTemplates() (map[string]*pageTemplate, error) {
 	out := map[string]*pageTemplate{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" || name == "partials" {
+		if name == "layout" || strings.HasPrefix(name, "partials") {
 			continue
 		}
 		t, err := template.Must(base.Clone()).ParseFS(assets, n)
@@ -130,6 +130,15 @@ func (p *page) SpecLabel(s Spec) string {
 		}
 	}
 	return s.Label
+}
+
+// SpecValue is a specification's value in the page's language: the site's text for
+// the catalog's words ("full" attention), else the value as the catalog has it.
+func (p *page) SpecValue(s Spec) string {
+	if _, ok := messages["spec_"+s.Key+"_"+s.Value]; ok && s.Key != "" {
+		return T(p.Lang, "spec_"+s.Key+"_"+s.Value)
+	}
+	return s.Value
 }
 
 // KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
@@ -225,6 +234,26 @@ type filterSel struct {
 	All                                bool
 }
 
+// menuNames sets sel's model, GPU, engine, quantization and family to the names the
+// filter menus give them (store.MenuName): a page asked for "?quant=q4_k_m" or
+// "?engine=VLLM" filters in any case, and shows the menu's value chosen.
+func (s *Server) menuNames(ctx context.Context, sel *filterSel) error {
+	for _, f := range []struct {
+		dim string
+		v   *string
+	}{{"model", &sel.Model}, {"gpu", &sel.GPU}, {"engine", &sel.Engine}, {"quantization", &sel.Quant}, {"family", &sel.Family}} {
+		if *f.v == "" {
+			continue
+		}
+		name, err := s.store.MenuName(ctx, f.dim, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = name
+	}
+	return nil
+}
+
 type listData struct {
 	Sel              filterSel
 	Metrics          []string
@@ -242,7 +271,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.Metrics = append(d.Metrics, string(m))
 	}
 	if ferr != nil {
-		d.Error = ferr.Error()
+		d.Error = ferr.In(requestLang(r))
 		q = store.Query{}
 	}
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
@@ -271,7 +300,10 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
-	if d.Facets, err = s.cachedFacets(r.Context()); err != nil {
+	if d.Facets, err = s.cachedFacets(r.Context()); err == nil {
+		err = s.menuNames(r.Context(), &d.Sel)
+	}
+	if err != nil {
 		s.serverError(w, r, "listing filter values", err)
 		return nil, false
 	}
@@ -321,6 +353,11 @@ type runPageData struct {
 	Rated     bool
 	RateChart *chartView
 	RateRows  []rateRunRow
+	// ReportTooLarge: the report body was over maxRunReportBytes, so the page shows
+	// the site's own view of the run (runreport.go).
+	ReportTooLarge bool
+	// Accuracy is the run's evaluations (accuracy.go), shown beside its speed.
+	Accuracy template.HTML
 }
 
 // rateRunRow is one rate cell of an open-loop run, for the site's own view.
@@ -335,7 +372,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang)}
+	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
 	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
@@ -343,16 +380,19 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.opt.Report != nil {
-		var buf bytes.Buffer
 		// The sentences llmbench wrote into the document, in the page's language.
-		if err := s.opt.Report.Body(&buf, docIn(run, lang), lang); err != nil {
+		body, err := s.reportBody(docIn(run, lang), lang)
+		switch {
+		case errors.Is(err, errReportTooLarge):
+			d.ReportTooLarge = true
+		case err != nil:
 			s.log.Warn("rendering the report body; showing the site's own view", "id", rec.ID, "err", err)
-		} else {
-			d.Report = template.HTML(buf.String()) // html/template output of the report package
+		default:
+			d.Report = template.HTML(body) // html/template output of the report package
 			d.Styles = template.CSS(s.opt.Report.Styles())
 			// The report's own few lines of script (sorting, copy) are allowed by hash,
 			// so the policy still refuses any other inline script.
-			w.Header().Set("Content-Security-Policy", cspWithScripts(buf.String()))
+			w.Header().Set("Content-Security-Policy", cspWithScripts(body))
 		}
 	}
 	s.render(w, r, http.StatusOK, "run", "runs", rec.Title, d)
@@ -376,11 +416,21 @@ type compareData struct {
 	CardRows []compareCardRow
 	Charts   []chartView
 	Message  string
-	Rate     *rateCompare // the rate runs' cells, when some run is one
+	// Dropped says which runs ticked beyond maxCompare were left out.
+	Dropped string
+	Rate    *rateCompare // the rate runs' cells, when some run is one
 	// HasMatrix: some run is a matrix run (otherwise the matrix charts and matrices,
 	// all empty, are left out).
 	HasMatrix bool
+	// Users are the rows "Users at ≥ X tok/s" (capacity.go).
+	Users *compareUsers
+	// AB is the paired A/B of the runs' evaluations (accuracy.go).
+	AB template.HTML
 }
+
+// maxCompare is how many runs a comparison shows side by side: more do not fit a
+// screen's width as matrices and numbered lines.
+const maxCompare = 4
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
@@ -393,7 +443,13 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d := compareData{}
-	if len(ids) < 2 || len(ids) > 4 {
+	if len(ids) > maxCompare {
+		// More ticked than a comparison can show side by side: compare the first ones
+		// and say which were left out, rather than nothing.
+		d.Dropped = T(lang, "compare_dropped", len(ids), maxCompare, strings.Join(ids[maxCompare:], ", "))
+		ids = ids[:maxCompare]
+	}
+	if len(ids) < 2 {
 		d.Message = T(lang, "compare_need")
 		s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 		return
@@ -424,7 +480,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.Charts = compareCharts(d.Runs, concurrency, lang)
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
+	d.AB = abHTML(runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
+	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
 
@@ -457,14 +515,22 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 			}
 		}
 	}
+	// Names that differ (the typed "rtx-3090", the stored "RTX 3090", another case)
+	// may find the same runs: each is listed once (issue 37 item 8).
 	var out []store.RunRecord
+	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
 			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, rs...)
+			for _, r := range rs {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, r)
+				}
+			}
 		}
 	}
 	sortByDecode(out)
@@ -664,7 +730,10 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := requestLang(r)
-	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string) string {
+	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string, kind embedKind) string {
+		if kind != embedCard {
+			return s.runRef(id, lang, kind)
+		}
 		return s.runCard(ctx, id, lang)
 	})
 	if err != nil {
@@ -692,6 +761,22 @@ func (s *Server) runCard(ctx context.Context, id, lang string) string {
 	}
 	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runcard", data); err != nil {
 		s.log.Error("rendering a run card", "err", err)
+		return ""
+	}
+	return buf.String()
+}
+
+// runRef is the HTML a report shows for an embedded run that it does not show as a
+// card: a link to its card above, or to its page.
+func (s *Server) runRef(id, lang string, kind embedKind) string {
+	var buf bytes.Buffer
+	data := struct {
+		P     *page
+		ID    string
+		Again bool
+	}{&page{Lang: lang}, id, kind == embedAgain}
+	if err := s.pages["run"].t.ExecuteTemplate(&buf, "runref", data); err != nil {
+		s.log.Error("rendering a run link", "err", err)
 		return ""
 	}
 	return buf.String()

@@ -37,7 +37,7 @@ func parseRateLevel(s string) (float64, *FieldError) {
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxRateLevel {
-		return 0, &FieldError{Field: "rate", Reason: fmt.Sprintf("must be a request rate per second (a number above 0, at most %g) or inf", maxRateLevel)}
+		return 0, fieldErrorT("rate", "qerr_rate", maxRateLevel)
 	}
 	return x, nil
 }
@@ -52,7 +52,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < lo || n > hi {
-			return &FieldError{Field: name, Reason: fmt.Sprintf("must be a whole number from %d to %d", lo, hi)}
+			return fieldErrorT(name, "calc_reason_int", lo, hi)
 		}
 		*into = n
 		return nil
@@ -62,12 +62,12 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	}
 	arr, err := rundoc.ParseArrival(v.Get("arrival"))
 	if err != nil {
-		return c, &FieldError{Field: "arrival", Reason: "must be poisson, constant or gamma:BURSTINESS (as llmbench run --arrival takes it)"}
+		return c, fieldErrorT("arrival", "qerr_arrival")
 	}
 	c.Arrival = arr.String()
 	dist, err := rundoc.ParseLenDist(v.Get("len_dist"))
 	if err != nil {
-		return c, &FieldError{Field: "len_dist", Reason: "must be fixed, uniform:R or normal:R (as llmbench run --len-dist takes it)"}
+		return c, fieldErrorT("len_dist", "qerr_len_dist")
 	}
 	c.LenDist = dist.String()
 	if err := intParam("max_concurrency", 0, maxConc, &c.MaxConcurrency); err != nil {
@@ -76,7 +76,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	if s := v.Get("prefix_share"); s != "" {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(x >= 0 && x < 1) {
-			return c, &FieldError{Field: "prefix_share", Reason: "must be a share of the prompt in [0, 1)"}
+			return c, fieldErrorT("prefix_share", "qerr_prefix_share")
 		}
 		c.PrefixShare = x
 	}
@@ -88,13 +88,13 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	switch {
 	case c.Requests > 0:
 	case m.Axis == store.AxisRate && level == store.RateInf:
-		return c, &FieldError{Field: "requests", Reason: "a rate inf cell sends every request at once, and its figures depend on how many: give requests=N (the cell's request count)"}
+		return c, fieldErrorT("requests", "qerr_requests_inf")
 	default:
 		c.DurationS = store.DefaultDurationS
 		if s := v.Get("duration"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0) || x > maxSeconds {
-				return c, &FieldError{Field: "duration", Reason: "must be the seconds each cell scheduled arrivals for (llmbench run --duration), above 0"}
+				return c, fieldErrorT("duration", "qerr_duration")
 			}
 			c.DurationS = x
 		}
@@ -106,7 +106,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 		}
 		slo, err := store.ParseSLOText(text)
 		if err != nil {
-			return c, &FieldError{Field: "slo", Reason: "must be latency targets as llmbench run --slo takes them, e.g. ttft:500ms,tpot:50ms (or ttft=500ms,tpot=50ms): " + err.Error()}
+			return c, fieldErrorT("slo", "qerr_slo", err.Error())
 		}
 		c.SLO = slo
 	}
@@ -115,7 +115,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 		if s := v.Get("target"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0 && x <= 1) {
-				return c, &FieldError{Field: "target", Reason: "must be the share of requests that must meet the SLO, in (0, 1]"}
+				return c, fieldErrorT("target", "qerr_target")
 			}
 			c.Target = x
 		}

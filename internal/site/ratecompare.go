@@ -218,5 +218,6 @@ func latencyThroughputChart(runs []runView, lang string) *chartView {
 		lines = append(lines, line)
 	}
 	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-ttft", cv.Title, report.T(lang, "axis_ttft_ms"), lines)
+	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv
 }

@@ -96,9 +96,6 @@ func srvLimiter(opt Options, prefix string, perSec float64, burst int) limiter {
 	return newRateLimiter(perSec, burst)
 }
 
-// maxBodiesAtOnce bounds the request bodies read at once (see bodySlots).
-const maxBodiesAtOnce = 16
-
 // Failed authentications allowed per client address: a token is 256 random bits, so
 // guessing is hopeless anyway; the limit keeps junk requests from costing a lookup each.
 const (
@@ -120,9 +117,9 @@ type Server struct {
 	// authFail limits failed authentications per client address; perIP (nil when
 	// Options.RatePerIP is 0) every request per client address.
 	authFail, perIP limiter
-	bodies          bodySlots  // API request bodies being read at once
-	formBodies      *formSlots // the report form's (unauthenticated) bodies
-	validations     bodySlots  // run documents being checked at once
+	bodies          *keyedSlots // API request bodies being read at once, per token
+	formBodies      *keyedSlots // the report form's (unauthenticated) bodies, per address
+	validations     bodySlots   // run documents being checked at once
 	// apiTimeout and formTimeout bound the time a body may take (apiReadTimeout,
 	// formReadTimeout; shorter in tests).
 	apiTimeout, formTimeout time.Duration
@@ -167,8 +164,8 @@ func New(opt Options) (*Server, error) {
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
 		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
 		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
-		bodies:      make(bodySlots, maxBodiesAtOnce),
-		formBodies:  newFormSlots(),
+		bodies:      newKeyedSlots(maxBodiesAtOnce, maxBodiesPerToken),
+		formBodies:  newKeyedSlots(maxFormBodiesAtOnce, maxFormBodiesPerAddr),
 		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
 		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
 		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
@@ -226,6 +223,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/runs", s.apiSubmitRun},
 		{"GET /api/v1/runs", s.apiListRuns},
 		{"GET /api/v1/runs/{id}", s.apiGetRun},
+		{"GET /api/v1/runs/{id}/capacity", s.apiRunCapacity},
 		{"GET /api/v1/hardware", s.apiHardware},
 		{"GET /api/v1/models", s.apiModels},
 		{"POST /api/v1/reports", s.apiSubmitReport},

@@ -29,7 +29,7 @@ type rankMark struct {
 // boundOf is the interval of run id's value at the ranked cell.
 func boundOf(b map[string]runBounds, id string, cell cellSel) *stats.Interval {
 	cq := cell.store(store.Query{})
-	iv, ok := b[id][boundKey{cell.Metric.Name, cq.Context, cq.Level, cq.Cond}]
+	iv, ok := b[id].ci[boundKey{cell.Metric.Name, cq.Context, cq.Level, cq.Cond}]
 	if !ok {
 		return nil
 	}

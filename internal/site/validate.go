@@ -38,6 +38,14 @@ func (e *FieldError) ReasonIn(lang string) string {
 	return e.Reason
 }
 
+// In is the error as a page in lang shows it: the parameter, then the reason in lang.
+func (e *FieldError) In(lang string) string {
+	if e.Field == "" {
+		return e.ReasonIn(lang)
+	}
+	return T(lang, "qerr_field", e.Field, e.ReasonIn(lang))
+}
+
 func (e *FieldError) Error() string {
 	if e.Field == "" {
 		return e.Reason

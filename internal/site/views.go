@@ -32,6 +32,10 @@ type prefillView struct {
 type matrixView struct {
 	Concurrency []int
 	Rows        []matrixRow
+	// Notes are the cells' distinct reasons, each once, when they are too long to
+	// repeat on every cell (matrixnotes.go); MoreNotes counts those past the list.
+	Notes     []string
+	MoreNotes int
 }
 
 type matrixRow struct {
@@ -42,7 +46,9 @@ type matrixRow struct {
 type cellView struct {
 	Class     string // valid, over, failed, missing; shade-N for valid cells
 	Main, Sub string // "48.2", "85 ms TTFT"
-	Title     string // a failed cell's reason, on hover
+	Title     string // hover text: a failed cell's reason (placeReasons), a valid one's interval
+	Reason    string // why a failed or over-capacity cell has no figures
+	Note      int    // the number of Reason among the matrix's Notes; 0 when it is not listed
 	Diff      string // compare: "+12.3%" against the first run
 	DiffClass string // up, down; noise where the intervals overlap (ties.go)
 	DiffTitle string // whether the difference is beyond the noise
@@ -54,8 +60,11 @@ func newRunView(rec store.RunRecord, run *rundoc.Run, lang string) runView {
 	v := runView{Rec: rec, Run: run}
 	for _, p := range run.Prefill {
 		pv := prefillView{Context: rundoc.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
-		if p.PrefillFigures != nil {
+		// A figure a row lacks is "—", not 0 (store.Measured).
+		if p.PrefillFigures != nil && store.Measured(p.PromptTokS) {
 			pv.TokS = report.FormatNumber(lang, p.PromptTokS, 0)
+		}
+		if p.PrefillFigures != nil && store.Measured(p.TTFTMs) {
 			pv.TTFT = report.FormatMs(lang, p.TTFTMs, 0)
 		}
 		v.Prefill = append(v.Prefill, pv)
@@ -90,7 +99,7 @@ func axis(runs []*rundoc.Run, planned func(rundoc.Config) []int, of func(rundoc.
 func buildMatrix(run *rundoc.Run, contexts, concurrency []int, lang string) matrixView {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range run.Decode {
-		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) {
+		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && store.Measured(c.TotalTokS) {
 			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
 		}
 	}
@@ -108,6 +117,7 @@ func matrixOf(run *rundoc.Run, contexts, concurrency []int, view func(*rundoc.De
 		}
 		m.Rows = append(m.Rows, row)
 	}
+	placeReasons(&m)
 	return m
 }
 
@@ -116,19 +126,27 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	case c == nil:
 		return cellView{Class: "missing", Main: "—"}
 	case c.Status == rundoc.StatusOverCapacity:
-		return cellView{Class: "over", Main: T(lang, "over_capacity"), Title: c.Reason}
+		return cellView{Class: "over", Main: T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
 	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
-		shade := 0
-		if hi > lo {
-			shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
+		// A figure the cell lacks is "—", not 0 (store.Measured).
+		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + T(lang, "ttft")}
+		if store.Measured(c.TotalTokS) {
+			shade := 0
+			if hi > lo {
+				shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
+			}
+			v := c.TotalTokS
+			cv.Class, cv.Main, cv.tokS = fmt.Sprintf("valid shade-%d", shade), report.FormatNumber(lang, c.TotalTokS, 1), &v
 		}
-		v := c.TotalTokS
-		cv := cellView{Class: fmt.Sprintf("valid shade-%d", shade), Main: report.FormatNumber(lang, c.TotalTokS, 1),
-			Sub: report.FormatMs(lang, c.TTFTMs, 0) + " " + T(lang, "ttft"), tokS: &v}
-		withCellCI(&cv, c, lang)
+		if store.Measured(c.TTFTMs) {
+			cv.Sub = report.FormatMs(lang, c.TTFTMs, 0) + " " + T(lang, "ttft")
+		}
+		if cv.tokS != nil {
+			withCellCI(&cv, c, lang)
+		}
 		return cv
 	default:
-		return cellView{Class: "failed", Main: statusText(lang, c.Status), Title: c.Reason}
+		return cellView{Class: "failed", Main: statusText(lang, c.Status), Reason: c.Reason}
 	}
 }
 

@@ -333,10 +333,11 @@ func TestBrowserFailuresPage(t *testing.T) {
 	if diff := cmp.Diff(want, dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
 		t.Errorf("matrix as shown (-want +page):\n%s", diff)
 	}
-	// Reasons and notes are on hover.
+	// Reasons and notes are on hover (an over-capacity reason written again from its
+	// numbers, grouped: report.CapacityReason).
 	titles := eval(`Array.from(document.querySelectorAll(".lb-matrix td")).map(c => c.title).join("\n---\n")`)
 	for _, w := range []string{"every request failed: connection refused", "requests waited in the server's queue", "3 preemptions",
-		"run stopped by Ctrl-C during the cell", "16 requests × 36864 tokens = 589824 exceeds the KV cache (200000 tokens)", "output cut short by EOS"} {
+		"run stopped by Ctrl-C during the cell", "16 requests × 36,864 tokens = 589,824 exceeds the KV cache (200,000 tokens)", "output cut short by EOS"} {
 		if !strings.Contains(titles, w) {
 			t.Errorf("no matrix cell has %q on hover", w)
 		}
@@ -392,8 +393,8 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 	if diff := cmp.Diff(seed.All, tableRows(eval, ".lb-sortable")); diff != "" {
 		t.Errorf("All measurements without script (-seed +page):\n%s", diff)
 	}
-	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "28" {
-		t.Errorf("chart points without script = %s, want 28 (8 + 8 + 4, and 8 on the throughput / interactivity chart)", got)
+	if got := eval(`String(document.querySelectorAll("svg.lb-chart circle").length)`); got != "36" {
+		t.Errorf("chart points without script = %s, want 36 (8 + 8 + 4, 8 on the throughput / interactivity chart, and 8 on the capacity chart)", got)
 	}
 	browsertest.Screenshot(t, p.ctx, "report-seed-en-noscript")
 }

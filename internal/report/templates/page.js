@@ -35,20 +35,37 @@
       th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
     });
   });
-  // Copy the launch command.
+  // Copy the launch command. Where the browser refuses (no permission, no secure
+  // context, an old browser), say so and select the command for the reader to copy.
   root.querySelectorAll(".lb-copy").forEach(function (btn) {
     btn.hidden = false;
     var label = btn.textContent;
+    var status = btn.parentNode.querySelector(".lb-copy-status");
+    var code = btn.parentNode.querySelector("code");
+    var say = function (text) { if (status) status.textContent = text; };
+    var done = function () { say(""); btn.textContent = btn.getAttribute("data-copied"); setTimeout(function () { btn.textContent = label; }, 1500); };
+    var refused = function () {
+      var range = document.createRange();
+      range.selectNodeContents(code);
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      say(btn.getAttribute("data-refused"));
+    };
+    var legacy = function (text) {
+      var ta = document.createElement("textarea");
+      ta.value = text; document.body.appendChild(ta); ta.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) {}
+      ta.remove();
+      if (ok) done(); else refused();
+    };
     btn.addEventListener("click", function () {
-      var text = btn.parentNode.querySelector("code").textContent;
-      var done = function () { btn.textContent = btn.getAttribute("data-copied"); setTimeout(function () { btn.textContent = label; }, 1500); };
+      var text = code.textContent;
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () {});
+        navigator.clipboard.writeText(text).then(done, refused);
       } else {
-        var ta = document.createElement("textarea");
-        ta.value = text; document.body.appendChild(ta); ta.select();
-        try { document.execCommand("copy"); done(); } catch (e) {}
-        ta.remove();
+        legacy(text);
       }
     });
   });

@@ -20,11 +20,11 @@ func (s *Store) cellLead(ctx context.Context, q CellQuery) (lead string, empty, 
 	if q.SizeMin > 0 || q.SizeMax > 0 || len(fs) > 1 || len(fs) == 1 && fs[0].dim == "" {
 		return "", false, false, nil
 	}
-	dim, name := "", ""
+	dim, names := "", []string{""}
 	if len(fs) == 1 {
-		dim, name = fs[0].dim, fs[0].value
+		dim, names = fs[0].dim, fs[0].values
 	}
-	matched, err := s.cellRuns(ctx, q, dim, name, q.Kinds)
+	matched, err := s.cellRuns(ctx, q, dim, names, q.Kinds)
 	if err != nil {
 		return "", false, false, err
 	}
@@ -34,11 +34,11 @@ func (s *Store) cellLead(ctx context.Context, q CellQuery) (lead string, empty, 
 	if dim == "" {
 		return "", false, true, nil // kinds alone: walk the ranking, skipping the others
 	}
-	all, err := s.cellRuns(ctx, q, "", "", nil)
+	all, err := s.cellRuns(ctx, q, "", []string{""}, nil)
 	if err != nil {
 		return "", false, false, err
 	}
-	filtered, err := s.cellRuns(ctx, q, dim, name, nil)
+	filtered, err := s.cellRuns(ctx, q, dim, names, nil)
 	if err != nil {
 		return "", false, false, err
 	}
@@ -50,10 +50,11 @@ func (s *Store) cellLead(ctx context.Context, q CellQuery) (lead string, empty, 
 }
 
 // cellRuns is how many runs have q's cell, of the given kinds (nil: all), in all (dim
-// "") or with dim's value name.
-func (s *Store) cellRuns(ctx context.Context, q CellQuery, dim, name string, kinds []string) (int, error) {
-	query := `SELECT COALESCE(SUM(runs), 0) FROM metric_cells WHERE metric = ? AND cond = ? AND context = ? AND level = ? AND dim = ? AND name = ?`
-	args := []any{q.Metric, q.Cond, q.Context, q.Level, dim, name}
+// "", names [""]) or with one of dim's values names.
+func (s *Store) cellRuns(ctx context.Context, q CellQuery, dim string, names []string, kinds []string) (int, error) {
+	c, a := in("name", names)
+	query := `SELECT COALESCE(SUM(runs), 0) FROM metric_cells WHERE metric = ? AND cond = ? AND context = ? AND level = ? AND dim = ? AND ` + c
+	args := append([]any{q.Metric, q.Cond, q.Context, q.Level, dim}, a...)
 	if len(kinds) > 0 {
 		query += ` AND kind IN (?` + strings.Repeat(", ?", len(kinds)-1) + `)`
 		for _, k := range kinds {

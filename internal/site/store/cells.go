@@ -7,12 +7,11 @@ import (
 	"strings"
 )
 
-// putCells writes a run's metric values and counts them per cell and run kind — in all
-// and per value of each dimension run_groups counts (groupDims) — in the transaction
-// that stores the run. A run has at most one value per metric and cell: the first (a
-// rate run that measured one rate twice keeps the first measurement).
-func (s *Store) putCells(ctx context.Context, tx *sql.Tx, rec RunRecord, cells []CellValue) error {
-	runID := rec.ID
+// putCells writes a run's metric values, in the transaction that stores it, and
+// returns them as written. A run has at most one value per metric and cell: the first
+// (a rate run that measured one rate twice keeps the first measurement). They are
+// counted later (counting.go).
+func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) ([]CellValue, error) {
 	type key struct {
 		metric  string
 		context int
@@ -28,34 +27,20 @@ func (s *Store) putCells(ctx context.Context, tx *sql.Tx, rec RunRecord, cells [
 			rows = append(rows, c)
 		}
 	}
-	// Many rows per statement: a run has a hundred values, and PostgreSQL pays a round
-	// trip per statement.
-	const perStatement = 200
-	for start := 0; start < len(rows); start += perStatement {
-		batch := rows[start:min(start+perStatement, len(rows))]
-		var vals, counts []string
-		var args, countArgs []any
-		for _, c := range batch {
-			m, _ := MetricByName(c.Metric)
-			vals = append(vals, "(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value))
-			counts = append(counts, "(?, ?, ?, ?, ?, '', '', 1)")
-			countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level, rec.Kind)
-			for _, g := range groupDims {
-				counts = append(counts, "(?, ?, ?, ?, ?, ?, ?, 1)")
-				countArgs = append(countArgs, c.Metric, c.Cond, c.Context, c.Level, rec.Kind, g.dim, g.of(rec))
-			}
-		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO run_metrics (run_id, metric, cond, context, level, value, rank_key) VALUES `+strings.Join(vals, ", "), args...); err != nil {
-			return fmt.Errorf("storing the run's cells: %w", err)
-		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO metric_cells (metric, cond, context, level, kind, dim, name, runs) VALUES `+strings.Join(counts, ", ")+
-			` ON CONFLICT (metric, dim, name, cond, context, level, kind) DO UPDATE SET runs = metric_cells.runs + 1`, countArgs...); err != nil {
-			return fmt.Errorf("counting the run's cells: %w", err)
-		}
+	err := s.bulkInsert(ctx, tx, metricRows, len(rows), func(i int) []any {
+		c := rows[i]
+		m, _ := MetricByName(c.Metric)
+		return []any{runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value)}
+	}, "")
+	if err != nil {
+		return nil, fmt.Errorf("storing the run's cells: %w", err)
 	}
-	return nil
+	return rows, nil
 }
+
+// metricRows are run_metrics' columns, for bulkInsert.
+var metricRows = bulkTable{"run_metrics", []bulkColumn{{"run_id", colText}, {"metric", colText}, {"cond", colText},
+	{"context", colInt}, {"level", colFloat}, {"value", colFloat}, {"rank_key", colFloat}}}
 
 // canonical stores -0 as 0, so that a value and its rank key compare alike in both
 // databases.
@@ -193,12 +178,13 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 	var rows *sql.Rows
 	fs := q.filters()
 	if q.SizeMin == 0 && q.SizeMax == 0 && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
-		dim, name := "", ""
+		dim, names := "", []string{""}
 		if len(fs) == 1 {
-			dim, name = fs[0].dim, fs[0].value
+			dim, names = fs[0].dim, fs[0].values
 		}
-		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND name = ?`
-		args := []any{metric, dim, name}
+		c, a := in("name", names)
+		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND ` + c
+		args := append([]any{metric, dim}, a...)
 		if len(q.Kinds) > 0 {
 			query += ` AND kind IN (?` + strings.Repeat(", ?", len(q.Kinds)-1) + `)`
 			for _, k := range q.Kinds {

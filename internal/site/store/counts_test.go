@@ -84,10 +84,14 @@ func TestOneGroup(t *testing.T) {
 		if err != nil || m.Runs != 2 {
 			t.Errorf("Model(model-a) = %+v, %v; want 2 runs", m, err)
 		}
-		for _, name := range []string{"RTX 5090", "rtx 3090", "model-a' OR '1'='1"} {
+		for _, name := range []string{"RTX 5090", "model-a' OR '1'='1"} {
 			if _, err := s.GPU(ctx, name); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("GPU(%q): err = %v, want ErrNotFound", name, err)
 			}
+		}
+		// Another case is the same GPU, as a filter by it is (issue 37 item 9).
+		if g, err := s.GPU(ctx, "rtx 3090"); err != nil || g.Name != "RTX 3090" || g.Runs != 1 {
+			t.Errorf("GPU(rtx 3090) = %+v, %v; want RTX 3090's one run", g, err)
 		}
 	})
 }

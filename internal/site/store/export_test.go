@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 )
@@ -87,3 +88,40 @@ func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error
 // RecountForTesting is recount; FillPairsForTesting fillPairs.
 func (s *Store) RecountForTesting(ctx context.Context) error   { return s.recount(ctx) }
 func (s *Store) FillPairsForTesting(ctx context.Context) error { return s.fillPairs(ctx) }
+
+// CountsForTesting is every row of run_groups, metric_cells and run_pairs, each as
+// text keyed by its table and key, and the ids in run_count_queue.
+func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string, queued []string, err error) {
+	counts = map[string]string{}
+	for _, q := range []string{
+		`SELECT 'group ' || dim || '=' || name, runs || ' ' || COALESCE(CAST(best_decode AS TEXT), '-') || ' ' || COALESCE(CAST(best_peak AS TEXT), '-') || ' ' || COALESCE(CAST(vram_gb AS TEXT), '-') FROM run_groups`,
+		`SELECT 'cell ' || metric || '|' || cond || '|' || CAST(context AS TEXT) || '|' || CAST(level AS TEXT) || '|' || kind || '|' || dim || '=' || name, CAST(runs AS TEXT) FROM metric_cells`,
+		`SELECT 'pair ' || dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, CAST(runs AS TEXT) FROM run_pairs`,
+		`SELECT 'queued ' || run_id, '' FROM run_count_queue`,
+	} {
+		rows, err := s.db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, nil, err
+		}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			if id, ok := strings.CutPrefix(k, "queued "); ok {
+				queued = append(queued, id)
+				continue
+			}
+			counts[k] = v
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return counts, queued, nil
+}
+
+// FailNextCountForTesting makes the next counting pass fail, as a lost connection would.
+func (s *Store) FailNextCountForTesting() { s.failNextCount.Store(true) }

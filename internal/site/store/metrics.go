@@ -70,16 +70,20 @@ type CellMetric struct {
 	Values func(r *rundoc.Run) []CellValue
 }
 
-// CellMetrics is the registry, in the order the leaderboard offers the metrics.
+// CellMetrics is the registry, in the order the leaderboard offers the metrics (the
+// capacity metrics, capacitymetrics.go, join it at init).
 var CellMetrics = []CellMetric{
-	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
+	// Rev 1 of the four below: a figure a cell lacks (0, which a document without it
+	// reads as) is left out of its board (issue 37 item 6: a valid cell without
+	// ttft_ms ranked first at "0 ms").
+	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1, Rev: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS })},
 	// per_request_tok_s is total tok/s ÷ the average number of active requests.
-	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1,
+	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1, Rev: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.PerRequestTokS })},
-	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0,
+	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0, Rev: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TTFTMs })},
-	{Name: "prompt_tok_s", Axis: AxisPrefill, Unit: "tok/s", Decimals: 0,
+	{Name: "prompt_tok_s", Axis: AxisPrefill, Unit: "tok/s", Decimals: 0, Rev: 1,
 		Values: prefillValues(func(f *rundoc.PrefillFigures) float64 { return f.PromptTokS })},
 	// Energy and cost per cell (issue 18's CellEnergy): only what was metered ranks;
 	// an estimate (energy_method "estimate") is shown on the run's page, not ranked.
@@ -119,18 +123,26 @@ var CellMetrics = []CellMetric{
 	{Name: "max_rate_rps", Axis: AxisRateRun, Under: UnderSLOTarget, Unit: "req/s", Decimals: 2, Values: maxRateValue},
 }
 
-// decodeValues reads one figure of every decode cell that has figures.
+// decodeValues reads one figure of every decode cell that has figures and has that
+// one (Measured).
 func decodeValues(figure func(*rundoc.DecodeFigures) float64) func(*rundoc.Run) []CellValue {
 	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, c := range r.Decode {
-			if hasFigures(c) {
+			if hasFigures(c) && Measured(figure(c.DecodeFigures)) {
 				out = append(out, CellValue{Context: c.Context, Level: float64(c.Concurrency), Value: figure(c.DecodeFigures)})
 			}
 		}
 		return out
 	}
 }
+
+// Measured says whether a cell's rate or latency (total or per-request tok/s, TTFT,
+// prompt tok/s) is a measurement: finite and above 0. A document that leaves the
+// figure out, or writes null, reads as 0, and no valid cell streams at 0 tok/s or
+// answers in 0 ms — a tool that writes 0 for what it did not measure has not measured
+// it. Such a cell is left out of the boards of that figure, and keeps its others.
+func Measured(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
 // decodeCells reads any value of every valid (or predicted) decode cell: value says
 // whether the cell has one. For figures outside DecodeFigures (energy, cost).
@@ -154,7 +166,7 @@ func prefillValues(figure func(*rundoc.PrefillFigures) float64) func(*rundoc.Run
 	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, p := range r.Prefill {
-			if p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) {
+			if p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) && Measured(figure(p.PrefillFigures)) {
 				out = append(out, CellValue{Context: p.Context, Value: figure(p.PrefillFigures)})
 			}
 		}
@@ -215,9 +227,10 @@ func cellValues(r *rundoc.Run) []CellValue {
 }
 
 // summaryRev is bumped when Summarize derives a column differently (family, size,
-// author, mode; 3: the GPU by the catalog's name), so that stored runs are summarised
-// again.
-const summaryRev = 3
+// author, mode; 3: the GPU by the catalog's name; 4: a figure a cell lacks is no
+// figure (Measured), a GPU labelled with its memory and a quantization by the
+// catalog's names), so that stored runs are summarised again.
+const summaryRev = 4
 
 // condRev is bumped when RateCond.Key writes the same conditions differently.
 const condRev = 1

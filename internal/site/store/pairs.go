@@ -2,10 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
 )
 
 // Pairs of values: run_pairs counts the runs of each pair of values of two of
@@ -25,24 +22,6 @@ func dimPairs() []dimPair {
 		}
 	}
 	return out
-}
-
-// countPairs adds a new run to run_pairs, in the transaction that stores it.
-func (s *Store) countPairs(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
-	pairs := dimPairs()
-	vals := make([]string, len(pairs))
-	args := make([]any, 0, 4*len(pairs))
-	for i, p := range pairs {
-		a, b := groupDims[p.a], groupDims[p.b]
-		vals[i] = "(?, ?, ?, ?, 1)"
-		args = append(args, a.dim, a.of(rec), b.dim, b.of(rec))
-	}
-	_, err := s.exec(ctx, tx, `INSERT INTO run_pairs (dim_a, name_a, dim_b, name_b, runs) VALUES `+strings.Join(vals, ", ")+
-		` ON CONFLICT (dim_a, name_a, dim_b, name_b) DO UPDATE SET runs = run_pairs.runs + 1`, args...)
-	if err != nil {
-		return fmt.Errorf("counting the run's pairs of values: %w", err)
-	}
-	return nil
 }
 
 // pairStatements rebuild run_pairs from runs.
@@ -101,13 +80,13 @@ func (s *Store) fewestTogether(ctx context.Context, fs []filter) (n int, known b
 				first, second = g, f
 			}
 			var c int
-			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_pairs WHERE dim_a = ? AND name_a = ? AND dim_b = ? AND name_b = ?`),
-				first.dim, first.value, second.dim, second.value).Scan(&c)
-			if errors.Is(err, sql.ErrNoRows) {
-				c, err = 0, nil
-			}
+			ca, aa := in("name_a", first.values)
+			cb, ab := in("name_b", second.values)
+			args := append(append([]any{first.dim}, aa...), second.dim)
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COALESCE(SUM(runs), 0) FROM run_pairs WHERE dim_a = ? AND `+ca+` AND dim_b = ? AND `+cb),
+				append(args, ab...)...).Scan(&c)
 			if err != nil {
-				return 0, false, fmt.Errorf("counting runs of %s %q with %s %q: %w", first.dim, first.value, second.dim, second.value, err)
+				return 0, false, fmt.Errorf("counting runs of %s %q with %s %q: %w", first.dim, first.values, second.dim, second.values, err)
 			}
 			if !known || c < n {
 				n, known = c, true

@@ -76,15 +76,7 @@ func TestFiltersThatNeverMeet(t *testing.T) {
 				{store.Query{GPU: "RTX 4090", Engine: "vllm", Sort: "peak"}, []string{"p1", "p2"}},
 				{store.Query{GPU: "H100", Model: "org/c", Kinds: []string{"measured"}}, nil},
 			} {
-				runs, err := s.ListRuns(ctx, c.q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, r := range runs {
-					got = append(got, r.ID)
-				}
-				if !cmp.Equal(sortedIDs(got), c.want) {
+				if got := listedIDs(t, s, c.q); !cmp.Equal(got, c.want) {
 					t.Errorf("%s: ListRuns(%+v) = %v, want %v", when, c.q, got, c.want)
 				}
 			}
@@ -98,6 +90,34 @@ func TestFiltersThatNeverMeet(t *testing.T) {
 		}
 		check("filled afterwards")
 	})
+}
+
+// listedIDs is the ids of the runs ListRuns lists for q, sorted.
+func listedIDs(t *testing.T, s *store.Store, q store.Query) []string {
+	t.Helper()
+	runs, err := s.ListRuns(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	return sortedIDs(ids)
+}
+
+// asStoredAndReindexed runs check on the runs as stored, then again after their
+// index is forgotten and re-read from the documents (Reindex).
+func asStoredAndReindexed(t *testing.T, s *store.Store, check func(when string)) {
+	t.Helper()
+	check("as stored")
+	if err := s.ForgetIndexForTesting(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reindex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("re-indexed")
 }
 
 func sortedIDs(ids []string) []string {

@@ -39,11 +39,10 @@ func (s *Store) TakeToken(ctx context.Context, key string, perSec float64, burst
 		args = append(args, levelArgs...)
 		args = append(args, t, t) // updated_at: the later of the stored time and now
 		args = append(args, levelArgs...)
-		var left float64
-		err = s.db.QueryRowContext(ctx, s.rebind(`INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (?, ?, ?)
+		err = s.takeFromBucket(ctx, `INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET tokens = `+level+` - 1,
 				updated_at = CASE WHEN `+now+` > rate_buckets.updated_at THEN `+now+` ELSE rate_buckets.updated_at END
-			WHERE `+level+` >= 1 RETURNING tokens`), args...).Scan(&left)
+			WHERE `+level+` >= 1 RETURNING tokens`, args...)
 		if err == nil {
 			return true, 0, nil
 		}
@@ -64,4 +63,27 @@ func (s *Store) TakeToken(ctx context.Context, key string, perSec float64, burst
 		return true, 0, nil
 	}
 	return false, time.Duration((1 - level) / perSec * float64(time.Second)), nil
+}
+
+// takeFromBucket runs the bucket's upsert (sql.ErrNoRows when the bucket is empty). On
+// PostgreSQL it does not wait for its commit to reach the disk: a crash may forget the
+// last moment's requests from a bucket, which is harmless, and every API request takes
+// from one, so waiting for the disk each time slowed every submission.
+func (s *Store) takeFromBucket(ctx context.Context, query string, args ...any) error {
+	var left float64
+	if s.dialect != Postgres {
+		return s.db.QueryRowContext(ctx, s.rebind(query), args...).Scan(&left)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, s.rebind(query), args...).Scan(&left); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

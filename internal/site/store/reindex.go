@@ -90,16 +90,20 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	defer tx.Rollback()
 	for _, d := range docs {
 		sum := Summarize(d.run)
+		// The names Summarize derives (a GPU's and a weight format's by the catalog's
+		// names) as well as the figures, so that a run is grouped as one stored now is.
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
-			family = ?, params_b = ?, author = ?, mode = ? WHERE id = ?`,
-			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode, d.id)
+			family = ?, params_b = ?, author = ?, mode = ?, gpu = ?, quantization = ? WHERE id = ?`,
+			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode,
+			sum.GPU, sum.Quantization, d.id)
 		if err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
 		if _, err := s.exec(ctx, tx, `DELETE FROM run_metrics WHERE run_id = ?`, d.id); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
-		if err := s.putCells(ctx, tx, RunRecord{ID: d.id, Summary: sum}, sum.Cells); err != nil {
+		// The counts are rebuilt after the last batch (recount).
+		if _, err := s.putCells(ctx, tx, d.id, sum.Cells); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
 	}
@@ -111,9 +115,15 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 }
 
 // recount rebuilds run_groups, run_pairs and metric_cells from runs and run_metrics,
-// in one transaction.
+// in one transaction, which empties the queue of runs to count (counting.go).
 func (s *Store) recount(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The counts of every stored run, queued ones among them, from one snapshot: a run
+	// stored meanwhile stays queued, to be counted by its own pass (counting.go).
+	opts := &sql.TxOptions{}
+	if s.dialect == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("recounting runs: %w", err)
 	}
@@ -145,6 +155,7 @@ func (s *Store) recount(ctx context.Context) error {
 			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
 	stmts = append(stmts, pairStatements()...)
+	stmts = append(stmts, `DELETE FROM run_count_queue`)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("recounting runs: %w", err)

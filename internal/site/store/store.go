@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
@@ -38,6 +40,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a run with this id is already stored with a different document.
 	ErrConflict = errors.New("a different run document is already stored under this id")
+	// ErrNotCounted: the run is stored, but adding it to the counts failed; a later
+	// run's counting, or the next Open, adds it.
+	ErrNotCounted = errors.New("the run is stored but not yet counted")
 )
 
 // Dialects.
@@ -53,6 +58,9 @@ type Store struct {
 	// writes counts the changes this Store made to what pages show (runs, reports,
 	// users and tokens, a reindex), so that a cache of pages can tell it is stale.
 	writes atomic.Uint64
+	counts counter // the runs stored whose counts are being added (counting.go)
+	// failNextCount makes the next counting pass fail (tests: FailNextCountForTesting).
+	failNextCount atomic.Bool
 }
 
 // Writes is how many changes to what the site shows this Store has committed. A cache
@@ -76,6 +84,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
 		s.db.SetMaxOpenConns(16)
+		// Keep them open: database/sql keeps 2 idle by default, and the others were
+		// closed after each use and opened again for the next (a new server process and
+		// a SCRAM exchange each), most of what 16 submitters at once cost.
+		s.db.SetMaxIdleConns(16)
 	} else {
 		path := strings.TrimPrefix(dsn, "sqlite://")
 		if dir := filepath.Dir(path); dir != "" {
@@ -103,6 +115,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if _, err := s.Reindex(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if err := s.countQueued(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
@@ -199,9 +215,11 @@ type RunRecord struct {
 	Org         string    // that user's organisation, if any
 }
 
-// PutRun stores a run document verbatim with its summary, in one transaction. It is
-// idempotent by id: storing the same bytes again is not an error (created is false),
-// and different bytes under a stored id give ErrConflict and change nothing.
+// PutRun stores a run document verbatim with its summary and metric values, in one
+// transaction, and then adds it to the counts (counting.go). It is idempotent by id:
+// storing the same bytes again is not an error (created is false), and different
+// bytes under a stored id give ErrConflict and change nothing. An error wrapping
+// ErrNotCounted says that the run is stored but not yet counted.
 func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created bool, err error) {
 	sum := sha256.Sum256(doc)
 	digest := hex.EncodeToString(sum[:])
@@ -241,19 +259,22 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	if _, err := s.exec(ctx, tx, `INSERT INTO run_docs (id, doc_sha256, doc) VALUES (?, ?, ?)`, rec.ID, digest, string(doc)); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	if err := s.countGroups(ctx, tx, rec); err != nil {
+	cells, err := s.putCells(ctx, tx, rec.ID, rec.Cells)
+	if err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	if err := s.putCells(ctx, tx, rec, rec.Cells); err != nil {
-		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
-	}
-	if err := s.countPairs(ctx, tx, rec); err != nil {
+	// Its counts come after, in a transaction with the others stored meanwhile
+	// (counting.go): this one touches no row that another run's does.
+	if _, err := s.exec(ctx, tx, `INSERT INTO run_count_queue (run_id) VALUES (?)`, rec.ID); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
-	s.writes.Add(1)
+	defer s.writes.Add(1)
+	if err := s.count(ctx, rec, cells); err != nil {
+		return true, fmt.Errorf("run %s: %w: %w", rec.ID, ErrNotCounted, err)
+	}
 	return true, nil
 }
 
@@ -273,35 +294,6 @@ var groupDims = []struct {
 	{"profile", func(r RunRecord) string { return r.Profile }, false, false},
 	{"family", func(r RunRecord) string { return r.Family }, true, false},
 	{"mode", func(r RunRecord) string { return modeOr(r.Mode) }, false, false},
-}
-
-// countGroups adds a new run to run_groups, in the transaction that stores it.
-func (s *Store) countGroups(ctx context.Context, tx *sql.Tx, rec RunRecord) error {
-	var decode, peak, vram *float64
-	if rec.Kind == "measured" {
-		decode, peak = rec.DecodeTokS, rec.PeakTokS
-	}
-	if rec.VRAMGB != nil && rec.GPUCount > 0 {
-		v := *rec.VRAMGB / float64(rec.GPUCount)
-		vram = &v
-	}
-	for _, g := range groupDims {
-		var d, p, v *float64
-		if g.best {
-			d, p = decode, peak
-		}
-		if g.vram {
-			v = vram
-		}
-		_, err := s.exec(ctx, tx, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) VALUES (?, ?, 1, ?, ?, ?)
-			ON CONFLICT (dim, name) DO UPDATE SET runs = run_groups.runs + 1,
-			best_decode = `+keepMax("best_decode")+`, best_peak = `+keepMax("best_peak")+`, vram_gb = `+keepMax("vram_gb"),
-			g.dim, g.of(rec), d, p, v)
-		if err != nil {
-			return fmt.Errorf("counting the run's %s: %w", g.dim, err)
-		}
-	}
-	return nil
 }
 
 // modeOr is a record's mode, matrix when it was built without one.
@@ -362,7 +354,8 @@ func (s *Store) Run(ctx context.Context, id string) (RunRecord, []byte, error) {
 	return r, []byte(doc), nil
 }
 
-// Query selects runs. Empty fields do not filter.
+// Query selects runs. Empty fields do not filter; a model, GPU, engine, quantization
+// or family filters in any case (spelled).
 type Query struct {
 	Model, GPU, Engine, Quantization, Profile, Org, Submitter string
 	// Family keeps the runs of one model family; Author the runs whose document names
@@ -378,23 +371,47 @@ type Query struct {
 	Sort   Metric
 	Limit  int // at most 500; 0 = 50
 	Offset int
+	// spellings are the names the store holds for a filter's value, by column
+	// (spelled): a filter matches any of them.
+	spellings map[string][]string
 }
 
-// filter is one equality condition of a Query, with the run_groups dimension that
-// counts its values (empty when none does).
-type filter struct{ col, dim, value string }
+// filter is one condition of a Query on a column — its value, in every spelling the
+// store holds (spelled), else as given — with the run_groups dimension that counts
+// its values (empty when none does).
+type filter struct {
+	col, dim string
+	values   []string
+}
 
 func (q Query) filters() []filter {
 	var fs []filter
-	for _, f := range []filter{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
+	for _, f := range []struct{ col, dim, value string }{{"model", "model", q.Model}, {"gpu", "gpu", q.GPU}, {"engine", "engine", q.Engine},
 		{"quantization", "quantization", q.Quantization}, {"profile", "profile", q.Profile},
 		{"family", "family", q.Family}, {"mode", "mode", q.Mode},
 		{"org", "", q.Org}, {"submitter", "", q.Submitter}, {"author", "", q.Author}} {
-		if f.value = normalize(f.value); f.value != "" {
-			fs = append(fs, f)
+		if v := normalize(f.value); v != "" {
+			vals := q.spellings[f.col]
+			if len(vals) == 0 {
+				vals = []string{v}
+			}
+			fs = append(fs, filter{f.col, f.dim, vals})
 		}
 	}
 	return fs
+}
+
+// in is "col = ?" for one value and "col IN (?, …)" for several, with the values as
+// arguments.
+func in(col string, values []string) (string, []any) {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	if len(values) == 1 {
+		return col + " = ?", args
+	}
+	return col + " IN (?" + strings.Repeat(", ?", len(values)-1) + ")", args
 }
 
 // anyIndex, as where's lead, leaves the choice of index to the database.
@@ -444,8 +461,8 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 		return c
 	}
 	for _, f := range q.filters() {
-		conds = append(conds, col(f.col)+" = ?")
-		args = append(args, f.value)
+		c, a := in(col(f.col), f.values)
+		conds, args = append(conds, c), append(args, a...)
 	}
 	if len(q.Kinds) > 0 {
 		conds = append(conds, col("kind")+" IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
@@ -502,12 +519,14 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 	for _, f := range fs {
 		n := 0 // org and submitter have no counts: take them as narrow
 		if f.dim != "" {
-			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs FROM run_groups WHERE dim = ? AND name = ?`), f.dim, f.value).Scan(&n)
-			if errors.Is(err, sql.ErrNoRows) {
-				return "", true, nil
-			}
+			var names int
+			c, a := in("name", f.values)
+			err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*), COALESCE(SUM(runs), 0) FROM run_groups WHERE dim = ? AND `+c), append([]any{f.dim}, a...)...).Scan(&names, &n)
 			if err != nil {
-				return "", false, fmt.Errorf("counting runs of %s %q: %w", f.dim, f.value, err)
+				return "", false, fmt.Errorf("counting runs of %s %q: %w", f.dim, f.values, err)
+			}
+			if names == 0 {
+				return "", true, nil
 			}
 		}
 		share *= float64(n) / float64(total)
@@ -679,6 +698,9 @@ func (s *Store) Facets(ctx context.Context) (Facets, error) {
 	if err := rows.Err(); err != nil {
 		return f, fmt.Errorf("listing filter values: %w", err)
 	}
+	for _, vs := range []*[]Facet{&f.Models, &f.GPUs, &f.Engines, &f.Quantizations, &f.Profiles, &f.Families, &f.Modes} {
+		*vs = mergeFacets(*vs)
+	}
 	return f, nil
 }
 
@@ -707,70 +729,32 @@ func (s *Store) Model(ctx context.Context, name string) (GroupStat, error) {
 	return s.group(ctx, "model", name)
 }
 
-// Spelling is the name the store holds for a GPU, model or family written another
-// way: a GPU as a tool printed it (the catalog's name: nvidia-smi's "NVIDIA GeForce
-// RTX 4090" is "RTX 4090"), and any name in another case ("rtx 3090", "Qwen3.8-27B").
-// Pages redirect to it and filters query by it. ErrNotFound when no stored run has
-// the name in any spelling.
-func (s *Store) Spelling(ctx context.Context, dim, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if dim == "gpu" {
-		name = catalogGPUName(name)
-	}
-	var got string
-	// As written first, from the index; then in any case, over the dimension's names.
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND name = ?`), dim, name).Scan(&got)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = s.db.QueryRowContext(ctx, s.rebind(`SELECT name FROM run_groups WHERE dim = ? AND LOWER(name) = LOWER(?) ORDER BY runs DESC, name LIMIT 1`), dim, name).Scan(&got)
-	}
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", ErrNotFound
-	case err != nil:
-		return "", fmt.Errorf("finding the %s %q: %w", dim, name, s.classify(err))
-	}
-	return got, nil
-}
-
-// spelled is q with its GPU, model and family filters in the names the store holds
-// for them (Spelling): ?gpu=rtx+3090 and nvidia-smi's names find the runs. A name no
-// run has in any spelling stays, and matches none.
-func (s *Store) spelled(ctx context.Context, q Query) (Query, error) {
-	for _, f := range []struct {
-		dim string
-		v   *string
-	}{{"gpu", &q.GPU}, {"model", &q.Model}, {"family", &q.Family}} {
-		if strings.TrimSpace(*f.v) == "" {
-			continue
-		}
-		got, err := s.Spelling(ctx, f.dim, *f.v)
-		switch {
-		case err == nil:
-			*f.v = got
-		case !errors.Is(err, ErrNotFound):
-			return q, err
-		}
-	}
-	return q, nil
-}
-
+// group is one group's summary, named as the store holds it: its name's spellings in
+// any case together, as a filter by it finds them (spelled).
 func (s *Store) group(ctx context.Context, dim, name string) (GroupStat, error) {
-	g := GroupStat{Name: name}
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? AND name = ?`), dim, name).
-		Scan(&g.Runs, &g.BestDecode, &g.BestPeak, &g.VRAMGB)
-	if errors.Is(err, sql.ErrNoRows) {
+	gs, err := s.groupSpellings(ctx, dim, name)
+	if err != nil {
+		return GroupStat{}, err
+	}
+	if gs = mergeSpellings(gs); len(gs) == 0 {
 		return GroupStat{}, ErrNotFound
 	}
-	if err != nil {
-		return GroupStat{}, fmt.Errorf("reading %s %q: %w", dim, name, err)
-	}
-	return g, nil
+	return gs[0], nil
 }
 
+// groups lists dim's groups, a name's spellings in any case merged into one
+// (mergeSpellings), by name.
 func (s *Store) groups(ctx context.Context, dim string) ([]GroupStat, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ? ORDER BY name`), dim)
+	gs, err := s.groupRows(ctx, dim, "")
+	return mergeSpellings(gs), err
+}
+
+// groupRows reads run_groups' rows of dim that cond (with args) keeps, as they are.
+func (s *Store) groupRows(ctx context.Context, dim, cond string, args ...any) ([]GroupStat, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT name, runs, best_decode, best_peak, vram_gb FROM run_groups WHERE dim = ?`+cond),
+		append([]any{dim}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("listing by %s: %w", dim, err)
+		return nil, fmt.Errorf("listing by %s: %w", dim, s.classify(err))
 	}
 	defer rows.Close()
 	var out []GroupStat
@@ -796,6 +780,23 @@ type User struct {
 // TokenPrefix starts every API token, so that a leaked one is recognisable.
 const TokenPrefix = "llmb_"
 
+// ValidUserName reports whether user is a name a token may submit as: @ and then 1–63
+// letters (of any script), digits, '-', '_' or '.', what CreateToken's refusal says.
+// The name is shown on pages and in links: javascript:alert(9003) was accepted when
+// only a few characters were refused.
+func ValidUserName(user string) bool {
+	name, ok := strings.CutPrefix(user, "@")
+	if !ok || name == "" || utf8.RuneCountInString(user) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // HashToken is how a token is stored: its SHA-256, never the token itself. Tokens are
 // 256 random bits, so a plain hash is enough (no password stretching needed).
 func HashToken(token string) string {
@@ -810,7 +811,7 @@ func (s *Store) CreateToken(ctx context.Context, user, org string) (string, erro
 	if !strings.HasPrefix(user, "@") {
 		user = "@" + user
 	}
-	if len(user) < 2 || len(user) > 64 || strings.ContainsAny(user[1:], " \t\n/@<>\"'&") {
+	if !ValidUserName(user) {
 		return "", fmt.Errorf("user %q: use @name (letters, digits, - _ .; up to 64 characters)", user)
 	}
 	org = strings.TrimSpace(org)

@@ -227,8 +227,17 @@ func TestTokensAndOrgs(t *testing.T) {
 		if _, err := s.UserByToken(ctx, tok+"x"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown token: err = %v, want ErrNotFound", err)
 		}
-		if _, err := s.CreateToken(ctx, "@bad name", ""); err == nil {
-			t.Errorf("a user name with a space was accepted")
+		// What the refusal names (letters, digits, - _ .; up to 64 characters), no more.
+		for _, bad := range []string{"@bad name", "javascript:alert(9003)", "@<b>", "@a/b", "@a@b", "@", "@a'b", "@a(b)",
+			"@" + strings.Repeat("a", 64)} {
+			if _, err := s.CreateToken(ctx, bad, ""); err == nil || !strings.Contains(err.Error(), "letters, digits, - _ .") {
+				t.Errorf("user %q: %v, want it refused naming the allowed characters", bad, err)
+			}
+		}
+		for _, good := range []string{"@a.b-c_d9", "@山田", "@" + strings.Repeat("a", 63)} {
+			if _, err := s.CreateToken(ctx, good, ""); err != nil {
+				t.Errorf("user %q: %v, want it accepted", good, err)
+			}
 		}
 		orgs, err := s.Orgs(ctx)
 		if err != nil {

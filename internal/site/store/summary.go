@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -117,7 +116,7 @@ func Summarize(r *rundoc.Run) Summary {
 	s.Model = strings.TrimSpace(ModelName(r.Model))
 	s.Engine = strings.TrimSpace(r.Engine.Name)
 	s.EngineVersion = strings.TrimSpace(r.Engine.Version)
-	s.Quantization = strings.TrimSpace(r.Engine.Quantization)
+	s.Quantization = catalogQuantName(r.Engine.Quantization)
 	s.Profile = ProfileOf(r.Config)
 	s.Author = strings.TrimSpace(r.Submitter)
 	s.Family, s.ParamsB = names.Family(s.Model)
@@ -149,6 +148,18 @@ func catalogGPUName(name string) string {
 	return c.GPUName(name)
 }
 
+// catalogQuantName is the catalog's name for a weight format as a run labels it, so
+// that Ollama's "Q4_K_M" and a prediction's "GGUF Q4_K_M", or "AWQ" and "AWQ INT4
+// g128", are one quantization of the site (perf.Catalog.QuantName); a label the
+// catalog does not hold, or that could be several of its formats, keeps its name.
+func catalogQuantName(label string) string {
+	c, err := perf.Load()
+	if err != nil {
+		return strings.TrimSpace(label)
+	}
+	return c.QuantName(label)
+}
+
 // summarizeFigures is the summary's figures: the ranking columns and the VRAM they
 // are divided by.
 func summarizeFigures(r *rundoc.Run) Summary {
@@ -157,7 +168,7 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		s.VRAMGB = ptr(float64(vram) / (1 << 30))
 	}
 	for _, c := range r.Decode {
-		if !hasFigures(c) {
+		if !hasFigures(c) || !Measured(c.TotalTokS) {
 			continue
 		}
 		if c.Context == 0 && c.Concurrency == 1 {
@@ -168,7 +179,7 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		}
 	}
 	for _, p := range r.Prefill {
-		if p.Context == 32*rundoc.K && p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) {
+		if p.Context == 32*rundoc.K && p.PrefillFigures != nil && (p.Status == rundoc.StatusValid || p.Status == rundoc.StatusPredicted) && Measured(p.PromptTokS) {
 			s.Prefill32KTokS = ptr(p.PromptTokS)
 		}
 	}
@@ -178,9 +189,10 @@ func summarizeFigures(r *rundoc.Run) Summary {
 	return s
 }
 
+// hasFigures says whether a decode cell carries figures to rank: a valid (or
+// predicted) one with its figures; which of them it measured, Measured says.
 func hasFigures(c rundoc.DecodeCell) bool {
-	return c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) &&
-		!math.IsNaN(c.TotalTokS) && !math.IsInf(c.TotalTokS, 0)
+	return c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted)
 }
 
 func ptr[T any](v T) *T { return &v }

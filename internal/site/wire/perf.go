@@ -106,7 +106,7 @@ func (p *Perf) Choices() site.CalcChoices {
 }
 
 // setup resolves an input into the model's Setup and plan through perf.Resolve, as
-// "llmbench calc" does with the same flags: one GPU, vLLM, 90% memory utilisation, the
+// "llmbench calc" does with the same flags: one GPU, vLLM (Ollama for an Ollama tag), 90% memory utilisation, the
 // weight format the model's name states else bf16, and an fp16 KV cache unless asked
 // otherwise.
 func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
@@ -114,13 +114,26 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 		return perf.Setup{}, perf.Plan{}, p.unnamed(in)
 	}
 	r, err := p.c.Resolve(perf.Query{GPU: in.GPU, GPUs: max(in.GPUs, 1), Model: in.Model, Quant: in.Quant, DefaultQuant: "bf16",
-		KVDtype: cmp.Or(in.KVDtype, "fp16"), Engine: cmp.Or(in.Engine, "vllm"), PipelineStages: 1,
+		KVDtype: cmp.Or(in.KVDtype, "fp16"), Engine: in.Engine, PipelineStages: 1,
 		MemoryUtilization: cmp.Or(in.MemoryUtilization, 0.9), MaxNumSeqs: in.MaxNumSeqs, NoPrefixCaching: in.NoPrefixCaching,
 		MaxModelLen: in.MaxModelLen})
 	if err != nil {
 		return perf.Setup{}, perf.Plan{}, calcError(err)
 	}
 	return r.Setup, planOf(in), nil
+}
+
+// validSetup is setup, refused with its reason where the engine would refuse it at
+// startup (rather than given a memory split).
+func (p *Perf) validSetup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
+	s, plan, err := p.setup(in)
+	if err != nil {
+		return s, plan, err
+	}
+	if err := s.Validate(); err != nil {
+		return s, plan, &site.CalcError{Reason: err.Error()}
+	}
+	return s, plan, nil
 }
 
 // unnamed is the error of an input without a GPU or a model name (a run's page for a
@@ -172,13 +185,9 @@ func planOf(in site.CalcInput) perf.Plan {
 
 // Predict predicts the matrix of an input (see setup), as "llmbench calc" would.
 func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction, error) {
-	s, plan, err := p.setup(in)
+	s, plan, err := p.validSetup(in)
 	if err != nil {
 		return nil, err
-	}
-	// A setup the engine would refuse at startup gets its reason, not a memory split.
-	if err := s.Validate(); err != nil {
-		return nil, &site.CalcError{Reason: err.Error()}
 	}
 	mem, err := p.memory(s, in)
 	if err != nil {

@@ -175,3 +175,36 @@ func TestCalculatorErrorsNameTheirField(t *testing.T) {
 		t.Errorf("the seed's launch: %+v, %v", mem, err)
 	}
 }
+
+// TestCalculatorReadsOllamaTagsAndSiteLabels: the site's calculator, on the site's own
+// label of a GPU ("RTX 4090 24 GB"), reads a bare Ollama tag as Ollama's Q4_K_M served
+// by Ollama, so Qwen3 32B fits one RTX 4090 (issue 37 item 7: it was BF16 on vLLM, "does
+// not fit"); deepseek-r1:32b is the Qwen2.5 32B distill, not DeepSeek-V3; "h100 80gb"
+// is the H100 that "h100" is, not an A100.
+func TestCalculatorReadsOllamaTagsAndSiteLabels(t *testing.T) {
+	p, err := NewPerf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct{ model, served string }{
+		{"qwen3:32b", "qwen3-32b"}, {"llama3.1:8b", "llama-3.1-8b"}, {"gemma3:27b", "gemma-3-27b"}, {"deepseek-r1:32b", "qwen2.5-32b"},
+	} {
+		pred, err := p.Predict(ctx, site.CalcInput{GPU: "RTX 4090 24 GB", Model: tc.model})
+		if err != nil {
+			t.Errorf("%s on RTX 4090 24 GB: %v", tc.model, err)
+			continue
+		}
+		r := pred.Run
+		if r.Engine.Name != "ollama" || r.Engine.Quantization != "GGUF Q4_K_M" || r.Model.ServedName != tc.served || r.Hardware.GPUs[0].Name != "RTX 4090" {
+			t.Errorf("%s: %s %s %s on %s; want ollama GGUF Q4_K_M %s on RTX 4090", tc.model, r.Engine.Name, r.Engine.Quantization, r.Model.ServedName, r.Hardware.GPUs[0].Name, tc.served)
+		}
+		if len(r.Decode) == 0 || r.Decode[0].Status != rundoc.StatusPredicted {
+			t.Errorf("%s: the 0 × 1 cell is %v; want it predicted (the model fits)", tc.model, r.Decode[0].Status)
+		}
+	}
+	pred, err := p.Predict(ctx, site.CalcInput{GPU: "h100 80gb", Model: "qwen3-8b"})
+	if err != nil || pred.Run.Hardware.GPUs[0].Name != "H100 SXM" {
+		t.Errorf("h100 80gb: %v; want the H100 SXM", err)
+	}
+}

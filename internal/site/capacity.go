@@ -1,0 +1,219 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/store"
+)
+
+// This file holds the site's capacity answers (issue 36, docs/capacity.md): the
+// leaderboard's level of the capacity metrics (a target speed per user), the best
+// measured runs on hardware and model pages, the compare page's rows, and the API's
+// answer for one run. Every figure comes from internal/capacity, as run, report and
+// calc's do.
+
+// maxSpeed bounds a target speed per user in tok/s.
+const maxSpeed = 10000
+
+// parseSpeed reads a target speed per user (the capacity metrics' level, the compare
+// page's and the calculator's speed=): store.DefaultSpeed when not given.
+func parseSpeed(s string) (float64, *FieldError) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return store.DefaultSpeed, nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 0) || x > maxSpeed {
+		return 0, fieldErrorT("speed", "reason_speed", maxSpeed)
+	}
+	return x, nil
+}
+
+// usersBest is a hardware or model page's capacity: per context, the measured run of
+// the group that serves the most users per GPU at the default targets.
+type usersBest struct {
+	Sub  string
+	Rows []usersBestRow
+}
+
+type usersBestRow struct {
+	Context, Users, PerGPU string
+	Rec                    store.RunRecord
+	BoardURL               string // the leaderboard by users per GPU at this cell, this group's runs
+}
+
+// usersBestContexts bounds the rows: the contexts most runs have.
+const usersBestContexts = 8
+
+// usersBest ranks the group's runs (q) by users per GPU at each context they have, at
+// the default speed; nil when none has a capacity.
+func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang string) (*usersBest, error) {
+	cells, err := s.metricCellsOf(ctx, "users_per_gpu", q)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[int]int{}
+	for _, c := range cells {
+		if c.Level == store.DefaultSpeed {
+			runs[c.Context] += c.Runs
+		}
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	ub := &usersBest{Sub: T(lang, "users_best_sub", report.FormatNumber(lang, store.DefaultSpeed, 0))}
+	for _, c := range topKeys(runs, usersBestContexts, -1) {
+		if runs[c] == 0 {
+			continue // -1, which topKeys adds as the key that must be there
+		}
+		row, ok, err := s.usersBestAt(ctx, q, c, lang)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {formatLevel(store.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
+			ub.Rows = append(ub.Rows, row)
+		}
+	}
+	return ub, nil
+}
+
+// usersBestAt is the best run at one context, with its users and users per GPU.
+func (s *Server) usersBestAt(ctx context.Context, q store.Query, context int, lang string) (usersBestRow, bool, error) {
+	q.Limit, q.Offset, q.Sort = 1, 0, ""
+	top, err := s.store.RankByCell(ctx, store.CellQuery{Query: q, Metric: "users_per_gpu", Context: context, Level: store.DefaultSpeed})
+	if err != nil || len(top) == 0 {
+		return usersBestRow{}, false, err
+	}
+	values, err := s.store.CellValues(ctx, []string{top[0].ID}, "users")
+	if err != nil {
+		return usersBestRow{}, false, err
+	}
+	row := usersBestRow{Context: rundoc.FormatTokens(context), Users: "—", PerGPU: report.FormatNumber(lang, top[0].Value, 1), Rec: top[0].RunRecord}
+	for _, v := range values[top[0].ID] {
+		if v.Context == context && v.Level == store.DefaultSpeed {
+			row.Users = report.FormatNumber(lang, v.Value, 0)
+		}
+	}
+	return row, true, nil
+}
+
+// compareUsers are the compare page's rows "Users at ≥ X tok/s" (one per context any
+// run has), each run's answer as the reports' capacity table writes it.
+type compareUsers struct {
+	Speed string // the form's value
+	Label string // "Users at ≥ 20 tok/s each, first token ≤ 1 s"
+	Rows  []compareUsersRow
+	IDs   []string // the runs, for the form that changes the speed
+	Error string
+}
+
+type compareUsersRow struct {
+	Context string
+	Cells   []string
+}
+
+// compareUsersOf answers every run at the speed the query asks (speed=, default 20).
+func compareUsersOf(runs []*rundoc.Run, ids []string, speedParam, lang string) *compareUsers {
+	speed, ferr := parseSpeed(speedParam)
+	cu := &compareUsers{Speed: formatLevel(speed), IDs: ids}
+	if ferr != nil {
+		speed, cu.Speed, cu.Error = store.DefaultSpeed, formatLevel(store.DefaultSpeed), ferr.Error()
+	}
+	t := capacity.DefaultTargets().WithSpeed(speed)
+	cu.Label = T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))
+	answers := make([]capacity.Answer, len(runs))
+	var contexts []int
+	for i, r := range runs {
+		answers[i] = capacity.Of(r, t)
+		for _, row := range answers[i].Rows {
+			if !slices.Contains(contexts, row.Context) {
+				contexts = append(contexts, row.Context)
+			}
+		}
+	}
+	slices.Sort(contexts)
+	for _, c := range contexts {
+		row := compareUsersRow{Context: rundoc.FormatTokens(c)}
+		for _, a := range answers {
+			cell := "—"
+			if r, ok := a.Row(c); ok {
+				cell = report.CapacityCell(lang, r)
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		cu.Rows = append(cu.Rows, row)
+	}
+	if len(cu.Rows) == 0 {
+		return nil
+	}
+	return cu
+}
+
+// decimalsOf is how many decimals a target speed needs (20, 12.5).
+func decimalsOf(v float64) int {
+	if v == float64(int64(v)) {
+		return 0
+	}
+	return 1
+}
+
+// apiRunCapacity answers GET /api/v1/runs/{id}/capacity: the run's capacity block (the
+// json report's "users") at the targets tok_s= and ttft= (defaults 20 tok/s, 1 s), its
+// sentences in lang= (en).
+func (s *Server) apiRunCapacity(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	t, err := capacity.ParseTargets(targetsQuery(v))
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, "tok_s", strings.TrimPrefix(err.Error(), "--capacity "))
+		return
+	}
+	_, run, err := s.loadRun(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeAPIError(w, http.StatusNotFound, "id", "no run with this id")
+		return
+	case err != nil:
+		s.log.Error("reading a run", "err", err)
+		writeAPIError(w, http.StatusInternalServerError, "", "could not read the run")
+		return
+	}
+	sum := capacity.Summarize(run, t)
+	if sum == nil {
+		writeAPIError(w, http.StatusNotFound, "id", "the run has no decode cells and no SLO to answer with")
+		return
+	}
+	sum.Sentences = report.CapacitySentences(run, report.Options{Lang: v.Get("lang"), Capacity: t})
+	writeJSON(w, http.StatusOK, sum)
+}
+
+// targetsQuery is the query's tok_s= and ttft= as --capacity spells them.
+func targetsQuery(v url.Values) string {
+	var parts []string
+	if x := strings.TrimSpace(v.Get("tok_s")); x != "" {
+		parts = append(parts, "tok/s="+x)
+	}
+	if x := strings.TrimSpace(v.Get("ttft")); x != "" {
+		parts = append(parts, "ttft="+x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// pv packs the page and a value for the capacity partials (partials-capacity.html).
+func init() {
+	templateFuncs["pv"] = func(p *page, v any) any {
+		return struct {
+			P *page
+			V any
+		}{p, v}
+	}
+}

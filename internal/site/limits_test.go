@@ -1,0 +1,104 @@
+package site
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/store/storetest"
+)
+
+// largestDoc is the largest run the site accepts, as issue 37 built it: the seed's
+// run with 64 contexts × 64 concurrency levels, every cell with a 700-character
+// reason — the even cells valid with the seed's figures, the odd ones failed — the
+// reasons each distinct (distinct) or one for all.
+func largestDoc(t testing.TB, id string, distinct bool) []byte {
+	t.Helper()
+	return edited(t, func(r *rundoc.Run) {
+		r.ID = id
+		valid, failed := r.Decode[0], r.Decode[0]
+		failed.Status, failed.DecodeFigures, failed.WindowStats = rundoc.StatusFailed, nil, nil
+		r.Config.Contexts, r.Config.Concurrency, r.Decode = nil, nil, nil
+		for i := range maxAxis {
+			r.Config.Contexts = append(r.Config.Contexts, i*1024)
+			r.Config.Concurrency = append(r.Config.Concurrency, i+1)
+		}
+		for _, ctx := range r.Config.Contexts {
+			for _, n := range r.Config.Concurrency {
+				c := valid
+				if (ctx/1024+n)%2 == 1 {
+					c = failed
+				}
+				c.Context, c.Concurrency = ctx, n
+				c.Reason = "the server answered 500 " + strings.Repeat("x", 700)
+				if distinct {
+					c.Reason = fmt.Sprintf("cell %d×%d: ", ctx, n) + c.Reason
+				}
+				c.Reason = c.Reason[:700]
+				r.Decode = append(r.Decode, c)
+			}
+		}
+	})
+}
+
+// TestLargestRunPageIsCapped: the run page of the largest document the site accepts
+// (issue 37: 7 MB, never kept by the page cache) holds each distinct reason at most
+// once, fits in the page cache, and says what it left out; in both languages, on both
+// stores, whether the reasons are one or 4,096.
+func TestLargestRunPageIsCapped(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{Report: reportBody{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
+		for _, distinct := range []bool{false, true} {
+			id := fmt.Sprintf("largest-%v", distinct)
+			doc := largestDoc(t, id, distinct)
+			if code, body := ts.submit(t, doc); code != http.StatusCreated {
+				t.Fatalf("the largest document (%d bytes): %d %.300s", len(doc), code, body)
+			}
+			for _, lang := range []string{LangEN, LangJA} {
+				code, page := ts.get(t, "/runs/"+id+"?lang="+lang)
+				t.Logf("distinct reasons %v, %s: the run page is %d bytes (document %d)", distinct, lang, len(page), len(doc))
+				if code != http.StatusOK || len(page) > maxPageBytes {
+					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), maxPageBytes)
+				}
+				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(T(lang, "report_too_large", maxAxis*maxAxis))) {
+					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
+				}
+				reason := "the server answered 500 " + strings.Repeat("x", 600)
+				if n := strings.Count(page, reason); n == 0 || n > maxMatrixNotes {
+					t.Errorf("the page holds a reason %d times, want each distinct one once, at most %d", n, maxMatrixNotes)
+				}
+			}
+		}
+	})
+}
+
+// TestRepeatedEmbedsOfTheLargestRun: a report repeating one embed of the largest run
+// 10,000 times (issue 37: 104 repeats were a 183.6 MB page) renders under 5 MB, with
+// the run's card once, on both stores.
+func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{RateBurst: 100, MaxBodyBytes: 8 << 20})
+		if code, body := ts.submit(t, largestDoc(t, "largest", true)); code != http.StatusCreated {
+			t.Fatalf("the largest document: %d %.300s", code, body)
+		}
+		md := strings.Repeat("[[run:largest]]\n\n", 10_000)
+		if code, _, body := ts.do(t, http.MethodPost, "/api/v1/reports", ts.token, []byte(`{"slug":"again","title":"t","body_md":`+jsonString(md)+`}`)); code != http.StatusCreated {
+			t.Fatalf("posting the report: %d %s", code, body)
+		}
+		code, page := ts.get(t, "/reports/again")
+		t.Logf("the report repeating one embed 10,000 times is %d bytes", len(page))
+		if code != http.StatusOK || len(page) >= 5<<20 {
+			t.Errorf("the report: %d, %d bytes; want 200 under 5 MB", code, len(page))
+		}
+		if n := strings.Count(page, `class="runcard"`); n != 1 {
+			t.Errorf("the run's card is shown %d times, want once", n)
+		}
+		if n := strings.Count(page, `class="runref"`); n != maxEmbeds-1 {
+			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, maxEmbeds-1, maxEmbeds)
+		}
+	})
+}
