@@ -21,12 +21,8 @@ type judged struct {
 // judge reads a cell by the interval rule: where the cell has a 95% interval, the
 // per-request speed it is judged by is the interval's low end and the TTFT its high
 // end, so a cell meets a target only when its whole interval does; without one, the
-// point value. per_request_tok_s is 1000 / tbt_ms (methodology.md), so its interval
-// is 1000 over tbt_ms's: the low end 1000 / tbt_ms_ci's high end. A document without a
-// TBT interval (one from before per_request_tok_s was defined so, when it was total
-// tok/s over the average number of active requests) scales total tok/s's interval by
-// the cell's own ratio. TTFT is the cell's median. Only valid cells (and a calc
-// document's predicted ones) count.
+// point value (per_request_tok_s's interval: rundoc's PerRequestTokSCI). TTFT is the
+// cell's median. Only valid cells (and a calc document's predicted ones) count.
 func judge(c *rundoc.DecodeCell, t Targets) judged {
 	j := judged{n: c.Concurrency}
 	f := c.DecodeFigures
@@ -35,11 +31,8 @@ func judge(c *rundoc.DecodeCell, t Targets) judged {
 	}
 	j.tokS, j.ttftMs = f.PerRequestTokS, f.TTFTMs
 	if ci := c.CellIntervals; ci != nil {
-		switch {
-		case ci.TBTMsCI != nil && ci.TBTMsCI.High > 0:
-			j.tokS, j.fromInterval = 1000/ci.TBTMsCI.High, true
-		case ci.TotalTokSCI != nil && f.TotalTokS > 0:
-			j.tokS, j.fromInterval = ci.TotalTokSCI.Scale(f.PerRequestTokS/f.TotalTokS).Low, true
+		if iv := ci.PerRequestTokSCI(f); iv != nil {
+			j.tokS, j.fromInterval = iv.Low, true
 		}
 		if iv := ci.TTFTMsCI; iv != nil {
 			j.ttftMs, j.fromInterval = iv.High, true

@@ -1,6 +1,10 @@
 package rundoc
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/stats"
+)
 
 // TestLimitsSlots (issue 34 item 2): on a server with slots a request must fit one
 // slot, and requests beyond the slots queue; the reason names the slot.
@@ -34,5 +38,22 @@ func TestLimitsSlots(t *testing.T) {
 		if f, ok := ParseFitReason(reason); reason != "" && (!ok || f.String() != reason) {
 			t.Errorf("%q read back as %+v (%v), written again as %q", reason, f, ok, f.String())
 		}
+	}
+}
+
+// TestPerRequestTokSCI: per_request_tok_s is 1000 / tbt_ms, so its interval is 1000
+// over tbt_ms_ci's ends; a document without one scales total tok/s's.
+func TestPerRequestTokSCI(t *testing.T) {
+	f := &DecodeFigures{TotalTokS: 200, PerRequestTokS: 50, TBTMs: 20}
+	ci := &CellIntervals{TBTMsCI: &stats.Interval{Low: 16, High: 25}, TotalTokSCI: &stats.Interval{Low: 180, High: 220}}
+	if iv := ci.PerRequestTokSCI(f); iv == nil || iv.Low != 40 || iv.High != 62.5 {
+		t.Errorf("from TBT: %+v, want 40–62.5", iv)
+	}
+	ci.TBTMsCI = nil
+	if iv := ci.PerRequestTokSCI(f); iv == nil || iv.Low != 45 || iv.High != 55 {
+		t.Errorf("from total tok/s: %+v, want 45–55", iv)
+	}
+	if iv := (*CellIntervals)(nil).PerRequestTokSCI(f); iv != nil {
+		t.Errorf("no intervals: %+v", iv)
 	}
 }
