@@ -22,7 +22,9 @@ var boundSubst = map[string]func(r *rundoc.Run, end func(*stats.Interval) float6
 		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.TotalTokS = end(ci.TotalTokSCI) })
 	},
 	"per_request_tok_s": func(r *rundoc.Run, end func(*stats.Interval) float64) {
-		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.PerRequestTokS = end(ci.PerRequestTokSCI(f)) })
+		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) {
+			f.PerRequestTokS = end(ci.PerRequestTokSCI(f))
+		})
 	},
 	"ttft_ms": func(r *rundoc.Run, end func(*stats.Interval) float64) {
 		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.TTFTMs = end(ci.TTFTMsCI) })
