@@ -340,6 +340,9 @@ type StreamResult struct {
 	// Text is the generated text, kept when asked (to count it with the server's
 	// tokenize route).
 	Text []byte
+	// Answer is the answer's text alone (no reasoning), kept when asked: the reply a
+	// conversation's next turn carries in its history.
+	Answer []byte
 	// Reconnects is how many times the request was sent again at once on a new
 	// connection because the server had closed the kept one before answering
 	// (reconnect.go): not an error, and Sent is the new connection's.
@@ -360,6 +363,8 @@ type StreamResult struct {
 	cached   int
 	// jsonOnly reads every chunk with encoding/json (tests compare the two decoders).
 	jsonOnly bool
+	// keepAnswer keeps Answer.
+	keepAnswer bool
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
@@ -401,6 +406,8 @@ type StreamConfig struct {
 	// result's arrivals are sized for them (up to the client's Arrivals) rather than
 	// grown.
 	ExpectTokens int
+	// KeepAnswer keeps the answer's text, without the reasoning, in Answer.
+	KeepAnswer bool
 }
 
 // presize is how many arrivals a request makes room for up front (at most): the
@@ -414,7 +421,7 @@ func (c *Client) presize() int {
 
 // StreamWith is Stream, configured.
 func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs Observer, cfg StreamConfig) *StreamResult {
-	res := &StreamResult{}
+	res := &StreamResult{keepAnswer: cfg.KeepAnswer}
 	if cfg.ExpectTokens > 0 {
 		res.Chunks = make([]TokenChunk, 0, min(cfg.ExpectTokens, c.presize()))
 	}
@@ -676,6 +683,9 @@ func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished, a
 			n, r.thinking, answer = 1, false, true
 			if keepText {
 				r.Text = text.appendTo(r.Text)
+			}
+			if r.keepAnswer {
+				r.Answer = text.appendTo(r.Answer)
 			}
 		}
 		if c.logprobs > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,9 +51,16 @@ func TestReasoningThenAnswer(t *testing.T) {
 				fmt.Fprint(w, "data: [DONE]\n\n")
 			}))
 			defer srv.Close()
-			res := NewClient(srv.URL+"/v1", "", 1).StreamChat(context.Background(), &ChatRequest{Model: "m"}, nil)
+			res := NewClient(srv.URL+"/v1", "", 1).StreamWith(context.Background(), "/chat/completions",
+				&ChatRequest{Model: "m", Stream: true}, nil, StreamConfig{KeepText: true, KeepAnswer: true})
 			if res.Err != nil || !res.Finished() {
 				t.Fatalf("outcome %s: %v", res.Outcome, res.Err)
+			}
+			if got, want := string(res.Answer), " t20 t21 t22 t23 t24"; got != want {
+				t.Errorf("answer text %q, want %q (no reasoning)", got, want)
+			}
+			if !strings.HasPrefix(string(res.Text), " t0 t1") || !strings.HasSuffix(string(res.Text), " t24") {
+				t.Errorf("kept text %q: want reasoning and answer", res.Text)
 			}
 			if res.ReasoningTokens != reasoning || res.AnswerTokens() != answer {
 				t.Errorf("reasoning %d, answer %d tokens: want %d, %d", res.ReasoningTokens, res.AnswerTokens(), reasoning, answer)
