@@ -340,9 +340,6 @@ type StreamResult struct {
 	// Text is the generated text, kept when asked (to count it with the server's
 	// tokenize route).
 	Text []byte
-	// Answer is the answer's text alone (no reasoning), kept when asked: the reply a
-	// conversation's next turn carries in its history.
-	Answer []byte
 	// Reconnects is how many times the request was sent again at once on a new
 	// connection because the server had closed the kept one before answering
 	// (reconnect.go): not an error, and Sent is the new connection's.
@@ -356,15 +353,21 @@ type StreamResult struct {
 	// finds it in cache (the chunk list's tail is cold by then, with hundreds of
 	// streams between two of this one's events).
 	lastAt time.Time
-	// thinking says the last chunk that showed text showed reasoning only.
-	thinking bool
-	usage    Usage
-	details  PromptTokensDetails
-	cached   int
+	// thinking says the last chunk that showed text showed reasoning only; answered
+	// that an answer token came (FirstAnswer is set), kept here with the other fields
+	// every event reads.
+	thinking, answered bool
+	usage              Usage
+	details            PromptTokensDetails
+	cached             int
 	// jsonOnly reads every chunk with encoding/json (tests compare the two decoders).
 	jsonOnly bool
 	// keepAnswer keeps Answer.
 	keepAnswer bool
+	// Answer is the answer's text alone (no reasoning), kept when asked: the reply a
+	// conversation's next turn carries in its history. (Last: the fields above are the
+	// hot ones of every event.)
+	Answer []byte
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
@@ -652,8 +655,8 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 		r.arrive(ev.At, n, obs)
 		if r.thinking {
 			r.ReasoningTokens += n
-		} else if answer && r.FirstAnswer.IsZero() {
-			r.FirstAnswer = ev.At
+		} else if answer && !r.answered {
+			r.FirstAnswer, r.answered = ev.At, true
 		}
 	}
 	return nil
