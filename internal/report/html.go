@@ -190,7 +190,7 @@ func (d *htmlData) T(key string, args ...any) string { return T(d.Lang, key, arg
 // CellStyle shades a matrix cell on one colour scale by its tok/s: light blue for the
 // slowest, deep blue for the fastest.
 func (d *htmlData) CellStyle(c matrixCell) template.CSS {
-	if !c.HasFigures {
+	if !c.HasFigures || !rundoc.Measured(c.TotalTokS) {
 		return ""
 	}
 	l := 93 - 55*c.Shade

@@ -433,7 +433,7 @@ func interactivityChart(run *rundoc.Run, v *view) lineChart {
 		s := chartSeries{Name: rundoc.FormatTokens(ctx), Color: palette[i%len(palette)]}
 		for _, n := range v.Concurrency {
 			cell := cells[cellKey{ctx, n}]
-			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) {
+			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) || !rundoc.Measured(cell.TotalTokS) || !rundoc.Measured(cell.PerRequestTokS) {
 				continue
 			}
 			maxX = math.Max(maxX, cell.TotalTokS)
