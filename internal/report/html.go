@@ -70,6 +70,12 @@ type htmlData struct {
 	RateHead   []htmlHeadCell
 	RateRows   []htmlRow
 	RateCharts []htmlChart
+
+	// AccuracySets are the run's evaluations and Comparisons the A/B of Options.AB,
+	// each a title and its lines (accuracy.go).
+	AccuracySets []htmlAccuracy
+	Comparisons  [][]string
+	evalOnly     bool
 }
 
 type htmlChart struct {
@@ -96,7 +102,7 @@ type htmlCell struct {
 
 func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 	v := viewFor(run, opts)
-	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script)}
+	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script), evalOnly: run.EvalOnly()}
 	if c, ok := capacityChart(run, v); ok {
 		d.CapacityChart = c.SVG()
 	}
@@ -141,6 +147,7 @@ func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 		d.Rows = append(d.Rows, row)
 	}
 	addRateHTML(d, run)
+	addAccuracyHTML(d, opts)
 	return d
 }
 
@@ -182,6 +189,18 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// Eyebrow names what the document measured: a rate test, the speed test matrix, or
+// the accuracy alone (an llmbench eval document).
+func (d *htmlData) Eyebrow() string {
+	switch {
+	case d.Rate != nil:
+		return d.T("rate_test")
+	case d.evalOnly:
+		return d.T("accuracy")
+	}
+	return d.T("speed_test_matrix")
 }
 
 // T is the label helper for templates: {{$.T "prefill"}}.

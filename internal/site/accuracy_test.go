@@ -28,12 +28,12 @@ func evalEntry(right func(i int) bool) rundoc.Accuracy {
 }
 
 // TestAccuracyOnRunAndComparePages: a run document holding speed and accuracy is
-// stored on both stores; its page shows the accuracy beside the speed figures, and the
-// compare page the A/B with its flips and exact McNemar p, in both languages; the API
-// returns the accuracy block.
+// stored on both stores; its page shows the accuracy beside the speed figures (once:
+// the report body below them leaves it out), and the compare page the A/B with its
+// flips and exact McNemar p, in both languages; the API returns the accuracy block.
 func TestAccuracyOnRunAndComparePages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{})
+		ts := newTestSite(t, st, Options{Report: reportBody{}})
 		// Items 0–11 right only in A, 12–14 only in B, 15–74 in both: 72% against 63%.
 		a := edited(t, func(r *rundoc.Run) {
 			r.ID = "bf16"
@@ -54,6 +54,9 @@ func TestAccuracyOnRunAndComparePages(t *testing.T) {
 				if code != http.StatusOK || !strings.Contains(page, w) {
 					t.Errorf("run page (%s) = %d, says %q: %v", lang, code, w, strings.Contains(page, w))
 				}
+			}
+			if n := strings.Count(page, want[0]); n != 1 || !strings.Contains(page, `class="report-body"`) {
+				t.Errorf("run page (%s) with its report shows the accuracy %d times, want once", lang, n)
 			}
 		}
 		for lang, want := range map[string][]string{
