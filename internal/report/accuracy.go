@@ -180,19 +180,15 @@ func FormatP(p float64) string {
 type htmlAccuracy struct {
 	Name  string
 	Lines []string
-	Head  []htmlHeadCell
-	Rows  [][]string
+	Table keyedTable // the categories
 }
 
 // addAccuracyHTML fills the page's accuracy sections and, given two documents, their A/B.
 func addAccuracyHTML(d *htmlData, opts Options) {
 	for _, a := range d.Accuracy {
-		h := htmlAccuracy{Name: a.Set.Name, Lines: AccuracyLines(d.Lang, a), Rows: AccuracyCategoryRows(d.Lang, a)}
-		head, right := accuracyCategoryHead(d.Lang)
-		for i, l := range head {
-			h.Head = append(h.Head, htmlHeadCell{Label: l, Numeric: right[i]})
-		}
-		d.AccuracySets = append(d.AccuracySets, h)
+		head, _ := accuracyCategoryHead(d.Lang)
+		d.AccuracySets = append(d.AccuracySets, htmlAccuracy{Name: a.Set.Name, Lines: AccuracyLines(d.Lang, a),
+			Table: keyedTable{Class: "lb-accuracy-table", Head: head, Rows: AccuracyCategoryRows(d.Lang, a)}})
 	}
 	if a, b := opts.AB[0], opts.AB[1]; a != nil && b != nil {
 		for _, c := range comparisons(a, b) {

@@ -76,6 +76,18 @@ type htmlData struct {
 	AccuracySets []htmlAccuracy
 	Comparisons  [][]string
 	evalOnly     bool
+
+	// Reasons are the matrix's reasons as placed: on their cells, or each once below
+	// the matrix (reasonnotes.go).
+	Reasons ReasonNotes
+}
+
+// keyedTable is a table whose first column names each row and whose others are
+// numbers (the capacity and accuracy sections).
+type keyedTable struct {
+	Class string
+	Head  []string
+	Rows  [][]string
 }
 
 type htmlChart struct {
@@ -103,6 +115,13 @@ type htmlCell struct {
 func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 	v := viewFor(run, opts)
 	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script), evalOnly: run.EvalOnly()}
+	var reasons []string
+	for _, row := range v.Matrix {
+		for _, c := range row {
+			reasons = append(reasons, c.Reason)
+		}
+	}
+	d.Reasons = PlaceReasons(reasons)
 	if c, ok := capacityChart(run, v); ok {
 		d.CapacityChart = c.SVG()
 	}
@@ -126,7 +145,7 @@ func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 		if m.Warn {
 			row.Class += " lb-warn"
 		}
-		row.Title = strings.Join(append(nonEmpty(m.Reason), m.Details...), "\n")
+		row.Title = strings.Join(append(nonEmpty(d.reasonOrRef(m.Reason)), m.Details...), "\n")
 		for i, s := range measurementRow(v, m) {
 			c := htmlCell{Text: s, Numeric: d.Head[i].Numeric}
 			if i < len(m.Raw) && c.Numeric && !math.IsNaN(m.Raw[i]) {
@@ -233,12 +252,36 @@ func (d *htmlData) CellTitle(c matrixCell) string {
 		parts = append(parts, where+": "+c.StatusStr)
 	}
 	if c.Reason != "" {
-		parts = append(parts, c.Reason)
+		parts = append(parts, d.reasonOrRef(c.Reason))
 	} else if c.Status == rundoc.StatusOverCapacity {
 		parts = append(parts, T(d.Lang, "note_over_capacity"))
 	}
 	parts = append(parts, c.Details...)
 	return strings.Join(parts, "\n")
+}
+
+// reasonOrRef is a reason as a cell, its row and its footnote give it: itself, or the
+// number it has under the matrix.
+func (d *htmlData) reasonOrRef(reason string) string {
+	if ref, listed := d.Reasons.reasonRef(d.Lang, reason); listed {
+		return ref
+	}
+	return reason
+}
+
+// ReasonNumber is the number of a cell's reason under the matrix, 0 when the cell
+// has none there.
+func (d *htmlData) ReasonNumber(c matrixCell) int {
+	n, _ := d.Reasons.Number(c.Reason)
+	return n
+}
+
+// FootnoteText is a footnote's text, its reason as reasonOrRef gives it.
+func (d *htmlData) FootnoteText(f footnote) string {
+	if f.Reason == "" {
+		return f.Text
+	}
+	return strings.Join(append([]string{d.reasonOrRef(f.Reason)}, nonEmpty(f.Rest)...), "; ")
 }
 
 // CellClass names a matrix cell's status for the stylesheet.

@@ -119,6 +119,10 @@ type footnote struct {
 	N     int
 	Where string // "0 × 16"
 	Text  string
+	// Reason and Rest are a matrix cell's Text in two: its reason (when Text begins
+	// with it) and the notes after it, for a page that lists the matrix's reasons
+	// apart (reasonnotes.go).
+	Reason, Rest string
 }
 
 // measurementColumns are the label keys of the All measurements table, the seed's columns.
@@ -201,11 +205,13 @@ func newView(run *rundoc.Run, lang string) *view {
 				continue
 			}
 			mc.Footnote = len(v.Footnotes) + 1
+			f := footnote{N: mc.Footnote, Where: rundoc.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Rest: strings.Join(mc.Details, "; ")}
 			text := mc.Details
 			if mc.Reason != "" && mc.Status != rundoc.StatusOverCapacity {
-				text = append([]string{mc.Reason}, text...)
+				text, f.Reason = append([]string{mc.Reason}, text...), mc.Reason
 			}
-			v.Footnotes = append(v.Footnotes, footnote{N: mc.Footnote, Where: rundoc.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Text: strings.Join(text, "; ")})
+			f.Text = strings.Join(text, "; ")
+			v.Footnotes = append(v.Footnotes, f)
 		}
 	}
 
