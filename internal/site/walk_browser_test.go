@@ -111,7 +111,7 @@ var walkPaths = map[string][]string{
 		"/?kind=all&metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms",
 		"/?metric=users&context=16K&speed=20", "/?metric=users_per_gpu&context=0&speed=40",
 		"/?kind=all&metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:soon,tpot:60ms"},
-	"GET /leaderboard":        {"/leaderboard?group=setup"},
+	"GET /leaderboard":        {"/leaderboard?group=setup", "/leaderboard?accuracy_within=5"},
 	"GET /getting-started":    {"/getting-started"},
 	"GET /docs":               {"/docs"},
 	"GET /api":                {"/api"},
