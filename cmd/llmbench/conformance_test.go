@@ -202,12 +202,20 @@ var fixtureServers = map[string]replay.Config{
 	"sglang":                   {Discovery: discoveryDir("sglang-0.5"), Tokenize: "sglang", Metrics: true},
 	"llamacpp":                 {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4}},
 	"llamacpp-spec":            {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4, Speculative: true}, Step: 25 * time.Millisecond},
+	"llamacpp-b10587":          llamaServer,
 	"ollama":                   {Discovery: discoveryDir("ollama")},
 	"tgi":                      {Discovery: discoveryDir("tgi-3"), Tokenize: "tgi", Metrics: true},
 	"trtllm":                   {Discovery: discoveryDir("trtllm"), Metrics: true, Step: 25 * time.Millisecond},
 	"lmstudio":                 {Discovery: discoveryDir("lmstudio")},
 	"gateway":                  {Ping: true, Comments: true, Model: "openrouter/replay"},
 }
+
+// llamaServer is llama-server b10587 as issue 34 ran it — -c 8192 -np 4 --metrics, a
+// model named after its path — replayed from its source (internal/replay
+// llamaserver.go): 4 slots of 2,048 tokens with a prompt cache each, the connection
+// closed after every streamed response.
+var llamaServer = replay.Config{Shape: "llamacpp-b10587", Discovery: discoveryDir("llamacpp-b10587"), Tokenize: "llamacpp", Metrics: true, ChatOverhead: 3,
+	Llama: &replay.LlamaSlots{NCtx: 2048, Slots: 4, CloseAfterStream: true, ModelPath: "/home/user/models/tinyllama-random-3M-F32.gguf", Ftype: "all F32", Build: "b10587-0000000"}}
 
 // TestConformance replays every engine's stream shape with exact timing and runs
 // llmbench against it as a user would: every cell the fixture says is valid must be,

@@ -332,20 +332,21 @@ func TestCase10SmallContext(t *testing.T) {
 	if valid, _ := checkCells(t, cr, 128); valid == 0 {
 		t.Error("nothing valid after --fit")
 	}
-	// llama.cpp with 4 slots of 4,096: its KV size is derived (the unified 4,096), so
-	// cells beyond it are over capacity, never sent.
+	// llama.cpp with 4 slots of 4,096 (issue 34): a request must fit one slot, so 4K
+	// with 64 output tokens is over capacity, and the reason names the slot; what
+	// fits a slot runs (TestCaseLlamaSlots measures the queue beyond the slots).
 	cr = runReplay(t, replay.Config{Shape: "llamacpp", Discovery: discoveryDir("llamacpp-np4"), Llama: &replay.LlamaSlots{NCtx: 4096, Slots: 4}, Tokenize: "llamacpp", ChatOverhead: 3}, false,
-		"--contexts", "0,2K", "--concurrency", "1,2,4,8", "--prefill", "", "--duration", "2s", "--max-output", "1024")
-	logCells(t, cr, 1024)
-	if cr.doc.Capacity == nil || cr.doc.Capacity.KVCacheTokens == nil || *cr.doc.Capacity.KVCacheTokens != 4096 {
-		t.Errorf("capacity %+v, want llama.cpp's 4,096 tokens", cr.doc.Capacity)
+		"--contexts", "0,4K", "--concurrency", "1,2", "--prefill", "", "--duration", "2s", "--max-output", "64")
+	logCells(t, cr, 64)
+	if c := cr.doc.Capacity; c == nil || c.Slots == nil || *c.Slots != 4 || c.SlotTokens == nil || *c.SlotTokens != 4096 || c.KVCacheTokens != nil {
+		t.Errorf("capacity %+v, want 4 slots of 4,096 tokens and the whole cache unknown", c)
 	}
-	for _, want := range []struct{ ctx, n int }{{0, 8}, {2048, 2}} {
-		if c := cell(cr.doc, want.ctx, want.n); c.Status != rundoc.StatusOverCapacity {
-			t.Errorf("%d × %d: %s, want over capacity", want.ctx, want.n, c.Status)
+	for _, n := range []int{1, 2} {
+		if c := cell(cr.doc, 4096, n); c.Status != rundoc.StatusOverCapacity || !strings.Contains(c.Reason, "exceeds one slot's context of 4096 tokens (the server runs 4 slots of 4096)") {
+			t.Errorf("4K × %d: %s %q, want over capacity, naming the slot", n, c.Status, c.Reason)
 		}
 	}
-	checkCells(t, cr, 1024)
+	checkCells(t, cr, 64)
 }
 
 // TestCase11ServerCannotGenerate (issue 22): a server that lists its models and

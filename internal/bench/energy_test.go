@@ -49,7 +49,7 @@ func TestRunnerEnergyAgainstExactServer(t *testing.T) {
 	srv := fs.start(t)
 	// 4 and 8 streams: ±1 token at the window's edges stays under 1% of a 2 s window.
 	doc := newTestRun([]int{2048}, []int{4, 8}, []int{2048}, 2*time.Second, 4096)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	meter := &constantMeter{watts: 250, devices: []int{0, 1}, interval: 50 * time.Millisecond, born: time.Now().Add(-time.Second)}
 	price := &rundoc.Price{USDPerHour: 3.6, Source: "--price-per-hour"}
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: Options{Nonce: "e", Telemetry: meter, Price: price}}

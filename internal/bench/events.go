@@ -19,8 +19,9 @@ type EventMeta struct {
 	Phase       string `json:"phase,omitempty"` // warmup | decode
 	Context     int    `json:"context"`
 	Concurrency int    `json:"concurrency"`
-	Stream      int    `json:"stream,omitempty"`
-	Index       int    `json:"index,omitempty"`
+	// Stream is a decode request's stream in its cell, from 1 (Request.Stream).
+	Stream int `json:"stream,omitempty"`
+	Index  int `json:"index,omitempty"`
 	// Cell numbers the cells of an open-loop run (phase "rate"), from 1.
 	Cell int `json:"cell,omitempty"`
 	// Repeat numbers a --repeat measurement of a cell or prefill row, from 1 (absent
@@ -88,7 +89,9 @@ func (l *EventLog) Cell(meta EventMeta, run *CellRun) {
 	}
 	meta.Phase = "decode"
 	for _, q := range run.Requests {
-		l.Request(meta, q)
+		m := meta
+		m.Stream = q.Stream
+		l.Request(m, q)
 	}
 	if run.Open != 0 {
 		l.write(Event{Type: "window", EventMeta: meta, Open: run.Open, Close: run.Close})
@@ -193,7 +196,9 @@ func RescoreAll(r io.Reader) (*Rescored, error) {
 		switch ev.Type {
 		case "request":
 			if ev.Phase == "decode" && ev.Request != nil {
-				requests[k] = append(requests[k], *ev.Request)
+				q := *ev.Request
+				q.Stream = ev.EventMeta.Stream
+				requests[k] = append(requests[k], q)
 			}
 		case "window":
 			// Logs written before cell events: score the window with what is known.

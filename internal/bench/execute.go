@@ -84,11 +84,14 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 	if ctx.Err() != nil {
 		return nil // the caller marks the cell interrupted
 	}
-	results := streams.results
-	slices.SortStableFunc(results, func(a, b *openai.StreamResult) int { return a.Sent.Compare(b.Sent) })
-	run.Requests = make([]Request, len(results))
-	for i, res := range results {
-		run.Requests[i] = RecordOf(res, r.clock)
+	sent := streams.results
+	slices.SortStableFunc(sent, func(a, b streamResult) int { return a.res.Sent.Compare(b.res.Sent) })
+	results := make([]*openai.StreamResult, len(sent))
+	run.Requests = make([]Request, len(sent))
+	for i, sr := range sent {
+		results[i] = sr.res
+		run.Requests[i] = RecordOf(sr.res, r.clock)
+		run.Requests[i].Stream = sr.stream
 	}
 	r.countText(ctx, run, results)
 	r.calibrateChunks(ctx, spec, run, keepText)
@@ -99,9 +102,15 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 // last ends, and retries under the policy.
 type cellStreams struct {
 	mu      sync.Mutex
-	results []*openai.StreamResult
+	results []streamResult
 	gaveUp  atomic.Bool
 	wg      sync.WaitGroup
+}
+
+// streamResult is one request's result and the stream (from 1) that sent it.
+type streamResult struct {
+	stream int
+	res    *openai.StreamResult
 }
 
 // startStreams starts the cell's streams. A stream that has no success before its
@@ -111,7 +120,7 @@ func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, sp
 	cs := &cellStreams{}
 	policy := r.policy()
 	started := time.Now()
-	for range spec.concurrency {
+	for stream := 1; stream <= spec.concurrency; stream++ {
 		cs.wg.Add(1)
 		go func() {
 			defer cs.wg.Done()
@@ -121,7 +130,7 @@ func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, sp
 				i := int(spec.reqIndex.Add(1) - 1)
 				res := r.Server.Send(ctx, spec.pctx.Payload(i), spec.maxOutput, so, keepText)
 				cs.mu.Lock()
-				cs.results = append(cs.results, res)
+				cs.results = append(cs.results, streamResult{stream, res})
 				cs.mu.Unlock()
 				if res.Outcome.Success() {
 					failures = 0

@@ -78,6 +78,34 @@ func TestCellFigures(t *testing.T) {
 	}
 }
 
+// TestPerRequestShortRequests (issue 34 item 11): 32-token requests on a server
+// whose gaps are exactly 20 ms, each replaced at once (30 ms to its first token).
+// One request's tokens come at 50 tok/s; total tok/s over the active requests gave
+// about 51.6, each request's first token (its prefill's) counted over its 31 gaps.
+func TestPerRequestShortRequests(t *testing.T) {
+	var reqs []Request
+	for s := 0; s < 2; s++ {
+		for sent := s * 7; sent < 3200; {
+			first := sent + 30
+			last := first + 31*20
+			q := msReq(sent, first, last, "finished", 1, 20, last)
+			q.Stream, q.ChunkUsage = s+1, true
+			reqs = append(reqs, q)
+			sent = last
+		}
+	}
+	w := span{1e12 + 1000e6, 1e12 + 3000e6}
+	f := cellFigures(reqs, resolveCounts(reqs), w)
+	if f.fig.TBTMs != 20 || f.fig.PerRequestTokS != 50 {
+		t.Errorf("TBT %v ms, per request %v tok/s; want 20 and 50", f.fig.TBTMs, f.fig.PerRequestTokS)
+	}
+	old := f.fig.TotalTokS / f.stats.AvgActiveRequests
+	t.Logf("per request %.2f tok/s; total %.2f over %.3f active requests would give %.2f", f.fig.PerRequestTokS, f.fig.TotalTokS, f.stats.AvgActiveRequests, old)
+	if old < 51 {
+		t.Errorf("the old definition gives %.2f here: the case no longer shows the issue", old)
+	}
+}
+
 // TestPlanSeed: the seed page's over-capacity pattern follows from its KV cache (any
 // size in [65,536, 81,919] tokens: 8 × 8K fits, 2 × 40K does not), max_model_len 65,536 and 8,192 output tokens.
 func TestPlanSeed(t *testing.T) {
@@ -88,7 +116,7 @@ func TestPlanSeed(t *testing.T) {
 	for _, kv := range []int64{65536, 72000, 81919} {
 		doc := &rundoc.Run{Config: seed.Config}
 		mml := int64(65536)
-		Plan(doc, &kv, &mml)
+		Plan(doc, rundoc.Limits{KVCacheTokens: &kv, MaxModelLen: &mml})
 		for _, c := range doc.Decode {
 			want := seed.Cell(c.Context, c.Concurrency).Status
 			got := c.Status

@@ -25,12 +25,12 @@ func TestFitPlan(t *testing.T) {
 		{"no limits known", nil, nil, seedPlan.Contexts, seedPlan.PrefillContexts, 8192, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, changes := FitPlan(seedPlan, tc.kv, tc.mml)
+			got, changes := FitPlan(seedPlan, rundoc.Limits{KVCacheTokens: tc.kv, MaxModelLen: tc.mml})
 			if !slices.Equal(got.Contexts, tc.contexts) || !slices.Equal(got.PrefillContexts, tc.prefill) || got.MaxOutputTokens != tc.maxOutput || len(changes) != tc.changes {
 				t.Errorf("contexts %v prefill %v max output %d, changes %q", got.Contexts, got.PrefillContexts, got.MaxOutputTokens, changes)
 			}
 			doc := &rundoc.Run{Config: got}
-			Plan(doc, tc.kv, tc.mml)
+			Plan(doc, rundoc.Limits{KVCacheTokens: tc.kv, MaxModelLen: tc.mml})
 			if f := CheckPlan(doc); f.TooSmall() {
 				t.Errorf("the fitted plan still does not fit: %+v", f)
 			}
@@ -52,7 +52,7 @@ func TestCheckPlan(t *testing.T) {
 		{i64(4096), nil, true},
 	} {
 		doc := &rundoc.Run{Config: cfg}
-		Plan(doc, tc.kv, tc.mml)
+		Plan(doc, rundoc.Limits{KVCacheTokens: tc.kv, MaxModelLen: tc.mml})
 		if f := CheckPlan(doc); f.TooSmall() != tc.tooSmall {
 			t.Errorf("kv %v mml %v: %+v, too small %v, want %v", tc.kv, tc.mml, f, f.TooSmall(), tc.tooSmall)
 		}

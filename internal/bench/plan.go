@@ -3,19 +3,18 @@ package bench
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Plan fills a new run document's prefill rows and decode cells from its config and the
 // server's limits: over-capacity cells are marked (and never sent), the rest pending.
-func Plan(doc *rundoc.Run, kvCacheTokens, maxModelLen *int64) {
+func Plan(doc *rundoc.Run, limits rundoc.Limits) {
 	cfg := doc.Config
 	doc.Prefill = doc.Prefill[:0]
 	for _, c := range sortedUnique(cfg.PrefillContexts) {
 		row := rundoc.PrefillRow{Context: c, Status: rundoc.StatusPending}
-		if ok, reason := rundoc.Fit(c, 1, 1, nil, maxModelLen); !ok {
+		if reason, _ := limits.Check(c, c, 1, 1); reason != "" {
 			row.Status, row.Reason = rundoc.StatusOverCapacity, reason
 		}
 		doc.Prefill = append(doc.Prefill, row)
@@ -24,7 +23,7 @@ func Plan(doc *rundoc.Run, kvCacheTokens, maxModelLen *int64) {
 	for _, c := range sortedUnique(cfg.Contexts) {
 		for _, n := range sortedUnique(cfg.Concurrency) {
 			cell := rundoc.DecodeCell{Context: c, Concurrency: n, Status: rundoc.StatusPending}
-			if ok, reason := rundoc.Fit(c, n, cfg.MaxOutputTokens, kvCacheTokens, maxModelLen); !ok {
+			if reason, _ := limits.Check(c, c, n, cfg.MaxOutputTokens); reason != "" {
 				cell.Status, cell.Reason = rundoc.StatusOverCapacity, reason
 			}
 			doc.Decode = append(doc.Decode, cell)
@@ -39,7 +38,8 @@ type PlanFit struct {
 	// Cells and RunnableCells count the decode cells alone.
 	Cells, RunnableCells int
 	// ByLength counts what is over capacity because context + max output exceeds
-	// max_model_len (the rest of the over-capacity cells exceed the KV cache).
+	// max_model_len or a slot's context (the rest of the over-capacity cells exceed
+	// the KV cache).
 	ByLength int
 }
 
@@ -51,7 +51,7 @@ func CheckPlan(doc *rundoc.Run) PlanFit {
 		switch {
 		case s != rundoc.StatusOverCapacity:
 			f.Runnable++
-		case strings.Contains(reason, "max_model_len"):
+		case rundoc.IsLengthReason(reason):
 			f.ByLength++
 		}
 	}
@@ -75,18 +75,13 @@ func (f PlanFit) TooSmall() bool {
 }
 
 // FitPlan shrinks a plan to a server's limits: the longest request one server slot
-// takes (max_model_len, and the KV cache when smaller). Max output becomes a quarter
-// of that limit (a power of two) when it is more, and every decode or prefill context
-// that does not fit with it becomes the largest that does (whole K from 1K up, else a
-// power of two); the concurrency columns stay, for the KV rule to mark. It returns the
-// new config and a line per change, as flags.
-func FitPlan(cfg rundoc.Config, kvCacheTokens, maxModelLen *int64) (rundoc.Config, []string) {
-	limit := int64(0)
-	for _, l := range []*int64{maxModelLen, kvCacheTokens} {
-		if l != nil && *l > 0 && (limit == 0 || *l < limit) {
-			limit = *l
-		}
-	}
+// takes (max_model_len, a slot's context, and the KV cache when smaller). Max output
+// becomes a quarter of that limit (a power of two) when it is more, and every decode
+// or prefill context that does not fit with it becomes the largest that does (whole K
+// from 1K up, else a power of two); the concurrency columns stay, for the KV rule to
+// mark. It returns the new config and a line per change, as flags.
+func FitPlan(cfg rundoc.Config, limits rundoc.Limits) (rundoc.Config, []string) {
+	limit := limits.Smallest()
 	if limit == 0 {
 		return cfg, nil
 	}

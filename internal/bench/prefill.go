@@ -55,11 +55,17 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 	if q.Usage != nil && q.Usage.PromptTokens > 0 {
 		promptTokens = q.Usage.PromptTokens
 		fig.PromptTokens = promptTokens
-		if d := q.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-			fig.CachedTokens = openai.Ptr(*d.CachedTokens)
-		}
 	}
-	fig.PromptTokS = stats.Round(float64(promptTokens)/(ttftMs/1000), 1)
+	if cached, _, ok := q.cachedPrompt(); ok {
+		fig.CachedTokens = openai.Ptr(cached)
+	}
+	// The prefill read the tokens it did not find cached (a chat template's preamble
+	// may fill a cache block before the nonce): those over the time to first token.
+	read := promptTokens
+	if fig.CachedTokens != nil && *fig.CachedTokens < promptTokens {
+		read -= *fig.CachedTokens
+	}
+	fig.PromptTokS = stats.Round(float64(read)/(ttftMs/1000), 1)
 	row.PrefillFigures = fig
 	row.Status = rundoc.StatusValid
 	switch {

@@ -40,6 +40,32 @@ type Request struct {
 	// Calibration: sent after the window to learn the server's tokens per chunk
 	// (chunkcalib.go); it counts for the count's ratio and bound, in no figure.
 	Calibration bool `json:"calibration,omitempty"`
+	// Stream is the cell's stream that sent the request, from 1 (0: not recorded, in
+	// a log from before): a stream's requests follow one another. The events log
+	// writes it as the event's "stream" (EventMeta.Stream).
+	Stream int `json:"-"`
+	// Reconnects: the request was sent again at once on a new connection, the server
+	// having closed the kept one before answering (not an error).
+	Reconnects int `json:"reconnects,omitempty"`
+	// PromptCache is [cached, prompt] tokens as the server's per-chunk timings said
+	// (llama.cpp's cache_n, and cache_n + prompt_n): a request cut at the window's end
+	// has no usage, but every chunk of it said what its prompt found cached.
+	PromptCache *[2]int `json:"prompt_cache,omitempty"`
+}
+
+// cachedPrompt is what the server said of the request's prompt: its tokens and how
+// many of them it found cached, from its usage or else its per-chunk timings; ok is
+// false when it said neither.
+func (q *Request) cachedPrompt() (cached, prompt int, ok bool) {
+	if u := q.Usage; u != nil && u.PromptTokens > 0 {
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			return *d.CachedTokens, u.PromptTokens, true
+		}
+	}
+	if pc := q.PromptCache; pc != nil && pc[1] > 0 {
+		return pc[0], pc[1], true
+	}
+	return 0, 0, false
 }
 
 // outcome is the request's outcome; records from before outcomes were logged say it
@@ -95,6 +121,10 @@ func RecordOf(res *openai.StreamResult, c Clock) Request {
 		Cancelled: res.Cancelled, Status: res.Status, Usage: res.Usage,
 		ChunkUsage: res.ChunkUsage, Speculative: res.Speculative, NotStreamed: res.NotStreamed,
 		Events: res.Events, Merged: res.Merged, Reads: res.Reads, Skipped: res.Skipped,
+		Reconnects: res.Reconnects,
+	}
+	if t := res.Timings; t != nil && t.PromptN >= 0 && t.CacheN >= 0 && t.CacheN+t.PromptN > 0 {
+		q.PromptCache = &[2]int{t.CacheN, t.CacheN + t.PromptN}
 	}
 	if res.Err != nil {
 		q.Error = res.Err.Error()
@@ -124,6 +154,10 @@ func (q *Request) Result() *openai.StreamResult {
 		Usage: q.Usage, Status: q.Status, ChunkUsage: q.ChunkUsage,
 		Speculative: q.Speculative, NotStreamed: q.NotStreamed,
 		Events: q.Events, Merged: q.Merged, Reads: q.Reads, Skipped: q.Skipped,
+		Reconnects: q.Reconnects,
+	}
+	if pc := q.PromptCache; pc != nil {
+		res.Timings = &openai.Timings{CacheN: pc[0], PromptN: pc[1] - pc[0]}
 	}
 	res.Cancelled = res.Outcome == openai.OutcomeCancelled
 	if q.Error != "" {

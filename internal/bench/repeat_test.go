@@ -42,7 +42,7 @@ func TestRepeatInterleavedAndUnstable(t *testing.T) {
 	srv := fs.start(t)
 	doc := newTestRun([]int{1024}, []int{1, 2}, nil, 2*time.Second, 100000)
 	doc.Config.Repeat = 3
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	var events bytes.Buffer
 	p := &speedChanger{fs: fs, at: "(repeat 3/3)", to: 20 * time.Millisecond}
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "rep", Progress: p, Events: NewEventLog(&events)}}

@@ -43,12 +43,25 @@ type Server struct {
 	TextTokenizer prompt.Tokenizer
 	// Local says the server runs on this machine, so the machine's CPU is checked too.
 	Local bool
+	// SlotCaches is how many prompt caches of its own slots the server keeps
+	// (llama-server, Ollama's runner: a slot reuses what its last prompt shares with
+	// the next), where a cell's streams each take a slot that the row's one warm-up did
+	// not fill: 0 for one cache for every request (vLLM, SGLang), -1 for slots whose
+	// number is not known. PinSlots says a request can name its slot (llama-server's
+	// id_slot).
+	SlotCaches int
+	PinSlots   bool
 }
 
 // Send runs one request of maxTokens output tokens for prompt p and returns what
 // happened to it: its outcome and every token arrival. keepText keeps the generated
 // text (for TextTokenizer). It never retries: RetryPolicy says when to try again.
 func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool) *openai.StreamResult {
+	return s.send(ctx, p, maxTokens, obs, keepText, nil)
+}
+
+// send is Send, in a given slot where slot is not nil (PinSlots).
+func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool, slot *int) *openai.StreamResult {
 	so := &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
 	cfg := openai.StreamConfig{KeepText: keepText, ExpectTokens: maxTokens}
 	var ignore *bool
@@ -63,12 +76,12 @@ func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 		}
 		return s.Client.StreamWith(ctx, "/completions", &openai.CompletionRequest{
 			Model: s.Model, Prompt: pr, MaxTokens: openai.Ptr(maxTokens), Stream: true,
-			StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken,
+			StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken, IDSlot: slot,
 		}, obs, cfg)
 	}
 	return s.Client.StreamWith(ctx, "/chat/completions", &openai.ChatRequest{
 		Model: s.Model, Messages: p.Messages, MaxTokens: openai.Ptr(maxTokens), Stream: true,
-		StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken,
+		StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken, IDSlot: slot,
 	}, obs, cfg)
 }
 

@@ -88,7 +88,7 @@ func TestRescoreAgrees(t *testing.T) {
 	t.Run("exact", func(t *testing.T) {
 		_, srv := startReplay(t, replay.Config{})
 		doc := newTestRun([]int{0, 512}, []int{1, 3}, []int{512}, time.Second, 4096)
-		Plan(doc, nil, nil)
+		Plan(doc, rundoc.Limits{})
 		// A ceiling far below the cells' rates: every cell is flagged, live and re-scored.
 		doc.Client = &rundoc.Client{CeilingTokS: openai.Ptr(2.0), Cores: 1}
 		var events bytes.Buffer
@@ -111,7 +111,7 @@ func TestRescoreAgrees(t *testing.T) {
 		_, srv := startReplay(t, replay.Config{Shape: "vllm-no-continuous-usage", TokensPerStep: []int{3}, Step: 30 * time.Millisecond})
 		srv.TextTokenizer = nil // counted from finished requests' ratio only
 		doc := newTestRun([]int{0}, []int{3}, nil, 2*time.Second, 100)
-		Plan(doc, nil, nil)
+		Plan(doc, rundoc.Limits{})
 		var events bytes.Buffer
 		r := &Runner{Server: srv, Opts: Options{Nonce: "s", Events: NewEventLog(&events)}}
 		if err := r.Run(context.Background(), doc); err != nil {
@@ -127,7 +127,7 @@ func TestRescoreAgrees(t *testing.T) {
 	t.Run("resumed", func(t *testing.T) {
 		_, srv := startReplay(t, replay.Config{})
 		doc := newTestRun([]int{0}, []int{1, 2}, nil, 1500*time.Millisecond, 4096)
-		Plan(doc, nil, nil)
+		Plan(doc, rundoc.Limits{})
 		var events bytes.Buffer
 		log := NewEventLog(&events)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -157,7 +157,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", After: 1, Every: 1, Limit: 2, Status: 503, RetryAfter: "1",
 		Body: `{"error":{"message":"Service Unavailable","code":503}}`}}})
 	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 4096)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: srv, Opts: Options{Nonce: "ra", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestWarmupRetries(t *testing.T) {
 	_, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "warmup", Every: 1, Limit: 1, Status: 503, RetryAfter: "0.2",
 		Body: `{"error":{"message":"Service Unavailable"}}`}}})
 	doc := newTestRun([]int{1024}, []int{1}, []int{1024}, time.Second, 4096)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: srv, Opts: Options{Nonce: "wr", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func TestFailingServerBounded(t *testing.T) {
 	// The stream check passes; every decode request after it fails.
 	rs, srv := startReplay(t, replay.Config{Failures: []replay.Failure{{Phase: "decode", After: 1, Every: 1, ContentType: "text/event-stream", Body: "data: [DONE]\n\n"}}})
 	doc := newTestRun([]int{0}, []int{2}, nil, time.Second, 4096)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	start := time.Now()
 	r := &Runner{Server: srv, Opts: Options{Nonce: "fb", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
@@ -236,7 +236,7 @@ func TestFailingServerBounded(t *testing.T) {
 func TestNotStreaming(t *testing.T) {
 	rs, srv := startReplay(t, replay.Config{IgnoreStream: true, Step: time.Millisecond})
 	doc := newTestRun([]int{0, 512}, []int{1, 2}, []int{512}, time.Second, 64)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: srv, Opts: Options{Nonce: "ns"}}
 	if err := r.Run(context.Background(), doc); !errors.Is(err, ErrNotStreaming) {
 		t.Fatalf("Run: %v, want ErrNotStreaming", err)
@@ -260,7 +260,7 @@ func TestNotStreaming(t *testing.T) {
 func TestDrainBeforeColdPrefill(t *testing.T) {
 	rs, srv := startReplay(t, replay.Config{Metrics: true, Drain: time.Second, PrefillContention: 1, PrefillRate: 4000})
 	doc := newTestRun([]int{0, 2048}, []int{4}, []int{2048}, time.Second, 4096)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: srv, Opts: Options{Nonce: "dr", Running: scrapeRunning(rs.URL)}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ type scoring struct {
 	finished    int // requests the server finished
 	bound       countBound
 	tpotBound   float64 // tbt_ms's relative bound where chunk splits were estimated (tpotBound)
+	earlyLoss   float64 // the window's stream-time the early ends' successors spent before producing (earlyend.go)
 }
 
 // unresolved says many of the window's token events arrived together, not drafted
@@ -89,10 +90,17 @@ var validityRules = []rule{
 		return ""
 	}},
 	{"ended_early", func(s *scoring) string {
-		if s.run.IgnoreEOSKnown && s.w.detail.EndedEarly > 0 {
-			return fmt.Sprintf("%d requests ended before max output despite ignore_eos", s.w.detail.EndedEarly)
+		// Decided by the bound, as token counts are: an early end costs the figure
+		// only its successor's time before producing (earlyend.go).
+		n := s.w.detail.EndedEarly
+		if n == 0 || s.earlyLoss <= MaxCountBound {
+			return ""
 		}
-		return ""
+		why := "before max output"
+		if s.run.IgnoreEOSKnown {
+			why += " despite ignore_eos"
+		}
+		return fmt.Sprintf("%d requests ended %s, and the requests that replaced them spent %.1f%% of the window's stream-time before their first token (more than %.0f%%): the cell measured replacements, not sustained decoding", n, why, 100*s.earlyLoss, 100*MaxCountBound)
 	}},
 	{"prompt_off_target", func(s *scoring) string {
 		// A prompt the server never counted (no usage on its request, no tokenize
@@ -145,6 +153,11 @@ var validityRules = []rule{
 		return fmt.Sprintf("%d of %d streams went more than %s without a token (the longest %.1f s): stalls took %.0f%% of the window's stream-seconds", st.stalled, s.run.Concurrency, st.threshold.Round(time.Millisecond), float64(st.maxSilence)/1e9, 100*float64(st.stallNs)/float64(st.inFlightNs))
 	}},
 	{"timing_unresolved", func(s *scoring) string {
+		// Streams that arrived whole were not measured at all: no gap, no time per
+		// output token, nothing producing (a proxy that buffers each stream).
+		if w := s.w.wholeTokens; w > 0 && float64(w) > unresolvedShare*float64(s.w.stats.OutputTokens) {
+			return fmt.Sprintf("%d requests arrived whole, every token of each at once (%.0f%% of the window's tokens): their gaps and time per output token were not measured — a proxy that buffers the stream? Measure the server directly", s.w.detail.StreamsArrivedWhole, 100*float64(w)/float64(s.w.stats.OutputTokens))
+		}
 		// Bursts alone describe (describe flags them): TTFT and TPOT are latencies as
 		// the client saw them, vLLM's definitions, and itl_ms the gaps between the
 		// bursts. They are wrong only if the client read late, which a saturated

@@ -375,15 +375,42 @@ func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	}
 	reqIndex := new(atomic.Int64)
 	reqIndex.Store(1) // request 0 was the warm-up
+	warmed := 1
 	for _, cell := range pending {
 		if ctx.Err() != nil {
 			return o.interrupt()
 		}
+		if o.overCapacity(cell, pctx) {
+			continue
+		}
+		warmed = r.warmSlots(ctx, pctx, cell.Concurrency, warmed, reqIndex)
 		if err := o.cell(ctx, cell, pctx, reqIndex); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// overCapacity marks a cell over capacity once its row's prompt is known to be longer
+// than its context (a context of 0 sends the chat template and the request's tail:
+// some 90 tokens on llama-server), where that makes a request outgrow a slot,
+// max_model_len or the KV cache: such requests would end early at the slot's end, or
+// be refused. It reports whether it did.
+func (o *orchestration) overCapacity(cell *rundoc.DecodeCell, pctx *prompt.Context) bool {
+	if pctx.Actual <= cell.Context || cell.CellIntervals != nil { // a repeat measured is kept
+		return false
+	}
+	reason, _ := o.doc.Capacity.Limits().Check(cell.Context, pctx.Actual, cell.Concurrency, o.doc.Config.MaxOutputTokens)
+	if reason == "" {
+		return false
+	}
+	cell.Status, cell.Reason = rundoc.StatusOverCapacity, reason
+	cell.DecodeFigures, cell.WindowStats, cell.CellDetail, cell.CellIntervals = nil, nil, nil, nil
+	o.done += o.repeats() - o.rep // its later repeats will not run either
+	if p := o.r.Opts.Progress; p != nil {
+		p.Log(cellLine(cell))
+	}
+	return true
 }
 
 // timeCold records a cold read's time, for the ETA of those left.

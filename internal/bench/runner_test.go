@@ -48,7 +48,7 @@ func TestExactTiming(t *testing.T) {
 		fs := newFakeServer()
 		srv := fs.start(t)
 		doc := newTestRun([]int{2048}, conc, nil, plan.duration, 4096)
-		Plan(doc, nil, nil)
+		Plan(doc, rundoc.Limits{})
 		r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
 		windows, err := runWithWindows(t, context.Background(), r, doc)
 		if err != nil {
@@ -69,7 +69,8 @@ func TestExactTiming(t *testing.T) {
 				t.Logf("%d streams: the server streamed %.0f tok/s of a nominal %.0f (a loaded machine)", c.Concurrency, truthTokS, nominal)
 			}
 			within(t, fmt.Sprintf("%d streams: avg active", c.Concurrency), c.AvgActiveRequests, float64(c.Concurrency), 0.01)
-			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, c.TotalTokS/float64(c.Concurrency), 0.011)
+			// Per-request tok/s is 1000 / the median stream's time per output token.
+			within(t, fmt.Sprintf("%d streams: per request", c.Concurrency), c.PerRequestTokS, 1000/c.TBTMs, 0.001)
 			// The window is at least as long as asked (a loaded machine may close it late;
 			// the figures use its real length).
 			if c.MeasuredS < plan.duration.Seconds()*0.999 {
@@ -93,7 +94,7 @@ func TestQueueingInferredWithoutGauges(t *testing.T) {
 	fs.slots = make(chan struct{}, 2)
 	srv := fs.start(t)
 	doc := newTestRun([]int{0}, []int{2, 4}, nil, 2*time.Second, 20)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestPrefillAndWarmup(t *testing.T) {
 	// Requests of 20 tokens finish inside the window, so their usage (with cached
 	// tokens) arrives and the closed loop replaces them.
 	doc := newTestRun([]int{0, 4096}, []int{1, 2}, []int{2048, 4096}, time.Second, 20)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	logged := &lineLog{}
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "p", Progress: logged}}
 	windows, err := runWithWindows(t, context.Background(), r, doc)
@@ -187,7 +188,7 @@ func TestOverCapacityNeverSent(t *testing.T) {
 	srv := fs.start(t)
 	kv := int64(3 * (1024 + 256)) // 3 streams of 1K context + 256 output fit
 	doc := newTestRun([]int{1024}, []int{1, 2, 4, 8}, nil, time.Second, 256)
-	Plan(doc, &kv, nil)
+	Plan(doc, rundoc.Limits{KVCacheTokens: &kv})
 	var events bytes.Buffer
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: Options{Nonce: "o", Events: NewEventLog(&events)}}
 	if err := r.Run(context.Background(), doc); err != nil {
@@ -237,7 +238,7 @@ func TestMessyStream(t *testing.T) {
 	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
 	srv := fs.start(t)
 	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "m"}}
 	r.Server.ContinuousUsage = false // count tokens from the chunks' content
 	windows, err := runWithWindows(t, context.Background(), r, doc)
@@ -271,7 +272,7 @@ func TestMessyStreamUsage(t *testing.T) {
 	fs.dropAfter = 30
 	srv := fs.start(t)
 	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "u"}}
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
@@ -310,7 +311,7 @@ func TestInterruptAndResume(t *testing.T) {
 	srv := fs.start(t)
 	path := filepath.Join(t.TempDir(), "run.json")
 	doc := newTestRun([]int{0}, []int{1, 2, 4}, nil, 1500*time.Millisecond, 1000)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{
 		Nonce:      "i",
@@ -412,7 +413,7 @@ func TestUnreachableServer(t *testing.T) {
 	s := newTestServer(srv, prompt.Chat, 2)
 	srv.Close()
 	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 100)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: s, Opts: Options{Nonce: "d", Retry: &RetryPolicy{Base: 50 * time.Millisecond, Max: 200 * time.Millisecond, Budget: time.Second}}}
 	err := r.Run(context.Background(), doc)
 	if !errors.Is(err, ErrCannotGenerate) || !strings.Contains(err.Error(), "connection refused") {
@@ -436,7 +437,7 @@ func TestUsageCalibration(t *testing.T) {
 	s.Counter = &prompt.UsageCounter{Client: s.Client, Model: "fake"}
 	s.Exact = false
 	doc := newTestRun([]int{4096}, []int{1}, []int{4096, 8192}, time.Second, 64)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: s, Opts: Options{Nonce: "c"}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
@@ -462,7 +463,7 @@ func TestInterruptDuringPrefill(t *testing.T) {
 	fs.prefillRate = 2000 // 4K tokens take 2 s
 	srv := fs.start(t)
 	doc := newTestRun([]int{4096}, []int{1}, []int{4096}, time.Second, 64)
-	Plan(doc, nil, nil)
+	Plan(doc, rundoc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 2), Opts: Options{Nonce: "ip",
 		Progress: &cancelAt{desc: "prefill 4K", after: 300 * time.Millisecond, cancel: cancel}}}

@@ -130,8 +130,9 @@ type requestTally struct {
 	haveCached                                                        bool
 }
 
-// tally sums the requests' counts, and counts the finished ones and those that ended
-// before max output.
+// tally sums the requests' counts, and counts the finished ones, those that ended
+// before max output and those sent again on a new connection; it measures what the
+// early ends can have cost the window.
 func (s *scoring) tally() requestTally {
 	run, d := s.run, &s.w.detail
 	var t requestTally
@@ -140,25 +141,29 @@ func (s *scoring) tally() requestTally {
 		t.skipped += q.Skipped
 		t.events += q.Events
 		t.reads += q.Reads
+		d.Reconnects += q.Reconnects
 		s.speculative = s.speculative || q.Speculative
 		if q.finished() {
 			s.finished++
-			if q.FinishReason != "length" {
+			if endedEarly(q, run.MaxOutput) {
 				d.EndedEarly++
 			}
 		}
-		if q.Usage == nil {
-			continue
+		// The prompt's cache: usage where the request finished, else what its chunks'
+		// timings said (llama.cpp), so that requests cut at the window's end count.
+		if cached, prompted, ok := q.cachedPrompt(); ok {
+			t.haveCached = true
+			t.cached += cached
+			t.prompted += prompted
 		}
-		if q.finished() {
+		if q.Usage != nil && q.finished() {
 			t.serverTokens += q.Usage.CompletionTokens
 			t.withUsage++
 		}
-		if det := q.Usage.PromptTokensDetails; det != nil && det.CachedTokens != nil && q.Usage.PromptTokens > 0 {
-			t.haveCached = true
-			t.cached += *det.CachedTokens
-			t.prompted += q.Usage.PromptTokens
-		}
+	}
+	if d.EndedEarly > 0 {
+		s.earlyLoss = earlyEndLoss(run.Requests, run.MaxOutput, run.Concurrency, span{run.Open, run.Close})
+		d.EarlyEndLoss = openai.Ptr(stats.Round(s.earlyLoss, 4))
 	}
 	return t
 }
@@ -209,7 +214,7 @@ func (s *scoring) describeTiming(t requestTally) {
 		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
 		d.ZeroGapShare = openai.Ptr(stats.Round(s.zeroShare, 4))
 	}
-	if s.unresolved() {
+	if s.unresolved() || d.StreamsArrivedWhole > 0 {
 		addFlag(d, "timing_unresolved")
 	}
 	if t.reads > 0 {

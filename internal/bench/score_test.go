@@ -45,6 +45,18 @@ func endEarly(r *CellRun, i, chunks int) {
 	r.Requests = append(r.Requests, next)
 }
 
+// slowStart delays a request's first token (and every later one) by d.
+func slowStart(q *Request, d int64) {
+	q.FirstToken += d
+	kept := q.Chunks[:0]
+	for _, ch := range q.Chunks {
+		if ch[0] += d; q.Sent+ch[0] <= q.End {
+			kept = append(kept, ch)
+		}
+	}
+	q.Chunks = kept
+}
+
 // TestValidityRules: each rule fails the cell it should, with its flag and reason, and
 // only that one; the baseline is valid.
 func TestValidityRules(t *testing.T) {
@@ -64,11 +76,25 @@ func TestValidityRules(t *testing.T) {
 				q.Chunks = q.Chunks[:50]
 			}
 		}, rundoc.StatusInvalid, "not_in_flight", "only 2.20 of 4 requests were in flight on average (HTTP 500: boom)"},
-		{"ended early despite ignore_eos", func(r *CellRun) {
+		// An early end costs the figure its successor's time before its first token
+		// (earlyend.go): 40 ms of the window's 4 × 2 s here, 0.5%: flagged, valid.
+		{"ended early within the bound", func(r *CellRun) {
 			r.IgnoreEOSKnown = true
 			endEarly(r, 0, 48)
 			r.Requests[0].FinishReason = "stop"
-		}, rundoc.StatusInvalid, "ended_early", "1 requests ended before max output despite ignore_eos"},
+		}, rundoc.StatusValid, "ended_early", ""},
+		// A "length" finish short of max output (a slot's context full) is early too.
+		{"a length finish short of max output", func(r *CellRun) { endEarly(r, 0, 48) }, rundoc.StatusValid, "ended_early", ""},
+		// Successors that wait 450 ms for their first token, twice: 900 ms of the
+		// window's 4 × 2 s, 11.2%.
+		{"ended early beyond the bound", func(r *CellRun) {
+			r.IgnoreEOSKnown = true
+			for i := 0; i < 2; i++ {
+				endEarly(r, i, 60)
+				r.Requests[i].FinishReason = "stop"
+				slowStart(&r.Requests[len(r.Requests)-1], 400*msNs)
+			}
+		}, rundoc.StatusInvalid, "ended_early", "2 requests ended before max output despite ignore_eos, and the requests that replaced them spent 11.2% of the window's stream-time before their first token"},
 		{"prompt off target", func(r *CellRun) { r.PromptTarget, r.PromptTokens = 1000, 1100 }, rundoc.StatusInvalid, "prompt_off_target", "prompt has 1100 tokens, 1000 asked"},
 		{"counts unverified", func(r *CellRun) {
 			for i := range r.Requests {
@@ -89,6 +115,7 @@ func TestValidityRules(t *testing.T) {
 			// 150 tokens.
 			endEarly(r, 0, 50)
 			r.Requests[0].Usage = &openai.Usage{CompletionTokens: 150}
+			r.MaxOutput = 150 // it asked for what it got
 		}, rundoc.StatusInvalid, "token_count_bound", "only 1 request(s) the server counted in total: too few to bound it"},
 		{"several tokens per chunk, counted by the tokenize route", func(r *CellRun) {
 			for i := range r.Requests {
@@ -332,5 +359,118 @@ func TestCountBound(t *testing.T) {
 	wider := ScoreCell(run)
 	if wider.TokenCountBound == nil || *wider.TokenCountBound <= *cell.TokenCountBound {
 		t.Errorf("bound %v with spread ratios, not above %v", wider.TokenCountBound, *cell.TokenCountBound)
+	}
+}
+
+// proxyCell is n streams of 32-token requests whose tokens a buffering proxy
+// released whole: each request's 32 events arrive in one read, 650 ms after it was
+// sent (when the server had generated them), and the next is sent at once.
+func proxyCell(n, whole int) *CellRun {
+	run := &CellRun{Concurrency: n, DurationS: 2, MaxOutput: 32, Open: tBase + 1000*msNs, Close: tBase + 3000*msNs}
+	for s := 0; s < n; s++ {
+		for sent := tBase + int64(s)*7*msNs; sent < run.Close; sent += 650 * msNs {
+			q := Request{Sent: sent, FirstToken: sent + 30*msNs, End: sent + 650*msNs, Outcome: "finished", FinishReason: "length",
+				ChunkUsage: true, Stream: s + 1, Tokens: 32, Events: 32, Reads: 1}
+			if s < whole {
+				q.FirstToken = q.End
+				q.Chunks = [][3]int64{{650 * msNs, 32, 32}}
+			} else {
+				for k := int64(0); k < 32; k++ {
+					q.Chunks = append(q.Chunks, [3]int64{(30 + 20*k) * msNs, 1, 1})
+				}
+				q.Reads = 32
+			}
+			if q.End > run.Close {
+				q.End, q.Outcome, q.FinishReason = run.Close+msNs, "cancelled", ""
+			}
+			run.Requests = append(run.Requests, q)
+		}
+	}
+	return run
+}
+
+// TestArrivedWhole (issue 34 item 8): a stream whose every token arrives in one read
+// was not measured, and a cell made of them is not valid; bursts that a slow reader
+// merges from a server that really streams, and a speculative server's drafts, stay
+// valid.
+func TestArrivedWhole(t *testing.T) {
+	// What it must catch: a proxy that buffers every stream (the issue's 0 × 4 cell:
+	// TBT 0, nothing producing, 100 events a read).
+	cell := ScoreCell(proxyCell(4, 4))
+	if cell.Status != rundoc.StatusInvalid || !contains(cell.Flags, "timing_unresolved") || !strings.Contains(cell.Reason, "arrived whole") || cell.StreamsArrivedWhole == 0 {
+		t.Errorf("buffering proxy: %s %q %v (%d whole); want invalid, timing_unresolved, arrived whole", cell.Status, cell.Reason, cell.Flags, cell.StreamsArrivedWhole)
+	}
+	// One stream in twenty held back (a client descheduled for a request's length):
+	// under a tenth of the window's tokens, flagged, the cell stands.
+	cell = ScoreCell(proxyCell(20, 1))
+	if cell.Status != rundoc.StatusValid || !contains(cell.Flags, "timing_unresolved") || cell.StreamsArrivedWhole == 0 {
+		t.Errorf("one stream of 20 whole: %s %q %v; want valid, flagged", cell.Status, cell.Reason, cell.Flags)
+	}
+	// What it must not catch: the emulator at --speed 10 writes a token every 250 µs and
+	// a slow reader takes three at a time (one chunk of 3 events every 750 µs).
+	run := synthCell(4)
+	for i := range run.Requests {
+		q := &run.Requests[i]
+		q.Chunks, q.Events = nil, 0
+		for at := int64(50 * msNs); at <= 3000*msNs; at += 750_000 {
+			q.Chunks = append(q.Chunks, [3]int64{at, 3, 3})
+			q.Events += 3
+		}
+	}
+	if cell := ScoreCell(run); cell.Status != rundoc.StatusValid || cell.StreamsArrivedWhole != 0 {
+		t.Errorf("reads of 3 events every 750 µs: %s %q, %d whole; want valid", cell.Status, cell.Reason, cell.StreamsArrivedWhole)
+	}
+	// A speculative server's drafts come back to back: its own, not a proxy's.
+	run = proxyCell(4, 4)
+	for i := range run.Requests {
+		run.Requests[i].Speculative = true
+	}
+	if cell := ScoreCell(run); cell.StreamsArrivedWhole != 0 {
+		t.Errorf("speculative drafts counted as arrived whole: %d", cell.StreamsArrivedWhole)
+	}
+}
+
+// TestPromptCacheFromTimings (issue 34 item 3): requests cut at the window's end carry
+// no usage, but llama.cpp's timings in every chunk said what their prompt found
+// cached: the cell's hit ratio counts them.
+func TestPromptCacheFromTimings(t *testing.T) {
+	run := synthCell(4)
+	run.Context = 1024
+	for i := range run.Requests {
+		run.Requests[i].PromptCache = &[2]int{1024, 1033}
+	}
+	cell := ScoreCell(run)
+	if cell.CacheHitRatio == nil || *cell.CacheHitRatio < 0.99 || cell.Status != rundoc.StatusValid {
+		t.Errorf("hit ratio %v, %s %q; want 0.99, valid", cell.CacheHitRatio, cell.Status, cell.Reason)
+	}
+	run.Requests[0].PromptCache = &[2]int{0, 1033}
+	run.Requests[1].PromptCache = &[2]int{0, 1033}
+	run.Requests[2].PromptCache = &[2]int{0, 1033}
+	if cell := ScoreCell(run); cell.Status != rundoc.StatusInvalid || !contains(cell.Flags, "cache_not_warm") {
+		t.Errorf("three of four cold: %s %v; want cache_not_warm", cell.Status, cell.Flags)
+	}
+}
+
+// TestPrefillReadsUncachedTokens (issue 34 item 5): prompt tok/s is the tokens the
+// prefill read — those it did not find cached — over the time to first token.
+func TestPrefillReadsUncachedTokens(t *testing.T) {
+	cached := 21
+	run := &PrefillRun{Context: 1024, Attempts: 1, Request: Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs,
+		Outcome: "finished", FinishReason: "length", Usage: &openai.Usage{PromptTokens: 1024, CompletionTokens: 1,
+			PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: &cached}}}}
+	row := ScorePrefill(run)
+	if row.Status != rundoc.StatusValid || row.PromptTokS != 2006 || row.CachedTokens == nil || *row.CachedTokens != 21 {
+		t.Errorf("%s %q: %v tok/s, cached %v; want valid, (1024 − 21) / 0.5 s = 2006", row.Status, row.Reason, row.PromptTokS, row.CachedTokens)
+	}
+}
+
+// TestReconnectsCounted: a request sent again on a new connection is counted as
+// such, never as an error.
+func TestReconnectsCounted(t *testing.T) {
+	run := synthCell(4)
+	run.Requests[1].Reconnects = 1
+	cell := ScoreCell(run)
+	if cell.Reconnects != 1 || cell.Errors != 0 || contains(cell.Flags, "errors") || cell.Status != rundoc.StatusValid {
+		t.Errorf("reconnects %d, errors %d, flags %v, %s", cell.Reconnects, cell.Errors, cell.Flags, cell.Status)
 	}
 }

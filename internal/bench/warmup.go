@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
@@ -107,4 +109,39 @@ func (r *Runner) coldRequest(ctx context.Context, context int, perWord float64) 
 // than block granularity, like llama.cpp, would reuse even a few common tokens).
 func (r *Runner) nonce(context int) string {
 	return fmt.Sprintf("[%08x %s %d]", rand.Uint32(), r.Opts.Nonce, context)
+}
+
+// warmSlots fills the prompt cache of every slot a cell of n streams will use, where
+// the server keeps one per slot (Server.SlotCaches): the row's warm-up filled one, and
+// each of the cell's other streams would otherwise prefill the whole context inside
+// the window. It sends one single-token request of the row's context per slot, all
+// at once so that each takes a slot of its own (or, where a request can name its
+// slot, in each slot by name); a slot already warm answers from its cache. warmed is
+// how many slots are warm already; it returns how many are now. The requests are
+// logged as warm-ups and measure nothing.
+func (r *Runner) warmSlots(ctx context.Context, pctx *prompt.Context, n, warmed int, reqIndex *atomic.Int64) int {
+	want := n
+	switch slots := r.Server.SlotCaches; {
+	case slots == 0:
+		return warmed
+	case slots > 0:
+		want = min(n, slots)
+	}
+	if want <= warmed {
+		return warmed
+	}
+	var wg sync.WaitGroup
+	for k := range want {
+		i := int(reqIndex.Add(1) - 1)
+		var slot *int
+		if r.Server.PinSlots {
+			slot = openai.Ptr(k)
+		}
+		wg.Go(func() {
+			res := r.Server.send(ctx, pctx.Payload(i), 1, nil, false, slot)
+			r.Opts.Events.Request(r.meta(EventMeta{Phase: "warmup", Context: pctx.Target, Concurrency: want}), RecordOf(res, r.clock))
+		})
+	}
+	wg.Wait()
+	return want
 }

@@ -36,7 +36,7 @@ func NewCell(base string, streams, maxTokens int, nonce string, startTimeout tim
 		Contexts: []int{0}, Concurrency: []int{streams}, DurationS: 24 * 3600,
 		MaxOutputTokens: maxTokens, DecodeTest: "fixed-duration", PrefillMode: "decode-warmup", API: "chat",
 	}}
-	bench.Plan(doc, nil, nil)
+	bench.Plan(doc, rundoc.Limits{})
 	prog := &countingProgress{}
 	return &Cell{
 		runner: &bench.Runner{Server: srv, Opts: bench.Options{Progress: prog, Nonce: nonce, StartTimeout: startTimeout}},

@@ -112,8 +112,9 @@ func TestNeverExtrapolates(t *testing.T) {
 }
 
 // TestIntervalRule: a cell is judged by its 95% interval where it has one: the speed by
-// the interval's low end (total tok/s's, over the same active count), the TTFT by its
-// high end; the point values alone would pass these cells.
+// the interval's low end (1000 / tbt_ms_ci's high end, or in a document without one
+// total tok/s's over the same active count), the TTFT by its high end; the point
+// values alone would pass these cells.
 func TestIntervalRule(t *testing.T) {
 	slow := cell(2, 21, 500) // 42 tok/s in total, ±3: per request 19.5–22.5
 	slow.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: &stats.Interval{Low: 39, High: 45}}
@@ -126,6 +127,14 @@ func TestIntervalRule(t *testing.T) {
 	r = only(t, doc(cell(1, 30, 100), late), DefaultTargets())
 	if r.Users != 1 || r.Limit != LimitTTFT || r.NextTTFTMs == nil || *r.NextTTFTMs != 1100 {
 		t.Errorf("TTFT: got %+v, want 1 user, limit TTFT, judged at 1100 ms", r)
+	}
+	// per_request_tok_s is 1000 / tbt_ms: with a TBT interval, the speed is judged by
+	// 1000 / its high end (issue 34).
+	slowTBT := cell(2, 21, 500)
+	slowTBT.CellIntervals = &rundoc.CellIntervals{TBTMsCI: &stats.Interval{Low: 45, High: 80}, TotalTokSCI: &stats.Interval{Low: 41, High: 43}}
+	r = only(t, doc(cell(1, 30, 100), slowTBT), DefaultTargets())
+	if r.Users != 1 || r.Limit != LimitSpeed || r.NextTokS == nil || *r.NextTokS != 12.5 {
+		t.Errorf("speed by TBT: got %+v (next judged at %v), want 1 user, limit speed, judged at 1000 / 80 ms = 12.5", r, r.NextTokS)
 	}
 	// Inside the interval both ways: it passes.
 	ok := cell(2, 30, 500)

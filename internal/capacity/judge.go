@@ -21,10 +21,8 @@ type judged struct {
 // judge reads a cell by the interval rule: where the cell has a 95% interval, the
 // per-request speed it is judged by is the interval's low end and the TTFT its high
 // end, so a cell meets a target only when its whole interval does; without one, the
-// point value. The per-request speed's interval is total tok/s's divided by the same
-// average number of active requests that per_request_tok_s is (the window's active
-// count is a count, not an estimate with its own spread). TTFT is the cell's median.
-// Only valid cells (and a calc document's predicted ones) count.
+// point value (per_request_tok_s's interval: rundoc's PerRequestTokSCI). TTFT is the
+// cell's median. Only valid cells (and a calc document's predicted ones) count.
 func judge(c *rundoc.DecodeCell, t Targets) judged {
 	j := judged{n: c.Concurrency}
 	f := c.DecodeFigures
@@ -33,8 +31,8 @@ func judge(c *rundoc.DecodeCell, t Targets) judged {
 	}
 	j.tokS, j.ttftMs = f.PerRequestTokS, f.TTFTMs
 	if ci := c.CellIntervals; ci != nil {
-		if iv := ci.TotalTokSCI; iv != nil && f.TotalTokS > 0 {
-			j.tokS, j.fromInterval = iv.Scale(f.PerRequestTokS/f.TotalTokS).Low, true
+		if iv := ci.PerRequestTokSCI(f); iv != nil {
+			j.tokS, j.fromInterval = iv.Low, true
 		}
 		if iv := ci.TTFTMsCI; iv != nil {
 			j.ttftMs, j.fromInterval = iv.High, true

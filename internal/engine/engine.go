@@ -74,6 +74,10 @@ type Info struct {
 	// the server does not say whether its cache is unified (kv_cache_tokens, the
 	// smaller) or split per slot (this, slots × n_ctx).
 	KVCacheTokensIfSplit *int64 `json:"kv_cache_tokens_if_split,omitempty"`
+	// Slots is how many requests the server runs at once, each in a slot of its own
+	// context of max_model_len tokens (llama-server's -np): a request must fit one
+	// slot, and more requests than slots wait for one (rundoc.Limits).
+	Slots *int64 `json:"slots,omitempty"`
 	// Speculative says the server drafts tokens (llama.cpp's /slots).
 	Speculative *bool `json:"speculative,omitempty"`
 	// Notes say where derived figures came from and why a fact is unknown.

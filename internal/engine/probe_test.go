@@ -81,9 +81,14 @@ func TestProbeRecorded(t *testing.T) {
 		{"sim", Sim, str("0.1.0-dev"), str("sim-llama-8b"), i64(65536), i64(65536), str("/tokenize"), boolp(true)},
 		{"sglang-0.5", SGLang, str("0.5.10"), str("qwen/qwen2.5-0.5b-instruct"), i64(20480), i64(32768), str("/v1/tokenize"), boolp(true)},
 		{"sglang-0.4-old", SGLang, str("0.4.1.post3"), str("meta-llama/Llama-3.1-8B-Instruct"), i64(2 * 412845), i64(16384), nil, boolp(false)},
-		{"llamacpp", LlamaCpp, str("b6000"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(8192), i64(8192), str("/tokenize"), nil},
-		// 4 slots of 16,384: unified or split is not said, so the smaller (unified) size.
-		{"llamacpp-np4", LlamaCpp, str("b7312"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(16384), i64(16384), str("/tokenize"), nil},
+		// One slot: its n_ctx is the cache. The prompt cache is on by default.
+		{"llamacpp", LlamaCpp, str("b6000"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), i64(8192), i64(8192), str("/tokenize"), boolp(true)},
+		// 4 slots of 16,384: unified or split is not said, so the whole cache is unknown
+		// (each request must fit one slot).
+		{"llamacpp-np4", LlamaCpp, str("b7312"), str("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"), nil, i64(16384), str("/tokenize"), boolp(true)},
+		{"llamacpp-b10587", LlamaCpp, str("b10587"), str("/home/user/models/tinyllama-random-3M-F32.gguf"), nil, i64(2048), str("/tokenize"), boolp(true)},
+		// Built without version metadata: "b0-unknown" is no version.
+		{"llamacpp-b0-unknown", LlamaCpp, nil, str("/opt/models/Qwen3-8B-Q4_K_M.gguf"), i64(8192), i64(8192), str("/tokenize"), boolp(true)},
 		{"ollama", Ollama, str("0.12.3"), str("qwen3:4b"), i64(32768), i64(32768), nil, nil},
 		{"ollama-0.6", Ollama, str("0.6.5"), str("llama3.2:latest"), nil, i64(4096), nil, nil},
 		{"tgi-3", TGI, str("3.3.6"), str("meta-llama/Llama-3.1-8B-Instruct"), i64(419008), i64(8192), str("/tokenize"), nil},
@@ -123,6 +128,33 @@ func TestProbeRecorded(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join(dir, "want.json"), info)
 		})
+	}
+}
+
+// TestProbeLlamaServerSlots (issue 34 items 2 and 7): llama-server -c 8192 -np 4
+// (b10587, answers written from its source: testdata/probe/README.md) has 4 slots of
+// 2,048 tokens, its model's file type, and says nothing of its cache type; a build
+// without version metadata has no version.
+func TestProbeLlamaServerSlots(t *testing.T) {
+	for _, tc := range []struct {
+		dir          string
+		slots, split *int64
+		quant, build string
+	}{
+		{"llamacpp-b10587", i64(4), i64(8192), "F32", "b10587-0000000"},
+		{"llamacpp-b0-unknown", i64(1), nil, "Q4_K_M", "b0-unknown"},
+	} {
+		srv := newFixtureServer(t, filepath.Join("testdata", "probe", tc.dir))
+		info, err := Probe(context.Background(), srv.Client(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]any{tc.slots, tc.split, str(tc.quant), str(tc.build)}, []any{info.Slots, info.KVCacheTokensIfSplit, info.Quantization, info.Build}); d != "" {
+			t.Errorf("%s: slots, split KV, quantization, build (-want +got):\n%s", tc.dir, d)
+		}
+		if info.KVCacheDtype != nil || !strings.Contains(strings.Join(info.Notes, " "), "does not report its KV cache type") {
+			t.Errorf("%s: kv dtype %v, notes %q: want unknown, and a note saying why", tc.dir, info.KVCacheDtype, info.Notes)
+		}
 	}
 }
 

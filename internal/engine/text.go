@@ -52,6 +52,11 @@ func textRows(base string, i *Info) [][2]string {
 		[2]string{"KV cache dtype", unknownOr(i.KVCacheDtype)},
 		[2]string{"prefix caching", unknownBool(i.PrefixCaching, "on", "off")},
 		[2]string{"max num seqs", unknownCount(i.MaxNumSeqs)},
+	)
+	if i.Slots != nil {
+		rows = append(rows, [2]string{"slots", fmt.Sprintf("%d of %s tokens each (a request fits one; more wait)", *i.Slots, unknownCount(i.MaxModelLen))})
+	}
+	rows = append(rows,
 		[2]string{"quantization", unknownOr(i.Quantization)},
 		[2]string{"tokenize", tokenize},
 	)

@@ -159,13 +159,7 @@ func (c *Client) PostJSON(ctx context.Context, url string, v, out any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	c.authorize(req)
-	resp, err := c.HTTP.Do(req)
+	resp, _, _, err := c.post(ctx, url, body, func(req *http.Request) { req.Header.Set("Content-Type", "application/json") })
 	if err != nil {
 		return err
 	}
@@ -338,6 +332,10 @@ type StreamResult struct {
 	// Text is the generated text, kept when asked (to count it with the server's
 	// tokenize route).
 	Text []byte
+	// Reconnects is how many times the request was sent again at once on a new
+	// connection because the server had closed the kept one before answering
+	// (reconnect.go): not an error, and Sent is the new connection's.
+	Reconnects int
 
 	// view is the chunk being read, reused from event to event; usage (and details,
 	// cached) is where Usage points once a chunk carried one.
@@ -416,16 +414,15 @@ func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs O
 		res.fail(OutcomeFailed, fmt.Errorf("encoding request: %w", err))
 		return res
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(body))
-	if err != nil {
-		res.fail(OutcomeFailed, err)
+	resp, sent, again, err := c.post(ctx, c.BaseURL+path, body, func(req *http.Request) {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+	})
+	res.Sent, res.Reconnects = sent, again
+	if err != nil && sent.IsZero() {
+		res.fail(OutcomeFailed, err) // the request could not be made
 		return res
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	c.authorize(req)
-	res.Sent = time.Now()
-	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		res.End = time.Now()
 		if ctx.Err() != nil {

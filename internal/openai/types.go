@@ -33,6 +33,8 @@ type ChatRequest struct {
 	// TimingsPerToken asks llama.cpp's server for its timings in every chunk: their
 	// predicted_n counts the tokens generated so far.
 	TimingsPerToken bool `json:"timings_per_token,omitempty"`
+	// IDSlot asks llama.cpp's server to run the request in that slot (its id_slot).
+	IDSlot *int `json:"id_slot,omitempty"`
 }
 
 // CompletionRequest is POST /v1/completions. Prompt is a string or a []int of token ids.
@@ -46,8 +48,9 @@ type CompletionRequest struct {
 	Seed          *int64         `json:"seed,omitempty"`
 	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
 	MinTokens     *int           `json:"min_tokens,omitempty"`
-	// TimingsPerToken: see ChatRequest.
+	// TimingsPerToken, IDSlot: see ChatRequest.
 	TimingsPerToken bool `json:"timings_per_token,omitempty"`
+	IDSlot          *int `json:"id_slot,omitempty"`
 }
 
 // PromptTokensDetails is usage.prompt_tokens_details.

@@ -3,7 +3,9 @@
 // against what each engine sends (testdata/, written from each engine's serving code)
 // and against the ways real servers misbehave: keep-alive events, 503s with
 // Retry-After, error bodies, streams that end early, bodies that are not streams,
-// requests that keep running after the client left.
+// requests that keep running after the client left, a proxy that buffers each stream
+// (buffered.go), and llama-server's slots, per-slot prompt caches and connections
+// closed after every stream (llamaserver.go, written from its source).
 //
 // The server logs when it really wrote every token, and Truth turns that log into the
 // figures a benchmark must report for a window.
@@ -57,7 +59,8 @@ type Config struct {
 	Metrics bool `json:"metrics,omitempty"`
 	// KVCacheTokens, with Metrics and no discovery page, adds vllm:cache_config_info.
 	KVCacheTokens int `json:"kv_cache_tokens,omitempty"`
-	// Llama serves llama.cpp's /props and live /slots.
+	// Llama serves llama.cpp's /props and live /slots, and runs requests in its slots
+	// as llama-server does (llamaserver.go).
 	Llama *LlamaSlots `json:"llama,omitempty"`
 	// Slots caps the decode requests generating at once; the rest wait for a slot.
 	Slots int `json:"slots,omitempty"`
@@ -74,6 +77,15 @@ type Config struct {
 	// EmptyFirstToken: the first generated token renders as no text (a byte-fallback
 	// piece): no event carries it, and its text arrives with the next token's.
 	EmptyFirstToken bool `json:"empty_first_token,omitempty"`
+	// EOSAfter ends every decode request with an end-of-sequence token (finish
+	// "stop") after this many tokens, whatever max_tokens asked: an engine that does
+	// not honour ignore_eos (Ollama). 0: never.
+	EOSAfter int `json:"eos_after,omitempty"`
+	// Buffered holds every streamed response back until it is whole and writes it in
+	// one piece: a proxy that buffers the stream (nginx with proxy_buffering, a
+	// gateway that collects events). The server's log still has when it generated
+	// each token.
+	Buffered bool `json:"buffered,omitempty"`
 	// Failures answer some requests with an error instead.
 	Failures []Failure `json:"failures,omitempty"`
 	// Stall makes some requests stop sending and keep their connection open (a stuck
@@ -95,11 +107,29 @@ type Stall struct {
 	After time.Duration `json:"after"`
 }
 
-// LlamaSlots is llama-server's context and slots.
+// LlamaSlots is llama-server's context and slots (llamaserver.go): every generation
+// request takes a slot of NCtx tokens, with that slot's prompt cache.
 type LlamaSlots struct {
 	NCtx        int  `json:"n_ctx"` // per slot
 	Slots       int  `json:"slots"`
 	Speculative bool `json:"speculative"`
+	// CloseAfterStream closes the connection after every streamed response, its
+	// headers' keep-alive notwithstanding, as llama-server does.
+	CloseAfterStream bool `json:"close_after_stream,omitempty"`
+	// CloseLate closes it only once the client has written its next request on it
+	// (or after 100 ms): the close crosses the request on the wire, as it does when
+	// llama-server's thread shuts the socket a moment late, and every request sent on
+	// the kept connection fails before any byte of an answer.
+	CloseLate bool `json:"close_late,omitempty"`
+	// ModelPath is the -m the server was started with: without an alias it is also
+	// the model's name (/v1/models, /props model_alias). "" names a path after Model.
+	ModelPath string `json:"model_path,omitempty"`
+	// Ftype and Build are /props's model_ftype and build_info ("" for the defaults).
+	Ftype string `json:"ftype,omitempty"`
+	Build string `json:"build,omitempty"`
+	// Hidden answers 404 to /props and /slots: a gateway in front that forwards /v1
+	// alone, so that a run cannot see the slots it will meet.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Failure answers matching requests with Status and Body instead of a stream.
@@ -153,6 +183,7 @@ type Server struct {
 	model string
 
 	slots chan struct{}
+	llama *llamaSlots
 	fails []failCount
 
 	mu       sync.Mutex
@@ -177,8 +208,12 @@ type Record struct {
 	Emits     []Emit    `json:"emits,omitempty"`
 	Cancelled bool      `json:"cancelled,omitempty"`
 	// RunningAtStart is how many requests the server was running when this one began.
-	RunningAtStart int         `json:"running_at_start"`
-	Body           requestBody `json:"-"`
+	RunningAtStart int `json:"running_at_start"`
+	// Slot is the llama-server slot that ran it, CacheN the prompt tokens that slot
+	// held (nil without Config.Llama).
+	Slot   int         `json:"slot,omitempty"`
+	CacheN *int        `json:"cache_n,omitempty"`
+	Body   requestBody `json:"-"`
 }
 
 // Emit is one write that carried K tokens.
@@ -217,6 +252,12 @@ func newServer(cfg Config) (*Server, error) {
 		shape = &c
 	}
 	s := &Server{cfg: cfg, shape: shape, cached: map[string]bool{}, model: cfg.Model}
+	if l := cfg.Llama; l != nil {
+		s.llama = newLlamaSlots(l.Slots)
+		if s.model == "" && l.ModelPath != "" {
+			s.model = l.ModelPath // no -a: the model is named after its file
+		}
+	}
 	if s.model == "" {
 		s.model = s.discoveredModel()
 	}
@@ -261,9 +302,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics(w, r.URL.Path)
 	case r.URL.Path == "/v1/loads" && s.cfg.Metrics:
 		s.loads(w)
-	case r.URL.Path == "/props" && s.cfg.Llama != nil:
+	case r.URL.Path == "/props" && s.cfg.Llama != nil && !s.cfg.Llama.Hidden:
 		s.props(w)
-	case r.URL.Path == "/slots" && s.cfg.Llama != nil:
+	case r.URL.Path == "/slots" && s.cfg.Llama != nil && !s.cfg.Llama.Hidden:
 		s.slotsRoute(w)
 	case r.URL.Path == "/v1/models" && !s.hasDiscovery("/v1/models"):
 		card := map[string]any{"id": s.model, "object": "model", "owned_by": s.shape.Engine}
@@ -292,6 +333,7 @@ type requestBody struct {
 		ContinuousUsageStats bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
 	TimingsPerToken bool `json:"timings_per_token"`
+	IDSlot          *int `json:"id_slot"` // llama-server
 }
 
 func (b requestBody) text() string {
@@ -372,6 +414,18 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.llama != nil {
+		release := s.llamaSlot(r.Context(), rec)
+		if release == nil {
+			s.markCancelled(rec)
+			return
+		}
+		defer release()
+		if s.llamaLimit(rec) == 0 {
+			s.exceedContext(w, rec)
+			return
+		}
+	}
 	if s.cfg.MaxModelLen > 0 && rec.Prompt+rec.MaxTokens > s.cfg.MaxModelLen {
 		s.setStatus(rec, http.StatusBadRequest)
 		writeJSON(w, http.StatusBadRequest, map[string]any{"object": "error", "type": "BadRequestError", "code": 400,
@@ -442,26 +496,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		s.adjust(-1, 0)
 	}()
 	start := time.Now()
-	ttft := s.cfg.WarmTTFT
-	if rec.Cold {
-		ttft = time.Duration(float64(rec.Prompt) / s.cfg.PrefillRate * float64(time.Second) * (1 + s.cfg.PrefillContention*float64(busy)))
-	}
+	ttft := s.ttft(rec, busy)
+	limit, finish := s.length(rec)
 	if !rec.Stream || s.cfg.IgnoreStream {
 		left = !s.whole(w, r, rec, id, start.Add(ttft))
 		return
 	}
-	fl, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl.Flush()
+	w, fl, release := s.streamHeaders(w)
+	defer release()
 
 	st := s.newStreamState(rec, id)
+	st.finish = finish
 	stallAt := s.stallAt(rec, start)
 	produced, step := 0, 0
 	var prevWrite time.Time
-	for produced < rec.MaxTokens {
-		k := min(s.shape.TokensPerStep[step%len(s.shape.TokensPerStep)], rec.MaxTokens-produced)
+	for produced < limit {
+		k := min(s.shape.TokensPerStep[step%len(s.shape.TokensPerStep)], limit-produced)
 		if cut > 0 {
 			k = min(k, cut-produced)
 		}
@@ -487,7 +537,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		if s.cfg.Ping {
 			out = append(out, "event: ping\n\n"...)
 		}
-		last := produced+k == rec.MaxTokens
+		last := produced+k == limit
 		out = append(out, st.stepEvents(k, last)...)
 		produced += k
 		step++
@@ -508,6 +558,51 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 			return
 		}
 	}
+	if l := s.cfg.Llama; l != nil && l.CloseAfterStream {
+		closeAfterStream(w, l.CloseLate)
+	}
+}
+
+// ttft is a request's time to first token: a prompt already cached is WarmTTFT; a
+// cold one reads its uncached tokens at PrefillRate, slower beside busy requests.
+func (s *Server) ttft(rec *Record, busy int) time.Duration {
+	if !rec.Cold {
+		return s.cfg.WarmTTFT
+	}
+	read := rec.Prompt
+	if rec.CacheN != nil {
+		read -= *rec.CacheN // a llama-server slot held the chat template's start
+	}
+	return time.Duration(float64(read) / s.cfg.PrefillRate * float64(time.Second) * (1 + s.cfg.PrefillContention*float64(busy)))
+}
+
+// length is how many tokens a request generates and its finish reason: all it asked
+// for ("length"), a llama-server slot's end ("length"), or an EOS (EOSAfter, "stop").
+func (s *Server) length(rec *Record) (int, string) {
+	limit := s.llamaLimit(rec)
+	if e := s.cfg.EOSAfter; e > 0 && rec.MaxTokens > 1 && e < limit {
+		return e, "stop"
+	}
+	return limit, "length"
+}
+
+// streamHeaders starts a streamed answer (through a buffering proxy with Buffered)
+// and returns the writer to stream through and what to call when done.
+func (s *Server) streamHeaders(w http.ResponseWriter) (http.ResponseWriter, http.Flusher, func()) {
+	fl, _ := w.(http.Flusher)
+	release := func() {}
+	if s.cfg.Buffered {
+		b := &bufferedWriter{ResponseWriter: w}
+		w, fl, release = b, b, b.release
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	if s.cfg.Llama != nil {
+		w.Header().Set("Keep-Alive", "timeout=5, max=100") // cpp-httplib's, on every kept response
+	}
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	return w, fl, release
 }
 
 // stallAt is when rec stops sending under Config.Stall; zero when it does not.
@@ -555,13 +650,19 @@ type streamState struct {
 	frame Frame
 	first bool
 	empty bool // the next token renders as no text
+	// finish is the request's finish reason: "length", or "stop" at an EOS.
+	finish string
 }
 
 func (s *Server) newStreamState(rec *Record, id int64) *streamState {
 	f := Frame{ID: strconv.FormatInt(id, 10), Created: time.Now().Unix(), Model: s.model, Prompt: rec.Prompt, Total: rec.Prompt}
-	if !rec.Cold {
+	switch {
+	case rec.CacheN != nil:
+		f.Cached = *rec.CacheN // a llama-server slot's cache
+	case !rec.Cold:
 		f.Cached = rec.Prompt - rec.Prompt%16
 	}
+	f.PromptN = f.Prompt - f.Cached
 	so := rec.Body.StreamOptions
 	f.Usage = so != nil && so.IncludeUsage && so.ContinuousUsageStats && s.shape.ContinuousUsage
 	f.Timings = rec.Body.TimingsPerToken && s.shape.TimingsPerToken
@@ -579,7 +680,7 @@ func (st *streamState) stepEvents(k int, last bool) []byte {
 	}
 	finish := ""
 	if last && !sh.has("finish") {
-		finish = "length"
+		finish = st.finish
 	}
 	emit := func(n int, final bool) {
 		words := n
@@ -618,7 +719,7 @@ func (st *streamState) endEvents(produced int) []byte {
 	var out []byte
 	sh := st.s.shape
 	f := st.frame
-	f.Generated, f.Total, f.Finish, f.Text, f.K = produced, f.Prompt+produced, "length", "", 0
+	f.Generated, f.Total, f.Finish, f.Text, f.K = produced, f.Prompt+produced, st.finish, "", 0
 	if b, ok := sh.render("finish", f); ok {
 		out = append(out, b...)
 	}
@@ -769,28 +870,37 @@ func (s *Server) loads(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, map[string]any{"loads": []any{map[string]any{"dp_rank": 0, "num_running_reqs": running, "num_waiting_reqs": waiting, "token_usage": 0.1}}})
 }
 
-// props is llama-server's GET /props (tools/server/server-context.cpp get_props): the
-// per-slot context under default_generation_settings and the slot count.
+// props is llama-server's GET /props (tools/server/server-context.cpp get_res_props):
+// the per-slot context under default_generation_settings, the slot count, the model's
+// name (its path without -a), file and type, the build.
 func (s *Server) props(w http.ResponseWriter) {
 	l := s.cfg.Llama
+	build, ftype := l.Build, l.Ftype
+	if build == "" {
+		build = "b7000-replay"
+	}
+	if ftype == "" {
+		ftype = "Q4_K - Medium"
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"default_generation_settings": map[string]any{"n_ctx": l.NCtx, "params": map[string]any{"n_predict": -1}},
 		"total_slots":                 l.Slots,
-		"model_path":                  "/models/" + s.model + ".gguf",
-		"build_info":                  "b7000-replay",
+		"model_alias":                 s.model,
+		"model_ftype":                 ftype,
+		"model_path":                  s.modelPath(),
+		"build_info":                  build,
 		"modalities":                  map[string]bool{"vision": false},
 	})
 }
 
-// slotsRoute is llama-server's GET /slots: one entry per slot, is_processing live.
+// slotsRoute is llama-server's GET /slots (server_slot::to_json): one entry per slot,
+// is_processing live.
 func (s *Server) slotsRoute(w http.ResponseWriter) {
 	l := s.cfg.Llama
-	s.mu.Lock()
-	busy := s.running
-	s.mu.Unlock()
-	out := make([]map[string]any, l.Slots)
+	busy := s.llama.busy()
+	out := make([]map[string]any, len(busy))
 	for i := range out {
-		out[i] = map[string]any{"id": i, "n_ctx": l.NCtx, "speculative": l.Speculative, "is_processing": i < busy}
+		out[i] = map[string]any{"id": i, "n_ctx": l.NCtx, "speculative": l.Speculative, "is_processing": busy[i]}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

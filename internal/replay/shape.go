@@ -202,6 +202,7 @@ type Frame struct {
 	Model   string
 	Prompt  int // prompt tokens
 	Cached  int // prompt tokens found in the cache
+	PromptN int // prompt tokens read (Prompt − Cached: llama.cpp's timings' prompt_n)
 	// Text is this event's generated text, K the tokens it carries, Generated the
 	// tokens generated so far (this event's included).
 	Text      string

@@ -25,6 +25,7 @@ var labels = map[string][2]string{ // [en, ja]
 	"speed_test_matrix": {"Speed test matrix", "スピードテストマトリクス"},
 	"by":                {"by %s", "作成者 %s"},
 	"on":                {"%s on %s", "%s on %s"},
+	"on_cpu":            {"%s on CPU%s", "%s、CPU で実行%s"},
 	"kind_measured":     {"Measured", "実測"},
 	"kind_emulated":     {"Emulated", "エミュレーション"},
 	"kind_predicted":    {"Predicted", "予測"},

@@ -245,6 +245,12 @@ func runTitle(run *rundoc.Run, lang string) string {
 		if g.VRAMBytes > 0 {
 			gpu += " " + strings.ReplaceAll(FormatGB(lang, g.VRAMBytes), " ", "")
 		}
+	} else if run.Hardware.Type == "cpu" {
+		cpu := ""
+		if c := run.Hardware.CPU; c != nil && c.Model != "" {
+			cpu = " (" + c.Model + ")"
+		}
+		return T(lang, "on_cpu", model, cpu)
 	} else if run.Hardware.CPU != nil {
 		gpu = run.Hardware.CPU.Model
 	}

@@ -105,8 +105,21 @@ type CellDetail struct {
 	Requests     int      `json:"requests,omitempty"`      // requests sent in the cell
 	Errors       int      `json:"errors,omitempty"`        // requests that failed
 	ErrorSamples []string `json:"error_samples,omitempty"` // the first few distinct errors
-	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS)
-	PromptTokens int      `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
+	EndedEarly   int      `json:"ended_early,omitempty"`   // finished before max_output (EOS, or "length" short of it)
+	// EarlyEndLoss is the share of the window's stream-time that the requests which
+	// replaced those ended early spent before their first token (their prefill, queue
+	// and gap): how far the early ends can have moved total tok/s. Absent with no early
+	// end.
+	EarlyEndLoss *float64 `json:"early_end_loss,omitempty"`
+	// Reconnects counts requests sent again at once on a new connection because the
+	// server had closed the kept one before answering (never an error: no handler
+	// saw them; internal/openai reconnect.go).
+	Reconnects int `json:"reconnects,omitempty"`
+	// StreamsArrivedWhole counts the requests with tokens in the window whose every
+	// token arrived at once (a buffering proxy's stream): their times were not
+	// measured.
+	StreamsArrivedWhole int `json:"streams_arrived_whole,omitempty"`
+	PromptTokens        int `json:"prompt_tokens,omitempty"` // server-counted prompt tokens of one request
 	// ServerOutputTokens is the server's own count (usage) for the requests that
 	// reported one; compared with the client's count.
 	ServerOutputTokens *int     `json:"server_output_tokens,omitempty"`

@@ -31,6 +31,24 @@ type CellIntervals struct {
 	Unstable bool         `json:"unstable,omitempty"`
 }
 
+// PerRequestTokSCI is per_request_tok_s's 95% interval. per_request_tok_s is 1000 /
+// tbt_ms (methodology.md), so its interval is 1000 over tbt_ms_ci's ends; a document
+// without a TBT interval (one from when per_request_tok_s was total tok/s over the
+// average number of active requests) has total_tok_s_ci scaled by the cell's own
+// ratio. nil where the cell has neither.
+func (ci *CellIntervals) PerRequestTokSCI(f *DecodeFigures) *stats.Interval {
+	switch {
+	case ci == nil || f == nil:
+		return nil
+	case ci.TBTMsCI != nil && ci.TBTMsCI.Low > 0:
+		return &stats.Interval{Low: 1000 / ci.TBTMsCI.High, High: 1000 / ci.TBTMsCI.Low}
+	case ci.TotalTokSCI != nil && f.TotalTokS > 0:
+		iv := ci.TotalTokSCI.Scale(f.PerRequestTokS / f.TotalTokS)
+		return &iv
+	}
+	return nil
+}
+
 // CIMethodRate names how an open-loop cell's intervals are computed: percentiles of
 // per-request latencies (TTFT, TPOT, E2E) by order statistics, ITL's by sectioning over
 // ten groups of consecutive requests (a request's gaps are correlated, its neighbours'

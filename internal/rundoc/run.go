@@ -199,6 +199,19 @@ type Capacity struct {
 	MaxModelLen   *int64 `json:"max_model_len"`
 	// Source: "flag", "server" (engine discovery), or "unknown" (every cell ran).
 	Source string `json:"source"`
+	// Slots and SlotTokens: the server runs each request in one of Slots slots of
+	// SlotTokens tokens (llama-server -np): a request must fit a slot, and requests
+	// beyond the slots queue (Limits). Absent for a server without slots.
+	Slots      *int64 `json:"slots,omitempty"`
+	SlotTokens *int64 `json:"slot_tokens,omitempty"`
+}
+
+// Limits is the over-capacity rule's numbers as the document records them.
+func (c *Capacity) Limits() Limits {
+	if c == nil {
+		return Limits{}
+	}
+	return Limits{KVCacheTokens: c.KVCacheTokens, MaxModelLen: c.MaxModelLen, Slots: c.Slots, SlotTokens: c.SlotTokens}
 }
 
 // Client records what the measuring client could do, so that a cell that asked

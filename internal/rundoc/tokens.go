@@ -81,17 +81,71 @@ func FormatTokens(n int) string {
 // with context + max_output > max_model_len. Unknown limits (nil) never exclude a cell.
 // The reason is empty when the cell fits.
 func Fit(context, concurrency, maxOutput int, kvCacheTokens, maxModelLen *int64) (fits bool, reason string) {
-	perRequest := int64(context) + int64(maxOutput)
-	if maxModelLen != nil && perRequest > *maxModelLen {
-		return false, FitReason{ByLength: true, PerRequest: perRequest, MaxModelLen: *maxModelLen}.String()
+	reason, _ = Limits{KVCacheTokens: kvCacheTokens, MaxModelLen: maxModelLen}.Check(context, context, concurrency, maxOutput)
+	return reason == "", reason
+}
+
+// Limits are what a server holds, for the over-capacity rule.
+type Limits struct {
+	// KVCacheTokens is the whole KV cache, MaxModelLen the longest request; nil when
+	// unknown.
+	KVCacheTokens, MaxModelLen *int64
+	// Slots and SlotTokens describe a server that runs each request in a slot of its
+	// own context (llama-server: -np N slots of n_ctx each): a request must fit one
+	// slot, and requests beyond the slots wait for one (queueing, not over capacity),
+	// so only min(concurrency, slots) of them hold the KV cache at once.
+	Slots, SlotTokens *int64
+}
+
+// IsLengthReason says an over-capacity reason is one request's length (max_model_len
+// or a slot's context), not the concurrency.
+func IsLengthReason(reason string) bool {
+	f, ok := ParseFitReason(reason)
+	return ok && f.ByLength
+}
+
+// Check says why a cell does not fit ("" when it does; FitReason's sentence) and
+// whether it is one request's length. prompt is what a request of the row sends, in
+// tokens: the context, or more where the chat template and the request's tail are
+// longer than it (a context of 0 is some 90 tokens on llama-server).
+func (l Limits) Check(context, prompt, concurrency, maxOutput int) (reason string, length bool) {
+	f := FitReason{PerRequest: int64(max(context, prompt)) + int64(maxOutput)}
+	if prompt > context {
+		f.Prompt = int64(prompt)
 	}
-	if kvCacheTokens != nil {
-		need := int64(concurrency) * perRequest
-		if need > *kvCacheTokens {
-			return false, FitReason{Concurrency: int64(concurrency), PerRequest: perRequest, Need: need, KVCache: *kvCacheTokens}.String()
+	switch {
+	case l.SlotTokens != nil && f.PerRequest > *l.SlotTokens:
+		f.ByLength, f.SlotTokens, f.Slots = true, *l.SlotTokens, 1
+		if l.Slots != nil {
+			f.Slots = *l.Slots
+		}
+		return f.String(), true
+	case l.MaxModelLen != nil && f.PerRequest > *l.MaxModelLen:
+		f.ByLength, f.MaxModelLen = true, *l.MaxModelLen
+		return f.String(), true
+	case l.KVCacheTokens == nil:
+		return "", false
+	}
+	f.Concurrency = int64(concurrency)
+	if l.Slots != nil && *l.Slots > 0 && *l.Slots < f.Concurrency {
+		f.Concurrency, f.PerSlot = *l.Slots, true // the rest wait for a slot, holding nothing
+	}
+	if f.Need, f.KVCache = f.Concurrency*f.PerRequest, *l.KVCacheTokens; f.Need > f.KVCache {
+		return f.String(), false
+	}
+	return "", false
+}
+
+// Smallest is the longest request the limits let one slot take: the smallest of
+// max_model_len, a slot's context and the KV cache; 0 when none is known.
+func (l Limits) Smallest() int64 {
+	limit := int64(0)
+	for _, v := range []*int64{l.MaxModelLen, l.KVCacheTokens, l.SlotTokens} {
+		if v != nil && *v > 0 && (limit == 0 || *v < limit) {
+			limit = *v
 		}
 	}
-	return true, ""
+	return limit
 }
 
 // FormatTokenList writes token counts as the flags take them: "0,16K,32K".

@@ -314,7 +314,8 @@ func (v *validator) decodeCells(cells []DecodeCell, a planAxes, predicted bool) 
 			v.optNumber(f+".cache_hit_ratio", cd.CacheHitRatio, 1)
 			v.counts(f, []namedCount{{"requests", cd.Requests}, {"errors", cd.Errors}, {"ended_early", cd.EndedEarly},
 				{"prompt_tokens", cd.PromptTokens}, {"ttft_samples", cd.TTFTSamples}, {"tbt_samples", cd.TBTSamples},
-				{"peak_streaming_requests", cd.PeakStreaming}})
+				{"peak_streaming_requests", cd.PeakStreaming}, {"reconnects", cd.Reconnects}, {"streams_arrived_whole", cd.StreamsArrivedWhole}})
+			v.optNumber(f+".early_end_loss", cd.EarlyEndLoss, 1)
 			v.outcomes(f+".request_outcomes", cd.Outcomes)
 		}
 		v.cellEnergy(f, d.CellEnergy)

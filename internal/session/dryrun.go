@@ -69,7 +69,8 @@ func writeRatePlan(w io.Writer, doc *rundoc.Run) {
 	fmt.Fprintf(w, "  at most %s of schedules (%s per rate), plus the drains\n", progress.FormatDuration(time.Duration(cells)*cfg.Duration()), cfg.Duration())
 }
 
-// capacityNote is ", KV cache N tokens (server), max_model_len M" as far as known.
+// capacityNote is ", KV cache N tokens (server), max_model_len M, S slots of T tokens"
+// as far as known.
 func capacityNote(doc *rundoc.Run) string {
 	c := doc.Capacity
 	if c == nil {
@@ -81,6 +82,9 @@ func capacityNote(doc *rundoc.Run) string {
 	}
 	if c.MaxModelLen != nil {
 		s += ", max_model_len " + report.FormatInt("en", int(*c.MaxModelLen))
+	}
+	if c.Slots != nil && c.SlotTokens != nil {
+		s += fmt.Sprintf(", %d slots of %s tokens (more requests than slots queue)", *c.Slots, report.FormatInt("en", int(*c.SlotTokens)))
 	}
 	return s
 }

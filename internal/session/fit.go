@@ -14,36 +14,43 @@ import (
 // nothing the server can run, or mostly over capacity because max_model_len is
 // small, stops the run before anything is measured, with the flags that would fit;
 // with --fit the plan is shrunk to them instead.
-func PlanToFit(doc *rundoc.Run, kv, maxModelLen *int64, fit bool, stderr io.Writer) error {
-	bench.Plan(doc, kv, maxModelLen)
+func PlanToFit(doc *rundoc.Run, l rundoc.Limits, fit bool, stderr io.Writer) error {
+	bench.Plan(doc, l)
 	pf := bench.CheckPlan(doc)
 	if !pf.TooSmall() {
 		return nil
 	}
-	fitted, changes := bench.FitPlan(doc.Config, kv, maxModelLen)
-	limits := describeLimits(kv, maxModelLen)
+	fitted, changes := bench.FitPlan(doc.Config, l)
+	limits := describeLimits(l)
 	if !fit || len(changes) == 0 {
-		msg := fmt.Sprintf("the plan does not fit this server (%s): %d of %d measurements can run, %d are over capacity because context + max output exceeds max_model_len", limits, pf.Runnable, pf.Total, pf.ByLength)
+		what := "max_model_len"
+		if l.SlotTokens != nil {
+			what = "a slot's context"
+		}
+		msg := fmt.Sprintf("the plan does not fit this server (%s): %d of %d measurements can run, %d are over capacity because context + max output exceeds %s", limits, pf.Runnable, pf.Total, pf.ByLength, what)
 		if len(changes) > 0 {
 			msg += ".\nFlags that fit it: " + strings.Join(changes, " ") + "\nor run again with --fit to shrink the plan to these"
 		}
 		return errors.New(msg)
 	}
 	doc.Config = fitted
-	bench.Plan(doc, kv, maxModelLen)
+	bench.Plan(doc, l)
 	note := fmt.Sprintf("--fit shrank the plan to the server (%s): %s.", limits, strings.Join(changes, ", "))
 	doc.Notes = append(doc.Notes, note)
 	fmt.Fprintln(stderr, note)
 	return nil
 }
 
-func describeLimits(kv, maxModelLen *int64) string {
+func describeLimits(l rundoc.Limits) string {
 	var parts []string
-	if maxModelLen != nil {
-		parts = append(parts, fmt.Sprintf("max_model_len %d", *maxModelLen))
+	if l.MaxModelLen != nil {
+		parts = append(parts, fmt.Sprintf("max_model_len %d", *l.MaxModelLen))
 	}
-	if kv != nil {
-		parts = append(parts, fmt.Sprintf("KV cache %d tokens", *kv))
+	if l.Slots != nil && l.SlotTokens != nil {
+		parts = append(parts, fmt.Sprintf("%d slots of %d tokens", *l.Slots, *l.SlotTokens))
+	}
+	if l.KVCacheTokens != nil {
+		parts = append(parts, fmt.Sprintf("KV cache %d tokens", *l.KVCacheTokens))
 	}
 	if len(parts) == 0 {
 		return "no known limits"

@@ -97,6 +97,19 @@ func (s *Session) benchServer() *bench.Server {
 		TimingsPerToken: info.TimingsPerToken != nil && *info.TimingsPerToken,
 		Local:           IsLocal(s.base),
 	}
+	// llama-server and Ollama's runner keep a prompt cache per slot (server-context.cpp
+	// get_available_slot; Ollama's runner/llamarunner/cache.go): a cell warms every slot
+	// it will use. llama-server says how many it has and takes a slot by name; Ollama
+	// does neither.
+	switch info.Engine {
+	case engine.LlamaCpp:
+		srv.SlotCaches, srv.PinSlots = -1, true
+		if info.Slots != nil {
+			srv.SlotCaches = int(*info.Slots)
+		}
+	case engine.Ollama:
+		srv.SlotCaches = -1
+	}
 	counting := prompt.NewCounting(s.client, s.cfg.Model, srv.API, TokenizeRoute(info, s.base))
 	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
 	srv.TextTokenizer = counting.TextTokenizer

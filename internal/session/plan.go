@@ -22,33 +22,37 @@ func (s *Session) plan(ctx context.Context) error {
 			return err
 		}
 		openloop.PlanRates(doc)
-	} else if err := PlanToFit(doc, kv, info.MaxModelLen, c.Fit, noteWriter{s.obs}); err != nil {
+	} else if err := PlanToFit(doc, kv, c.Fit, noteWriter{s.obs}); err != nil {
 		return err
 	}
 	if err := DescribeHardware(ctx, doc, c.Hardware, s.base, doc.Status == rundoc.RunEmulated); err != nil {
 		return err
 	}
-	FillTitle(doc, c.Model)
+	FillTitle(doc)
 	return nil
 }
 
-// capacity records the KV cache size the plan uses (the flag's, or the server's) and
-// returns it.
-func (s *Session) capacity() *int64 {
+// capacity records the over-capacity rule's numbers (the flag's KV cache size, or
+// the server's; its slots where it runs requests in slots) and returns them.
+func (s *Session) capacity() rundoc.Limits {
 	doc, info := s.doc, s.info
 	kv := doc.Config.KVCapacity
-	doc.Capacity = &rundoc.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
+	c := &rundoc.Capacity{KVCacheTokens: kv, MaxModelLen: info.MaxModelLen, Source: "flag"}
 	if kv == nil {
 		kv = info.KVCacheTokens
-		doc.Capacity.KVCacheTokens, doc.Capacity.Source = kv, "server"
+		c.KVCacheTokens, c.Source = kv, "server"
 	}
+	if info.Slots != nil && info.MaxModelLen != nil {
+		c.Slots, c.SlotTokens = info.Slots, info.MaxModelLen
+	}
+	doc.Capacity = c
 	switch {
+	case kv == nil && c.Slots != nil:
+		doc.Notes = append(doc.Notes, fmt.Sprintf("The server runs %d slots of %d tokens: each request must fit one slot, and requests beyond %d wait for one (queueing, not over capacity). It does not say whether the slots share one KV cache (llama-server --kv-unified, the default without -np); if they do, give its size with --kv-capacity so that cells that would overflow it are not sent.", *c.Slots, *c.SlotTokens, *c.Slots))
 	case kv == nil:
-		doc.Capacity.Source = "unknown"
+		c.Source = "unknown"
 		doc.Notes = append(doc.Notes, "The server's KV cache size is unknown (give it with --kv-capacity): every cell was run.")
 		s.obs.Note("warning: the server's KV cache size is unknown, so no cell is skipped as over capacity; give it with --kv-capacity")
-	case doc.Config.KVCapacity == nil && info.KVCacheTokensIfSplit != nil:
-		doc.Notes = append(doc.Notes, fmt.Sprintf("llama.cpp does not say whether its KV cache is unified: the plan took the smaller size, %d tokens; a cache split per slot holds %d (--kv-capacity %d).", *kv, *info.KVCacheTokensIfSplit, *info.KVCacheTokensIfSplit))
 	}
-	return kv
+	return c.Limits()
 }

@@ -17,9 +17,19 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // FillFromProbe writes what discovery learned into the document's engine and model
 // blocks, and names an emulated run as such.
+//
+// A model the server names after a local file (llama-server without -a) is recorded
+// by the file's base name, and a note says so: the document is published (submit),
+// and no path of this machine goes with it.
 func FillFromProbe(doc *rundoc.Run, info *engine.Info, model string, emulated bool, base string) {
 	info.ApplyTo(&doc.Engine, &doc.Model)
-	doc.Model.ServedName = model
+	served, fromPath := rundoc.ModelName(model)
+	doc.Model.ServedName = served
+	id, idPath := rundoc.ModelName(doc.Model.ID)
+	doc.Model.ID = id
+	if fromPath || idPath {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("The server names its model after a file on its machine; the document records the file's name, %s, and no path (llama-server -a NAME gives the model a name).", served))
+	}
 	if emulated || info.Engine == engine.Sim {
 		doc.Status = rundoc.RunEmulated
 		doc.Hardware.Type = "emulated"
@@ -29,28 +39,35 @@ func FillFromProbe(doc *rundoc.Run, info *engine.Info, model string, emulated bo
 	}
 }
 
-// FillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}".
-func FillTitle(doc *rundoc.Run, model string) {
-	if doc.Title == "" {
-		on := "an unknown GPU"
-		switch {
-		case doc.Status == rundoc.RunEmulated:
-			on = "llmbench-sim"
-			if doc.Engine.Preset != "" {
-				on += " (" + doc.Engine.Preset + ")"
-			}
-		case len(doc.Hardware.GPUs) > 0:
-			g := doc.Hardware.GPUs[0]
-			on = g.Name
-			if g.Count > 1 {
-				on = fmt.Sprintf("%d× %s", g.Count, g.Name)
-			}
-			if g.VRAMBytes > 0 {
-				on += fmt.Sprintf(" %.0fGB", float64(g.VRAMBytes)/(1<<30))
-			}
-		}
-		doc.Title = model + " on " + on
+// FillTitle names the run as the seed page does: "{model} on {GPU} {VRAM}", or "on
+// CPU" where the server's machine has none.
+func FillTitle(doc *rundoc.Run) {
+	if doc.Title != "" {
+		return
 	}
+	on := "an unknown GPU"
+	switch {
+	case doc.Status == rundoc.RunEmulated:
+		on = "llmbench-sim"
+		if doc.Engine.Preset != "" {
+			on += " (" + doc.Engine.Preset + ")"
+		}
+	case len(doc.Hardware.GPUs) > 0:
+		g := doc.Hardware.GPUs[0]
+		on = g.Name
+		if g.Count > 1 {
+			on = fmt.Sprintf("%d× %s", g.Count, g.Name)
+		}
+		if g.VRAMBytes > 0 {
+			on += fmt.Sprintf(" %.0fGB", float64(g.VRAMBytes)/(1<<30))
+		}
+	case doc.Hardware.Type == "cpu":
+		on = "CPU"
+		if c := doc.Hardware.CPU; c != nil && c.Model != "" {
+			on += " (" + c.Model + ")"
+		}
+	}
+	doc.Title = doc.Model.ServedName + " on " + on
 }
 
 func DefaultOutName(model string, t time.Time) string {

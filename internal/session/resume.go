@@ -21,11 +21,12 @@ func SameServer(doc *rundoc.Run, info *engine.Info, base string) error {
 	}
 	differ("engine", doc.Engine.Name, info.Engine)
 	differ("version", doc.Engine.Version, orEmpty(info.Version))
-	differ("model id", doc.Model.ID, orEmpty(info.ModelID))
+	id, _ := rundoc.ModelName(orEmpty(info.ModelID))
+	differ("model id", doc.Model.ID, id)
 	if was, now := doc.Engine.KVCacheTokens, info.KVCacheTokens; was != nil && now != nil && *was != *now {
 		diffs = append(diffs, fmt.Sprintf("KV cache %d tokens, now %d", *was, *now))
 	}
-	if doc.Model.ServedName != "" && len(info.Models) > 0 && !slices.Contains(info.Models, doc.Model.ServedName) && !slices.Contains(info.Models, doc.Model.ServedName+":latest") {
+	if doc.Model.ServedName != "" && len(info.Models) > 0 && !slices.Contains(info.Models, doc.Model.ServedName) && !slices.Contains(info.Models, doc.Model.ServedName+":latest") && listedAs(info.Models, doc.Model.ServedName) == "" {
 		diffs = append(diffs, fmt.Sprintf("model %s, now %s", doc.Model.ServedName, strings.Join(info.Models, ", ")))
 	}
 	if len(diffs) == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
 	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sysutil"
 )
@@ -167,9 +168,27 @@ func checkModel(c *Config, info *engine.Info, base string) error {
 		c.Model = *info.ServedModel
 	} else if len(info.Models) > 0 && !slices.Contains(info.Models, c.Model) {
 		// Ollama lists "llama3:latest" and answers to "llama3" too.
-		if !slices.Contains(info.Models, c.Model+":latest") {
-			return fmt.Errorf("model %q is not served by %s; it serves: %s", c.Model, base, strings.Join(info.Models, ", "))
+		if slices.Contains(info.Models, c.Model+":latest") {
+			return nil
 		}
+		// A resumed run's document records a path-named model by its file's name: the
+		// requests name it as the server lists it.
+		if listed := listedAs(info.Models, c.Model); listed != "" {
+			c.Model = listed
+			return nil
+		}
+		return fmt.Errorf("model %q is not served by %s; it serves: %s", c.Model, base, strings.Join(info.Models, ", "))
 	}
 	return nil
+}
+
+// listedAs is the listed model a document records as name (rundoc.ModelName), "" when
+// none is.
+func listedAs(models []string, name string) string {
+	for _, m := range models {
+		if recorded, _ := rundoc.ModelName(m); recorded == name {
+			return m
+		}
+	}
+	return ""
 }

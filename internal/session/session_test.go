@@ -26,11 +26,14 @@ func TestFillTitle(t *testing.T) {
 		{"several", rundoc.Run{Hardware: rundoc.Hardware{GPUs: []rundoc.GPU{{Name: "H100", VRAMBytes: 80 << 30, Count: 8}}}}, "m on 8× H100 80GB"},
 		{"emulated", rundoc.Run{Status: rundoc.RunEmulated, Engine: rundoc.Engine{Preset: "tiny"}}, "m on llmbench-sim (tiny)"},
 		{"unknown", rundoc.Run{}, "m on an unknown GPU"},
+		// Issue 34 item 7: a machine without a GPU (llama-server, Ollama on CPU).
+		{"CPU", rundoc.Run{Hardware: rundoc.Hardware{Type: "cpu", CPU: &rundoc.CPU{Model: "AMD EPYC 7B13", Cores: 2}}}, "m on CPU (AMD EPYC 7B13)"},
 		{"a title given stays", rundoc.Run{Title: "mine"}, "mine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.doc
-			FillTitle(&doc, "m")
+			doc.Model.ServedName = "m"
+			FillTitle(&doc)
 			if doc.Title != tc.want {
 				t.Errorf("title %q, want %q", doc.Title, tc.want)
 			}
@@ -67,6 +70,28 @@ func TestFillFromProbe(t *testing.T) {
 	}
 }
 
+// TestFillFromProbePathNamedModel (issue 34 item 6): llama-server without -a names
+// its model after its file's path; the document's identity records the base name,
+// with a note, and no path (model.served_name, model.id, the title).
+func TestFillFromProbePathNamedModel(t *testing.T) {
+	path := "/home/user/models/tinyllama-random-3M-F32.gguf"
+	info := &engine.Info{Engine: engine.LlamaCpp, ServedModel: ptr(path), ModelID: ptr(path)}
+	doc := &rundoc.Run{Status: rundoc.RunMeasured, Hardware: rundoc.Hardware{Type: "cpu"}}
+	FillFromProbe(doc, info, path, false, "http://127.0.0.1:8080")
+	FillTitle(doc)
+	for field, v := range map[string]string{"served_name": doc.Model.ServedName, "id": doc.Model.ID, "title": doc.Title} {
+		if strings.Contains(v, "/home") || !strings.Contains(v, "tinyllama-random-3M-F32.gguf") {
+			t.Errorf("model %s %q: want the file's name and no path", field, v)
+		}
+	}
+	if doc.Title != "tinyllama-random-3M-F32.gguf on CPU" {
+		t.Errorf("title %q", doc.Title)
+	}
+	if len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "no path") || strings.Contains(doc.Notes[0], "/home") {
+		t.Errorf("notes %q: want one saying the path was left out, without it", doc.Notes)
+	}
+}
+
 func TestTokenizeRoute(t *testing.T) {
 	if r := TokenizeRoute(&engine.Info{Engine: engine.VLLM}, "http://h"); r.URL != "" {
 		t.Errorf("no tokenize route found: %+v, want none", r)
@@ -86,13 +111,14 @@ func TestPlanToFit(t *testing.T) {
 		return &rundoc.Run{Config: rundoc.Config{Contexts: []int{0, 16384, 32768, 57344}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192}, MaxOutputTokens: 4096, DurationS: 30}}
 	}
 	kv, maxLen := ptr(int64(200000)), ptr(int64(8192))
-	err := PlanToFit(newDoc(), kv, maxLen, false, io0())
+	limits := rundoc.Limits{KVCacheTokens: kv, MaxModelLen: maxLen}
+	err := PlanToFit(newDoc(), limits, false, io0())
 	if err == nil || !strings.Contains(err.Error(), "does not fit this server (max_model_len 8192, KV cache 200000 tokens)") || !strings.Contains(err.Error(), "--fit") {
 		t.Fatalf("a plan mostly past max_model_len: %v, want refused with the flags that fit", err)
 	}
 	doc := newDoc()
 	var note bytes.Buffer
-	if err := PlanToFit(doc, kv, maxLen, true, &note); err != nil {
+	if err := PlanToFit(doc, limits, true, &note); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Notes) != 1 || !strings.Contains(note.String(), "--fit shrank the plan") {
@@ -101,7 +127,7 @@ func TestPlanToFit(t *testing.T) {
 	if pf := bench.CheckPlan(doc); pf.TooSmall() {
 		t.Errorf("the fitted plan is still too small: %+v", pf)
 	}
-	if err := PlanToFit(newDoc(), kv, nil, false, io0()); err != nil {
+	if err := PlanToFit(newDoc(), rundoc.Limits{KVCacheTokens: kv}, false, io0()); err != nil {
 		t.Errorf("no max_model_len known: %v, want the plan as it is", err)
 	}
 }
@@ -185,5 +211,21 @@ func TestDescribeHardware(t *testing.T) {
 	emulated := &rundoc.Run{}
 	if err := DescribeHardware(ctx, emulated, "", "http://127.0.0.1:1", true); err != nil || len(emulated.Notes) != 0 || len(emulated.Hardware.GPUs) != 0 {
 		t.Errorf("the emulator: err %v, notes %q, hardware %+v; want nothing detected", err, emulated.Notes, emulated.Hardware)
+	}
+}
+
+// TestResumePathNamedModel: a resumed document records a path-named model by its
+// file's name; the server still lists the path, and the run names the model as the
+// server does.
+func TestResumePathNamedModel(t *testing.T) {
+	path := "/home/user/models/tiny.gguf"
+	info := &engine.Info{Engine: engine.LlamaCpp, Models: []string{path}, ModelID: ptr(path)}
+	doc := &rundoc.Run{Engine: rundoc.Engine{Name: engine.LlamaCpp}, Model: rundoc.Model{ServedName: "tiny.gguf", ID: "tiny.gguf"}}
+	if err := SameServer(doc, info, "http://127.0.0.1:8080"); err != nil {
+		t.Errorf("the same server: %v", err)
+	}
+	c := &Config{Model: doc.Model.ServedName}
+	if err := checkModel(c, info, "http://127.0.0.1:8080"); err != nil || c.Model != path {
+		t.Errorf("model %q, %v; want the server's %q", c.Model, err, path)
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestDryRunText(t *testing.T) {
 	doc := &rundoc.Run{Config: rundoc.Config{Contexts: []int{0, 1024}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024}, MaxOutputTokens: 128, DurationS: 10},
 		Capacity: &rundoc.Capacity{KVCacheTokens: ptr(int64(2000)), MaxModelLen: ptr(int64(4096)), Source: "server"}, Notes: []string{"a note"}}
-	bench.Plan(doc, doc.Capacity.KVCacheTokens, doc.Capacity.MaxModelLen)
+	bench.Plan(doc, doc.Capacity.Limits())
 	got := DryRunText(doc, &engine.Info{Engine: "vllm", Version: ptr("0.11")}, "m")
 	for _, want := range []string{
 		"Dry run: the server was probed and the plan made; nothing was measured and no file written.\n",

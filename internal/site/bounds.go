@@ -22,13 +22,8 @@ var boundSubst = map[string]func(r *rundoc.Run, end func(*stats.Interval) float6
 		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) { f.TotalTokS = end(ci.TotalTokSCI) })
 	},
 	"per_request_tok_s": func(r *rundoc.Run, end func(*stats.Interval) float64) {
-		// per_request_tok_s is total_tok_s over a measured constant (avg_active_requests).
 		eachDecode(r, func(f *rundoc.DecodeFigures, ci *rundoc.CellIntervals) {
-			k := math.NaN()
-			if f.TotalTokS > 0 {
-				k = f.PerRequestTokS / f.TotalTokS
-			}
-			f.PerRequestTokS = end(ci.TotalTokSCI) * k
+			f.PerRequestTokS = end(ci.PerRequestTokSCI(f))
 		})
 	},
 	"ttft_ms": func(r *rundoc.Run, end func(*stats.Interval) float64) {

@@ -78,7 +78,7 @@ var CellMetrics = []CellMetric{
 	// ttft_ms ranked first at "0 ms").
 	{Name: "total_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1, Rev: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.TotalTokS })},
-	// per_request_tok_s is total tok/s ÷ the average number of active requests.
+	// per_request_tok_s is 1000 / tbt_ms, the median stream's rate (methodology.md).
 	{Name: "per_request_tok_s", Axis: AxisConcurrency, Unit: "tok/s", Decimals: 1, Rev: 1,
 		Values: decodeValues(func(f *rundoc.DecodeFigures) float64 { return f.PerRequestTokS })},
 	{Name: "ttft_ms", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "ms", Decimals: 0, Rev: 1,
