@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -293,12 +294,12 @@ func clientChecks(cell *rundoc.RateCell, s *rateSamples, in RateInput) {
 		med := quantileOf(s.sendLag, 0.5)
 		if float64(s.late) > lateShare*float64(n) || med > ms(lateMedian) {
 			f.Flags = append(f.Flags, "client_lagged")
-			invalidate(cell, fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, lateSend, med))
+			invalidate(cell, rundoc.RateClientLate.Write(strconv.Itoa(s.late), strconv.Itoa(n), lateSend.String(), strconv.FormatFloat(med, 'f', 1, 64)))
 		}
 	}
 	if in.ClientCPU > 0.9 {
 		f.Flags = append(f.Flags, "client_cpu_saturated")
-		invalidate(cell, "the measuring client used nearly all CPUs: the figures may be the client's limit")
+		invalidate(cell, rundoc.RateClientCPU.Write())
 	}
 }
 
