@@ -7,46 +7,18 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/accuracy"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // The accuracy section (llmbench eval, issue 38) and the paired A/B of two documents.
-
-func init() {
-	for k, v := range accuracyLabels {
-		labels[k] = v
-	}
-}
-
-var accuracyLabels = map[string][2]string{
-	"accuracy":          {"Accuracy", "正答率"},
-	"accuracy_sub":      {"the answers of the same server, scored as the reference implementations score them", "同じサーバーの回答を、参照実装と同じ方法で採点"},
-	"accuracy_set":      {"%s at %s · %s items of %s · prompt %s", "%s（%s）· %s 問 / 全 %s 問 · プロンプト %s"},
-	"accuracy_line":     {"%s right (%d of %d), 95%% CI %s–%s", "正答率 %s（%d / %d）、95%% 信頼区間 %s–%s"},
-	"accuracy_tokens":   {"%s completion tokens per item", "1 問あたり補完トークン %s"},
-	"accuracy_reason":   {"%d answered after a reasoning block", "%d 問は推論ブロックの後に回答"},
-	"accuracy_trunc":    {"%d cut off at max_tokens", "%d 問は max_tokens で打ち切り"},
-	"accuracy_none":     {"%d with no answer to extract", "%d 問は回答を抽出できず"},
-	"accuracy_errors":   {"%d requests failed (not scored)", "%d 件のリクエストが失敗（採点対象外）"},
-	"accuracy_pending":  {"unfinished: %d of %d items answered — finish with llmbench eval --resume", "未完了: %d / %d 問に回答済み — llmbench eval --resume で再開"},
-	"category":          {"category", "カテゴリ"},
-	"items":             {"items", "問題数"},
-	"right":             {"right", "正答率"},
-	"ci95":              {"95% CI", "95% 信頼区間"},
-	"ab_title":          {"A/B on %s", "%s の A/B 比較"},
-	"ab_line":           {"A %s → B %s over %d paired items: %s points (95%% CI %s to %s)", "A %s → B %s（対応のある %d 問）: %s ポイント（95%% 信頼区間 %s〜%s）"},
-	"ab_flips":          {"flips: %d right → wrong, %d wrong → right (%d both right, %d both wrong)", "入れ替わり: 正→誤 %d 問、誤→正 %d 問（両方正答 %d、両方誤答 %d）"},
-	"ab_p":              {"exact McNemar p = %s", "正確 McNemar 検定 p = %s"},
-	"ab_skipped":        {"%d items left out: a request failed in one run", "%d 問は一方のリクエストが失敗したため除外"},
-	"ab_not_comparable": {"A/B on %s: not comparable — %s", "%s の A/B 比較: 比較できません — %s"},
-}
 
 // Percent is a share as a percentage with one decimal: 0.7 → "70.0%".
 func Percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
 func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 	for _, a := range v.Accuracy {
-		title, sub := T(v.Lang, "accuracy")+" — "+a.Set.Name, T(v.Lang, "accuracy_sub")
+		title, sub := locale.T(v.Lang, "accuracy")+" — "+a.Set.Name, locale.T(v.Lang, "accuracy_sub")
 		if md {
 			fmt.Fprintf(b, "\n## %s\n\n%s\n\n", mdEscape(title), mdEscape(sub))
 		} else {
@@ -75,7 +47,7 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 // accuracyCategoryHead is the head of an entry's table of categories, and which of
 // its columns are numbers.
 func accuracyCategoryHead(lang string) ([]string, []bool) {
-	return []string{T(lang, "category"), T(lang, "items"), T(lang, "right"), T(lang, "ci95")}, []bool{false, true, true, true}
+	return []string{locale.T(lang, "category"), locale.T(lang, "items"), locale.T(lang, "right"), locale.T(lang, "ci95")}, []bool{false, true, true, true}
 }
 
 // AccuracyCategoryRows are an entry's categories as its table shows them: the name,
@@ -98,23 +70,23 @@ func AccuracyLines(lang string, a rundoc.Accuracy) []string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	lines := []string{T(lang, "accuracy_set", a.Set.Name, rev, FormatNumber(lang, float64(a.Planned), 0), FormatNumber(lang, float64(a.Set.Size), 0), a.Set.Prompt)}
+	lines := []string{locale.T(lang, "accuracy_set", a.Set.Name, rev, FormatNumber(lang, float64(a.Planned), 0), FormatNumber(lang, float64(a.Set.Size), 0), a.Set.Prompt)}
 	if a.Status != rundoc.AccuracyComplete {
-		lines = append(lines, T(lang, "accuracy_pending", a.Scored, a.Planned))
+		lines = append(lines, locale.T(lang, "accuracy_pending", a.Scored, a.Planned))
 	}
 	if a.Score != nil && a.CI != nil {
-		lines = append(lines, T(lang, "accuracy_line", Percent(*a.Score), a.Correct, a.Scored, Percent(a.CI.Low), Percent(a.CI.High)))
+		lines = append(lines, locale.T(lang, "accuracy_line", Percent(*a.Score), a.Correct, a.Scored, Percent(a.CI.Low), Percent(a.CI.High)))
 	}
 	var costs []string
 	if a.CompletionTokensMean != nil {
-		costs = append(costs, T(lang, "accuracy_tokens", FormatNumber(lang, *a.CompletionTokensMean, 1)))
+		costs = append(costs, locale.T(lang, "accuracy_tokens", FormatNumber(lang, *a.CompletionTokensMean, 1)))
 	}
 	for _, c := range []struct {
 		n   int
 		key string
 	}{{a.Reasoning, "accuracy_reason"}, {a.Truncated, "accuracy_trunc"}, {a.NoAnswer, "accuracy_none"}, {a.Errors, "accuracy_errors"}} {
 		if c.n > 0 {
-			costs = append(costs, T(lang, c.key, c.n))
+			costs = append(costs, locale.T(lang, c.key, c.n))
 		}
 	}
 	if len(costs) > 0 {
@@ -149,7 +121,7 @@ func comparisons(a, b *rundoc.Run) []accuracy.Comparison {
 // ComparisonLines are a comparison's lines: its title, the delta, the flips and p.
 func ComparisonLines(lang string, c accuracy.Comparison) []string {
 	if !c.Comparable {
-		return []string{T(lang, "ab_not_comparable", c.Set, c.Why)}
+		return []string{locale.T(lang, "ab_not_comparable", c.Set, c.Why)}
 	}
 	points := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
 	delta := points(c.Delta)
@@ -157,13 +129,13 @@ func ComparisonLines(lang string, c accuracy.Comparison) []string {
 		delta = "+" + delta
 	}
 	lines := []string{
-		T(lang, "ab_title", c.Set),
-		T(lang, "ab_line", Percent(c.AccA), Percent(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
-		T(lang, "ab_flips", c.OnlyA, c.OnlyB, c.BothRight, c.BothWrong),
-		T(lang, "ab_p", FormatP(c.P)),
+		locale.T(lang, "ab_title", c.Set),
+		locale.T(lang, "ab_line", Percent(c.AccA), Percent(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
+		locale.T(lang, "ab_flips", c.OnlyA, c.OnlyB, c.BothRight, c.BothWrong),
+		locale.T(lang, "ab_p", FormatP(c.P)),
 	}
 	if c.Skipped > 0 {
-		lines = append(lines, T(lang, "ab_skipped", c.Skipped))
+		lines = append(lines, locale.T(lang, "ab_skipped", c.Skipped))
 	}
 	return lines
 }
@@ -200,7 +172,7 @@ func addAccuracyHTML(d *htmlData, opts Options) {
 // WriteAccuracy writes one evaluation's summary as text (llmbench eval's last lines).
 func WriteAccuracy(w io.Writer, a *rundoc.Accuracy, lang string) error {
 	var b strings.Builder
-	writeAccuracyText(&b, &view{Lang: normLang(lang), Accuracy: []rundoc.Accuracy{*a}}, painter{}, false)
+	writeAccuracyText(&b, &view{Lang: locale.Norm(lang), Accuracy: []rundoc.Accuracy{*a}}, painter{}, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

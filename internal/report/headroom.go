@@ -3,24 +3,9 @@ package report
 import (
 	"math"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
-
-// headroomLabels are the client headroom's texts, added to labels at init.
-var headroomLabels = map[string][2]string{ // [en, ja]
-	"client_headroom": {"Client headroom", "クライアントの余裕"},
-	"headroom_line":   {"Client headroom: %s", "クライアントの余裕：%s"},
-	"headroom": {"%s× the fastest cell's %s tok/s (client ceiling %s tok/s on %d cores)",
-		"最速セル %s tok/s の %s 倍（クライアント上限 %s tok/s・%d コア）"},
-	"headroom_no_cell":    {"client ceiling %s tok/s on %d cores", "クライアント上限 %s tok/s・%d コア"},
-	"headroom_unmeasured": {"not measured (the client's ceiling was not calibrated)", "未測定（クライアント上限を計測していません）"},
-}
-
-func init() {
-	for k, v := range headroomLabels {
-		labels[k] = v
-	}
-}
 
 // clientHeadroom is what the run card says of the measuring client's own ceiling
 // (llmbench calibrate, measured before the first cell): how many times the run's
@@ -34,18 +19,18 @@ func clientHeadroom(run *rundoc.Run, lang string) string {
 	}
 	ceiling := cl.Ceiling()
 	if ceiling <= 0 {
-		return T(lang, "headroom_unmeasured")
+		return locale.T(lang, "headroom_unmeasured")
 	}
 	ceilingStr := FormatNumber(lang, ceiling, 0)
 	fastest := fastestRate(run)
 	if fastest <= 0 {
-		return T(lang, "headroom_no_cell", ceilingStr, cl.Cores)
+		return locale.T(lang, "headroom_no_cell", ceilingStr, cl.Cores)
 	}
 	times, rate := FormatNumber(lang, ceiling/fastest, 1), FormatNumber(lang, fastest, 1)
-	if normLang(lang) == "ja" {
-		return T(lang, "headroom", rate, times, ceilingStr, cl.Cores)
+	if locale.Norm(lang) == "ja" {
+		return locale.T(lang, "headroom", rate, times, ceilingStr, cl.Cores)
 	}
-	return T(lang, "headroom", times, rate, ceilingStr, cl.Cores)
+	return locale.T(lang, "headroom", times, rate, ceilingStr, cl.Cores)
 }
 
 // fastestRate is the highest output rate the run measured: a decode cell's total

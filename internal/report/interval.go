@@ -5,26 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
-
-// intervalLabels are the texts of the 95% intervals, merged into labels.
-var intervalLabels = map[string][2]string{
-	"n_ci":            {"95%% interval: %s", "95%% 信頼区間：%s"},
-	"n_ci_method":     {"(%s)", "（%s）"},
-	"n_repeats":       {"%d repeats: %s tok/s", "%d 回の繰り返し：%s tok/s"},
-	"ci_batch_means":  {"batch means over 1-s batches", "1 秒ごとのバッチ平均"},
-	"ci_repeats":      {"over the repeats", "繰り返し間"},
-	"ci_rate":         {"order statistics, Wilson", "順序統計量・Wilson"},
-	"n_unstable_hint": {"the repeats disagree beyond their intervals: the server changed speed during the run", "繰り返しの結果が区間を超えて食い違っています：実行中にサーバーの速度が変化しました"},
-}
-
-func init() {
-	for k, v := range intervalLabels {
-		labels[k] = v
-	}
-}
 
 // plusMinus is a figure with its interval as "48.2 ± 0.6": the larger of the distances
 // from the value to either end (an interval over repeats need not be symmetric). A
@@ -69,16 +53,16 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
 	}
 	if iv := ci.TTFTMsCI; iv != nil {
-		parts = append(parts, "TTFT "+T(lang, "ms", ciSpan(lang, *iv, 0)))
+		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *iv, 0)))
 	}
 	if iv := ci.TBTMsCI; iv != nil {
-		parts = append(parts, "TBT "+T(lang, "ms", ciSpan(lang, *iv, 1)))
+		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *iv, 1)))
 	}
 	var out []string
 	if len(parts) > 0 {
-		line := T(lang, "n_ci", strings.Join(parts, ", "))
+		line := locale.T(lang, "n_ci", strings.Join(parts, ", "))
 		if m := ciMethodLabel(lang, ci.CIMethod); m != "" {
-			line += " " + T(lang, "n_ci_method", m)
+			line += " " + locale.T(lang, "n_ci_method", m)
 		}
 		out = append(out, line)
 	}
@@ -91,10 +75,10 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 			}
 			v = append(v, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))
 		}
-		out = append(out, T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
+		out = append(out, locale.T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
 	}
 	if ci.Unstable {
-		out = append(out, T(lang, "n_unstable_hint"))
+		out = append(out, locale.T(lang, "n_unstable_hint"))
 	}
 	return out
 }
@@ -102,11 +86,11 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 func ciMethodLabel(lang, method string) string {
 	switch method {
 	case rundoc.CIMethodWindow:
-		return T(lang, "ci_batch_means")
+		return locale.T(lang, "ci_batch_means")
 	case rundoc.CIMethodRepeats:
-		return T(lang, "ci_repeats")
+		return locale.T(lang, "ci_repeats")
 	case rundoc.CIMethodRate:
-		return T(lang, "ci_rate")
+		return locale.T(lang, "ci_rate")
 	}
 	return method
 }

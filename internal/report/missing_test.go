@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -89,7 +90,7 @@ func TestMissingFigureIsADash(t *testing.T) {
 			case "md":
 				want = append(want, "48.2 ("+dash+")", dash+" (133 ms)", "| 8K | 2,163 | — |", "| 16K | — | 7,978 ms |")
 			case "html":
-				want = append(want, T(lang, "x_ttft", dash), `<td class="lb-num lb-big">—</td>`)
+				want = append(want, locale.T(lang, "x_ttft", dash), `<td class="lb-num lb-big">—</td>`)
 			}
 			for _, w := range want {
 				if !strings.Contains(out, w) {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 
 	"github.com/llmbench/llmbench/internal/accuracy"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -13,7 +14,7 @@ import (
 // the speed figures, and the paired A/B of two runs on the compare page. Both are
 // rendered here, auto-escaped, so the shared templates only place them.
 
-var accuracyTmpl = template.Must(template.New("accuracy").Funcs(template.FuncMap{"T": T}).Parse(`
+var accuracyTmpl = template.Must(template.New("accuracy").Funcs(template.FuncMap{"T": locale.T}).Parse(`
 {{- range .Sets}}<section class="accuracy" id="accuracy-{{.Name}}">
 <h2>{{T $.Lang "accuracy"}} — {{.Name}}</h2><p class="sub">{{T $.Lang "accuracy_sub"}}</p>
 {{range .Lines}}<p class="accuracy-line">{{.}}</p>{{end}}

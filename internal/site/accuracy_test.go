@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/accuracy"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -150,7 +151,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 				t.Errorf("?%s ranks %v, want %v", q, got, want)
 			}
 		}
-		for lang, note := range map[string]string{LangEN: "more than 5 points below the best run of their model family", LangJA: "5 ポイントを超えて低い実行を隠しています"} {
+		for lang, note := range map[string]string{locale.EN: "more than 5 points below the best run of their model family", locale.JA: "5 ポイントを超えて低い実行を隠しています"} {
 			code, page := ts.get(t, "/?accuracy_within=5&lang="+lang)
 			if code != http.StatusOK || strings.Contains(page, `href="/runs/int4"`) || !strings.Contains(page, `href="/runs/noeval"`) ||
 				!strings.Contains(page, note) || !strings.Contains(page, `id="f-accuracy-within" value="5"`) {
@@ -160,7 +161,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 			if _, page := ts.get(t, "/?lang="+lang); !strings.Contains(page, `href="/runs/int4"`) || strings.Contains(page, `id="accuracy-note"`) {
 				t.Errorf("leaderboard (%s) without the filter hides a run or says it filters", lang)
 			}
-			if _, page := ts.get(t, "/?accuracy_within=200&lang="+lang); !strings.Contains(page, html.EscapeString(T(lang, "qerr_accuracy_within"))) {
+			if _, page := ts.get(t, "/?accuracy_within=200&lang="+lang); !strings.Contains(page, html.EscapeString(locale.T(lang, "qerr_accuracy_within"))) {
 				t.Errorf("leaderboard (%s) does not refuse accuracy_within=200", lang)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -304,7 +305,7 @@ func TestCompareLimitsTheCombinedAxes(t *testing.T) {
 	ts.mustSubmit(t, plan("wide-a", 0))
 	ts.mustSubmit(t, plan("wide-b", maxAxis))
 	code, body := ts.get(t, "/compare?id=wide-a&id=wide-b")
-	if code != http.StatusBadRequest || !strings.Contains(body, T("en", "compare_too_wide", 2*maxAxis, 8, maxAxis)) {
+	if code != http.StatusBadRequest || !strings.Contains(body, locale.T("en", "compare_too_wide", 2*maxAxis, 8, maxAxis)) {
 		t.Errorf("comparing runs of 64 + 64 contexts: %d, want 400 saying the axes are too wide", code)
 	}
 	ts.mustSubmit(t, seedDoc(t))

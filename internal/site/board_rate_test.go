@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -336,10 +337,10 @@ func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
 		ts := rateSite(t, st)
 		for _, lang := range []string{"en", "ja"} {
 			_, gpu := ts.get(t, "/hardware/RTX%204090?lang="+lang)
-			if !strings.Contains(gpu, `id="rate-only"`) || !strings.Contains(gpu, html.EscapeString(T(lang, "group_rate_only"))) {
+			if !strings.Contains(gpu, `id="rate-only"`) || !strings.Contains(gpu, html.EscapeString(locale.T(lang, "group_rate_only"))) {
 				t.Errorf("%s: the open-loop-only GPU's page does not say its runs are open-loop", lang)
 			}
-			if strings.Contains(gpu, T(lang, "best_decode")) {
+			if strings.Contains(gpu, locale.T(lang, "best_decode")) {
 				t.Errorf("%s: the open-loop-only GPU's page shows a best decode card (it has no matrix run)", lang)
 			}
 			if !strings.Contains(gpu, `href="/runs?gpu=RTX%204090&amp;mode=rate">5</a>`) {
@@ -347,7 +348,7 @@ func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
 			}
 		}
 		_, model := ts.get(t, "/models/RedHatAI%2FQwen3.8-27B-INT4")
-		if strings.Contains(model, `id="rate-only"`) || !strings.Contains(model, T(LangEN, "best_decode")) || !strings.Contains(model, `mode=rate">5</a>`) {
+		if strings.Contains(model, `id="rate-only"`) || !strings.Contains(model, locale.T(locale.EN, "best_decode")) || !strings.Contains(model, `mode=rate">5</a>`) {
 			t.Errorf("the model with matrix and open-loop runs: want its best decode and 5 open-loop runs counted, got:\n%s", between(model, `class="specs"`, "</dl>"))
 		}
 		if _, list := ts.get(t, "/runs?gpu=RTX%204090&mode=rate"); !strings.Contains(list, "rate-search") {
@@ -364,8 +365,8 @@ func TestRateReasonsAndSLOErrorsInJapanese(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := rateSite(t, st)
 		for lang, want := range map[string][]string{
-			LangJA: {"クライアントは 14 件中 2 件のリクエストを 50ms を超えて遅れて送信しました", `SLO &#34;ttft=soon&#34;：&#34;soon&#34; は時間ではありません`},
-			LangEN: {"the client sent 2 of 14 requests over 50ms late", `SLO &#34;ttft=soon&#34;: &#34;soon&#34; is not a duration`},
+			locale.JA: {"クライアントは 14 件中 2 件のリクエストを 50ms を超えて遅れて送信しました", `SLO &#34;ttft=soon&#34;：&#34;soon&#34; は時間ではありません`},
+			locale.EN: {"the client sent 2 of 14 requests over 50ms late", `SLO &#34;ttft=soon&#34;: &#34;soon&#34; is not a duration`},
 		} {
 			_, compare := ts.get(t, "/compare?lang="+lang+"&id=rate-base&id=rate-search")
 			_, board := ts.get(t, "/?lang="+lang+"&kind=all&metric=goodput_rps&context=512&rate=4&output=64&slo=ttft:soon")
@@ -375,7 +376,7 @@ func TestRateReasonsAndSLOErrorsInJapanese(t *testing.T) {
 			if !strings.Contains(board, `id="board-error"`) || !strings.Contains(board, want[1]) {
 				t.Errorf("leaderboard (%s) does not say %q", lang, want[1])
 			}
-			if lang == LangJA && (strings.Contains(compare, "the client sent") || strings.Contains(board, "is not a duration")) {
+			if lang == locale.JA && (strings.Contains(compare, "the client sent") || strings.Contains(board, "is not a duration")) {
 				t.Errorf("English left on the Japanese pages")
 			}
 		}

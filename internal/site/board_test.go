@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -130,7 +131,7 @@ func TestLeaderboardPageRanksByTheQuery(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := boardSite(t, st)
 		_, body := ts.get(t, "/?metric=total_tok_s&context=32768&concurrency=1&lang=en")
-		for _, want := range []string{`id="cell-picker"`, T("en", "cell_decode", "Total tok/s", "32K", "1"), "90.6", "45.3"} {
+		for _, want := range []string{`id="cell-picker"`, locale.T("en", "cell_decode", "Total tok/s", "32K", "1"), "90.6", "45.3"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the board at 32K × 1 lacks %q", want)
 			}
@@ -154,7 +155,7 @@ func TestLeaderboardPageRanksByTheQuery(t *testing.T) {
 		}
 		// The first rankings' links still work.
 		_, body = ts.get(t, "/?sort=prefill_32k&lang=en")
-		if !strings.Contains(body, T("en", "cell_prefill", "Prefill tok/s", "32K")) || !strings.Contains(body, "3,742") {
+		if !strings.Contains(body, locale.T("en", "cell_prefill", "Prefill tok/s", "32K")) || !strings.Contains(body, "3,742") {
 			t.Errorf("sort=prefill_32k does not rank by prefill at 32K")
 		}
 		if code, body := ts.get(t, "/?metric=nonsense"); code != http.StatusOK || !strings.Contains(body, `id="board-error"`) {
@@ -200,17 +201,17 @@ func TestSubmitterAndAuthorAreNamedApart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := boardSite(t, st)
 		_, body := ts.get(t, "/runs/"+seedID+"?lang=en")
-		sub := `<span id="run-submitter">` + T("en", "submitted_by") + `: <a href="/submitters/@alice">@alice</a>`
-		auth := `<span id="run-author">` + T("en", "document_author") + `: <a href="/authors/@Sandberg">@Sandberg</a>`
+		sub := `<span id="run-submitter">` + locale.T("en", "submitted_by") + `: <a href="/submitters/@alice">@alice</a>`
+		auth := `<span id="run-author">` + locale.T("en", "document_author") + `: <a href="/authors/@Sandberg">@Sandberg</a>`
 		if !strings.Contains(body, sub) || !strings.Contains(body, auth) {
 			t.Errorf("the run page does not name the submitting account and the document's author apart")
 		}
 		code, body := ts.get(t, "/submitters/@alice?lang=en")
-		if code != http.StatusOK || !strings.Contains(body, T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 4 {
+		if code != http.StatusOK || !strings.Contains(body, locale.T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 4 {
 			t.Errorf("@alice's page: %d, want her 4 runs as a site account", code)
 		}
 		code, body = ts.get(t, "/authors/@Sandberg?lang=ja")
-		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 4 {
+		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(locale.T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 4 {
 			t.Errorf("@Sandberg's page: %d, want the 4 runs whose document names him, marked unchecked", code)
 		}
 		for _, p := range []string{"/submitters/@nobody", "/authors/@nobody"} {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
@@ -319,7 +320,7 @@ func TestBrowserCalculatorForm(t *testing.T) {
 }
 
 // T0 is the site's English text.
-func T0(key string) string { return site.T("en", key) }
+func T0(key string) string { return locale.T("en", key) }
 
 // TestBrowserCharts: a model page draws the trade-off of its runs (one line each) and
 // the best GPU at a chosen cell.

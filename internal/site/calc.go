@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -110,16 +111,16 @@ func (e *CalcError) Error() string {
 func (e *CalcError) message(lang string) string {
 	switch {
 	case e.Unknown && len(e.Closest) > 0:
-		return T(lang, "calc_err_unknown_closest", T(lang, "calc_field_"+e.Field), e.Value, strings.Join(e.Closest, ", "))
+		return locale.T(lang, "calc_err_unknown_closest", locale.T(lang, "calc_field_"+e.Field), e.Value, strings.Join(e.Closest, ", "))
 	case e.Unknown:
-		return T(lang, "calc_err_unknown", T(lang, "calc_field_"+e.Field), e.Value)
+		return locale.T(lang, "calc_err_unknown", locale.T(lang, "calc_field_"+e.Field), e.Value)
 	case e.NoRoom:
 		m := e.Memory
-		return T(lang, "calc_err_no_room", num(lang, m.WeightsGiB, 1), num(lang, m.ReserveGiB, 1), num(lang, m.Utilization*100, 0), num(lang, m.GPUGiB, 1), num(lang, m.BudgetGiB, 1))
+		return locale.T(lang, "calc_err_no_room", num(lang, m.WeightsGiB, 1), num(lang, m.ReserveGiB, 1), num(lang, m.Utilization*100, 0), num(lang, m.GPUGiB, 1), num(lang, m.BudgetGiB, 1))
 	case e.Field != "":
-		return T(lang, "calc_err_field", T(lang, "calc_field_"+e.Field), e.Reason)
+		return locale.T(lang, "calc_err_field", locale.T(lang, "calc_field_"+e.Field), e.Reason)
 	}
-	return T(lang, "calc_err_other", e.Reason)
+	return locale.T(lang, "calc_err_other", e.Reason)
 }
 
 // calcFromQuery reads the calculator's knobs from a query (the page's form and GET

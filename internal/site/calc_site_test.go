@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
@@ -107,7 +108,7 @@ func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 	}
 	kv := report.FormatNumber("en", float64(mem.KVTokens), 0)
 	for _, want := range []string{`id="calc-kv-tokens">` + kv, `id="calc-why"`,
-		html.EscapeString(site.T("en", "why_max_model_len", kv, report.FormatNumber("en", float64(mem.MaxModelLen), 0))), `id="calc-prefill"`} {
+		html.EscapeString(locale.T("en", "why_max_model_len", kv, report.FormatNumber("en", float64(mem.MaxModelLen), 0))), `id="calc-prefill"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the calculator page lacks %q", want)
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -49,10 +50,10 @@ type calcFormValues struct {
 }
 
 func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
-	ctx, lang := r.Context(), requestLang(r)
+	ctx, lang := r.Context(), locale.FromRequest(r)
 	v := r.URL.Query()
 	d := calcData{Available: s.opt.Calculator != nil,
-		DefaultKnobs: calcFormValues{GPUs: "1", MaxModelLen: T(lang, "calc_default_context"), Util: "0.9", MaxNumSeqs: "256 / 1024", MaxOutput: "8192"}}
+		DefaultKnobs: calcFormValues{GPUs: "1", MaxModelLen: locale.T(lang, "calc_default_context"), Util: "0.9", MaxNumSeqs: "256 / 1024", MaxOutput: "8192"}}
 	in, ferr := calcFromQuery(v)
 	d.In = in
 	d.Form = calcFormValues{GPUs: v.Get("gpus"), MaxModelLen: v.Get("max_model_len"), Util: first(v, "gpu_memory_utilization", "util"),
@@ -69,7 +70,7 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusOK
 	if ferr != nil {
-		d.Error, d.ErrorField, status = T(lang, "calc_err_field", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field, http.StatusBadRequest
+		d.Error, d.ErrorField, status = locale.T(lang, "calc_err_field", locale.T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field, http.StatusBadRequest
 	} else if in.GPU != "" && in.Model != "" {
 		d.Asked = true
 		d.APIURL = "/api/v1/predict?" + in.query().Encode()
@@ -124,14 +125,14 @@ func overCapacityWhy(lang string, run *rundoc.Run, m CalcMemory) []string {
 	if over == 0 {
 		return nil
 	}
-	out := []string{T(lang, "why_rule", over, len(run.Decode), report.FormatInt(lang, int(m.KVTokens)), report.FormatInt(lang, run.Config.MaxOutputTokens))}
+	out := []string{locale.T(lang, "why_rule", over, len(run.Decode), report.FormatInt(lang, int(m.KVTokens)), report.FormatInt(lang, run.Config.MaxOutputTokens))}
 	if m.MaxModelLen > 0 && m.KVTokens < m.MaxModelLen {
-		out = append(out, T(lang, "why_max_model_len", report.FormatInt(lang, int(m.KVTokens)), report.FormatInt(lang, int(m.MaxModelLen))))
+		out = append(out, locale.T(lang, "why_max_model_len", report.FormatInt(lang, int(m.KVTokens)), report.FormatInt(lang, int(m.MaxModelLen))))
 	}
 	if m.MaxModelLen > 0 {
 		for _, c := range run.Config.Contexts {
 			if int64(c+run.Config.MaxOutputTokens) > m.MaxModelLen {
-				out = append(out, T(lang, "why_longer", rundoc.FormatTokens(c), report.FormatInt(lang, c+run.Config.MaxOutputTokens), report.FormatInt(lang, int(m.MaxModelLen))))
+				out = append(out, locale.T(lang, "why_longer", rundoc.FormatTokens(c), report.FormatInt(lang, c+run.Config.MaxOutputTokens), report.FormatInt(lang, int(m.MaxModelLen))))
 				break
 			}
 		}
@@ -156,7 +157,7 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 	p, err := s.predict(r.Context(), in)
 	if err != nil {
 		ce := calcError(err)
-		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.message(LangEN))
+		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.message(locale.EN))
 		return
 	}
 	writeJSON(w, http.StatusOK, s.withUsers(r.Context(), in, p.Run))
@@ -196,11 +197,11 @@ func calcInputOf(run *rundoc.Run, rec store.RunRecord, lang string) (CalcInput, 
 	var assumed []string
 	if in.Quant == "" {
 		in.Quant = "bf16"
-		assumed = append(assumed, T(lang, "assumed_quant"))
+		assumed = append(assumed, locale.T(lang, "assumed_quant"))
 	}
 	if in.KVDtype == "" || strings.EqualFold(in.KVDtype, "auto") {
 		in.KVDtype = "fp16"
-		assumed = append(assumed, T(lang, "assumed_kv"))
+		assumed = append(assumed, locale.T(lang, "assumed_kv"))
 	}
 	if run.Engine.MaxModelLen != nil {
 		in.MaxModelLen = *run.Engine.MaxModelLen
@@ -217,7 +218,7 @@ func calcInputOf(run *rundoc.Run, rec store.RunRecord, lang string) (CalcInput, 
 		}
 	}
 	if in.MemoryUtilization == 0 {
-		assumed = append(assumed, T(lang, "assumed_util"))
+		assumed = append(assumed, locale.T(lang, "assumed_util"))
 	}
 	return in, assumed
 }
@@ -234,7 +235,7 @@ func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Ru
 	// Link to the calculator only with a setup its form takes: a document may describe
 	// one past the form's limits (4,096 GPUs), whose link would only answer 400.
 	if _, ferr := calcFromQuery(q.query()); ferr != nil {
-		vv.CalcRefused = T(lang, "vs_calc_refused", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang))
+		vv.CalcRefused = locale.T(lang, "vs_calc_refused", locale.T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang))
 	} else {
 		vv.CalcURL = "/calculator?" + q.query().Encode()
 	}
@@ -305,20 +306,20 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 	case has(m) && m.Status == rundoc.StatusValid:
 		cv.Class, cv.Main = "valid shade-0", report.FormatNumber(lang, m.TotalTokS, 1)
 	case m != nil && m.Status == rundoc.StatusOverCapacity:
-		cv.Class, cv.Main, cv.Title = "over", T(lang, "over_capacity"), report.CapacityReason(m.Reason, lang)
+		cv.Class, cv.Main, cv.Title = "over", locale.T(lang, "over_capacity"), report.CapacityReason(m.Reason, lang)
 	case m != nil:
 		cv.Class, cv.Main = "failed", statusText(lang, m.Status)
 	}
 	switch {
 	case has(p):
-		cv.Sub = T(lang, "predicted_short", report.FormatNumber(lang, p.TotalTokS, 1))
+		cv.Sub = locale.T(lang, "predicted_short", report.FormatNumber(lang, p.TotalTokS, 1))
 		if has(m) && m.Status == rundoc.StatusValid && m.TotalTokS > 0 {
 			d := (p.TotalTokS - m.TotalTokS) / m.TotalTokS * 100
 			cv.Diff, cv.DiffClass = diffText(d), diffClass(d)
 			return cv, &d
 		}
 	case p != nil && p.Status == rundoc.StatusOverCapacity:
-		cv.Sub = T(lang, "predicted_over")
+		cv.Sub = locale.T(lang, "predicted_over")
 		cv.Title = report.CapacityReason(p.Reason, lang)
 	}
 	return cv, nil
@@ -346,9 +347,9 @@ func energyMatrix(run *rundoc.Run, lang string) (*matrixView, []string) {
 		return nil, nil
 	}
 	// How the energy was estimated, in the page's language, and the price.
-	notes := slices.Clone(docTexts(lang, run.Energy.Notes))
+	notes := slices.Clone(locale.DocTexts(lang, run.Energy.Notes))
 	if p := run.Energy.Price; p != nil {
-		notes = append(notes, T(lang, "calc_energy_cost", report.FormatNumber(lang, p.USDPerHour, 2), p.Source, p.Date))
+		notes = append(notes, locale.T(lang, "calc_energy_cost", report.FormatNumber(lang, p.USDPerHour, 2), p.Source, p.Date))
 	}
 	shown := false
 	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *rundoc.DecodeCell) cellView {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -76,7 +77,7 @@ func (s *Server) fillUsers(ctx context.Context, d *calcData, v url.Values, lang 
 		asked = n
 	}
 	if ferr != nil {
-		d.Error, d.ErrorField = T(lang, "calc_err_field", T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field
+		d.Error, d.ErrorField = locale.T(lang, "calc_err_field", locale.T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field
 		return false
 	}
 	in := usersInput(d.In, asked)
@@ -85,7 +86,7 @@ func (s *Server) fillUsers(ctx context.Context, d *calcData, v url.Values, lang 
 		return true // the prediction above says why, or the calculator predicts no capacity
 	}
 	t := capacity.DefaultTargets().WithSpeed(speed)
-	u := &calcUsers{Question: T(lang, "calc_users_q", gpuText(in), report.FormatNumber(lang, speed, decimalsOf(speed)), in.Model, rundoc.FormatTokens(asked))}
+	u := &calcUsers{Question: locale.T(lang, "calc_users_q", gpuText(in), report.FormatNumber(lang, speed, decimalsOf(speed)), in.Model, rundoc.FormatTokens(asked))}
 	rows := capacity.Of(run, t).Rows
 	sentences := report.CapacitySentences(run, report.Options{Lang: lang, Capacity: t})
 	for i, r := range rows {
@@ -102,7 +103,7 @@ func (s *Server) fillUsers(ctx context.Context, d *calcData, v url.Values, lang 
 // gpuText is "RTX 3090", or "2× RTX 3090".
 func gpuText(in CalcInput) string {
 	if in.GPUs > 1 {
-		return report.FormatInt(LangEN, in.GPUs) + "× " + in.GPU
+		return report.FormatInt(locale.EN, in.GPUs) + "× " + in.GPU
 	}
 	return in.GPU
 }

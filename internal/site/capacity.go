@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -70,7 +71,7 @@ func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang s
 	if len(runs) == 0 {
 		return nil, nil
 	}
-	ub := &usersBest{Sub: T(lang, "users_best_sub", report.FormatNumber(lang, store.DefaultSpeed, 0))}
+	ub := &usersBest{Sub: locale.T(lang, "users_best_sub", report.FormatNumber(lang, store.DefaultSpeed, 0))}
 	for _, c := range topKeys(runs, usersBestContexts, -1) {
 		if runs[c] == 0 {
 			continue // -1, which topKeys adds as the key that must be there
@@ -130,7 +131,7 @@ func compareUsersOf(runs []*rundoc.Run, ids []string, speedParam, lang string) *
 		speed, cu.Speed, cu.Error = store.DefaultSpeed, formatLevel(store.DefaultSpeed), ferr.Error()
 	}
 	t := capacity.DefaultTargets().WithSpeed(speed)
-	cu.Label = T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))
+	cu.Label = locale.T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))
 	answers := make([]capacity.Answer, len(runs))
 	var contexts []int
 	for i, r := range runs {

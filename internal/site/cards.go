@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -53,10 +54,10 @@ func runCards(rec store.RunRecord, run *rundoc.Run, lang string) []figureCard {
 		return report.FormatNumber(lang, *v, decimals)
 	}
 	cards := []figureCard{
-		{Key: cardDecode, Label: T(lang, "metric_decode"), Value: num(rec.DecodeTokS, 1)},
-		{Key: cardPeak, Label: T(lang, "metric_peak"), Value: num(rec.PeakTokS, 1)},
-		{Key: cardPrefill, Label: T(lang, "metric_prefill_32k"), Value: num(rec.Prefill32KTokS, 0)},
-		{Key: cardPerGB, Label: T(lang, "metric_per_gb"), Value: num(rec.TokSPerGB, 2)},
+		{Key: cardDecode, Label: locale.T(lang, "metric_decode"), Value: num(rec.DecodeTokS, 1)},
+		{Key: cardPeak, Label: locale.T(lang, "metric_peak"), Value: num(rec.PeakTokS, 1)},
+		{Key: cardPrefill, Label: locale.T(lang, "metric_prefill_32k"), Value: num(rec.Prefill32KTokS, 0)},
+		{Key: cardPerGB, Label: locale.T(lang, "metric_per_gb"), Value: num(rec.TokSPerGB, 2)},
 	}
 	return append(cards, energyCards(run, lang)...)
 }
@@ -80,12 +81,12 @@ func energyCards(run *rundoc.Run, lang string) []figureCard {
 	}
 	var out []figureCard
 	if c, v := best(func(e *rundoc.CellEnergy) *float64 { return e.JoulesPerToken }); c != nil {
-		out = append(out, figureCard{Key: cardJTok, Label: T(lang, "card_j_per_token"), Value: report.FormatNumber(lang, v, 3),
-			Sub: T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
+		out = append(out, figureCard{Key: cardJTok, Label: locale.T(lang, "card_j_per_token"), Value: report.FormatNumber(lang, v, 3),
+			Sub: locale.T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
 	}
 	if c, v := best(func(e *rundoc.CellEnergy) *float64 { return e.USDPerMTok }); c != nil {
-		out = append(out, figureCard{Key: cardUSD, Label: T(lang, "card_usd_per_mtok"), Value: report.FormatNumber(lang, v, 2),
-			Sub: T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
+		out = append(out, figureCard{Key: cardUSD, Label: locale.T(lang, "card_usd_per_mtok"), Value: report.FormatNumber(lang, v, 2),
+			Sub: locale.T(lang, "card_at_cell", rundoc.FormatTokens(c.Context), c.Concurrency)})
 	}
 	return out
 }
@@ -104,31 +105,31 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 	cells := slices.Clone(run.Rate)
 	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 
-	maxRate := figureCard{Key: cardMaxRate, Label: T(lang, "card_max_rate"), Value: "—"}
-	goodput := figureCard{Key: cardGoodput, Label: T(lang, "card_goodput"), Value: "—"}
+	maxRate := figureCard{Key: cardMaxRate, Label: locale.T(lang, "card_max_rate"), Value: "—"}
+	goodput := figureCard{Key: cardGoodput, Label: locale.T(lang, "card_goodput"), Value: "—"}
 	switch {
 	case slo == nil:
-		maxRate.Sub, goodput.Sub = T(lang, "card_no_slo"), T(lang, "card_no_slo")
+		maxRate.Sub, goodput.Sub = locale.T(lang, "card_no_slo"), locale.T(lang, "card_no_slo")
 	case run.MaxRate != nil:
 		// A --find-max-rate search: its own answer.
 		m := run.MaxRate
 		if m.MaxRateRPS != nil {
-			maxRate.Value = T(lang, "n_rps", report.FormatNumber(lang, *m.MaxRateRPS, 2))
-			maxRate.Sub = T(lang, "card_max_rate_search", m.Steps)
+			maxRate.Value = locale.T(lang, "n_rps", report.FormatNumber(lang, *m.MaxRateRPS, 2))
+			maxRate.Sub = locale.T(lang, "card_max_rate_search", m.Steps)
 			if m.FailedRPS != nil {
-				maxRate.Sub = T(lang, "card_max_rate_search_failed", m.Steps, report.FormatNumber(lang, *m.FailedRPS, 2))
+				maxRate.Sub = locale.T(lang, "card_max_rate_search_failed", m.Steps, report.FormatNumber(lang, *m.FailedRPS, 2))
 			}
 		} else {
-			maxRate.Value, maxRate.Sub = T(lang, "card_none_met"), T(lang, "card_max_rate_search", m.Steps)
+			maxRate.Value, maxRate.Sub = locale.T(lang, "card_none_met"), locale.T(lang, "card_max_rate_search", m.Steps)
 		}
 	default:
 		// The highest rate measured whose cell met the SLO target without saturating
 		// (as a search judges a rate); a burst (rate inf) is no rate to sustain.
-		maxRate.Value, maxRate.Sub = T(lang, "card_none_met"), T(lang, "card_max_rate_rates", len(cells))
+		maxRate.Value, maxRate.Sub = locale.T(lang, "card_none_met"), locale.T(lang, "card_max_rate_rates", len(cells))
 		for i := len(cells) - 1; i >= 0; i-- {
 			c := &cells[i]
 			if !c.RateRPS.IsInf() && validRate(c) && c.MeetsSLO != nil && *c.MeetsSLO && !c.Saturated() {
-				maxRate.Value = T(lang, "n_rps", c.RateRPS.String())
+				maxRate.Value = locale.T(lang, "n_rps", c.RateRPS.String())
 				break
 			}
 		}
@@ -141,9 +142,9 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 			}
 		}
 		if at != nil {
-			goodput.Value, goodput.Sub = report.FormatNumber(lang, *at.GoodputRPS, 2), T(lang, "card_at_rate", rateWords(lang, at.RateRPS))
+			goodput.Value, goodput.Sub = report.FormatNumber(lang, *at.GoodputRPS, 2), locale.T(lang, "card_at_rate", rateWords(lang, at.RateRPS))
 		} else {
-			goodput.Sub = T(lang, "card_no_valid_rate")
+			goodput.Sub = locale.T(lang, "card_no_valid_rate")
 		}
 	}
 
@@ -156,10 +157,10 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 			high = c
 		}
 	}
-	ttft := figureCard{Key: cardTTFT90, Label: T(lang, "card_ttft_p90"), Value: "—", Sub: T(lang, "card_no_valid_rate")}
-	tpot := figureCard{Key: cardTPOT90, Label: T(lang, "card_tpot_p90"), Value: "—", Sub: T(lang, "card_no_valid_rate")}
+	ttft := figureCard{Key: cardTTFT90, Label: locale.T(lang, "card_ttft_p90"), Value: "—", Sub: locale.T(lang, "card_no_valid_rate")}
+	tpot := figureCard{Key: cardTPOT90, Label: locale.T(lang, "card_tpot_p90"), Value: "—", Sub: locale.T(lang, "card_no_valid_rate")}
 	if high != nil {
-		at := T(lang, "card_at_rate", rateWords(lang, high.RateRPS))
+		at := locale.T(lang, "card_at_rate", rateWords(lang, high.RateRPS))
 		for _, p := range []struct {
 			card     *figureCard
 			stats    rundoc.LatencyStats
@@ -170,7 +171,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 			case p.stats.P90 != nil:
 				p.card.Value = report.FormatMs(lang, *p.stats.P90, p.decimals)
 			case p.stats.Samples < p90Samples:
-				p.card.Sub = at + " · " + T(lang, "card_p90_few", strconv.Itoa(p90Samples), report.FormatInt(lang, p.stats.Samples))
+				p.card.Sub = at + " · " + locale.T(lang, "card_p90_few", strconv.Itoa(p90Samples), report.FormatInt(lang, p.stats.Samples))
 			}
 		}
 	}
@@ -180,9 +181,9 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 // rateWords is "4 req/s", or "inf (all at once)".
 func rateWords(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
-		return report.T(lang, "rate_inf")
+		return locale.T(lang, "rate_inf")
 	}
-	return T(lang, "n_rps", r.String())
+	return locale.T(lang, "n_rps", r.String())
 }
 
 // compareCardRow is one row of the compare page's summary: a figure of each run.
@@ -227,7 +228,7 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 	cells := slices.Clone(run.Rate)
 	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 	var xs []float64
-	achieved, goodput := report.Line{Name: T(lang, "chart_line_achieved")}, report.Line{Name: T(lang, "chart_line_goodput")}
+	achieved, goodput := report.Line{Name: locale.T(lang, "chart_line_achieved")}, report.Line{Name: locale.T(lang, "chart_line_goodput")}
 	for i := range cells {
 		c := &cells[i]
 		x := float64(c.RateRPS)
@@ -241,17 +242,17 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		rate := rateText(lang, c.RateRPS)
 		if c.AchievedRPS != nil {
 			achieved.Points = append(achieved.Points, report.XY{X: x, Y: *c.AchievedRPS,
-				Title: T(lang, "chart_point_achieved", rate, report.FormatNumber(lang, *c.AchievedRPS, 2))})
+				Title: locale.T(lang, "chart_point_achieved", rate, report.FormatNumber(lang, *c.AchievedRPS, 2))})
 		}
 		if c.GoodputRPS != nil {
 			goodput.Points = append(goodput.Points, report.XY{X: x, Y: *c.GoodputRPS,
-				Title: T(lang, "chart_point_goodput", rate, report.FormatNumber(lang, *c.GoodputRPS, 2))})
+				Title: locale.T(lang, "chart_point_goodput", rate, report.FormatNumber(lang, *c.GoodputRPS, 2))})
 		}
 	}
 	lines := []report.Line{achieved}
-	title := T(lang, "chart_rate_achieved")
+	title := locale.T(lang, "chart_rate_achieved")
 	if len(goodput.Points) > 0 {
-		lines, title = append(lines, goodput), T(lang, "chart_rate_goodput")
+		lines, title = append(lines, goodput), locale.T(lang, "chart_rate_goodput")
 	}
 	label := func(x float64) string {
 		if x == store.RateInf {
@@ -259,14 +260,14 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		}
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return &chartView{Title: title, SVG: report.CategoryChart(lang, "run-rate-goodput", title, report.T(lang, "axis_rate"), T(lang, "axis_rps"), xs, label, lines)}
+	return &chartView{Title: title, SVG: report.CategoryChart(lang, "run-rate-goodput", title, locale.T(lang, "axis_rate"), locale.T(lang, "axis_rps"), xs, label, lines)}
 }
 
 // goodputCompareChart draws each rate run's goodput against the rate it achieved,
 // through its valid cells in order of rate (nil when no run has goodput): the closer
 // a line stays to the diagonal, the more of what that server completed met the SLO.
 func goodputCompareChart(runs []runView, lang string) *chartView {
-	cv := &chartView{Title: T(lang, "chart_goodput_compare")}
+	cv := &chartView{Title: locale.T(lang, "chart_goodput_compare")}
 	var lines []report.Line
 	drawn := false
 	for i, rv := range runs {
@@ -281,7 +282,7 @@ func goodputCompareChart(runs []runView, lang string) *chartView {
 			}
 			drawn = true
 			line.Points = append(line.Points, report.XY{X: *c.AchievedRPS, Y: *c.GoodputRPS,
-				Title: T(lang, "goodput_point", rv.Rec.Title, rateText(lang, c.RateRPS), report.FormatNumber(lang, *c.AchievedRPS, 2), report.FormatNumber(lang, *c.GoodputRPS, 2))})
+				Title: locale.T(lang, "goodput_point", rv.Rec.Title, rateText(lang, c.RateRPS), report.FormatNumber(lang, *c.AchievedRPS, 2), report.FormatNumber(lang, *c.GoodputRPS, 2))})
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: rv.Rec.Title, URL: "/runs/" + pathEscape(rv.Rec.ID)})
 		lines = append(lines, line)
@@ -289,7 +290,7 @@ func goodputCompareChart(runs []runView, lang string) *chartView {
 	if !drawn {
 		return nil
 	}
-	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-goodput", cv.Title, T(lang, "axis_goodput"), lines)
+	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-goodput", cv.Title, locale.T(lang, "axis_goodput"), lines)
 	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -39,7 +40,7 @@ func sameLines(lang string, legend []legendItem, lines []report.Line, categorica
 	out := slices.Clone(legend)
 	for i := range out {
 		if i < len(same) && same[i] >= 0 {
-			out[i].Note = T(lang, "chart_same_line", legend[same[i]].Mark)
+			out[i].Note = locale.T(lang, "chart_same_line", legend[same[i]].Mark)
 		}
 	}
 	return out
@@ -86,7 +87,7 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 				continue
 			}
 			line.Points = append(line.Points, report.XY{X: total[l], Y: p,
-				Title: T(lang, "tradeoff_point", r.Title, formatLevel(l), report.FormatNumber(lang, total[l], 1), report.FormatNumber(lang, p, 1))})
+				Title: locale.T(lang, "tradeoff_point", r.Title, formatLevel(l), report.FormatNumber(lang, total[l], 1), report.FormatNumber(lang, p, 1))})
 		}
 		if len(line.Points) == 0 {
 			continue
@@ -94,7 +95,7 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(len(lines)), Name: r.Title + " · " + gpuLabel(r), URL: "/runs/" + pathEscape(r.ID)})
 		lines = append(lines, line)
 	}
-	cv.Title = T(lang, "chart_tradeoff", rundoc.FormatTokens(atContext))
+	cv.Title = locale.T(lang, "chart_tradeoff", rundoc.FormatTokens(atContext))
 	cv.SVG = report.TradeoffChart(lang, id, cv.Title, lines)
 	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv, nil
@@ -114,9 +115,9 @@ func (s *Server) bestChart(ctx context.Context, lang, id, title string, cell cel
 	for i, b := range best {
 		value := report.FormatNumber(lang, b.Value, cell.Metric.Decimals)
 		ci := boundOf(bounds, b.RunID, cell)
-		bar := report.Bar{Label: b.Name, Value: b.Value, Title: T(lang, "best_bar", b.Name, value, cell.Metric.Unit, b.RunID, b.Runs)}
+		bar := report.Bar{Label: b.Name, Value: b.Value, Title: locale.T(lang, "best_bar", b.Name, value, cell.Metric.Unit, b.RunID, b.Runs)}
 		if i > 0 && (tied(above, ci) || value == report.FormatNumber(lang, best[i-1].Value, cell.Metric.Decimals)) {
-			bar.Tied, bar.Title = true, bar.Title+" · "+T(lang, "tie_title")
+			bar.Tied, bar.Title = true, bar.Title+" · "+locale.T(lang, "tie_title")
 		}
 		bars, above = append(bars, bar), ci
 	}
@@ -157,7 +158,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 			}
 			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
 			t.Points = append(t.Points, report.XY{X: cell.TotalTokS, Y: cell.PerRequestTokS,
-				Title: T(lang, "tradeoff_point", rv.Rec.Title, strconv.Itoa(c), report.FormatNumber(lang, cell.TotalTokS, 1), report.FormatNumber(lang, cell.PerRequestTokS, 1))})
+				Title: locale.T(lang, "tradeoff_point", rv.Rec.Title, strconv.Itoa(c), report.FormatNumber(lang, cell.TotalTokS, 1), report.FormatNumber(lang, cell.PerRequestTokS, 1))})
 		}
 		p := report.Line{Name: mark}
 		for _, c := range prefillCtx {
@@ -172,8 +173,8 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 	concLabel := func(x float64) string { return strconv.Itoa(int(x)) }
 	ctxLabel := func(x float64) string { return rundoc.FormatTokens(int(x)) }
 	return []chartView{
-		{Title: T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", T(lang, "chart_decode"), report.T(lang, "axis_requests"), report.T(lang, "axis_total"), levels, concLabel, decode), Legend: sameLines(lang, legend, decode, true)},
-		{Title: T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", T(lang, "chart_prefill"), report.T(lang, "axis_context"), report.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: sameLines(lang, legend, prefill, true)},
-		{Title: T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", T(lang, "chart_tradeoff", "0"), tradeoff), Legend: sameLines(lang, legend, tradeoff, false)},
+		{Title: locale.T(lang, "chart_decode"), SVG: report.CategoryChart(lang, "cmp-decode", locale.T(lang, "chart_decode"), locale.T(lang, "axis_requests"), locale.T(lang, "axis_total"), levels, concLabel, decode), Legend: sameLines(lang, legend, decode, true)},
+		{Title: locale.T(lang, "chart_prefill"), SVG: report.CategoryChart(lang, "cmp-prefill", locale.T(lang, "chart_prefill"), locale.T(lang, "axis_context"), locale.T(lang, "axis_prompt"), contexts, ctxLabel, prefill), Legend: sameLines(lang, legend, prefill, true)},
+		{Title: locale.T(lang, "chart_tradeoff", "0"), SVG: report.TradeoffChart(lang, "cmp-tradeoff", locale.T(lang, "chart_tradeoff", "0"), tradeoff), Legend: sameLines(lang, legend, tradeoff, false)},
 	}
 }

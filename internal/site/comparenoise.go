@@ -3,6 +3,7 @@ package site
 import (
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -13,7 +14,7 @@ func withCellCI(cv *cellView, c *rundoc.DecodeCell, lang string) {
 		return
 	}
 	cv.ci = c.TotalTokSCI
-	cv.Title = T(lang, "cell_ci", report.FormatNumber(lang, c.TotalTokSCI.Low, 1)+"–"+report.FormatNumber(lang, c.TotalTokSCI.High, 1))
+	cv.Title = locale.T(lang, "cell_ci", report.FormatNumber(lang, c.TotalTokSCI.Low, 1)+"–"+report.FormatNumber(lang, c.TotalTokSCI.High, 1))
 }
 
 // markNoise says whether a compared cell's difference from the base run's is beyond

@@ -8,21 +8,26 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
-// EnglishLabels is every text of the site's own table whose Japanese differs, for the
-// test that looks for English left on Japanese pages.
-func EnglishLabels() map[string]string {
+// EnglishLabels is every text the site's templates and code name (TextKeys) whose
+// Japanese differs, by key, for the test that looks for English left on Japanese
+// pages.
+func EnglishLabels() (map[string]string, error) {
+	keys, err := TextKeys()
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]string{}
-	for k, m := range messages {
-		if m[0] != m[1] {
-			out[k] = m[0]
+	for k := range keys {
+		if en := locale.T(locale.EN, k); locale.Has(k) && en != locale.T(locale.JA, k) {
+			out[k] = en
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Keys whose name a template writes with printf, by prefix: every value the data can
@@ -104,21 +109,6 @@ func TextKeys() (map[string]string, error) {
 	}
 	return out, nil
 }
-
-// TextDefined reports whether key has a text: the site's own, or the report
-// package's (which answers an unknown key with the key itself).
-func TextDefined(key string) bool {
-	if _, ok := messages[key]; ok {
-		return true
-	}
-	return report.T(LangEN, key) != key
-}
-
-// TextIn is key's text in lang, as pages show it (T), without arguments.
-func TextIn(lang, key string) string { return T(lang, key) }
-
-// SiteMessages is the site's own table, [en, ja] by key.
-func SiteMessages() map[string][2]string { return messages }
 
 // APISummaries are the OpenAPI document's operation summaries, [en, ja] by
 // "METHOD path".

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
@@ -54,7 +55,7 @@ func (s *Server) bestRunOf(ctx context.Context, lang string, q store.Query, m st
 		return nil, err
 	}
 	r := rs[0]
-	return &bestRun{Of: T(lang, "best_run_of", r.Model, gpuLabel(r)), Title: r.Title, URL: "/runs/" + pathEscape(r.ID)}, nil
+	return &bestRun{Of: locale.T(lang, "best_run_of", r.Model, gpuLabel(r)), Title: r.Title, URL: "/runs/" + pathEscape(r.ID)}, nil
 }
 
 type groupListData struct {
@@ -124,7 +125,7 @@ func (s *Server) modelPage(w http.ResponseWriter, r *http.Request)    { s.groupP
 func (s *Server) familyPage(w http.ResponseWriter, r *http.Request)   { s.groupPage(w, r, familyGroup) }
 
 func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKind) {
-	ctx, lang := r.Context(), requestLang(r)
+	ctx, lang := r.Context(), locale.FromRequest(r)
 	name := r.PathValue("name")
 	// One page per group: other spellings (nvidia-smi's GPU names, another case)
 	// redirect to the name the store holds.
@@ -213,7 +214,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		if kind.BarBy == "model" {
 			key = "chart_best_model"
 		}
-		d.BarTitle = T(lang, key, cell.label(lang))
+		d.BarTitle = locale.T(lang, key, cell.label(lang))
 		d.Bars = s.bestChart(ctx, lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
 		if d.Users, err = s.usersBest(ctx, measured, kind.Dim, name, lang); err != nil {
 			s.serverError(w, r, "ranking runs by capacity", err)

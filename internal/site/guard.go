@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // What a request's address may hold: every query value and every path segment is a
@@ -65,8 +67,8 @@ func (s *Server) badRequest(w http.ResponseWriter, r *http.Request, ferr *FieldE
 	}
 	// The page must not echo the address back as it came (it may be what was refused).
 	r2 := r.Clone(r.Context())
-	r2.URL = &url.URL{Path: "/", RawQuery: "lang=" + requestLang(r)}
-	s.render(w, r2, http.StatusBadRequest, "error", "", T(requestLang(r), "bad_request"), errorPage{Field: ferr.Field, Reason: ferr.Reason})
+	r2.URL = &url.URL{Path: "/", RawQuery: "lang=" + locale.FromRequest(r)}
+	s.render(w, r2, http.StatusBadRequest, "error", "", locale.T(locale.FromRequest(r), "bad_request"), errorPage{Field: ferr.Field, Reason: ferr.Reason})
 }
 
 // errorPage is what the error template shows.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -58,7 +59,7 @@ func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lang := range []string{LangEN, LangJA} {
+	for _, lang := range []string{locale.EN, locale.JA} {
 		if err := (reportBody{}).Body(io.Discard, run, lang); err != nil {
 			t.Errorf("the report body of the sparse run (%s): %v; the run page would fall back to the site's view", lang, err)
 		}
@@ -246,8 +247,8 @@ func TestEveryLabelExists(t *testing.T) {
 		t.Fatalf("found only %d label keys in use; the pattern no longer matches how labels are named", len(keys))
 	}
 	for k := range keys {
-		for _, lang := range []string{LangEN, LangJA} {
-			if T(lang, k) == k {
+		for _, lang := range []string{locale.EN, locale.JA} {
+			if locale.T(lang, k) == k {
 				t.Errorf("label %q has no %s text", k, lang)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -133,34 +134,34 @@ func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
 
 // label is how pages name the cell: "Total tok/s at 32K × 1".
 func (c cellSel) label(lang string) string {
-	name := T(lang, "metric_"+c.Metric.Name)
+	name := locale.T(lang, "metric_"+c.Metric.Name)
 	switch c.Metric.Axis {
 	case store.AxisRun:
 		return name
 	case store.AxisPrefill:
-		return T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
+		return locale.T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
 	case store.AxisRate:
 		if c.Level == store.RateInf {
-			return T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
+			return locale.T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
 		}
-		return T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
+		return locale.T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
 	case store.AxisRateRun:
-		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
+		return locale.T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
 	case store.AxisTarget:
-		return T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
+		return locale.T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
 	}
-	return T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
+	return locale.T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
 }
 
 // shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
 func (c cellSel) shortLabel(lang string) string {
 	if c.Metric.Axis == store.AxisRateRun {
-		return T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
+		return locale.T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
 	}
 	if c.Level == store.RateInf {
-		return T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
+		return locale.T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
 	}
-	return T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
+	return locale.T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
 }
 
 // formatLevel writes a level as URLs take it: 8, 0.5, inf (a rate inf cell).
@@ -241,7 +242,7 @@ func metricOptions(lang, selected string, rated bool) []metricOption {
 		if isRated && !rated && m.Name != selected {
 			continue
 		}
-		out = append(out, metricOption{Name: m.Name, Label: T(lang, "metric_"+m.Name), Selected: m.Name == selected, Rated: isRated})
+		out = append(out, metricOption{Name: m.Name, Label: locale.T(lang, "metric_"+m.Name), Selected: m.Name == selected, Rated: isRated})
 	}
 	return out
 }
@@ -338,7 +339,7 @@ const (
 )
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	d := &boardData{Sizes: store.SizeBuckets}
 	q, cell := boardQuery(r, lang, d)
 	ctx := r.Context()
@@ -379,7 +380,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 			s.serverError(w, r, "best GPUs", err)
 			return
 		}
-		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", locale.T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
 	}
 	status := http.StatusOK
 	if d.NeedSLO {
@@ -405,7 +406,7 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 	}
 	switch {
 	case d.NeedSLO:
-		d.Error = T(lang, "need_slo", T(lang, "metric_"+cell.Metric.Name))
+		d.Error = locale.T(lang, "need_slo", locale.T(lang, "metric_"+cell.Metric.Name))
 	case ferr != nil:
 		d.Error = ferr.In(lang)
 		q, cell = store.Query{}, defaultCell()
@@ -624,7 +625,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 			case ok:
 				e.Row = append(e.Row, glanceCell{Text: report.FormatNumber(lang, x, rowMetric.Decimals)})
 			case over[r.ID].over[boundKey{string(rowMetric.Axis), c.context, c.level, ""}]:
-				e.Row, x = append(e.Row, glanceCell{Text: T(lang, "over_capacity"), Over: true}), math.NaN()
+				e.Row, x = append(e.Row, glanceCell{Text: locale.T(lang, "over_capacity"), Over: true}), math.NaN()
 			default:
 				e.Row, x = append(e.Row, glanceCell{Text: "—"}), math.NaN()
 			}
@@ -646,7 +647,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 	if len(levels) == 0 || len(entries) == 0 {
 		return nil
 	}
-	cv := &chartView{Title: T(lang, "chart_board_rate", T(lang, "metric_"+cell.Metric.Name), report.FormatInt(lang, cell.Context))}
+	cv := &chartView{Title: locale.T(lang, "chart_board_rate", locale.T(lang, "metric_"+cell.Metric.Name), report.FormatInt(lang, cell.Context))}
 	var lines []report.Line
 	for i, e := range entries[:min(len(entries), tradeoffRuns)] {
 		mark := strconv.Itoa(e.Rank)
@@ -654,17 +655,17 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		for j, x := range e.rowVals {
 			if !math.IsNaN(x) {
 				line.Points = append(line.Points, report.XY{X: levels[j], Y: x,
-					Title: T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j].Text)})
+					Title: locale.T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j].Text)})
 			}
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: e.Rec.Title + " · " + gpuLabel(e.Rec), URL: "/runs/" + pathEscape(e.Rec.ID)})
 		lines = append(lines, line)
 	}
-	yLabel := T(lang, "metric_"+cell.Metric.Name)
+	yLabel := locale.T(lang, "metric_"+cell.Metric.Name)
 	if cell.Metric.Unit != "" {
 		yLabel = cell.Metric.Unit
 	}
-	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, report.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
+	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, locale.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
 	cv.Legend = sameLines(lang, cv.Legend, lines, true)
 	return cv
 }

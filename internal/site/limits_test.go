@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -60,13 +61,13 @@ func TestLargestRunPageIsCapped(t *testing.T) {
 			if code, body := ts.submit(t, doc); code != http.StatusCreated {
 				t.Fatalf("the largest document (%d bytes): %d %.300s", len(doc), code, body)
 			}
-			for _, lang := range []string{LangEN, LangJA} {
+			for _, lang := range []string{locale.EN, locale.JA} {
 				code, page := ts.get(t, "/runs/"+id+"?lang="+lang)
 				t.Logf("distinct reasons %v, %s: the run page is %d bytes (document %d)", distinct, lang, len(page), len(doc))
 				if code != http.StatusOK || len(page) > maxPageBytes {
 					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), maxPageBytes)
 				}
-				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(T(lang, "report_too_large", maxAxis*maxAxis))) {
+				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(locale.T(lang, "report_too_large", maxAxis*maxAxis))) {
 					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
 				}
 				reason := "the server answered 500 " + strings.Repeat("x", 600)
@@ -120,7 +121,7 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 			}
 			run.Config.Contexts, run.Config.Concurrency = run.Config.Contexts[:side], run.Config.Concurrency[:side]
 			run.Decode = slices.DeleteFunc(run.Decode, func(c rundoc.DecodeCell) bool { return c.Context >= side*1024 || c.Concurrency > side })
-			for _, lang := range []string{LangEN, LangJA} {
+			for _, lang := range []string{locale.EN, locale.JA} {
 				var b strings.Builder
 				if err := (reportBody{}).Body(&b, docIn(run, lang), lang); err != nil {
 					t.Fatal(err)
@@ -131,14 +132,14 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 				written, want := strings.Count(body, "the server answered 500 "), 1
 				if distinct {
 					want = report.MaxReasonNotes
-					if more := len(run.Decode) - want; !strings.Contains(body, html.EscapeString(T(lang, "matrix_more_notes", more))) {
+					if more := len(run.Decode) - want; !strings.Contains(body, html.EscapeString(locale.T(lang, "matrix_more_notes", more))) {
 						t.Errorf("the %d reasons past the list are not counted (%s)", more, lang)
 					}
 				}
 				if written != want {
 					t.Errorf("%d × %d cells, distinct reasons %v (%s): the reasons are written %d times, want %d", side, side, distinct, lang, written, want)
 				}
-				if !strings.Contains(body, html.EscapeString(report.T(lang, "reason_ref", 1))) {
+				if !strings.Contains(body, html.EscapeString(locale.T(lang, "reason_ref", 1))) {
 					t.Errorf("no cell names its reason's number (%s)", lang)
 				}
 				if side < maxAxis && len(body) > maxRunReportBytes {

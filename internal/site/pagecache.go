@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // pageCache keeps whole answers to GET requests, so that 64 readers of the same
@@ -74,7 +76,7 @@ func pageKey(r *http.Request) string {
 	if v, err := url.ParseQuery(q); err == nil {
 		q = v.Encode()
 	}
-	return requestLang(r) + " " + r.URL.EscapedPath() + "?" + q
+	return locale.FromRequest(r) + " " + r.URL.EscapedPath() + "?" + q
 }
 
 // serve answers r from the cache, or with next (keeping its answer when it may be
@@ -155,7 +157,7 @@ func (c *pageCache) compute(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	// A cancelled request's answer may be one the store's cancelled query left incomplete.
 	var kept *pageEntry
-	if bw.status == http.StatusOK && r.Context().Err() == nil && langCookieOnly(w.Header(), r) {
+	if bw.status == http.StatusOK && r.Context().Err() == nil && locale.CookieOnly(w.Header(), r) {
 		kept = &pageEntry{header: w.Header().Clone(), body: bw.buf.Bytes(), writes: writes, at: time.Now()}
 	}
 	release(kept)

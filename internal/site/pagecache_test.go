@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -37,7 +38,7 @@ func (p *countingPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s := r.URL.Query().Get("status"); s != "" {
 		w.WriteHeader(http.StatusNotFound)
 	}
-	fmt.Fprintf(w, "answer %d in %s", n, requestLang(r))
+	fmt.Fprintf(w, "answer %d in %s", n, locale.FromRequest(r))
 }
 
 // cachedGet asks c for target through a handler that serves what may be kept from the cache,
@@ -87,7 +88,7 @@ func TestPageCacheRendersAgain(t *testing.T) {
 		{"the store changed", "/", "/", 1, time.Hour, nil, true},
 		{"past the TTL", "/", "/", 0, time.Nanosecond, nil, true},
 		{"another language", "/", "/", 0, time.Hour, []string{"Accept-Language", "ja"}, true},
-		{"the language cookie", "/", "/", 0, time.Hour, []string{"Cookie", langCookie + "=ja"}, true},
+		{"the language cookie", "/", "/", 0, time.Hour, []string{"Cookie", locale.Cookie + "=ja"}, true},
 		{"credentials", "/", "/", 0, time.Hour, []string{"Authorization", "Bearer x"}, true},
 		{"an error is not kept", "/?status=404", "/?status=404", 0, time.Hour, nil, true},
 		{"a cookie set is not kept", "/?cookie=1", "/?cookie=1", 0, time.Hour, nil, true},

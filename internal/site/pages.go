@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -103,7 +104,7 @@ type page struct {
 }
 
 // T is the page's text in its language.
-func (p *page) T(key string, args ...any) string { return T(p.Lang, key, args...) }
+func (p *page) T(key string, args ...any) string { return locale.T(p.Lang, key, args...) }
 
 // Num formats a number with grouping.
 func (p *page) Num(v float64, decimals int) string { return report.FormatNumber(p.Lang, v, decimals) }
@@ -125,8 +126,8 @@ func (p *page) Int64(n int64) string { return report.FormatNumber(p.Lang, float6
 // SpecLabel is a catalog spec's label in the page's language.
 func (p *page) SpecLabel(s Spec) string {
 	if s.Key != "" {
-		if _, ok := messages["spec_"+s.Key]; ok {
-			return T(p.Lang, "spec_"+s.Key)
+		if locale.Has("spec_" + s.Key) {
+			return locale.T(p.Lang, "spec_"+s.Key)
 		}
 	}
 	return s.Label
@@ -135,14 +136,14 @@ func (p *page) SpecLabel(s Spec) string {
 // SpecValue is a specification's value in the page's language: the site's text for
 // the catalog's words ("full" attention), else the value as the catalog has it.
 func (p *page) SpecValue(s Spec) string {
-	if _, ok := messages["spec_"+s.Key+"_"+s.Value]; ok && s.Key != "" {
-		return T(p.Lang, "spec_"+s.Key+"_"+s.Value)
+	if locale.Has("spec_"+s.Key+"_"+s.Value) && s.Key != "" {
+		return locale.T(p.Lang, "spec_"+s.Key+"_"+s.Value)
 	}
 	return s.Value
 }
 
 // KindLabel is "Measured", "Emulated" or "Predicted" in the page's language.
-func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
+func (p *page) KindLabel(kind string) string { return locale.T(p.Lang, "kind_"+kind) }
 
 // Metric is the value of metric m of a run.
 func (p *page) Metric(r store.RunRecord, m string) string {
@@ -159,16 +160,16 @@ func (p *page) Metric(r store.RunRecord, m string) string {
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name, nav, title string, data any) {
-	lang := requestLang(r)
-	other := LangJA
-	if lang == LangJA {
-		other = LangEN
+	lang := locale.FromRequest(r)
+	other := locale.JA
+	if lang == locale.JA {
+		other = locale.EN
 	}
 	p := &page{Lang: lang, Title: title, Nav: nav, SwitchURL: withLang(r.URL, other), OtherLang: other, Data: data}
 	if p.Title == "" {
-		p.Title = T(lang, "nav_"+nav)
-		if _, ok := messages["heading_"+nav]; ok {
-			p.Title = T(lang, "heading_"+nav)
+		p.Title = locale.T(lang, "nav_"+nav)
+		if locale.Has("heading_" + nav) {
+			p.Title = locale.T(lang, "heading_"+nav)
 		}
 	}
 	t, ok := s.pages[name]
@@ -186,7 +187,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Language", lang)
 	w.Header().Add("Vary", "Cookie, Accept-Language")
-	rememberLang(w, r)
+	locale.Remember(w, r)
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
@@ -215,7 +216,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, "", "no such API endpoint; see /api/openapi.json")
 		return
 	}
-	s.render(w, r, http.StatusNotFound, "notfound", "", T(requestLang(r), "not_found"), nil)
+	s.render(w, r, http.StatusNotFound, "notfound", "", locale.T(locale.FromRequest(r), "not_found"), nil)
 }
 
 func pathEscape(s string) string { return url.PathEscape(s) }
@@ -271,7 +272,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.Metrics = append(d.Metrics, string(m))
 	}
 	if ferr != nil {
-		d.Error = ferr.In(requestLang(r))
+		d.Error = ferr.In(locale.FromRequest(r))
 		q = store.Query{}
 	}
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
@@ -371,7 +372,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	if !s.found(w, r, "reading a run", err) {
 		return
 	}
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
 	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
@@ -434,7 +435,7 @@ type compareData struct {
 const maxCompare = 4
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	var ids []string
 	for _, v := range r.URL.Query()["id"] {
 		for _, id := range strings.Split(v, ",") {
@@ -447,12 +448,12 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	if len(ids) > maxCompare {
 		// More ticked than a comparison can show side by side: compare the first ones
 		// and say which were left out, rather than nothing.
-		d.Dropped = T(lang, "compare_dropped", len(ids), maxCompare, strings.Join(ids[maxCompare:], ", "))
+		d.Dropped = locale.T(lang, "compare_dropped", len(ids), maxCompare, strings.Join(ids[maxCompare:], ", "))
 		ids = ids[:maxCompare]
 	}
 	if len(ids) < 2 {
-		d.Message = T(lang, "compare_need")
-		s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
+		d.Message = locale.T(lang, "compare_need")
+		s.render(w, r, http.StatusOK, "compare", "runs", locale.T(lang, "compare"), d)
 		return
 	}
 	var runs []*rundoc.Run
@@ -468,8 +469,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	if len(contexts) > maxAxis || len(concurrency) > maxAxis {
 		// Each run's axes are within the limit; together they could make a matrix of
 		// 256 × 256 cells per run.
-		d.Runs, d.Message = nil, T(lang, "compare_too_wide", len(contexts), len(concurrency), maxAxis)
-		s.render(w, r, http.StatusBadRequest, "compare", "runs", T(lang, "compare"), d)
+		d.Runs, d.Message = nil, locale.T(lang, "compare_too_wide", len(contexts), len(concurrency), maxAxis)
+		s.render(w, r, http.StatusBadRequest, "compare", "runs", locale.T(lang, "compare"), d)
 		return
 	}
 	for i := range d.Runs {
@@ -484,7 +485,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.AB = abHTML(runs, lang)
 	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
 	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
-	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
+	s.render(w, r, http.StatusOK, "compare", "runs", locale.T(lang, "compare"), d)
 }
 
 // ---- calculator ----
@@ -547,7 +548,7 @@ type profileView struct {
 }
 
 func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	f, err := s.cachedFacets(r.Context())
 	if err != nil {
 		s.serverError(w, r, "listing profiles", err)
@@ -559,7 +560,7 @@ func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
 	}
 	var out []profileView
 	for _, p := range append(append([]store.Profile{}, store.Profiles...), store.Profile{Name: store.ProfileCustom}) {
-		out = append(out, profileView{Name: p.Name, Description: T(lang, "profile_"+p.Name), Runs: counts[p.Name], Profile: p})
+		out = append(out, profileView{Name: p.Name, Description: locale.T(lang, "profile_"+p.Name), Runs: counts[p.Name], Profile: p})
 	}
 	s.render(w, r, http.StatusOK, "benchmarks", "benchmarks", "", out)
 }
@@ -632,32 +633,32 @@ type reportFormData struct {
 }
 
 func (s *Server) reportForm(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, "report_new", "reports", T(requestLang(r), "report_new"), reportFormData{})
+	s.render(w, r, http.StatusOK, "report_new", "reports", locale.T(locale.FromRequest(r), "report_new"), reportFormData{})
 }
 
 // reportFormSubmit publishes a report from the form, with the same checks as the API,
 // and sends the browser to it (303); a refused form comes back with the reason and
 // what was typed, except the token.
 func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	refuse := func(status int, data reportFormData) {
-		s.render(w, r, status, "report_new", "reports", T(lang, "report_new"), data)
+		s.render(w, r, status, "report_new", "reports", locale.T(lang, "report_new"), data)
 	}
 	// An address that keeps failing to authenticate is turned away before its body is
 	// read, and so is a body larger than a report can be.
 	if ok, wait := s.authFail.peek(r.Context(), s.clientAddr(r)); !ok {
 		setRetryAfter(w, wait)
-		refuse(http.StatusTooManyRequests, reportFormData{Field: T(lang, "report_token"), Error: T(lang, "err_auth_failures")})
+		refuse(http.StatusTooManyRequests, reportFormData{Field: locale.T(lang, "report_token"), Error: locale.T(lang, "err_auth_failures")})
 		return
 	}
 	if r.ContentLength > maxFormBytes {
-		refuse(http.StatusRequestEntityTooLarge, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
+		refuse(http.StatusRequestEntityTooLarge, reportFormData{Error: locale.T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
 	addr := s.clientAddr(r)
 	if !s.formBodies.acquire(r.Context(), addr, bodyWait) {
 		setRetryAfter(w, bodyWait)
-		refuse(http.StatusServiceUnavailable, reportFormData{Error: T(lang, "err_busy")})
+		refuse(http.StatusServiceUnavailable, reportFormData{Error: locale.T(lang, "err_busy")})
 		return
 	}
 	s.bodyDeadline(w, s.formTimeout)
@@ -665,11 +666,11 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 	err := r.ParseForm()
 	s.formBodies.release(addr)
 	if isTimeout(err) {
-		refuse(http.StatusRequestTimeout, reportFormData{Error: T(lang, "err_form_timeout", s.formTimeout.Seconds())})
+		refuse(http.StatusRequestTimeout, reportFormData{Error: locale.T(lang, "err_form_timeout", s.formTimeout.Seconds())})
 		return
 	}
 	if err != nil {
-		refuse(http.StatusBadRequest, reportFormData{Error: T(lang, "err_form_size", maxFormBytes)})
+		refuse(http.StatusBadRequest, reportFormData{Error: locale.T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
 	sub := reportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
@@ -683,7 +684,7 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		if fail.status == http.StatusTooManyRequests {
 			setRetryAfter(w, fail.retryAfter)
 		}
-		data.Field, data.Error = T(lang, "report_token"), formReason(lang, fail.status, "token", fail.reason)
+		data.Field, data.Error = locale.T(lang, "report_token"), formReason(lang, fail.status, "token", fail.reason)
 		refuse(fail.status, data)
 		return
 	}
@@ -703,19 +704,19 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 // reasons are English, so each (field, status) the form can meet has its text.
 func formReason(lang string, status int, field, reason string) string {
 	key := fmt.Sprintf("form_%s_%d", field, status)
-	if _, ok := messages[key]; ok {
-		return T(lang, key)
+	if locale.Has(key) {
+		return locale.T(lang, key)
 	}
-	if lang == LangEN {
+	if lang == locale.EN {
 		return reason
 	}
-	return T(lang, "form_other", reason)
+	return locale.T(lang, "form_other", reason)
 }
 
 // formField names a form field in the page's language.
 func formField(lang, field string) string {
-	if _, ok := messages["report_"+field]; ok {
-		return T(lang, "report_"+field)
+	if locale.Has("report_" + field) {
+		return locale.T(lang, "report_"+field)
 	}
 	return field
 }
@@ -730,7 +731,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if !s.found(w, r, "reading a report", err) {
 		return
 	}
-	lang := requestLang(r)
+	lang := locale.FromRequest(r)
 	body, err := renderMarkdown(r.Context(), rep.BodyMD, func(ctx context.Context, id string, kind embedKind) string {
 		if kind != embedCard {
 			return s.runRef(id, lang, kind)
@@ -794,7 +795,7 @@ type apiPath struct {
 
 // Text is the operation's summary in lang.
 func (a apiPath) Text(lang string) string {
-	if lang == LangJA && a.SummaryJA != "" {
+	if lang == locale.JA && a.SummaryJA != "" {
 		return a.SummaryJA
 	}
 	return a.Summary

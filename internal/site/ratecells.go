@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -158,32 +159,32 @@ func setCondParams(v url.Values, c store.RateCond) {
 // they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
 // cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
 func condLabel(lang string, c store.RateCond) string {
-	parts := []string{T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
+	parts := []string{locale.T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
 	switch arrival := c.Arrival; {
 	case strings.HasPrefix(arrival, "gamma:"):
-		parts = append(parts, T(lang, "arr_gamma", strings.TrimPrefix(arrival, "gamma:")))
+		parts = append(parts, locale.T(lang, "arr_gamma", strings.TrimPrefix(arrival, "gamma:")))
 	case arrival != "":
-		parts = append(parts, T(lang, "arr_"+arrival))
+		parts = append(parts, locale.T(lang, "arr_"+arrival))
 	}
 	if c.LenDist != "" && c.LenDist != "fixed" {
-		parts = append(parts, T(lang, "cond_len_dist", c.LenDist))
+		parts = append(parts, locale.T(lang, "cond_len_dist", c.LenDist))
 	}
 	if c.MaxConcurrency > 0 {
-		parts = append(parts, T(lang, "cond_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
+		parts = append(parts, locale.T(lang, "cond_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
 	}
 	if c.PrefixShare > 0 {
-		parts = append(parts, T(lang, "rate_prefix", report.FormatPercent(lang, c.PrefixShare)))
+		parts = append(parts, locale.T(lang, "rate_prefix", report.FormatPercent(lang, c.PrefixShare)))
 	}
 	if c.Requests > 0 {
-		parts = append(parts, T(lang, "cond_requests", report.FormatInt(lang, c.Requests)))
+		parts = append(parts, locale.T(lang, "cond_requests", report.FormatInt(lang, c.Requests)))
 	} else {
-		parts = append(parts, T(lang, "cond_duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
+		parts = append(parts, locale.T(lang, "cond_duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
 	}
 	if c.SLO != nil {
-		parts = append(parts, T(lang, "cond_slo", sloWords(lang, c.SLO)))
+		parts = append(parts, locale.T(lang, "cond_slo", sloWords(lang, c.SLO)))
 	}
 	if c.Target > 0 {
-		parts = append(parts, T(lang, "cond_target", report.FormatPercent(lang, c.Target)))
+		parts = append(parts, locale.T(lang, "cond_target", report.FormatPercent(lang, c.Target)))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -74,14 +75,14 @@ func compareRates(runs []runView, lang string) *rateCompare {
 		if len(rated) < 2 {
 			key = "compare_rate_matrix_none"
 		}
-		rc.Message = T(lang, key, strings.Join(names, ", "))
+		rc.Message = locale.T(lang, key, strings.Join(names, ", "))
 		if len(rated) < 2 {
 			return rc
 		}
 	}
 	rates := compareRateAxis(rated)
 	if len(rates) > maxCompareRates {
-		rc.Message = T(lang, "compare_rate_too_many", len(rates), maxCompareRates)
+		rc.Message = locale.T(lang, "compare_rate_too_many", len(rates), maxCompareRates)
 		return rc
 	}
 	rc.Warnings = conditionWarnings(rated, lang)
@@ -128,7 +129,7 @@ func rateCellAt(r *rundoc.Run, rate rundoc.Rate) *rundoc.RateCell {
 
 func rateText(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
-		return report.T(lang, "rate_inf")
+		return locale.T(lang, "rate_inf")
 	}
 	return r.String()
 }
@@ -147,13 +148,13 @@ func rateCellView(lang string, c *rundoc.RateCell) rateCompareCell {
 	case c == nil:
 		return rateCompareCell{Class: "missing", Status: "—"}
 	case c.RateFigures == nil || (c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted):
-		return rateCompareCell{Class: "failed", Status: statusText(lang, c.Status), Title: docText(lang, c.Reason)}
+		return rateCompareCell{Class: "failed", Status: statusText(lang, c.Status), Title: locale.DocText(lang, c.Reason)}
 	}
 	f := c.RateFigures
 	v := rateCompareCell{Class: "valid", Achieved: optFigure(lang, f.AchievedRPS, 2), TTFT50: optFigure(lang, f.TTFTMs.P50, 0),
 		TTFT90: optFigure(lang, f.TTFTMs.P90, 0), TPOT50: optFigure(lang, f.TPOTMs.P50, 1), Goodput: optFigure(lang, f.GoodputRPS, 2)}
 	if c.Saturated() {
-		v.Class, v.Saturated, v.Title = "valid saturated", true, T(lang, "r_saturated", strings.Join(docTexts(lang, f.Saturation), "; "))
+		v.Class, v.Saturated, v.Title = "valid saturated", true, locale.T(lang, "r_saturated", strings.Join(locale.DocTexts(lang, f.Saturation), "; "))
 	}
 	return v
 }
@@ -162,9 +163,9 @@ func rateCellView(lang string, c *rundoc.RateCell) rateCompareCell {
 func runCondLabel(r *rundoc.Run, lang string) string {
 	c, in, ok := store.RunConditions(r)
 	if !ok {
-		return T(lang, "compare_rate_no_plan")
+		return locale.T(lang, "compare_rate_no_plan")
 	}
-	return T(lang, "cond_input", report.FormatInt(lang, in)) + " · " + condLabel(lang, c)
+	return locale.T(lang, "cond_input", report.FormatInt(lang, in)) + " · " + condLabel(lang, c)
 }
 
 // conditionWarnings says how the runs' conditions differ from the first run's: the
@@ -180,9 +181,9 @@ func conditionWarnings(runs []runView, lang string) []string {
 		w0.SLO, w0.Target, w.SLO, w.Target = nil, 0, nil, 0
 		switch {
 		case !ok || in != firstIn || w.Key() != w0.Key():
-			out = append(out, T(lang, "compare_rate_workload", mark))
+			out = append(out, locale.T(lang, "compare_rate_workload", mark))
 		case sloKey(c) != sloKey(first):
-			out = append(out, T(lang, "compare_rate_slo", mark))
+			out = append(out, locale.T(lang, "compare_rate_slo", mark))
 		}
 	}
 	return out
@@ -199,7 +200,7 @@ func sloKey(c store.RateCond) string {
 // through its valid cells in order of rate: where a curve turns up, that server
 // stopped keeping up.
 func latencyThroughputChart(runs []runView, lang string) *chartView {
-	cv := &chartView{Title: T(lang, "chart_rate_compare")}
+	cv := &chartView{Title: locale.T(lang, "chart_rate_compare")}
 	var lines []report.Line
 	for i, rv := range runs {
 		mark := strconv.Itoa(i + 1)
@@ -212,12 +213,12 @@ func latencyThroughputChart(runs []runView, lang string) *chartView {
 				continue
 			}
 			line.Points = append(line.Points, report.XY{X: *f.AchievedRPS, Y: *f.TTFTMs.P50,
-				Title: T(lang, "rate_point", rv.Rec.Title, rateText(lang, c.RateRPS), report.FormatNumber(lang, *f.AchievedRPS, 2), report.FormatMs(lang, *f.TTFTMs.P50, 0))})
+				Title: locale.T(lang, "rate_point", rv.Rec.Title, rateText(lang, c.RateRPS), report.FormatNumber(lang, *f.AchievedRPS, 2), report.FormatMs(lang, *f.TTFTMs.P50, 0))})
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: rv.Rec.Title, URL: "/runs/" + pathEscape(rv.Rec.ID)})
 		lines = append(lines, line)
 	}
-	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-ttft", cv.Title, report.T(lang, "axis_ttft_ms"), lines)
+	cv.SVG = report.LatencyThroughputChart(lang, "cmp-rate-ttft", cv.Title, locale.T(lang, "axis_ttft_ms"), lines)
 	cv.Legend = sameLines(lang, cv.Legend, lines, false)
 	return cv
 }

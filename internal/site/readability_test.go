@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -27,7 +28,7 @@ func TestCompareTakesTheFirstFour(t *testing.T) {
 			ts.mustSubmit(t, edited(t, func(r *rundoc.Run) { r.ID, r.Title = id, "Run number "+id }))
 			ids = append(ids, "id="+id)
 		}
-		for _, lang := range []string{LangEN, LangJA} {
+		for _, lang := range []string{locale.EN, locale.JA} {
 			code, body := ts.get(t, "/compare?"+strings.Join(ids, "&")+"&lang="+lang)
 			if code != http.StatusOK {
 				t.Fatalf("%s: %d", lang, code)
@@ -38,7 +39,7 @@ func TestCompareTakesTheFirstFour(t *testing.T) {
 				}
 			}
 			if strings.Contains(body, `href="/runs/run-5"`) || !strings.Contains(body, `id="compare-dropped"`) ||
-				!strings.Contains(body, html.EscapeString(T(lang, "compare_dropped", 5, maxCompare, "run-5"))) {
+				!strings.Contains(body, html.EscapeString(locale.T(lang, "compare_dropped", 5, maxCompare, "run-5"))) {
 				t.Errorf("%s: the fifth run is compared, or the page does not say it was left out", lang)
 			}
 		}
@@ -54,16 +55,16 @@ func TestLanguageLinksAreCached(t *testing.T) {
 	calls := 0
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
-		rememberLang(w, r)
+		locale.Remember(w, r)
 		if r.URL.Query().Get("other") != "" {
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: "x"})
 		}
-		fmt.Fprintf(w, "answer %d in %s", calls, requestLang(r))
+		fmt.Fprintf(w, "answer %d in %s", calls, locale.FromRequest(r))
 	})
 	get := func(target, cookie string) (string, string) {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		if cookie != "" {
-			r.Header.Set("Cookie", langCookie+"="+cookie)
+			r.Header.Set("Cookie", locale.Cookie+"="+cookie)
 		}
 		w := httptest.NewRecorder()
 		c.serve(w, r, page, 1)
@@ -76,7 +77,7 @@ func TestLanguageLinksAreCached(t *testing.T) {
 		t.Errorf("three readers of /runs?lang=ja got %q, %q, %q from %d computations, want one answer computed once", first, second, third, calls)
 	}
 	for _, set := range []string{set1, set2} {
-		if !strings.HasPrefix(set, langCookie+"=ja") {
+		if !strings.HasPrefix(set, locale.Cookie+"=ja") {
 			t.Errorf("a reader of /runs?lang=ja was not given the language cookie: %q", set)
 		}
 	}
@@ -102,11 +103,11 @@ func TestBoardMarksOverCapacityCells(t *testing.T) {
 			c, two := r.Cell(16384, 4), r.Cell(16384, 2)
 			c.Status, c.Reason, c.DecodeFigures = rundoc.StatusValid, "", two.DecodeFigures
 		}))
-		for _, lang := range []string{LangEN, LangJA} {
+		for _, lang := range []string{locale.EN, locale.JA} {
 			_, body := ts.get(t, "/?metric=per_request_tok_s&context=16K&concurrency=1&lang="+lang)
 			row := regexp.MustCompile(`(?s)<tr data-id="` + seedID + `">.*?</tr>`).FindString(body)
 			over := strings.Count(row, `class="num glance over"`)
-			if over == 0 || !strings.Contains(row, ">"+T(lang, "over_capacity")+"<") {
+			if over == 0 || !strings.Contains(row, ">"+locale.T(lang, "over_capacity")+"<") {
 				t.Errorf("%s: the seed's row at 16K marks %d cells over capacity:\n%s", lang, over, row)
 			}
 			if strings.Contains(row, ">—<") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -91,7 +92,7 @@ func TestLeaderboardTies(t *testing.T) {
 			if n := strings.Count(body, `class="badge tie"`); n != 1 {
 				t.Errorf("%s page: %d tie marks, want 1", lang, n)
 			}
-			for _, w := range []string{"≈ " + T(lang, "tie"), T(lang, "tie_title"), "± 0.6", T(lang, "tie_note")} {
+			for _, w := range []string{"≈ " + locale.T(lang, "tie"), locale.T(lang, "tie_title"), "± 0.6", locale.T(lang, "tie_note")} {
 				if !strings.Contains(body, htmlText(w)) {
 					t.Errorf("%s page: no %q", lang, w)
 				}
@@ -111,7 +112,7 @@ func TestLeaderboardTies(t *testing.T) {
 		if top.CI == nil || !top.CI.Contains(48.6) || g.Entries[1].RunID != "b-4090" {
 			t.Errorf("the 5090 setup's interval %+v; second %s", top.CI, g.Entries[1].RunID)
 		}
-		if code, body := ts.get(t, "/leaderboard?metric=total_tok_s&context=32K&concurrency=1&group=setup"); code != http.StatusOK || !strings.Contains(body, htmlText(T("en", "setup_runs", 3, "48.2–49.0"))) {
+		if code, body := ts.get(t, "/leaderboard?metric=total_tok_s&context=32K&concurrency=1&group=setup"); code != http.StatusOK || !strings.Contains(body, htmlText(locale.T("en", "setup_runs", 3, "48.2–49.0"))) {
 			t.Errorf("grouped page: %d, no median-of-3 note", code)
 		}
 	})
@@ -126,10 +127,10 @@ func TestCompareSaysNoise(t *testing.T) {
 	ts.mustSubmit(t, tieDoc(t, "c-3080", "RTX 3080", 40.0, 39.5, 40.5))
 	for _, lang := range []string{"en", "ja"} {
 		_, body := ts.get(t, "/compare?id=a-5090,b-4090,c-3080&lang="+lang)
-		if !strings.Contains(body, `class="diff down noise" title="`+htmlText(T(lang, "diff_noise"))+`">-1.5% ≈`) {
+		if !strings.Contains(body, `class="diff down noise" title="`+htmlText(locale.T(lang, "diff_noise"))+`">-1.5% ≈`) {
 			t.Errorf("%s: b's −1.5%% is not marked within the noise: %s", lang, body[strings.Index(body, "class=\"diff"):][:300])
 		}
-		if !strings.Contains(body, `title="`+htmlText(T(lang, "diff_real"))+`">-17.0%`) {
+		if !strings.Contains(body, `title="`+htmlText(locale.T(lang, "diff_real"))+`">-17.0%`) {
 			t.Errorf("%s: c's −17.0%% is not marked beyond the noise", lang)
 		}
 	}

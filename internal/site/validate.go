@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -28,7 +29,7 @@ type FieldError struct {
 
 // fieldErrorT is a FieldError whose reason is the site's text key.
 func fieldErrorT(field, key string, args ...any) *FieldError {
-	return &FieldError{Field: field, Reason: T(LangEN, key, args...), key: key, args: args}
+	return &FieldError{Field: field, Reason: locale.T(locale.EN, key, args...), key: key, args: args}
 }
 
 // ReasonIn is the reason in lang: the site's text where it has one, with any
@@ -41,10 +42,10 @@ func (e *FieldError) ReasonIn(lang string) string {
 	args := slices.Clone(e.args)
 	for i, a := range args {
 		if s, ok := a.(string); ok {
-			args[i] = docText(lang, s)
+			args[i] = locale.DocText(lang, s)
 		}
 	}
-	return T(lang, e.key, args...)
+	return locale.T(lang, e.key, args...)
 }
 
 // In is the error as a page in lang shows it: the parameter, then the reason in lang.
@@ -52,7 +53,7 @@ func (e *FieldError) In(lang string) string {
 	if e.Field == "" {
 		return e.ReasonIn(lang)
 	}
-	return T(lang, "qerr_field", e.Field, e.ReasonIn(lang))
+	return locale.T(lang, "qerr_field", e.Field, e.ReasonIn(lang))
 }
 
 func (e *FieldError) Error() string {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -126,10 +127,10 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	case c == nil:
 		return cellView{Class: "missing", Main: "—"}
 	case c.Status == rundoc.StatusOverCapacity:
-		return cellView{Class: "over", Main: T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
+		return cellView{Class: "over", Main: locale.T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
 	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
 		// A figure the cell lacks is "—", not 0 (store.Measured).
-		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + T(lang, "ttft")}
+		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + locale.T(lang, "ttft")}
 		if store.Measured(c.TotalTokS) {
 			shade := 0
 			if hi > lo {
@@ -139,7 +140,7 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 			cv.Class, cv.Main, cv.tokS = fmt.Sprintf("valid shade-%d", shade), report.FormatNumber(lang, c.TotalTokS, 1), &v
 		}
 		if store.Measured(c.TTFTMs) {
-			cv.Sub = report.FormatMs(lang, c.TTFTMs, 0) + " " + T(lang, "ttft")
+			cv.Sub = report.FormatMs(lang, c.TTFTMs, 0) + " " + locale.T(lang, "ttft")
 		}
 		if cv.tokS != nil {
 			withCellCI(&cv, c, lang)
@@ -153,11 +154,11 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 func statusText(lang string, s rundoc.Status) string {
 	switch s {
 	case rundoc.StatusOverCapacity:
-		return T(lang, "over_capacity")
+		return locale.T(lang, "over_capacity")
 	case rundoc.StatusValid, rundoc.StatusFailed, rundoc.StatusInvalid, rundoc.StatusInterrupted:
-		return report.T(lang, "st_"+string(s))
+		return locale.T(lang, "st_"+string(s))
 	case rundoc.StatusPredicted:
-		return T(lang, "kind_predicted")
+		return locale.T(lang, "kind_predicted")
 	}
 	return string(s)
 }
@@ -191,7 +192,7 @@ func gpuLabel(r store.RunRecord) string {
 	}
 	if r.VRAMGB != nil && r.GPUCount > 0 {
 		// Digits group alike in every language the site speaks, so the label needs none.
-		s += " " + report.FormatNumber(LangEN, *r.VRAMGB/float64(r.GPUCount), 0) + " GB"
+		s += " " + report.FormatNumber(locale.EN, *r.VRAMGB/float64(r.GPUCount), 0) + " GB"
 	}
 	return s
 }

@@ -1,4 +1,4 @@
-package site
+package locale
 
 import "testing"
 
@@ -7,20 +7,20 @@ import "testing"
 // gave English when the header split by hand took the first tag it knew).
 func TestAcceptLanguage(t *testing.T) {
 	for _, tt := range []struct{ header, want string }{
-		{"", LangEN},
-		{"ja", LangJA},
-		{"ja-JP,ja;q=0.9,en-US;q=0.8,en;q=0.7", LangJA},
-		{"en;q=0.1, ja", LangJA},
-		{"en-GB, ja;q=0.9", LangEN},
-		{"fr-CH, fr;q=0.9, ja;q=0.5", LangJA},
-		{"fr-CH, fr;q=0.9, en;q=0.8, ja;q=0.5", LangEN},
-		{"de", LangEN},
-		{"ja;q=0, en;q=0.5", LangEN},
-		{"*", LangEN},
-		{"JA-jp", LangJA},
-		{"not a header ;;; q=x", LangEN},
+		{"", EN},
+		{"ja", JA},
+		{"ja-JP,ja;q=0.9,en-US;q=0.8,en;q=0.7", JA},
+		{"en;q=0.1, ja", JA},
+		{"en-GB, ja;q=0.9", EN},
+		{"fr-CH, fr;q=0.9, ja;q=0.5", JA},
+		{"fr-CH, fr;q=0.9, en;q=0.8, ja;q=0.5", EN},
+		{"de", EN},
+		{"ja;q=0, en;q=0.5", EN},
+		{"*", EN},
+		{"JA-jp", JA},
+		{"not a header ;;; q=x", EN},
 	} {
-		if got := acceptedLang(tt.header); got != tt.want {
+		if got := Accepted(tt.header); got != tt.want {
 			t.Errorf("Accept-Language %q: %s, want %s", tt.header, got, tt.want)
 		}
 	}
