@@ -12,14 +12,14 @@ import (
 
 // keyUses are how code and templates name a text by a literal key: T(lang, "key"),
 // a page's or report's own p.T("key"), a template's .T "key", and a field error's
-// reason (fieldErrorT(field, "key"), guard.Reason(field, "key")). Keys a template or
+// reason (guard.Refuse(field, "key")). Keys a template or
 // the code builds from a prefix ("metric_" + name) are checked by the tests of the
 // package that builds them, which know every value.
 var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`\bT\([^,()"]+, "([a-z0-9_]+)"[,)]`),
 	regexp.MustCompile(`\.T\("([a-z0-9_]+)"[,)]`),
 	regexp.MustCompile(`\bT "([a-z0-9_]+)"`),
-	regexp.MustCompile(`\b(?:fieldErrorT|Reason)\([^,()"]+, "([a-z0-9_]+)"[,)]`),
+	regexp.MustCompile(`\bRefuse\([^,()"]+, "([a-z0-9_]+)"[,)]`),
 }
 
 // TestEveryKeyUsedIsDefined: every key the code or a template of the repository names

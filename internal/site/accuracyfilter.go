@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -14,14 +15,14 @@ import (
 // Off when the parameter is absent; the page, its form and the API take it alike.
 
 // accuracyFilter reads accuracy_within: percentage points, 0 to 100.
-func accuracyFilter(v url.Values) (store.AccuracyFilter, *FieldError) {
+func accuracyFilter(v url.Values) (store.AccuracyFilter, *guard.FieldError) {
 	s := strings.TrimSpace(v.Get("accuracy_within"))
 	if s == "" {
 		return store.AccuracyFilter{}, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x >= 0 && x <= 100) {
-		return store.AccuracyFilter{}, fieldErrorT("accuracy_within", "qerr_accuracy_within")
+		return store.AccuracyFilter{}, guard.Refuse("accuracy_within", "qerr_accuracy_within")
 	}
 	return store.AccuracyFilter{On: true, WithinPoints: x}, nil
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -44,7 +44,7 @@ func (s *Server) authorizedBody(w http.ResponseWriter, r *http.Request) (store.U
 	if !ok {
 		return store.User{}, nil, false
 	}
-	body, ok := s.readBody(w, r, store.HashToken(bearerToken(r.Header.Get("Authorization"))))
+	body, ok := s.readBody(w, r, store.HashToken(guard.BearerToken(r.Header.Get("Authorization"))))
 	return user, body, ok
 }
 
@@ -56,67 +56,28 @@ type authFailure struct {
 	retryAfter time.Duration
 }
 
-// userForToken finds the user of an API token and applies the failure limit of the
-// client's address and the token's own rate limit. The API (bearer token) and the
-// report form (token field) both come here.
-func (s *Server) userForToken(r *http.Request, token string) (store.User, *authFailure) {
-	// An address that keeps failing is turned away before its next token is looked up.
-	addr := s.clientAddr(r)
-	if ok, wait := s.authFail.peek(r.Context(), addr); !ok {
-		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many failed authentications from this address", wait}
-	}
-	token = strings.TrimSpace(token)
-	if token == "" {
-		s.authFail.allow(r.Context(), addr)
-		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "send an API token: Authorization: Bearer <token> (an operator creates one with llmbench serve token create)"}
-	}
-	u, err := s.store.UserByToken(r.Context(), token)
-	if errors.Is(err, store.ErrNotFound) {
-		s.authFail.allow(r.Context(), addr)
-		return store.User{}, &authFailure{status: http.StatusUnauthorized, reason: "unknown API token"}
-	}
-	if err != nil {
-		s.log.Error("checking a token", "err", err)
-		return store.User{}, &authFailure{status: http.StatusInternalServerError, reason: "could not check the token"}
-	}
-	if ok, wait := s.limit.allow(r.Context(), store.HashToken(token)); !ok {
-		return store.User{}, &authFailure{http.StatusTooManyRequests, "too many requests with this token", wait}
-	}
-	return u, nil
-}
-
-// authenticate finds the user of the request's bearer token (userForToken), writing
+// authenticate finds the user of the request's bearer token (guard.Guards.User), writing
 // the 401, 429 or 500 itself when the request may not go on.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.User, bool) {
-	token := bearerToken(r.Header.Get("Authorization"))
-	u, fail := s.userForToken(r, token)
+	token := guard.BearerToken(r.Header.Get("Authorization"))
+	u, fail := s.guards.User(r, token)
 	if fail == nil {
 		return u, true
 	}
-	switch fail.status {
+	switch fail.Status {
 	case http.StatusUnauthorized:
 		challenge := `Bearer realm="llmbench"`
 		if strings.TrimSpace(token) != "" {
 			challenge += `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		writeAPIError(w, fail.status, "Authorization", fail.reason)
+		writeAPIError(w, fail.Status, "Authorization", fail.Reason)
 	case http.StatusTooManyRequests:
-		tooMany(w, fail.retryAfter, fail.reason)
+		tooMany(w, fail.RetryAfter, fail.Reason)
 	default:
-		writeAPIError(w, fail.status, "", fail.reason)
+		writeAPIError(w, fail.Status, "", fail.Reason)
 	}
 	return store.User{}, false
-}
-
-// bearerToken is the token of an Authorization header's Bearer credentials, "" when it
-// has none. The scheme is case-insensitive (RFC 7235 §2.1: "bearer" is "Bearer").
-func bearerToken(header string) string {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(token)
 }
 
 // readBody reads at most MaxBodyBytes of the body of a request with token (its hash),
@@ -128,21 +89,21 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, token string) 
 		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
 		return nil, false
 	}
-	if !s.bodies.acquire(r.Context(), token, bodyWait) {
+	if !s.guards.Bodies.Acquire(r.Context(), token, bodyWait) {
 		setRetryAfter(w, bodyWait)
-		writeAPIError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the site is busy reading other submissions, or %d of this token's; try again shortly", maxBodiesPerToken))
+		writeAPIError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the site is busy reading other submissions, or %d of this token's; try again shortly", guard.MaxBodiesPerToken))
 		return nil, false
 	}
-	defer s.bodies.release(token)
-	s.bodyDeadline(w, s.apiTimeout)
+	defer s.guards.Bodies.Release(token)
+	s.guards.BodyDeadline(w, s.guards.APITimeout)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
 		return nil, false
 	}
-	if isTimeout(err) {
-		writeAPIError(w, http.StatusRequestTimeout, "", fmt.Sprintf("the body did not arrive within %s", s.apiTimeout))
+	if guard.IsTimeout(err) {
+		writeAPIError(w, http.StatusRequestTimeout, "", fmt.Sprintf("the body did not arrive within %s", s.guards.APITimeout))
 		return nil, false
 	}
 	if err != nil {
@@ -180,13 +141,13 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !s.validations.acquire(r.Context(), bodyWait) {
+	if !s.guards.Validations.Acquire(r.Context(), bodyWait) {
 		setRetryAfter(w, bodyWait)
 		writeAPIError(w, http.StatusServiceUnavailable, "", "the site is busy checking other submissions; try again shortly")
 		return
 	}
-	run, ferr := ValidateRun(body)
-	s.validations.release()
+	run, ferr := guard.ValidateRun(body)
+	s.guards.Validations.Release()
 	if ferr != nil {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
@@ -259,7 +220,7 @@ func summaryOf(r store.RunRecord) RunSummary {
 
 // queryFromRequest reads the filters shared by the leaderboard, the run list and
 // GET /api/v1/runs.
-func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) {
+func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *guard.FieldError) {
 	v := r.URL.Query()
 	q := store.Query{Model: v.Get("model"), GPU: v.Get("gpu"), Engine: v.Get("engine"),
 		Quantization: v.Get("quant"), Profile: v.Get("profile"), Org: v.Get("org"), Submitter: v.Get("submitter"),
@@ -271,7 +232,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			for _, b := range store.SizeBuckets {
 				names = append(names, b.Name)
 			}
-			return q, fieldErrorT("size", "qerr_size", strings.Join(names, ", "))
+			return q, guard.Refuse("size", "qerr_size", strings.Join(names, ", "))
 		}
 		q.SizeMin, q.SizeMax = b.Min, b.Max
 	}
@@ -279,7 +240,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 	case "", store.ModeMatrix, store.ModeRate:
 		q.Mode = m
 	default:
-		return q, fieldErrorT("mode", "qerr_mode")
+		return q, guard.Refuse("mode", "qerr_mode")
 	}
 	if k := v.Get("kind"); k != "" && k != "all" {
 		for _, kind := range strings.Split(k, ",") {
@@ -287,25 +248,25 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 			case "measured", "emulated", "predicted":
 				q.Kinds = append(q.Kinds, kind)
 			default:
-				return q, fieldErrorT("kind", "qerr_kind")
+				return q, guard.Refuse("kind", "qerr_kind")
 			}
 		}
 	}
 	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
 		q.Sort = store.Metric(m)
 		if !q.Sort.Valid() {
-			return q, fieldErrorT("sort", "qerr_sort")
+			return q, guard.Refuse("sort", "qerr_sort")
 		}
 	}
 	var err error
 	if l := v.Get("limit"); l != "" {
 		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > maxLimit {
-			return q, fieldErrorT("limit", "qerr_limit", maxLimit)
+			return q, guard.Refuse("limit", "qerr_limit", maxLimit)
 		}
 	}
 	if o := v.Get("offset"); o != "" {
 		if q.Offset, err = strconv.Atoi(o); err != nil || q.Offset < 0 || q.Offset > 1_000_000 {
-			return q, fieldErrorT("offset", "qerr_offset")
+			return q, guard.Refuse("offset", "qerr_offset")
 		}
 	}
 	return q, nil
@@ -421,12 +382,7 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var sub reportSubmission
-	if ferr := checkJSON(body, reflect.TypeOf(sub), maxReportBody); ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
-		return
-	}
-	if err := json.Unmarshal(body, &sub); err != nil {
-		ferr := jsonError(err, body, reflect.TypeOf(sub))
+	if ferr := guard.DecodeStrict(body, &sub, maxReportBody); ferr != nil {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
@@ -443,34 +399,34 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 
 // publishReport checks a report and stores it under the user's name: the API and the
 // report form share it. On failure it returns the HTTP status and the field at fault.
-func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmission) (store.Report, int, *FieldError) {
+func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmission) (store.Report, int, *guard.FieldError) {
 	for _, f := range []struct {
 		name, value string
 		max         int
 	}{{"slug", sub.Slug, 128}, {"title", sub.Title, maxTitle}, {"body_md", sub.BodyMD, 0}} {
-		if ferr := checkText(f.name, f.value, f.max); ferr != nil {
+		if ferr := guard.CheckText(f.name, f.value, f.max); ferr != nil {
 			return store.Report{}, http.StatusBadRequest, ferr
 		}
 	}
 	switch {
 	case !rundoc.ValidID(sub.Slug):
-		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "slug", Reason: "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"}
+		return store.Report{}, http.StatusBadRequest, &guard.FieldError{Field: "slug", Reason: "must be 1–128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"}
 	case strings.TrimSpace(sub.Title) == "":
-		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "title", Reason: fmt.Sprintf("is required (up to %d characters)", maxTitle)}
+		return store.Report{}, http.StatusBadRequest, &guard.FieldError{Field: "title", Reason: fmt.Sprintf("is required (up to %d characters)", maxTitle)}
 	case strings.TrimSpace(sub.BodyMD) == "":
-		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "body_md", Reason: "is required (Markdown)"}
+		return store.Report{}, http.StatusBadRequest, &guard.FieldError{Field: "body_md", Reason: "is required (Markdown)"}
 	case len(sub.BodyMD) > maxReportBody:
-		return store.Report{}, http.StatusBadRequest, &FieldError{Field: "body_md", Reason: fmt.Sprintf("is %d bytes long; at most %d", len(sub.BodyMD), maxReportBody)}
+		return store.Report{}, http.StatusBadRequest, &guard.FieldError{Field: "body_md", Reason: fmt.Sprintf("is %d bytes long; at most %d", len(sub.BodyMD), maxReportBody)}
 	}
 	rep := store.Report{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD, Author: user.Name, Org: user.Org, CreatedAt: time.Now().UTC()}
 	if err := s.store.PutReport(r.Context(), rep); errors.Is(err, store.ErrConflict) {
-		return store.Report{}, http.StatusConflict, &FieldError{Field: "slug", Reason: "a report with this slug exists"}
+		return store.Report{}, http.StatusConflict, &guard.FieldError{Field: "slug", Reason: "a report with this slug exists"}
 	} else if errors.Is(err, store.ErrFull) {
 		s.log.Error("the database is full: a report could not be stored", "err", err)
-		return store.Report{}, http.StatusServiceUnavailable, &FieldError{Reason: reasonFull}
+		return store.Report{}, http.StatusServiceUnavailable, &guard.FieldError{Reason: reasonFull}
 	} else if err != nil {
 		s.log.Error("storing a report", "err", err)
-		return store.Report{}, http.StatusInternalServerError, &FieldError{Reason: "could not store the report"}
+		return store.Report{}, http.StatusInternalServerError, &guard.FieldError{Reason: "could not store the report"}
 	}
 	return rep, http.StatusCreated, nil
 }

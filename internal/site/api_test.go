@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -128,7 +128,7 @@ func TestValidateAcceptsExtensionsAndPredictedRuns(t *testing.T) {
 		m["future_field"] = map[string]any{"x": 1}
 		m["decode"].([]any)[0].(map[string]any)["new_figure"] = 3.5
 	})
-	if _, err := ValidateRun(withExtras); err != nil {
+	if _, err := guard.ValidateRun(withExtras); err != nil {
 		t.Errorf("a document with unknown (extension) fields was refused: %v", err)
 	}
 	predicted := edited(t, func(r *rundoc.Run) {
@@ -142,7 +142,7 @@ func TestValidateAcceptsExtensionsAndPredictedRuns(t *testing.T) {
 			r.Prefill[i].Status = rundoc.StatusPredicted
 		}
 	})
-	if _, err := ValidateRun(predicted); err != nil {
+	if _, err := guard.ValidateRun(predicted); err != nil {
 		t.Errorf("a predicted document was refused: %v", err)
 	}
 }
@@ -199,7 +199,7 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 			t.Fatalf("good submission: %d %s", code, body)
 		}
 	}
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_guess", doc, from("198.51.100.1")...); code != http.StatusUnauthorized {
 			t.Fatalf("bad token %d: %d, want 401", i, code)
 		}
@@ -246,25 +246,6 @@ func TestPerAddressRequestLimit(t *testing.T) {
 	// The client may claim anything before the proxy's entry: the last entry decides.
 	if code, _ := proxied.get(t, "/runs", "X-Forwarded-For", "192.0.2.99, 192.0.2.1"); code != http.StatusTooManyRequests {
 		t.Errorf("second request from 192.0.2.1 with a forged first entry: %d, want 429", code)
-	}
-}
-
-func TestRateLimiterRefills(t *testing.T) {
-	now := time.Unix(0, 0)
-	l := newRateLimiter(2, 2) // 2 per second, burst 2
-	l.now = func() time.Time { return now }
-	for i := range 2 {
-		if ok, _ := l.allow(context.Background(), "k"); !ok {
-			t.Fatalf("request %d of the burst refused", i)
-		}
-	}
-	ok, wait := l.allow(context.Background(), "k")
-	if ok || wait <= 0 || wait > time.Second {
-		t.Fatalf("third request: ok=%v wait=%v; want refused with a wait ≤ 1 s", ok, wait)
-	}
-	now = now.Add(wait)
-	if ok, _ := l.allow(context.Background(), "k"); !ok {
-		t.Errorf("refused after waiting the advertised %v", wait)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -222,7 +223,7 @@ func TestReportFormChecksBeforeReading(t *testing.T) {
 		t.Errorf("a 4 MiB form of unknown length: %d after reading %d bytes, want 400 within %d", rec.Code, cb.read.Load(), maxFormBytes)
 	}
 	// An address that failed to log in too often is turned away before its body is read.
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		rec, _ := post(strings.NewReader("token=wrong&slug=s&title=t&body_md=b"), -1, "192.0.2.9:1")
 		if rec.Code != http.StatusUnauthorized {
 			t.Fatalf("failed login %d: %d", i+1, rec.Code)
@@ -230,7 +231,7 @@ func TestReportFormChecksBeforeReading(t *testing.T) {
 	}
 	rec, cb = post(strings.NewReader("token=wrong&slug=s&title=t&body_md="+strings.Repeat("x", 1<<20)), -1, "192.0.2.9:1")
 	if rec.Code != http.StatusTooManyRequests || cb.read.Load() > 0 || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("after %d failed logins: %d (Retry-After %q) after reading %d bytes, want 429 unread", authFailureBurst, rec.Code, rec.Header().Get("Retry-After"), cb.read.Load())
+		t.Errorf("after %d failed logins: %d (Retry-After %q) after reading %d bytes, want 429 unread", guard.AuthFailureBurst, rec.Code, rec.Header().Get("Retry-After"), cb.read.Load())
 	}
 }
 
@@ -297,15 +298,15 @@ func TestCompareLimitsTheCombinedAxes(t *testing.T) {
 	plan := func(id string, from int) []byte {
 		return edited(t, func(r *rundoc.Run) {
 			r.ID, r.Config.Contexts, r.Decode, r.Prefill, r.Config.PrefillContexts = id, nil, nil, nil, nil
-			for i := range maxAxis {
+			for i := range rundoc.MaxAxis {
 				r.Config.Contexts = append(r.Config.Contexts, (from+i)*rundoc.K)
 			}
 		})
 	}
 	ts.mustSubmit(t, plan("wide-a", 0))
-	ts.mustSubmit(t, plan("wide-b", maxAxis))
+	ts.mustSubmit(t, plan("wide-b", rundoc.MaxAxis))
 	code, body := ts.get(t, "/compare?id=wide-a&id=wide-b")
-	if code != http.StatusBadRequest || !strings.Contains(body, locale.T("en", "compare_too_wide", 2*maxAxis, 8, maxAxis)) {
+	if code != http.StatusBadRequest || !strings.Contains(body, locale.T("en", "compare_too_wide", 2*rundoc.MaxAxis, 8, rundoc.MaxAxis)) {
 		t.Errorf("comparing runs of 64 + 64 contexts: %d, want 400 saying the axes are too wide", code)
 	}
 	ts.mustSubmit(t, seedDoc(t))
@@ -341,7 +342,7 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 		t.Errorf("the 4th submission, on the other instance: %d (Retry-After %q), want 429", code, hdr.Get("Retry-After"))
 	}
 	// Failed logins: half on each instance exhaust the address's allowance on both.
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		ts := []*testSite{a, b}[i%2]
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_wrong", seedDoc(t)); code != http.StatusUnauthorized {
 			t.Fatalf("failed login %d: %d", i+1, code)
@@ -349,7 +350,7 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 	}
 	for _, ts := range []*testSite{a, b} {
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_wrong", seedDoc(t)); code != http.StatusTooManyRequests {
-			t.Errorf("after %d failed logins over two instances: %d, want 429", authFailureBurst, code)
+			t.Errorf("after %d failed logins over two instances: %d, want 429", guard.AuthFailureBurst, code)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 )
 
 // Calculator predicts a run from specs; the site's decode calculator uses it when
@@ -125,10 +126,10 @@ func (e *CalcError) message(lang string) string {
 
 // calcFromQuery reads the calculator's knobs from a query (the page's form and GET
 // /api/v1/predict take the same names as llmbench calc's flags, with underscores).
-func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
+func calcFromQuery(v url.Values) (CalcInput, *guard.FieldError) {
 	in := CalcInput{GPU: strings.TrimSpace(v.Get("gpu")), Model: strings.TrimSpace(v.Get("model")), Quant: strings.TrimSpace(v.Get("quant")),
 		KVDtype: strings.TrimSpace(first(v, "kv_dtype", "kv")), Engine: strings.TrimSpace(v.Get("engine"))}
-	var err *FieldError
+	var err *guard.FieldError
 	intParam := func(name string, lo, hi int) int {
 		s := strings.TrimSpace(v.Get(name))
 		if s == "" || err != nil {
@@ -136,7 +137,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		}
 		n, e := strconv.Atoi(s)
 		if e != nil || n < lo || n > hi {
-			err = fieldErrorT(name, "calc_reason_int", lo, hi)
+			err = guard.Refuse(name, "calc_reason_int", lo, hi)
 		}
 		return n
 	}
@@ -146,19 +147,19 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 			return 0
 		}
 		n, e := rundoc.ParseTokens(s)
-		if e != nil || n < 1 || n > maxTokens {
-			err = fieldErrorT(name, "calc_reason_tokens", maxTokens)
+		if e != nil || n < 1 || n > rundoc.MaxTokens {
+			err = guard.Refuse(name, "calc_reason_tokens", rundoc.MaxTokens)
 		}
 		return n
 	}
 	in.GPUs = intParam("gpus", 1, 64)
-	in.MaxNumSeqs = intParam("max_num_seqs", 1, maxConc)
+	in.MaxNumSeqs = intParam("max_num_seqs", 1, rundoc.MaxConc)
 	in.MaxModelLen = int64(tokenParam("max_model_len"))
 	in.MaxOutputTokens = tokenParam("max_output")
 	if s := strings.TrimSpace(first(v, "gpu_memory_utilization", "util")); s != "" && err == nil {
 		u, e := strconv.ParseFloat(s, 64)
 		if e != nil || !(u > 0 && u <= 1) {
-			err = fieldErrorT("gpu_memory_utilization", "calc_reason_util")
+			err = guard.Refuse("gpu_memory_utilization", "calc_reason_util")
 		}
 		in.MemoryUtilization = u
 	}
@@ -168,7 +169,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		in.NoPrefixCaching = true
 	default:
 		if err == nil {
-			err = fieldErrorT("prefix_caching", "calc_reason_on_off")
+			err = guard.Refuse("prefix_caching", "calc_reason_on_off")
 		}
 	}
 	if err == nil && (in.GPU == "") != (in.Model == "") {
@@ -176,7 +177,7 @@ func calcFromQuery(v url.Values) (CalcInput, *FieldError) {
 		if in.Model == "" {
 			field = "model"
 		}
-		err = fieldErrorT(field, "calc_reason_required")
+		err = guard.Refuse(field, "calc_reason_required")
 	}
 	return in, err
 }

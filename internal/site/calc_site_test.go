@@ -20,6 +20,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -76,7 +77,7 @@ func predictDoc(t *testing.T, hs *httptest.Server, query string) *rundoc.Run {
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/v1/predict?%s: %d %s", query, code, body)
 	}
-	if _, ferr := site.ValidateRun([]byte(body)); ferr != nil {
+	if _, ferr := guard.ValidateRun([]byte(body)); ferr != nil {
 		t.Errorf("the predicted document is not a valid submission: %v", ferr)
 	}
 	r, err := rundoc.Decode([]byte(body))

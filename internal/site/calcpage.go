@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -148,7 +149,7 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 	}
 	in, ferr := calcFromQuery(r.URL.Query())
 	if ferr == nil && in.GPU == "" {
-		ferr = &FieldError{Field: "gpu", Reason: "is required (a GPU and a model)"}
+		ferr = &guard.FieldError{Field: "gpu", Reason: "is required (a GPU and a model)"}
 	}
 	if ferr != nil {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
@@ -206,7 +207,7 @@ func calcInputOf(run *rundoc.Run, rec store.RunRecord, lang string) (CalcInput, 
 	if run.Engine.MaxModelLen != nil {
 		in.MaxModelLen = *run.Engine.MaxModelLen
 	}
-	if run.Engine.MaxNumSeqs != nil && *run.Engine.MaxNumSeqs > 0 && *run.Engine.MaxNumSeqs <= maxConc {
+	if run.Engine.MaxNumSeqs != nil && *run.Engine.MaxNumSeqs > 0 && *run.Engine.MaxNumSeqs <= rundoc.MaxConc {
 		in.MaxNumSeqs = int(*run.Engine.MaxNumSeqs)
 	}
 	if run.Engine.PrefixCaching != nil && !*run.Engine.PrefixCaching {

@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 )
 
 // This file holds the calculator's capacity answer: "how many users can an RTX 3090
@@ -71,8 +72,8 @@ func (s *Server) fillUsers(ctx context.Context, d *calcData, v url.Values, lang 
 	asked := 16 * rundoc.K
 	if ferr == nil && d.UsersForm.Context != "" {
 		n, err := rundoc.ParseTokens(d.UsersForm.Context)
-		if err != nil || n > maxTokens {
-			ferr = fieldErrorT("users_context", "calc_reason_tokens", maxTokens)
+		if err != nil || n > rundoc.MaxTokens {
+			ferr = guard.Refuse("users_context", "calc_reason_tokens", rundoc.MaxTokens)
 		}
 		asked = n
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -27,14 +28,14 @@ const maxSpeed = 10000
 
 // parseSpeed reads a target speed per user (the capacity metrics' level, the compare
 // page's and the calculator's speed=): store.DefaultSpeed when not given.
-func parseSpeed(s string) (float64, *FieldError) {
+func parseSpeed(s string) (float64, *guard.FieldError) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return store.DefaultSpeed, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxSpeed {
-		return 0, fieldErrorT("speed", "reason_speed", maxSpeed)
+		return 0, guard.Refuse("speed", "reason_speed", maxSpeed)
 	}
 	return x, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -92,11 +93,11 @@ func TestSubmitWaitsOutTheSitesRateLimit(t *testing.T) {
 		var mu sync.Mutex
 		now := time.Now()
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		switch l := ts.srv.limit.(type) {
-		case *rateLimiter:
-			l.now = clock
-		case *sharedLimiter:
-			l.now = clock
+		switch l := ts.srv.guards.Token.(type) {
+		case *guard.MemoryLimiter:
+			l.Now = clock
+		case *guard.SharedLimiter:
+			l.Now = clock
 		}
 		ts.mustSubmit(t, seedDoc(t))
 		var waited []time.Duration

@@ -61,7 +61,7 @@ var dynamicKeyValues = map[string]func() []string{
 var (
 	templateKey    = regexp.MustCompile(`\bT "([^"]+)"`)
 	templatePrintf = regexp.MustCompile(`\bT \(printf "([^"%]*)%s"`)
-	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bfieldErrorT\([^,()]+, "([a-z0-9_]+)"[,)]`)
+	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bguard\.Refuse\([^,()]+, "([a-z0-9_]+)"[,)]`)
 )
 
 // TextKeys lists every text key the templates name (those a template builds with
@@ -91,21 +91,28 @@ func TextKeys() (map[string]string, error) {
 			}
 		}
 	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	// The code of the site and its packages (not the store's, which names no text).
+	err = filepath.WalkDir(".", func(f string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "testdata" || d.Name() == "store") {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			return nil
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, m := range codeKey.FindAllStringSubmatch(string(b), -1) {
 			out[m[1]+m[2]] = f // one of the two is empty
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -63,13 +64,13 @@ func levelParam(a store.Axis) string {
 // cellFromRequest reads metric, context and concurrency (or rate) from the query:
 // context in tokens or with K (32768, 32K), the level a number. Missing parts take the
 // defaults (context 0, level 1); sort= of the first leaderboard still works.
-func cellFromRequest(v url.Values) (cellSel, *FieldError) {
+func cellFromRequest(v url.Values) (cellSel, *guard.FieldError) {
 	name := v.Get("metric")
 	if name == "" {
 		if legacy := v.Get("sort"); legacy != "" && legacy != "newest" {
 			sel, ok := legacySorts[legacy]
 			if !ok {
-				return defaultCell(), fieldErrorT("sort", "qerr_sort")
+				return defaultCell(), guard.Refuse("sort", "qerr_sort")
 			}
 			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
 			return sel, nil
@@ -78,7 +79,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	}
 	m, ok := store.MetricByName(name)
 	if !ok {
-		return defaultCell(), fieldErrorT("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
+		return defaultCell(), guard.Refuse("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
 	}
 	sel := cellSel{Metric: m}
 	if m.Axis == store.AxisRun {
@@ -89,8 +90,8 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 	}
 	if c := v.Get("context"); c != "" {
 		n, err := rundoc.ParseTokens(c)
-		if err != nil || n < 0 || n > maxTokens {
-			return defaultCell(), fieldErrorT("context", "qerr_context")
+		if err != nil || n < 0 || n > rundoc.MaxTokens {
+			return defaultCell(), guard.Refuse("context", "qerr_context")
 		}
 		sel.Context = n
 	}
@@ -116,7 +117,7 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 
 // levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
 // 1 when the query gives none.
-func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
+func levelFromRequest(s, param string, axis store.Axis) (float64, *guard.FieldError) {
 	switch {
 	case axis == store.AxisTarget:
 		return parseSpeed(s) // capacity.go
@@ -126,8 +127,8 @@ func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
 		return parseRateLevel(s)
 	}
 	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(x > 0) || x > maxConc {
-		return 0, fieldErrorT(param, "qerr_level", maxConc)
+	if err != nil || !(x > 0) || x > rundoc.MaxConc {
+		return 0, guard.Refuse(param, "qerr_level", rundoc.MaxConc)
 	}
 	return x, nil
 }
@@ -327,7 +328,7 @@ func newCondForm(c cellSel) condForm {
 }
 
 // missingSLO reports whether ferr says an SLO metric was asked for with no SLO.
-func missingSLO(ferr *FieldError, v url.Values) bool {
+func missingSLO(ferr *guard.FieldError, v url.Values) bool {
 	return ferr != nil && ferr.Field == errNoSLO && strings.TrimSpace(v.Get("slo")) == ""
 }
 

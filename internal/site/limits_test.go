@@ -26,7 +26,7 @@ func largestDoc(t testing.TB, id string, distinct bool) []byte {
 		valid, failed := r.Decode[0], r.Decode[0]
 		failed.Status, failed.DecodeFigures, failed.WindowStats = rundoc.StatusFailed, nil, nil
 		r.Config.Contexts, r.Config.Concurrency, r.Decode = nil, nil, nil
-		for i := range maxAxis {
+		for i := range rundoc.MaxAxis {
 			r.Config.Contexts = append(r.Config.Contexts, i*1024)
 			r.Config.Concurrency = append(r.Config.Concurrency, i+1)
 		}
@@ -67,7 +67,7 @@ func TestLargestRunPageIsCapped(t *testing.T) {
 				if code != http.StatusOK || len(page) > maxPageBytes {
 					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), maxPageBytes)
 				}
-				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(locale.T(lang, "report_too_large", maxAxis*maxAxis))) {
+				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(locale.T(lang, "report_too_large", rundoc.MaxAxis*rundoc.MaxAxis))) {
 					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
 				}
 				reason := "the server answered 500 " + strings.Repeat("x", 600)
@@ -114,7 +114,7 @@ func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
 // 2.8 MB before) now fits the run page's limit, so that page shows the whole report.
 func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
-		for _, side := range []int{maxAxis, maxAxis / 2} {
+		for _, side := range []int{rundoc.MaxAxis, rundoc.MaxAxis / 2} {
 			run, err := rundoc.Decode(largestDoc(t, "largest", distinct))
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 				if !strings.Contains(body, html.EscapeString(locale.T(lang, "reason_ref", 1))) {
 					t.Errorf("no cell names its reason's number (%s)", lang)
 				}
-				if side < maxAxis && len(body) > maxRunReportBytes {
+				if side < rundoc.MaxAxis && len(body) > maxRunReportBytes {
 					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), maxRunReportBytes)
 				}
 			}

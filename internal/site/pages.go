@@ -21,6 +21,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -466,10 +467,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		runs = append(runs, run)
 	}
 	contexts, concurrency := axisContexts(runs...), axisConcurrency(runs...)
-	if len(contexts) > maxAxis || len(concurrency) > maxAxis {
+	if len(contexts) > rundoc.MaxAxis || len(concurrency) > rundoc.MaxAxis {
 		// Each run's axes are within the limit; together they could make a matrix of
 		// 256 × 256 cells per run.
-		d.Runs, d.Message = nil, locale.T(lang, "compare_too_wide", len(contexts), len(concurrency), maxAxis)
+		d.Runs, d.Message = nil, locale.T(lang, "compare_too_wide", len(contexts), len(concurrency), rundoc.MaxAxis)
 		s.render(w, r, http.StatusBadRequest, "compare", "runs", locale.T(lang, "compare"), d)
 		return
 	}
@@ -646,7 +647,7 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	// An address that keeps failing to authenticate is turned away before its body is
 	// read, and so is a body larger than a report can be.
-	if ok, wait := s.authFail.peek(r.Context(), s.clientAddr(r)); !ok {
+	if ok, wait := s.guards.AuthFail.Peek(r.Context(), s.guards.ClientAddr(r)); !ok {
 		setRetryAfter(w, wait)
 		refuse(http.StatusTooManyRequests, reportFormData{Field: locale.T(lang, "report_token"), Error: locale.T(lang, "err_auth_failures")})
 		return
@@ -655,18 +656,18 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusRequestEntityTooLarge, reportFormData{Error: locale.T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
-	addr := s.clientAddr(r)
-	if !s.formBodies.acquire(r.Context(), addr, bodyWait) {
+	addr := s.guards.ClientAddr(r)
+	if !s.guards.FormBodies.Acquire(r.Context(), addr, bodyWait) {
 		setRetryAfter(w, bodyWait)
 		refuse(http.StatusServiceUnavailable, reportFormData{Error: locale.T(lang, "err_busy")})
 		return
 	}
-	s.bodyDeadline(w, s.formTimeout)
+	s.guards.BodyDeadline(w, s.guards.FormTimeout)
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	err := r.ParseForm()
-	s.formBodies.release(addr)
-	if isTimeout(err) {
-		refuse(http.StatusRequestTimeout, reportFormData{Error: locale.T(lang, "err_form_timeout", s.formTimeout.Seconds())})
+	s.guards.FormBodies.Release(addr)
+	if guard.IsTimeout(err) {
+		refuse(http.StatusRequestTimeout, reportFormData{Error: locale.T(lang, "err_form_timeout", s.guards.FormTimeout.Seconds())})
 		return
 	}
 	if err != nil {
@@ -676,16 +677,16 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 	sub := reportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
 	data := reportFormData{}
 	// What was typed comes back only when it is text the page can show.
-	if checkText("slug", sub.Slug, 128) == nil && checkText("title", sub.Title, 0) == nil && checkText("body_md", sub.BodyMD, 0) == nil {
+	if guard.CheckText("slug", sub.Slug, 128) == nil && guard.CheckText("title", sub.Title, 0) == nil && guard.CheckText("body_md", sub.BodyMD, 0) == nil {
 		data = reportFormData{Slug: sub.Slug, Title: sub.Title, BodyMD: sub.BodyMD}
 	}
-	user, fail := s.userForToken(r, r.PostForm.Get("token"))
+	user, fail := s.guards.User(r, r.PostForm.Get("token"))
 	if fail != nil {
-		if fail.status == http.StatusTooManyRequests {
-			setRetryAfter(w, fail.retryAfter)
+		if fail.Status == http.StatusTooManyRequests {
+			setRetryAfter(w, fail.RetryAfter)
 		}
-		data.Field, data.Error = locale.T(lang, "report_token"), formReason(lang, fail.status, "token", fail.reason)
-		refuse(fail.status, data)
+		data.Field, data.Error = locale.T(lang, "report_token"), formReason(lang, fail.Status, "token", fail.Reason)
+		refuse(fail.Status, data)
 		return
 	}
 	rep, status, ferr := s.publishReport(r, user, sub)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -65,7 +66,7 @@ func TestValidateRateCells(t *testing.T) {
 		return b
 	}
 	cell := func(m map[string]any) map[string]any { return m["rate"].([]any)[0].(map[string]any) }
-	if _, err := ValidateRun(rateDoc(t)); err != nil {
+	if _, err := guard.ValidateRun(rateDoc(t)); err != nil {
 		t.Fatalf("a rate run was refused: %v", err)
 	}
 	for _, tc := range []struct {
@@ -90,7 +91,7 @@ func TestValidateRateCells(t *testing.T) {
 		}), "config.contexts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ferr := ValidateRun(tc.doc)
+			_, ferr := guard.ValidateRun(tc.doc)
 			if ferr == nil || ferr.Field != tc.field {
 				t.Errorf("error %v, want one on %s", ferr, tc.field)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -26,76 +27,76 @@ import (
 var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "duration", "slo", "target"}
 
 // maxRateLevel bounds a rate in a query: rundoc.Validate's bound on a cell's rate.
-const maxRateLevel = maxRPS
+const maxRateLevel = rundoc.MaxRPS
 
-// errNoSLO marks the FieldError of a metric judged against an SLO asked for without one.
+// errNoSLO marks the guard.FieldError of a metric judged against an SLO asked for without one.
 const errNoSLO = "slo"
 
 // parseRateLevel reads a request rate: a positive number or "inf".
-func parseRateLevel(s string) (float64, *FieldError) {
+func parseRateLevel(s string) (float64, *guard.FieldError) {
 	if strings.EqualFold(strings.TrimSpace(s), "inf") {
 		return store.RateInf, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxRateLevel {
-		return 0, fieldErrorT("rate", "qerr_rate", maxRateLevel)
+		return 0, guard.Refuse("rate", "qerr_rate", maxRateLevel)
 	}
 	return x, nil
 }
 
 // rateCondFromRequest reads the conditions a rate metric's cell is ranked under.
-func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *FieldError) {
+func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *guard.FieldError) {
 	c := store.RateCond{OutputLen: store.DefaultOutputLen}
-	intParam := func(name string, lo, hi int, into *int) *FieldError {
+	intParam := func(name string, lo, hi int, into *int) *guard.FieldError {
 		s := v.Get(name)
 		if s == "" {
 			return nil
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < lo || n > hi {
-			return fieldErrorT(name, "calc_reason_int", lo, hi)
+			return guard.Refuse(name, "calc_reason_int", lo, hi)
 		}
 		*into = n
 		return nil
 	}
-	if err := intParam("output", 1, maxTokens, &c.OutputLen); err != nil {
+	if err := intParam("output", 1, rundoc.MaxTokens, &c.OutputLen); err != nil {
 		return c, err
 	}
 	arr, err := rundoc.ParseArrival(v.Get("arrival"))
 	if err != nil {
-		return c, fieldErrorT("arrival", "qerr_arrival")
+		return c, guard.Refuse("arrival", "qerr_arrival")
 	}
 	c.Arrival = arr.String()
 	dist, err := rundoc.ParseLenDist(v.Get("len_dist"))
 	if err != nil {
-		return c, fieldErrorT("len_dist", "qerr_len_dist")
+		return c, guard.Refuse("len_dist", "qerr_len_dist")
 	}
 	c.LenDist = dist.String()
-	if err := intParam("max_concurrency", 0, maxConc, &c.MaxConcurrency); err != nil {
+	if err := intParam("max_concurrency", 0, rundoc.MaxConc, &c.MaxConcurrency); err != nil {
 		return c, err
 	}
 	if s := v.Get("prefix_share"); s != "" {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(x >= 0 && x < 1) {
-			return c, fieldErrorT("prefix_share", "qerr_prefix_share")
+			return c, guard.Refuse("prefix_share", "qerr_prefix_share")
 		}
 		c.PrefixShare = x
 	}
 	// A cell's length: its requests (--requests, or a rate inf cell's burst) or the
 	// seconds its arrivals were scheduled for (--duration).
-	if err := intParam("requests", 1, maxConc, &c.Requests); err != nil {
+	if err := intParam("requests", 1, rundoc.MaxConc, &c.Requests); err != nil {
 		return c, err
 	}
 	switch {
 	case c.Requests > 0:
 	case m.Axis == store.AxisRate && level == store.RateInf:
-		return c, fieldErrorT("requests", "qerr_requests_inf")
+		return c, guard.Refuse("requests", "qerr_requests_inf")
 	default:
 		c.DurationS = store.DefaultDurationS
 		if s := v.Get("duration"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(x > 0) || x > maxSeconds {
-				return c, fieldErrorT("duration", "qerr_duration")
+			if err != nil || !(x > 0) || x > rundoc.MaxSeconds {
+				return c, guard.Refuse("duration", "qerr_duration")
 			}
 			c.DurationS = x
 		}
@@ -103,11 +104,11 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	if m.Under >= store.UnderSLO {
 		text := v.Get("slo")
 		if strings.TrimSpace(text) == "" {
-			return c, &FieldError{Field: errNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
+			return c, &guard.FieldError{Field: errNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
 		}
 		slo, err := store.ParseSLOText(text)
 		if err != nil {
-			return c, fieldErrorT("slo", "qerr_slo", err.Error())
+			return c, guard.Refuse("slo", "qerr_slo", err.Error())
 		}
 		c.SLO = slo
 	}
@@ -116,7 +117,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 		if s := v.Get("target"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0 && x <= 1) {
-				return c, fieldErrorT("target", "qerr_target")
+				return c, guard.Refuse("target", "qerr_target")
 			}
 			c.Target = x
 		}

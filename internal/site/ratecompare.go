@@ -50,7 +50,7 @@ type rateCompareCell struct {
 }
 
 // maxCompareRates bounds the rows of the table (a search runs its own rates).
-const maxCompareRates = maxAxis
+const maxCompareRates = rundoc.MaxAxis
 
 // compareRates builds the open-loop comparison of runs; nil when none is a rate run.
 func compareRates(runs []runView, lang string) *rateCompare {

@@ -23,16 +23,14 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
-	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -87,22 +85,6 @@ type Options struct {
 	TrustProxy bool
 }
 
-// srvLimiter is a limit shared by every instance when the database is PostgreSQL (the
-// one that several instances can share), in memory otherwise.
-func srvLimiter(opt Options, prefix string, perSec float64, burst int) limiter {
-	if opt.Store != nil && opt.Store.Dialect() == store.Postgres {
-		return &sharedLimiter{st: opt.Store, prefix: prefix, perSec: perSec, burst: burst, now: time.Now, log: opt.Logger}
-	}
-	return newRateLimiter(perSec, burst)
-}
-
-// Failed authentications allowed per client address: a token is 256 random bits, so
-// guessing is hopeless anyway; the limit keeps junk requests from costing a lookup each.
-const (
-	authFailuresPerMin = 10
-	authFailureBurst   = 10
-)
-
 // contentSecurityPolicy allows no inline script, so that submitted text can never run
 // as code even if something escaped the templates' escaping.
 const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -113,21 +95,14 @@ type Server struct {
 	store *store.Store
 	log   *slog.Logger
 	pages map[string]*pageTemplate
-	limit limiter
-	// authFail limits failed authentications per client address; perIP (nil when
-	// Options.RatePerIP is 0) every request per client address.
-	authFail, perIP limiter
-	bodies          *keyedSlots // API request bodies being read at once, per token
-	formBodies      *keyedSlots // the report form's (unauthenticated) bodies, per address
-	validations     bodySlots   // run documents being checked at once
-	// apiTimeout and formTimeout bound the time a body may take (apiReadTimeout,
-	// formReadTimeout; shorter in tests).
-	apiTimeout, formTimeout time.Duration
-	mux                     *http.ServeMux
-	predictions             *memo.Cache[cachedPrediction] // the calculator's answers (calc.go)
-	best                    *bestCache
-	boundsCache             *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
-	answers                 *pageCache             // whole answers to GET requests; nil when off
+	// guards are the limits pages and the API share (rate limits, body slots and
+	// timeouts, API tokens).
+	guards      *guard.Guards
+	mux         *http.ServeMux
+	predictions *memo.Cache[cachedPrediction] // the calculator's answers (calc.go)
+	best        *bestCache
+	boundsCache *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
+	answers     *pageCache             // whole answers to GET requests; nil when off
 
 	facetsMu sync.Mutex
 	facets   store.Facets
@@ -162,19 +137,12 @@ func New(opt Options) (*Server, error) {
 		opt.BurstPerIP = 60
 	}
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
-		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
-		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
-		bodies:      newKeyedSlots(maxBodiesAtOnce, maxBodiesPerToken),
-		formBodies:  newKeyedSlots(maxFormBodiesAtOnce, maxFormBodiesPerAddr),
-		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
-		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
+		guards: guard.New(opt.Store, opt.Logger, guard.Config{MaxBodyBytes: opt.MaxBodyBytes, RatePerToken: opt.RatePerToken, RateBurst: opt.RateBurst,
+			RatePerIP: opt.RatePerIP, BurstPerIP: opt.BurstPerIP, TrustProxy: opt.TrustProxy}),
 		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
 		boundsCache: memo.New[runBounds](20000, 0)}
 	if opt.PageTTL > 0 {
 		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)
-	}
-	if opt.RatePerIP > 0 {
-		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
 	}
 	return srv, nil
 }
@@ -268,13 +236,13 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		if s.perIP != nil && r.URL.Path != "/healthz" {
-			if ok, wait := s.perIP.allow(r.Context(), s.clientAddr(r)); !ok {
+		if s.guards.PerIP != nil && r.URL.Path != "/healthz" {
+			if ok, wait := s.guards.PerIP.Allow(r.Context(), s.guards.ClientAddr(r)); !ok {
 				tooMany(rec, wait, "too many requests from this address")
 				return
 			}
 		}
-		if ferr := checkRequest(r); ferr != nil {
+		if ferr := guard.CheckRequest(r); ferr != nil {
 			s.badRequest(rec, r, ferr)
 			return
 		}
@@ -289,25 +257,6 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
-}
-
-// clientAddr is the address a request came from: the connection's host, or with
-// TrustProxy the last X-Forwarded-For entry, which the site's own proxy appended (the
-// entries before it are whatever the client claimed).
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.opt.TrustProxy {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // tooMany writes a 429 with Retry-After and a JSON error body.

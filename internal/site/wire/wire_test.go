@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
+	"github.com/llmbench/llmbench/internal/site/guard"
 
 	"github.com/llmbench/llmbench/internal/site"
 )
@@ -32,7 +33,7 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ferr := site.ValidateRun(b); ferr != nil {
+	if _, ferr := guard.ValidateRun(b); ferr != nil {
 		t.Errorf("the calculator's document is not a valid submission: %v", ferr)
 	}
 	if c := run.Cell(0, 1); c == nil || c.DecodeFigures == nil || c.TotalTokS <= 0 {

@@ -1,4 +1,4 @@
-package site
+package guard
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func FuzzCheckJSON(f *testing.F) {
 	f.Add([]byte(`{"decode":[{"total_tok_s":1,"Total_Tok_S":2}]}`))
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		if checkJSON(doc, reflect.TypeOf(rundoc.Run{}), maxString) != nil {
+		if CheckJSON(doc, reflect.TypeOf(rundoc.Run{}), rundoc.MaxString) != nil {
 			return
 		}
 		if !utf8.Valid(doc) {
@@ -54,4 +54,28 @@ func FuzzCheckJSON(f *testing.F) {
 		}
 		walk(v)
 	})
+}
+
+// TestObjectKeyLimitIsAboveTheSchema: the limit on an object's keys leaves room for
+// every field a run document's largest object has, twice over (extensions, and what
+// later versions add).
+func TestObjectKeyLimitIsAboveTheSchema(t *testing.T) {
+	if n := schemaKeys(); n < 40 || MaxObjectKeys < 2*n {
+		t.Errorf("the largest object of a run document has %d keys; the limit %d must be at least twice that (and the count is broken under 40)", n, MaxObjectKeys)
+	}
+}
+
+// TestLoneSurrogates: a \u escape of half a surrogate pair is seen, a whole pair or an
+// escaped backslash is not.
+func TestLoneSurrogates(t *testing.T) {
+	for _, s := range []string{`\udc00`, `\ud800\u0041`, `a\ud83d`} {
+		if loneSurrogate([]byte(`"`+s+`"`)) != true {
+			t.Errorf("%s: not seen as a lone surrogate", s)
+		}
+	}
+	for _, s := range []string{`\ud83d\ude00`, `\\ud800`, `\u00e9`, `plain`} {
+		if loneSurrogate([]byte(`"` + s + `"`)) {
+			t.Errorf("%s: taken for a lone surrogate", s)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package site
+package guard
 
 import (
 	"bytes"
@@ -7,74 +7,11 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
-)
-
-// FieldError says which field of a submitted document is wrong and why. It is the
-// body of every 400 the API returns, so a client can point at the exact field.
-type FieldError struct {
-	Field  string `json:"field"`
-	Reason string `json:"reason"`
-	// key and args give Reason in the site's texts, for pages that show it in their
-	// language (fieldErrorT); Reason is its English, which the API answers.
-	key  string
-	args []any
-}
-
-// fieldErrorT is a FieldError whose reason is the site's text key.
-func fieldErrorT(field, key string, args ...any) *FieldError {
-	return &FieldError{Field: field, Reason: locale.T(locale.EN, key, args...), key: key, args: args}
-}
-
-// ReasonIn is the reason in lang: the site's text where it has one, with any
-// argument that is a sentence llmbench writes in lang too (docText: why an SLO cannot
-// be read), else the English.
-func (e *FieldError) ReasonIn(lang string) string {
-	if e.key == "" {
-		return e.Reason
-	}
-	args := slices.Clone(e.args)
-	for i, a := range args {
-		if s, ok := a.(string); ok {
-			args[i] = locale.DocText(lang, s)
-		}
-	}
-	return locale.T(lang, e.key, args...)
-}
-
-// In is the error as a page in lang shows it: the parameter, then the reason in lang.
-func (e *FieldError) In(lang string) string {
-	if e.Field == "" {
-		return e.ReasonIn(lang)
-	}
-	return locale.T(lang, "qerr_field", e.Field, e.ReasonIn(lang))
-}
-
-func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return e.Reason
-	}
-	return e.Field + ": " + e.Reason
-}
-
-// The limits of a document's fields are the run document's own (rundoc.Validate);
-// the site bounds its queries and its JSON walk by the same.
-const (
-	maxAxis      = rundoc.MaxAxis
-	maxTokens    = rundoc.MaxTokens
-	maxConc      = rundoc.MaxConc
-	maxName      = rundoc.MaxName
-	maxString    = rundoc.MaxString
-	maxNotes     = rundoc.MaxNotes
-	maxSeconds   = rundoc.MaxSeconds
-	maxRateCells = rundoc.MaxRateCells
-	maxRPS       = rundoc.MaxRPS
 )
 
 // ValidateRun checks a submitted run document against schema v1 and returns it
@@ -83,12 +20,12 @@ const (
 // present, statuses known, numbers finite and non-negative, and every cell on the
 // plan's axes.
 func ValidateRun(doc []byte) (*rundoc.Run, *FieldError) {
-	if ferr := checkJSON(doc, reflect.TypeOf(rundoc.Run{}), maxString); ferr != nil {
+	if ferr := CheckJSON(doc, reflect.TypeOf(rundoc.Run{}), rundoc.MaxString); ferr != nil {
 		return nil, ferr
 	}
 	var r rundoc.Run
 	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, jsonError(err, doc, reflect.TypeOf(r))
+		return nil, DecodeError(err, doc, reflect.TypeOf(r))
 	}
 	if ferr := rundoc.Validate(&r); ferr != nil {
 		return nil, &FieldError{Field: ferr.Field, Reason: ferr.Reason}
@@ -96,10 +33,10 @@ func ValidateRun(doc []byte) (*rundoc.Run, *FieldError) {
 	return &r, nil
 }
 
-// jsonError says what encoding/json found wrong in doc (decoded into typ), naming the
-// field by its JSON path with indices (decode[0].total_tok_s), as the walk of
-// checkJSON finds it at the error's offset.
-func jsonError(err error, doc []byte, typ reflect.Type) *FieldError {
+// DecodeError says what encoding/json found wrong in doc (decoded into typ), naming
+// the field by its JSON path with indices (decode[0].total_tok_s), as the walk of
+// CheckJSON finds it at the error's offset.
+func DecodeError(err error, doc []byte, typ reflect.Type) *FieldError {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -154,4 +91,17 @@ func jsonKind(goKind string) string {
 	default:
 		return goKind
 	}
+}
+
+// DecodeStrict decodes doc into v (a pointer) after CheckJSON, strings bounded by
+// maxString bytes: the body of a POST other than a run document (a report).
+func DecodeStrict(doc []byte, v any, maxString int) *FieldError {
+	typ := reflect.TypeOf(v).Elem()
+	if ferr := CheckJSON(doc, typ, maxString); ferr != nil {
+		return ferr
+	}
+	if err := json.Unmarshal(doc, v); err != nil {
+		return DecodeError(err, doc, typ)
+	}
+	return nil
 }

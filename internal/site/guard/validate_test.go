@@ -1,8 +1,11 @@
-package site
+package guard
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
+
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -33,4 +36,14 @@ func FuzzValidateRun(f *testing.F) {
 			t.Fatalf("a valid run re-encoded is refused: %v", ferr)
 		}
 	})
+}
+
+// seedDoc is the seed's run document, as llmbench writes it.
+func seedDoc(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(seedcopy.RunPath())
+	if err != nil {
+		t.Fatalf("reading the seed run: %v", err)
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package site
+package guard
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// checkJSON refuses what encoding/json would read one way and a strict parser (or the
+// CheckJSON refuses what encoding/json would read one way and a strict parser (or the
 // database) another, naming the field at fault: bytes that are not UTF-8 (Go turns
 // them into U+FFFD, PostgreSQL refuses them), NUL characters (PostgreSQL cannot store
 // them in text), a key given twice, or in two spellings that differ only in case
@@ -22,10 +22,10 @@ import (
 // only by ignoring case, strings over maxString bytes, nesting over maxDepth, a lone
 // UTF-16 surrogate escape (\ud800: Go reads U+FFFD, other parsers refuse it), an
 // array longer than the largest plan allows (arrayBound), an object of more than
-// maxObjectKeys keys, a time that is not RFC 3339
+// MaxObjectKeys keys, a time that is not RFC 3339
 // text, and anything after the first JSON value (a stray ] or } that json.Decoder's
 // More does not see). It walks the document once, in time linear in its size.
-func checkJSON(doc []byte, typ reflect.Type, maxString int) *FieldError {
+func CheckJSON(doc []byte, typ reflect.Type, maxString int) *FieldError {
 	bad := -1
 	if !utf8.Valid(doc) {
 		bad = firstInvalidUTF8(doc)
@@ -64,12 +64,12 @@ func newWalker(doc []byte, bad, maxString int) *jsonWalker {
 
 const maxDepth = 32
 
-// maxObjectKeys bounds the keys of any one object, as arrayBound bounds arrays: an
+// MaxObjectKeys bounds the keys of any one object, as arrayBound bounds arrays: an
 // extension object of 150,000 keys was accepted and served back whole (issue 37). The
 // largest object of schema v1 (a decode cell with its figures and extensions) has
 // about a hundred (schemaKeys), so 256 leaves room for what later versions add. A
 // longer object is refused at its 257th key, before the rest is read.
-const maxObjectKeys = 256
+const MaxObjectKeys = 256
 
 // schemaKeys is how many keys the largest object of a run document can have: the most
 // JSON fields of any struct that rundoc.Run holds.
@@ -176,18 +176,18 @@ func (w *jsonWalker) array(path string, typ reflect.Type, depth int) *FieldError
 }
 
 // arrayBound is the most elements the array at path may hold, and why: the largest
-// plan bounds every array of a run document (maxAxis values per axis, so maxAxis² decode
+// plan bounds every array of a run document (rundoc.MaxAxis values per axis, so MaxAxis² decode
 // cells), and no array of any document the site reads is longer than that.
 func arrayBound(path string) (int, string) {
 	switch stripIndices(path) {
 	case "prefill":
-		return 2 * maxAxis, fmt.Sprintf("a row per context of config.prefill_contexts and config.contexts, at most %d each", maxAxis)
+		return 2 * rundoc.MaxAxis, fmt.Sprintf("a row per context of config.prefill_contexts and config.contexts, at most %d each", rundoc.MaxAxis)
 	case "rate":
-		return maxRateCells, "the most cells an open-loop run measures"
+		return rundoc.MaxRateCells, "the most cells an open-loop run measures"
 	case "notes":
-		return maxNotes, "the most notes a run keeps"
+		return rundoc.MaxNotes, "the most notes a run keeps"
 	}
-	return maxAxis * maxAxis, fmt.Sprintf("the largest plan, %d contexts × %d concurrency levels, has %d decode cells", maxAxis, maxAxis, maxAxis*maxAxis)
+	return rundoc.MaxAxis * rundoc.MaxAxis, fmt.Sprintf("the largest plan, %d contexts × %d concurrency levels, has %d decode cells", rundoc.MaxAxis, rundoc.MaxAxis, rundoc.MaxAxis*rundoc.MaxAxis)
 }
 
 // stripIndices turns decode[3].x into decode.x.
@@ -217,8 +217,8 @@ func (w *jsonWalker) object(path string, typ reflect.Type, depth int) *FieldErro
 	}
 	seen := map[string]string{} // folded key → key as written
 	for w.more() {
-		if len(seen) == maxObjectKeys {
-			return &FieldError{Field: path, Reason: fmt.Sprintf("has more than %d keys (the largest object of a run document has %d)", maxObjectKeys, schemaKeys())}
+		if len(seen) == MaxObjectKeys {
+			return &FieldError{Field: path, Reason: fmt.Sprintf("has more than %d keys (the largest object of a run document has %d)", MaxObjectKeys, schemaKeys())}
 		}
 		start := w.dec.InputOffset()
 		tok, err := w.dec.Token()
@@ -342,9 +342,9 @@ func firstInvalidUTF8(b []byte) int {
 	return -1
 }
 
-// checkText refuses a form or query value that is not UTF-8, holds NUL, or is longer
+// CheckText refuses a form or query value that is not UTF-8, holds NUL, or is longer
 // than max characters (0: any length).
-func checkText(field, s string, max int) *FieldError {
+func CheckText(field, s string, max int) *FieldError {
 	switch {
 	case !utf8.ValidString(s):
 		return &FieldError{Field: field, Reason: "is not UTF-8 text"}
