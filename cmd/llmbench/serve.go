@@ -7,13 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/site"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 func init() { commands = append(commands, newServeCmd) }
 
 func newServeCmd() *cobra.Command {
-	c := site.Config{Join: wire.Options}
+	var c site.Config
 	cmd := &cobra.Command{
 		Use:     "serve",
 		Short:   "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",

@@ -37,7 +37,7 @@ func evalEntry(right func(i int) bool) rundoc.Accuracy {
 // flips and exact McNemar p, in both languages; the API returns the accuracy block.
 func TestAccuracyOnRunAndComparePages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: htmlReport{}})
 		// Items 0–11 right only in A, 12–14 only in B, 15–74 in both: 72% against 63%.
 		a := edited(t, func(r *rundoc.Run) {
 			r.ID = "bf16"

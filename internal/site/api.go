@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // apiError is the body of every API error: the field at fault (if any) and why.
@@ -334,8 +335,8 @@ func (s *Server) apiGetRun(w http.ResponseWriter, r *http.Request) {
 // groupJSON is a GPU or model in the API, with its catalog specs when known.
 type groupJSON struct {
 	store.GroupStat
-	URL   string `json:"url"`
-	Specs []Spec `json:"specs,omitempty"`
+	URL   string      `json:"url"`
+	Specs []wire.Spec `json:"specs,omitempty"`
 }
 
 // apiGroups answers GET /api/v1/hardware, /models and /families: each group with its
@@ -355,14 +356,14 @@ func (s *Server) apiGroups(w http.ResponseWriter, r *http.Request, kind groupKin
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) gpuSpecs(name string) ([]Spec, bool) {
+func (s *Server) gpuSpecs(name string) ([]wire.Spec, bool) {
 	if s.opt.Catalog == nil {
 		return nil, false
 	}
 	return s.opt.Catalog.GPUSpecs(name)
 }
 
-func (s *Server) modelSpecs(name string) ([]Spec, bool) {
+func (s *Server) modelSpecs(name string) ([]wire.Spec, bool) {
 	if s.opt.Catalog == nil {
 		return nil, false
 	}

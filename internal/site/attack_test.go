@@ -18,6 +18,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // The attacks of issue 15, each as a stranger (or a token holder) would send it, on
@@ -28,8 +29,8 @@ import (
 // was refused before any lookup.
 type countingCatalog struct{ n atomic.Int64 }
 
-func (c *countingCatalog) GPUSpecs(string) ([]Spec, bool)   { c.n.Add(1); return nil, false }
-func (c *countingCatalog) ModelSpecs(string) ([]Spec, bool) { c.n.Add(1); return nil, false }
+func (c *countingCatalog) GPUSpecs(string) ([]wire.Spec, bool)   { c.n.Add(1); return nil, false }
+func (c *countingCatalog) ModelSpecs(string) ([]wire.Spec, bool) { c.n.Add(1); return nil, false }
 
 func apiErr(t *testing.T, body string) apiError {
 	t.Helper()

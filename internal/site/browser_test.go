@@ -22,7 +22,6 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 const browserSeedID = "seed-rtx3090-qwen3.8-27b-int4"
@@ -41,7 +40,7 @@ func serveWired(t *testing.T, opt site.Options) (*httptest.Server, string) {
 	t.Helper()
 	st := storetest.SQLite(t)
 	opt.Store, opt.Logger = st, slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := site.New(wire.Options(opt))
+	srv, err := site.New(site.Wired(opt))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,10 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // wiredSite is the site as "llmbench serve" runs it (the real calculator and catalog),
@@ -36,7 +36,7 @@ func wiredSite(t *testing.T, more ...[]byte) *httptest.Server {
 // wiredSiteOn is wiredSite on the store st.
 func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server {
 	t.Helper()
-	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv, err := site.New(site.Wired(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +94,11 @@ var adviceLink = regexp.MustCompile(`(\d+K?) × 1 needs [^<]*?; it fits.*?<a hre
 // own numbers, and each suggestion it makes, followed, predicts that context's cell.
 func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 	hs := wiredSite(t)
-	p, err := wire.NewPerf()
+	p, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := site.CalcInput{GPU: "RTX 4090", Model: "Qwen/Qwen3-32B", Quant: "awq"}
+	in := calc.Input{GPU: "RTX 4090", Model: "Qwen/Qwen3-32B", Quant: "awq"}
 	mem, err := p.Capacity(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
@@ -227,11 +227,11 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 		docs = append(docs, b)
 	}
 	// A prediction as the calculator makes it: its energy estimated, nothing measured.
-	perfCalc, err := wire.NewPerf()
+	perfCalc, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pred, err := perfCalc.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
+	pred, err := perfCalc.Predict(context.Background(), calc.Input{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,17 @@
 package site
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
@@ -20,13 +19,13 @@ import (
 type calcData struct {
 	Available    bool
 	GPUs, Models []string
-	Choices      CalcChoices
-	In           CalcInput
+	Choices      calc.Choices
+	In           calc.Input
 	Form         calcFormValues
 	Predicted    *runView
-	Memory       *CalcMemory
+	Memory       *calc.Memory
 	Why          []string // why cells are over capacity, in the page's language
-	Advice       []fitAdvice
+	Advice       []calc.FitAdvice
 	Notes        []string // the calculator's own notes (English)
 	// Energy is the predicted matrix's estimated J/token (W and $/Mtok below), with
 	// how it was estimated (in the page's language where the site knows the
@@ -55,9 +54,9 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	d := calcData{Available: s.opt.Calculator != nil,
 		DefaultKnobs: calcFormValues{GPUs: "1", MaxModelLen: locale.T(lang, "calc_default_context"), Util: "0.9", MaxNumSeqs: "256 / 1024", MaxOutput: "8192"}}
-	in, ferr := calcFromQuery(v)
+	in, ferr := calc.FromQuery(v)
 	d.In = in
-	d.Form = calcFormValues{GPUs: v.Get("gpus"), MaxModelLen: v.Get("max_model_len"), Util: first(v, "gpu_memory_utilization", "util"),
+	d.Form = calcFormValues{GPUs: v.Get("gpus"), MaxModelLen: v.Get("max_model_len"), Util: cmp.Or(v.Get("gpu_memory_utilization"), v.Get("util")),
 		MaxNumSeqs: v.Get("max_num_seqs"), MaxOutput: v.Get("max_output"), PrefixOff: in.NoPrefixCaching}
 	if d.Available {
 		d.GPUs, d.Models, d.Choices = s.opt.Calculator.GPUs(), s.opt.Calculator.Models(), s.opt.Calculator.Choices()
@@ -74,7 +73,7 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 		d.Error, d.ErrorField, status = locale.T(lang, "calc_err_field", locale.T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang)), ferr.Field, http.StatusBadRequest
 	} else if in.GPU != "" && in.Model != "" {
 		d.Asked = true
-		d.APIURL = "/api/v1/predict?" + in.query().Encode()
+		d.APIURL = "/api/v1/predict?" + in.Query().Encode()
 		if d.Available {
 			s.fillPrediction(ctx, &d, lang)
 			if !s.fillUsers(ctx, &d, v, lang) {
@@ -93,14 +92,14 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 
 // fillPrediction predicts the input and explains its over-capacity cells.
 func (s *Server) fillPrediction(ctx context.Context, d *calcData, lang string) {
-	p, err := s.predict(ctx, d.In)
+	p, err := s.calc.Predict(ctx, d.In)
 	if err != nil {
-		ce := calcError(err)
-		d.Error, d.ErrorField = ce.message(lang), ce.Field
+		ce := calc.AsError(err)
+		d.Error, d.ErrorField = ce.Message(lang), ce.Field
 		if ce.NoRoom {
 			m := ce.Memory
 			d.Memory = &m
-			d.Advice = []fitAdvice{s.adviseContext(ctx, d.In, 8192, 0, 0)}
+			d.Advice = []calc.FitAdvice{s.calc.AdviseContext(ctx, d.In, 8192, 0, 0)}
 		}
 		return
 	}
@@ -110,13 +109,13 @@ func (s *Server) fillPrediction(ctx context.Context, d *calcData, lang string) {
 	d.Energy, d.EnergyNotes = energyMatrix(p.Run, lang)
 	d.Why = overCapacityWhy(lang, p.Run, p.Memory)
 	if len(d.Why) > 0 {
-		d.Advice = s.adviseFit(ctx, d.In, p.Run, p.Memory)
+		d.Advice = s.calc.AdviseFit(ctx, d.In, p.Run, p.Memory)
 	}
 }
 
 // overCapacityWhy says, in the page's language, why a prediction's cells are over
 // capacity: the rule, the numbers, and vLLM's startup check.
-func overCapacityWhy(lang string, run *rundoc.Run, m CalcMemory) []string {
+func overCapacityWhy(lang string, run *rundoc.Run, m calc.Memory) []string {
 	over := 0
 	for _, c := range run.Decode {
 		if c.Status == rundoc.StatusOverCapacity {
@@ -147,7 +146,7 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusServiceUnavailable, "", "the calculator is not available on this site")
 		return
 	}
-	in, ferr := calcFromQuery(r.URL.Query())
+	in, ferr := calc.FromQuery(r.URL.Query())
 	if ferr == nil && in.GPU == "" {
 		ferr = &guard.FieldError{Field: "gpu", Reason: "is required (a GPU and a model)"}
 	}
@@ -155,20 +154,20 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
-	p, err := s.predict(r.Context(), in)
+	p, err := s.calc.Predict(r.Context(), in)
 	if err != nil {
-		ce := calcError(err)
-		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.message(locale.EN))
+		ce := calc.AsError(err)
+		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.Message(locale.EN))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.withUsers(r.Context(), in, p.Run))
+	writeJSON(w, http.StatusOK, s.calc.WithUsers(r.Context(), in, p.Run))
 }
 
 // ---- measured against predicted, on a run's page ----
 
 // versusView is a run's cells beside what the calculator predicts for its setup.
 type versusView struct {
-	Input      CalcInput
+	Input      calc.Input
 	Assumed    []string // what the document did not say and the calculator assumed
 	Error      string   // why the calculator cannot predict this setup
 	Matrix     matrixView
@@ -186,63 +185,25 @@ type versusCell struct {
 	Context, Measured, Predicted, Diff, Class string
 }
 
-var launchUtil = regexp.MustCompile(`--gpu-memory-utilization[= ]+([0-9]*\.?[0-9]+)`)
-
-// calcInputOf is the calculator input that describes a run's setup, from its document,
-// and what had to be assumed.
-func calcInputOf(run *rundoc.Run, rec store.RunRecord, lang string) (CalcInput, []string) {
-	in := CalcInput{GPU: rec.GPU, GPUs: max(rec.GPUCount, 1), Model: rec.Model, Quant: run.Engine.Quantization,
-		KVDtype: run.Engine.KVCacheDtype, Engine: run.Engine.Name,
-		Contexts: run.Config.Contexts, Concurrency: run.Config.Concurrency, PrefillContexts: run.Config.PrefillContexts,
-		MaxOutputTokens: run.Config.MaxOutputTokens, DurationS: run.Config.DurationS}
-	var assumed []string
-	if in.Quant == "" {
-		in.Quant = "bf16"
-		assumed = append(assumed, locale.T(lang, "assumed_quant"))
-	}
-	if in.KVDtype == "" || strings.EqualFold(in.KVDtype, "auto") {
-		in.KVDtype = "fp16"
-		assumed = append(assumed, locale.T(lang, "assumed_kv"))
-	}
-	if run.Engine.MaxModelLen != nil {
-		in.MaxModelLen = *run.Engine.MaxModelLen
-	}
-	if run.Engine.MaxNumSeqs != nil && *run.Engine.MaxNumSeqs > 0 && *run.Engine.MaxNumSeqs <= rundoc.MaxConc {
-		in.MaxNumSeqs = int(*run.Engine.MaxNumSeqs)
-	}
-	if run.Engine.PrefixCaching != nil && !*run.Engine.PrefixCaching {
-		in.NoPrefixCaching = true
-	}
-	if m := launchUtil.FindStringSubmatch(run.LaunchCommand); m != nil {
-		if u, err := strconv.ParseFloat(m[1], 64); err == nil && u > 0 && u <= 1 {
-			in.MemoryUtilization = u
-		}
-	}
-	if in.MemoryUtilization == 0 {
-		assumed = append(assumed, locale.T(lang, "assumed_util"))
-	}
-	return in, assumed
-}
-
 // versus predicts a measured run's setup and sets each cell beside the measurement.
 func (s *Server) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Run, lang string) *versusView {
 	if s.opt.Calculator == nil || rec.Kind != rundoc.RunMeasured || (len(run.Decode) == 0 && len(run.Prefill) == 0) {
 		return nil // nothing of the matrix measured (an open-loop run): nothing to set beside a prediction
 	}
-	in, assumed := calcInputOf(run, rec, lang)
+	in, assumed := calc.InputOf(run, rec, lang)
 	vv := &versusView{Input: in, Assumed: assumed}
 	q := in
 	q.Contexts, q.Concurrency, q.PrefillContexts, q.DurationS = nil, nil, nil, 0
 	// Link to the calculator only with a setup its form takes: a document may describe
 	// one past the form's limits (4,096 GPUs), whose link would only answer 400.
-	if _, ferr := calcFromQuery(q.query()); ferr != nil {
+	if _, ferr := calc.FromQuery(q.Query()); ferr != nil {
 		vv.CalcRefused = locale.T(lang, "vs_calc_refused", locale.T(lang, "calc_field_"+ferr.Field), ferr.ReasonIn(lang))
 	} else {
-		vv.CalcURL = "/calculator?" + q.query().Encode()
+		vv.CalcURL = "/calculator?" + q.Query().Encode()
 	}
-	p, err := s.predict(ctx, in)
+	p, err := s.calc.Predict(ctx, in)
 	if err != nil {
-		vv.Error = calcError(err).message(lang)
+		vv.Error = calc.AsError(err).Message(lang)
 		return vv
 	}
 	if run.Engine.KVCacheTokens != nil {

@@ -129,7 +129,7 @@ func energyDoc(t testing.TB) []byte {
 // where they sat only at the far end of a table that scrolls sideways.
 func TestEnergyRunCards(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: htmlReport{}})
 		ts.mustSubmit(t, seedDoc(t))
 		ts.mustSubmit(t, energyDoc(t))
 		_, page := ts.get(t, "/runs/fixture-energy?lang=en")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/site"
-	"github.com/llmbench/llmbench/internal/site/wire"
+	"github.com/llmbench/llmbench/internal/site/calc"
 )
 
 // needle is an English text that a Japanese page must not show, and the key it is
@@ -38,7 +38,7 @@ func englishNeedles(t *testing.T) needleSet {
 		}
 		labels["api:"+op] = text[0]
 	}
-	perfCalc, err := wire.NewPerf()
+	perfCalc, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // A group page gathers the runs of one GPU, one model or one model family: specs from
@@ -25,7 +26,7 @@ type groupKind struct {
 	list  func(*store.Store, context.Context) ([]store.GroupStat, error)
 	stat  func(*store.Store, context.Context, string) (store.GroupStat, error)
 	runs  func(name string) store.Query
-	specs func(*Server, string) ([]Spec, bool)
+	specs func(*Server, string) ([]wire.Spec, bool)
 }
 
 var (
@@ -69,7 +70,7 @@ type groupListData struct {
 type groupPageData struct {
 	Name    string
 	Kind    string // hardware, models, families
-	Specs   []Spec
+	Specs   []wire.Spec
 	Catalog bool
 	Stat    *store.GroupStat
 	// BestDecode and BestPeak are the measured runs behind Stat's best figures (issue

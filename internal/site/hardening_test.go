@@ -13,26 +13,16 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/locale"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
-
-// reportBody renders run pages with the real internal/report body, as "llmbench
-// serve" does (package wire cannot be imported here: it imports this package).
-type reportBody struct{}
-
-func (reportBody) Body(w io.Writer, run *rundoc.Run, lang string) error {
-	return report.HTMLBody(w, run, lang)
-}
-func (reportBody) Styles() string { return string(report.HTMLStyles()) }
 
 // TestCellsWithoutFiguresRenderEverywhere submits a run whose cells and rows carry
 // only some of their optional parts (rundoc.DecodeCell's *DecodeFigures, *WindowStats
 // and *CellDetail, a prefill row's *PrefillFigures), as the schema allows, and checks
 // that every page that shows runs renders it.
 func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
-	ts := newTestSite(t, storetest.SQLite(t), Options{Report: reportBody{}})
+	ts := newTestSite(t, storetest.SQLite(t), Options{Report: htmlReport{}})
 	ts.mustSubmit(t, seedDoc(t))
 	sparse := rawEdit(t, func(m map[string]any) {
 		m["id"], m["title"] = "sparse", "Sparse run"
@@ -60,7 +50,7 @@ func TestCellsWithoutFiguresRenderEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lang := range []string{locale.EN, locale.JA} {
-		if err := (reportBody{}).Body(io.Discard, run, lang); err != nil {
+		if err := (htmlReport{}).Body(io.Discard, run, lang); err != nil {
 			t.Errorf("the report body of the sparse run (%s): %v; the run page would fall back to the site's view", lang, err)
 		}
 	}

@@ -54,7 +54,7 @@ func largestDoc(t testing.TB, id string, distinct bool) []byte {
 // stores, whether the reasons are one or 4,096.
 func TestLargestRunPageIsCapped(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
+		ts := newTestSite(t, st, Options{Report: htmlReport{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
 		for _, distinct := range []bool{false, true} {
 			id := fmt.Sprintf("largest-%v", distinct)
 			doc := largestDoc(t, id, distinct)
@@ -123,7 +123,7 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 			run.Decode = slices.DeleteFunc(run.Decode, func(c rundoc.DecodeCell) bool { return c.Context >= side*1024 || c.Concurrency > side })
 			for _, lang := range []string{locale.EN, locale.JA} {
 				var b strings.Builder
-				if err := (reportBody{}).Body(&b, docIn(run, lang), lang); err != nil {
+				if err := (htmlReport{}).Body(&b, docIn(run, lang), lang); err != nil {
 					t.Fatal(err)
 				}
 				body := b.String()

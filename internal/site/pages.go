@@ -23,6 +23,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 type pageTemplate struct{ t *template.Template }
@@ -125,7 +126,7 @@ func (p *page) Int(n int) string { return report.FormatInt(p.Lang, n) }
 func (p *page) Int64(n int64) string { return report.FormatNumber(p.Lang, float64(n), 0) }
 
 // SpecLabel is a catalog spec's label in the page's language.
-func (p *page) SpecLabel(s Spec) string {
+func (p *page) SpecLabel(s wire.Spec) string {
 	if s.Key != "" {
 		if locale.Has("spec_" + s.Key) {
 			return locale.T(p.Lang, "spec_"+s.Key)
@@ -136,7 +137,7 @@ func (p *page) SpecLabel(s Spec) string {
 
 // SpecValue is a specification's value in the page's language: the site's text for
 // the catalog's words ("full" attention), else the value as the catalog has it.
-func (p *page) SpecValue(s Spec) string {
+func (p *page) SpecValue(s wire.Spec) string {
 	if locale.Has("spec_"+s.Key+"_"+s.Value) && s.Key != "" {
 		return locale.T(p.Lang, "spec_"+s.Key+"_"+s.Value)
 	}
@@ -491,7 +492,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 
 // ---- calculator ----
 
-// nameMatcher is what a Calculator may also do: tell that two names ("RTX 3090",
+// nameMatcher is what a calc.Calculator may also do: tell that two names ("RTX 3090",
 // "rtx-3090") are the same GPU or model, so the calculator finds measured runs
 // whatever name the reader typed.
 type nameMatcher interface {

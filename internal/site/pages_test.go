@@ -14,8 +14,10 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 const seedID = "seed-rtx3090-qwen3.8-27b-int4"
@@ -170,26 +172,26 @@ type fakeCalc struct{ seed []byte }
 
 func (fakeCalc) GPUs() []string   { return []string{"RTX 3090"} }
 func (fakeCalc) Models() []string { return []string{"RedHatAI/Qwen3.8-27B-INT4"} }
-func (fakeCalc) Choices() CalcChoices {
-	return CalcChoices{Quants: []string{"bf16"}, KVDtypes: []string{"fp16", "fp8"}, Engines: []string{"vllm"}}
+func (fakeCalc) Choices() calc.Choices {
+	return calc.Choices{Quants: []string{"bf16"}, KVDtypes: []string{"fp16", "fp8"}, Engines: []string{"vllm"}}
 }
-func (f fakeCalc) Capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
+func (f fakeCalc) Capacity(ctx context.Context, in calc.Input) (calc.Memory, error) {
 	p, err := f.Predict(ctx, in)
 	if err != nil {
-		return CalcMemory{}, err
+		return calc.Memory{}, err
 	}
 	return p.Memory, nil
 }
-func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*Prediction, error) {
+func (f fakeCalc) Predict(ctx context.Context, in calc.Input) (*calc.Prediction, error) {
 	r, err := f.predictRun(in)
 	if err != nil {
 		return nil, err
 	}
-	return &Prediction{Run: r, Memory: CalcMemory{KVTokens: 100000, MaxModelLen: 65536}}, nil
+	return &calc.Prediction{Run: r, Memory: calc.Memory{KVTokens: 100000, MaxModelLen: 65536}}, nil
 }
-func (f fakeCalc) predictRun(in CalcInput) (*rundoc.Run, error) {
+func (f fakeCalc) predictRun(in calc.Input) (*rundoc.Run, error) {
 	if in.GPU != "RTX 3090" {
-		return nil, &CalcError{Field: "gpu", Value: in.GPU, Unknown: true}
+		return nil, &calc.Error{Field: "gpu", Value: in.GPU, Unknown: true}
 	}
 	r, err := rundoc.Decode(f.seed)
 	if err != nil {
@@ -346,13 +348,13 @@ func TestGroupPages(t *testing.T) {
 
 type fakeCatalog struct{}
 
-func (fakeCatalog) GPUSpecs(name string) ([]Spec, bool) {
+func (fakeCatalog) GPUSpecs(name string) ([]wire.Spec, bool) {
 	if name == "RTX 3090" {
-		return []Spec{{Key: "bandwidth", Label: "Memory bandwidth", Value: "936 GB/s"}}, true
+		return []wire.Spec{{Key: "bandwidth", Label: "Memory bandwidth", Value: "936 GB/s"}}, true
 	}
 	return nil, false
 }
-func (fakeCatalog) ModelSpecs(string) ([]Spec, bool) { return nil, false }
+func (fakeCatalog) ModelSpecs(string) ([]wire.Spec, bool) { return nil, false }
 
 func TestSubmitListPageRoundTrip(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {

@@ -28,7 +28,7 @@ func rateDoc(t testing.TB) []byte {
 // section), keeps it verbatim, lists it, and shows its rate table on the run page.
 func TestRateRunStoredAndShown(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: htmlReport{}})
 		ts.mustSubmit(t, seedDoc(t))
 		doc := rateDoc(t)
 		run, err := rundoc.Decode(doc)

@@ -30,26 +30,19 @@ import (
 
 	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 //go:embed templates static
 var assets embed.FS
 
-// Spec is one labelled specification of a GPU or model ("Memory bandwidth", "936 GB/s").
-// Key names the label among the site's texts ("spec_<key>"), so that pages show it in
-// their language; Label is the English, for the API and any key the site lacks.
-type Spec struct {
-	Key   string `json:"key,omitempty"`
-	Label string `json:"label"`
-	Value string `json:"value"`
-}
-
 // Catalog gives the specifications of GPUs and models, by the names runs use.
 type Catalog interface {
-	GPUSpecs(name string) ([]Spec, bool)
-	ModelSpecs(name string) ([]Spec, bool)
+	GPUSpecs(name string) ([]wire.Spec, bool)
+	ModelSpecs(name string) ([]wire.Spec, bool)
 }
 
 // ReportRenderer writes a run's report page body (the HTML report's content, without
@@ -64,9 +57,9 @@ type ReportRenderer interface {
 type Options struct {
 	Store      *store.Store
 	Logger     *slog.Logger
-	Calculator Calculator     // nil: the calculator page says it is unavailable
-	Catalog    Catalog        // nil: specs come from submitted runs only
-	Report     ReportRenderer // nil: run pages show the site's own matrix view
+	Calculator calc.Calculator // nil: the calculator page says it is unavailable
+	Catalog    Catalog         // nil: specs come from submitted runs only
+	Report     ReportRenderer  // nil: run pages show the site's own matrix view
 
 	MaxBodyBytes int64         // largest run document accepted; default 4 MiB
 	RatePerToken float64       // submissions per minute per token; default 30
@@ -99,7 +92,7 @@ type Server struct {
 	// timeouts, API tokens).
 	guards      *guard.Guards
 	mux         *http.ServeMux
-	predictions *memo.Cache[cachedPrediction] // the calculator's answers (calc.go)
+	calc        *calc.Service // the calculator through its cache; nil when there is none
 	best        *bestCache
 	boundsCache *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
 	answers     *pageCache             // whole answers to GET requests; nil when off
@@ -139,7 +132,7 @@ func New(opt Options) (*Server, error) {
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
 		guards: guard.New(opt.Store, opt.Logger, guard.Config{MaxBodyBytes: opt.MaxBodyBytes, RatePerToken: opt.RatePerToken, RateBurst: opt.RateBurst,
 			RatePerIP: opt.RatePerIP, BurstPerIP: opt.BurstPerIP, TrustProxy: opt.TrustProxy}),
-		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
+		calc: calc.NewService(opt.Calculator), best: newBestCache(opt.FacetTTL),
 		boundsCache: memo.New[runBounds](20000, 0)}
 	if opt.PageTTL > 0 {
 		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)

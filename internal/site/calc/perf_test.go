@@ -1,4 +1,4 @@
-package wire
+package calc
 
 import (
 	"context"
@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
-	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site/guard"
-
-	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 func TestCalculatorPredictsAValidSubmission(t *testing.T) {
@@ -21,7 +19,7 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The seed's own names, as a reader picks them from the site's runs.
-	pred, err := p.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
+	pred, err := p.Predict(context.Background(), Input{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
 	if err != nil {
 		t.Fatalf("Predict: %v", err)
 	}
@@ -39,7 +37,7 @@ func TestCalculatorPredictsAValidSubmission(t *testing.T) {
 	if c := run.Cell(0, 1); c == nil || c.DecodeFigures == nil || c.TotalTokS <= 0 {
 		t.Errorf("no single-stream decode figure predicted at context 0")
 	}
-	if _, err := p.Predict(context.Background(), site.CalcInput{GPU: "No Such GPU", Model: "qwen3.8-27b"}); err == nil {
+	if _, err := p.Predict(context.Background(), Input{GPU: "No Such GPU", Model: "qwen3.8-27b"}); err == nil {
 		t.Errorf("an unknown GPU gave no error")
 	}
 	if !p.SameGPU("RTX 3090", "rtx-3090") || p.SameGPU("RTX 3090", "RTX 4090") {
@@ -61,40 +59,21 @@ func TestCalculatorRefusesWhatTheServerRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Predict(context.Background(), site.CalcInput{GPU: "h100-sxm", GPUs: 3, Model: "qwen3-32b"})
+	_, err = p.Predict(context.Background(), Input{GPU: "h100-sxm", GPUs: 3, Model: "qwen3-32b"})
 	if err == nil || !strings.Contains(err.Error(), "does not divide Qwen3 32B's 64 attention heads") {
 		t.Errorf("tp=3 on Qwen3 32B: %v; want the refusal", err)
 	}
-	if _, err := p.Predict(context.Background(), site.CalcInput{GPU: "h100-sxm", GPUs: 4, Model: "qwen3-32b"}); err != nil {
+	if _, err := p.Predict(context.Background(), Input{GPU: "h100-sxm", GPUs: 4, Model: "qwen3-32b"}); err != nil {
 		t.Errorf("tp=4 on Qwen3 32B: %v", err)
 	}
 }
 
-func specsText(ss []site.Spec) string {
+func specsText(ss []wire.Spec) string {
 	var b strings.Builder
 	for _, s := range ss {
 		b.WriteString(s.Label + "=" + s.Value + ";")
 	}
 	return b.String()
-}
-
-func TestReportBodyHasTheSeedNumbers(t *testing.T) {
-	run, err := rundoc.ReadFile(seedcopy.RunPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := (Report{}).Body(&b, run, "ja"); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []string{"329.4", "2,163", "1,310"} {
-		if !strings.Contains(b.String(), v) {
-			t.Errorf("the report body lacks %s", v)
-		}
-	}
-	if (Report{}).Styles() == "" {
-		t.Errorf("no report styles")
-	}
 }
 
 // TestCalculatorReadsNamesAsToolsPrintThem: an Ollama tag and nvidia-smi's GPU name
@@ -109,7 +88,7 @@ func TestCalculatorReadsNamesAsToolsPrintThem(t *testing.T) {
 	if _, ok := p.ModelSpecs("qwen3.8:27b-q4_K_M"); !ok {
 		t.Error("the Ollama tag qwen3.8:27b-q4_K_M is not found in the catalog")
 	}
-	pred, err := p.Predict(context.Background(), site.CalcInput{GPU: "NVIDIA GeForce RTX 4090", Model: "qwen3.8:27b-q4_K_M"})
+	pred, err := p.Predict(context.Background(), Input{GPU: "NVIDIA GeForce RTX 4090", Model: "qwen3.8:27b-q4_K_M"})
 	if err != nil {
 		t.Fatalf("Predict: %v", err)
 	}
@@ -139,26 +118,26 @@ func TestCalculatorErrorsNameTheirField(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
-		in                   site.CalcInput
+		in                   Input
 		field, value, reason string
 		unknown              bool
 		closest              string
 	}{
-		{site.CalcInput{GPU: "rtx 3091", Model: "qwen3-32b"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
-		{site.CalcInput{GPU: "rtx-3090", Model: "qwen-3-32"}, "model", "qwen-3-32", "", true, "qwen3-32b"},
-		{site.CalcInput{GPU: "rtx-4090", Model: "mlx-community/Qwen3-32B-4bit"}, "quant", "4bit", "", true, "w4a16-g128"},
-		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", Quant: "awq-9"}, "quant", "awq-9", "", true, ""},
-		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", KVDtype: "q9"}, "kv_dtype", "q9", "", true, ""},
-		{site.CalcInput{GPU: "rtx-3090", Model: "qwen3-8b", Engine: "vllx"}, "engine", "vllx", "", true, "vllm"},
-		{site.CalcInput{Model: "qwen3-8b"}, "gpu", "", "empty gpu name", false, ""},
-		{site.CalcInput{GPU: "rtx-3090"}, "model", "", "empty model name", false, ""},
-		{site.CalcInput{GPU: "rtx 3091"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
+		{Input{GPU: "rtx 3091", Model: "qwen3-32b"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
+		{Input{GPU: "rtx-3090", Model: "qwen-3-32"}, "model", "qwen-3-32", "", true, "qwen3-32b"},
+		{Input{GPU: "rtx-4090", Model: "mlx-community/Qwen3-32B-4bit"}, "quant", "4bit", "", true, "w4a16-g128"},
+		{Input{GPU: "rtx-3090", Model: "qwen3-8b", Quant: "awq-9"}, "quant", "awq-9", "", true, ""},
+		{Input{GPU: "rtx-3090", Model: "qwen3-8b", KVDtype: "q9"}, "kv_dtype", "q9", "", true, ""},
+		{Input{GPU: "rtx-3090", Model: "qwen3-8b", Engine: "vllx"}, "engine", "vllx", "", true, "vllm"},
+		{Input{Model: "qwen3-8b"}, "gpu", "", "empty gpu name", false, ""},
+		{Input{GPU: "rtx-3090"}, "model", "", "empty model name", false, ""},
+		{Input{GPU: "rtx 3091"}, "gpu", "rtx 3091", "", true, "rtx-3090"},
 	} {
 		for name, call := range map[string]func() error{
 			"Predict":  func() error { _, err := p.Predict(ctx, tc.in); return err },
 			"Capacity": func() error { _, err := p.Capacity(ctx, tc.in); return err },
 		} {
-			var ce *site.CalcError
+			var ce *Error
 			if err := call(); !errors.As(err, &ce) || ce.Field != tc.field || ce.Value != tc.value || ce.Reason != tc.reason || ce.Unknown != tc.unknown ||
 				(tc.closest != "" && !slices.Contains(ce.Closest, tc.closest)) {
 				t.Errorf("%s(%+v): %#v; want field %q, value %q, reason %q, unknown %v, closest with %q", name, tc.in, ce, tc.field, tc.value, tc.reason, tc.unknown, tc.closest)
@@ -166,12 +145,12 @@ func TestCalculatorErrorsNameTheirField(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ model, weights string }{{"qwen3-32b", "BF16"}, {"Qwen/Qwen3-32B-AWQ", "AWQ INT4 g128"}} {
-		pred, err := p.Predict(ctx, site.CalcInput{GPU: "h100-sxm", Model: tc.model})
+		pred, err := p.Predict(ctx, Input{GPU: "h100-sxm", Model: tc.model})
 		if err != nil || pred.Run.Engine.Quantization != tc.weights || len(pred.Run.Notes) == 0 || strings.Contains(strings.Join(pred.Run.Notes, " "), "from the name") {
 			t.Errorf("%s without a format: %v; want weights %s and none of calc's notes on the name", tc.model, err, tc.weights)
 		}
 	}
-	mem, err := p.Capacity(ctx, site.CalcInput{GPU: "rtx-3090", Model: "qwen3.8-27b", Quant: "int4", KVDtype: "fp8", MemoryUtilization: 0.94, MaxModelLen: 65536, MaxNumSeqs: 53})
+	mem, err := p.Capacity(ctx, Input{GPU: "rtx-3090", Model: "qwen3.8-27b", Quant: "int4", KVDtype: "fp8", MemoryUtilization: 0.94, MaxModelLen: 65536, MaxNumSeqs: 53})
 	if err != nil || mem.MaxModelLen != 65536 || mem.MaxNumSeqs != 53 || mem.Utilization != 0.94 || mem.KVTokens <= 0 {
 		t.Errorf("the seed's launch: %+v, %v", mem, err)
 	}
@@ -191,7 +170,7 @@ func TestCalculatorReadsOllamaTagsAndSiteLabels(t *testing.T) {
 	for _, tc := range []struct{ model, served string }{
 		{"qwen3:32b", "qwen3-32b"}, {"llama3.1:8b", "llama-3.1-8b"}, {"gemma3:27b", "gemma-3-27b"}, {"deepseek-r1:32b", "qwen2.5-32b"},
 	} {
-		pred, err := p.Predict(ctx, site.CalcInput{GPU: "RTX 4090 24 GB", Model: tc.model})
+		pred, err := p.Predict(ctx, Input{GPU: "RTX 4090 24 GB", Model: tc.model})
 		if err != nil {
 			t.Errorf("%s on RTX 4090 24 GB: %v", tc.model, err)
 			continue
@@ -204,7 +183,7 @@ func TestCalculatorReadsOllamaTagsAndSiteLabels(t *testing.T) {
 			t.Errorf("%s: the 0 × 1 cell is %v; want it predicted (the model fits)", tc.model, r.Decode[0].Status)
 		}
 	}
-	pred, err := p.Predict(ctx, site.CalcInput{GPU: "h100 80gb", Model: "qwen3-8b"})
+	pred, err := p.Predict(ctx, Input{GPU: "h100 80gb", Model: "qwen3-8b"})
 	if err != nil || pred.Run.Hardware.GPUs[0].Name != "H100 SXM" {
 		t.Errorf("h100 80gb: %v; want the H100 SXM", err)
 	}

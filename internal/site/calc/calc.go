@@ -1,4 +1,10 @@
-package site
+// Package calc is the site's decode calculator: what it is asked (Input, read from a
+// query as "llmbench calc" takes its flags), the Calculator that answers (Perf, over
+// internal/perf's catalog and model; the site asks it through Service's cache of
+// answers), what would make an over-capacity cell fit (advice.go), and how many users
+// a setup serves (users.go). It renders nothing: the calculator page and GET
+// /api/v1/predict show what it answers.
+package calc
 
 import (
 	"context"
@@ -10,36 +16,36 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/locale"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 )
 
-// Calculator predicts a run from specs; the site's decode calculator uses it when
-// the performance model is wired in (Options.Calculator).
+// Calculator predicts a run from specs: Perf, or a test's stand-in.
 type Calculator interface {
 	// GPUs and Models name what the catalog knows, for the form's choices; Choices the
 	// weight formats, KV cache dtypes and engines it knows.
 	GPUs() []string
 	Models() []string
-	Choices() CalcChoices
+	Choices() Choices
 	// Predict returns a run document with Status "predicted", and the memory split
-	// behind its KV cache. An input it cannot use is a *CalcError.
-	Predict(ctx context.Context, in CalcInput) (*Prediction, error)
+	// behind its KV cache. An input it cannot use is a *Error.
+	Predict(ctx context.Context, in Input) (*Prediction, error)
 	// Capacity is the memory split alone (no matrix): cheap enough to try several
 	// settings when looking for one that fits.
-	Capacity(ctx context.Context, in CalcInput) (CalcMemory, error)
+	Capacity(ctx context.Context, in Input) (Memory, error)
 }
 
-// CalcChoices are the names the calculator offers besides GPUs and models.
-type CalcChoices struct {
+// Choices are the names the calculator offers besides GPUs and models.
+type Choices struct {
 	Quants, KVDtypes, Engines []string
 }
 
-// CalcInput is what the calculator is asked: the knobs of "llmbench calc". Zero
+// Input is what the calculator is asked: the knobs of "llmbench calc". Zero
 // values take the calculator's defaults (one GPU, vLLM, bf16 weights, fp16 KV cache,
 // 90% of memory, the model's context as max model length, vLLM's max_num_seqs, the
 // seed's plan).
-type CalcInput struct {
+type Input struct {
 	GPU, Model, Quant string
 	KVDtype           string // fp16, fp8, …
 	Engine            string
@@ -56,7 +62,7 @@ type CalcInput struct {
 }
 
 // key identifies an input for the prediction cache.
-func (in CalcInput) key() string {
+func (in Input) key() string {
 	b, _ := json.Marshal(in)
 	return string(b)
 }
@@ -64,12 +70,12 @@ func (in CalcInput) key() string {
 // Prediction is a predicted run and what it stands on.
 type Prediction struct {
 	Run    *rundoc.Run
-	Memory CalcMemory
+	Memory Memory
 }
 
-// CalcMemory is the memory split of one GPU: what the engine may use (utilization ×
+// Memory is the memory split of one GPU: what the engine may use (utilization ×
 // what the GPU reports), less the weights and the runtime reserve, is the KV cache.
-type CalcMemory struct {
+type Memory struct {
 	GPUGiB      float64 // the memory the GPU reports
 	Utilization float64
 	BudgetGiB   float64
@@ -82,19 +88,19 @@ type CalcMemory struct {
 	NoRoom      bool  // the weights and reserve leave nothing for a KV cache
 }
 
-// CalcError is an input the calculator cannot use: the field ("gpu", "model", "quant",
+// Error is an input the calculator cannot use: the field ("gpu", "model", "quant",
 // "kv_dtype", "engine"; empty for the setup as a whole), the value, and for a name
 // it does not know, the closest names it does.
-type CalcError struct {
+type Error struct {
 	Field, Value string
 	Unknown      bool
 	Closest      []string
 	Reason       string // the calculator's own words (English), when not an unknown name
 	NoRoom       bool   // the model does not fit the GPUs' memory at all
-	Memory       CalcMemory
+	Memory       Memory
 }
 
-func (e *CalcError) Error() string {
+func (e *Error) Error() string {
 	if e.Unknown {
 		msg := fmt.Sprintf("%s: unknown %q", e.Field, e.Value)
 		if len(e.Closest) > 0 {
@@ -108,8 +114,8 @@ func (e *CalcError) Error() string {
 	return e.Reason
 }
 
-// message is the error in the page's language.
-func (e *CalcError) message(lang string) string {
+// Message is the error in the page's language.
+func (e *Error) Message(lang string) string {
 	switch {
 	case e.Unknown && len(e.Closest) > 0:
 		return locale.T(lang, "calc_err_unknown_closest", locale.T(lang, "calc_field_"+e.Field), e.Value, strings.Join(e.Closest, ", "))
@@ -117,17 +123,17 @@ func (e *CalcError) message(lang string) string {
 		return locale.T(lang, "calc_err_unknown", locale.T(lang, "calc_field_"+e.Field), e.Value)
 	case e.NoRoom:
 		m := e.Memory
-		return locale.T(lang, "calc_err_no_room", num(lang, m.WeightsGiB, 1), num(lang, m.ReserveGiB, 1), num(lang, m.Utilization*100, 0), num(lang, m.GPUGiB, 1), num(lang, m.BudgetGiB, 1))
+		return locale.T(lang, "calc_err_no_room", report.FormatNumber(lang, m.WeightsGiB, 1), report.FormatNumber(lang, m.ReserveGiB, 1), report.FormatNumber(lang, m.Utilization*100, 0), report.FormatNumber(lang, m.GPUGiB, 1), report.FormatNumber(lang, m.BudgetGiB, 1))
 	case e.Field != "":
 		return locale.T(lang, "calc_err_field", locale.T(lang, "calc_field_"+e.Field), e.Reason)
 	}
 	return locale.T(lang, "calc_err_other", e.Reason)
 }
 
-// calcFromQuery reads the calculator's knobs from a query (the page's form and GET
+// FromQuery reads the calculator's knobs from a query (the page's form and GET
 // /api/v1/predict take the same names as llmbench calc's flags, with underscores).
-func calcFromQuery(v url.Values) (CalcInput, *guard.FieldError) {
-	in := CalcInput{GPU: strings.TrimSpace(v.Get("gpu")), Model: strings.TrimSpace(v.Get("model")), Quant: strings.TrimSpace(v.Get("quant")),
+func FromQuery(v url.Values) (Input, *guard.FieldError) {
+	in := Input{GPU: strings.TrimSpace(v.Get("gpu")), Model: strings.TrimSpace(v.Get("model")), Quant: strings.TrimSpace(v.Get("quant")),
 		KVDtype: strings.TrimSpace(first(v, "kv_dtype", "kv")), Engine: strings.TrimSpace(v.Get("engine"))}
 	var err *guard.FieldError
 	intParam := func(name string, lo, hi int) int {
@@ -191,8 +197,8 @@ func first(v url.Values, names ...string) string {
 	return ""
 }
 
-// query writes the input back as the calculator's URL parameters (zero values left out).
-func (in CalcInput) query() url.Values {
+// Query writes the input back as the calculator's URL parameters (zero values left out).
+func (in Input) Query() url.Values {
 	v := url.Values{}
 	set := func(k, s string) {
 		if s != "" {
@@ -225,43 +231,11 @@ func (in CalcInput) query() url.Values {
 	return v
 }
 
-// cachedPrediction is a kept prediction (or refusal) by input: the calculator is
-// pure, and run pages ask for the same setups again and again. A request that ended
-// before the calculator answered leaves nothing behind.
-type cachedPrediction struct {
-	p   *Prediction
-	mem CalcMemory
-	err error
-}
-
-// keepPrediction says whether an answer is one about the input, to keep: a cancelled
-// or timed-out request's is what became of that request.
-func keepPrediction(v cachedPrediction) (cachedPrediction, bool) {
-	return v, !errors.Is(v.err, context.Canceled) && !errors.Is(v.err, context.DeadlineExceeded)
-}
-
-// predict asks the calculator, through the cache. The run is shared: do not change it.
-func (s *Server) predict(ctx context.Context, in CalcInput) (*Prediction, error) {
-	v, _ := s.predictions.Get("p"+in.key(), func() (cachedPrediction, bool) {
-		p, err := s.opt.Calculator.Predict(ctx, in)
-		return keepPrediction(cachedPrediction{p: p, err: err})
-	})
-	return v.p, v.err
-}
-
-func (s *Server) capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
-	v, _ := s.predictions.Get("c"+in.key(), func() (cachedPrediction, bool) {
-		m, err := s.opt.Calculator.Capacity(ctx, in)
-		return keepPrediction(cachedPrediction{mem: m, err: err})
-	})
-	return v.mem, v.err
-}
-
-// calcError is err as a *CalcError (a plain error becomes one without a field).
-func calcError(err error) *CalcError {
-	var ce *CalcError
+// AsError is err as a *Error (a plain error becomes one without a field).
+func AsError(err error) *Error {
+	var ce *Error
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &CalcError{Reason: err.Error()}
+	return &Error{Reason: err.Error()}
 }

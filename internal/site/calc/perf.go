@@ -1,4 +1,4 @@
-package wire
+package calc
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/perf"
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // Perf is the site's view of internal/perf: catalog specs for hardware and model
@@ -91,8 +91,8 @@ func (p *Perf) SameModel(a, b string) bool {
 }
 
 // Choices names the catalog's weight formats, KV cache dtypes and engines.
-func (p *Perf) Choices() site.CalcChoices {
-	var c site.CalcChoices
+func (p *Perf) Choices() Choices {
+	var c Choices
 	for _, q := range p.c.Quants {
 		c.Quants = append(c.Quants, q.ID)
 	}
@@ -109,7 +109,7 @@ func (p *Perf) Choices() site.CalcChoices {
 // "llmbench calc" does with the same flags: one GPU, vLLM (Ollama for an Ollama tag), 90% memory utilisation, the
 // weight format the model's name states else bf16, and an fp16 KV cache unless asked
 // otherwise.
-func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
+func (p *Perf) setup(in Input) (perf.Setup, perf.Plan, error) {
 	if in.GPU == "" || in.Model == "" {
 		return perf.Setup{}, perf.Plan{}, p.unnamed(in)
 	}
@@ -118,20 +118,20 @@ func (p *Perf) setup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 		MemoryUtilization: cmp.Or(in.MemoryUtilization, 0.9), MaxNumSeqs: in.MaxNumSeqs, NoPrefixCaching: in.NoPrefixCaching,
 		MaxModelLen: in.MaxModelLen})
 	if err != nil {
-		return perf.Setup{}, perf.Plan{}, calcError(err)
+		return perf.Setup{}, perf.Plan{}, perfError(err)
 	}
 	return r.Setup, planOf(in), nil
 }
 
 // validSetup is setup, refused with its reason where the engine would refuse it at
 // startup (rather than given a memory split).
-func (p *Perf) validSetup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
+func (p *Perf) validSetup(in Input) (perf.Setup, perf.Plan, error) {
 	s, plan, err := p.setup(in)
 	if err != nil {
 		return s, plan, err
 	}
 	if err := s.Validate(); err != nil {
-		return s, plan, &site.CalcError{Reason: err.Error()}
+		return s, plan, &Error{Reason: err.Error()}
 	}
 	return s, plan, nil
 }
@@ -139,30 +139,30 @@ func (p *Perf) validSetup(in site.CalcInput) (perf.Setup, perf.Plan, error) {
 // unnamed is the error of an input without a GPU or a model name (a run's page for a
 // run that names none): the catalog's for the empty name, after the GPU's if that is
 // unknown, where perf.Resolve would ask for calc's flags or figures instead.
-func (p *Perf) unnamed(in site.CalcInput) error {
+func (p *Perf) unnamed(in Input) error {
 	if _, err := p.c.GPU(in.GPU); err != nil {
-		return calcError(&perf.QueryError{Field: "gpu", Value: in.GPU, Err: err})
+		return perfError(&perf.QueryError{Field: "gpu", Value: in.GPU, Err: err})
 	}
 	_, err := p.c.ResolveModel(in.Model)
-	return calcError(&perf.QueryError{Field: "model", Value: in.Model, Err: err})
+	return perfError(&perf.QueryError{Field: "model", Value: in.Model, Err: err})
 }
 
-// calcError is a resolution error as the site shows it: an unknown name in the field
+// perfError is a resolution error as the site shows it: an unknown name in the field
 // it was typed in, with the closest names; anything else in the calculator's words.
-func calcError(err error) *site.CalcError {
+func perfError(err error) *Error {
 	var qe *perf.QueryError
 	if !errors.As(err, &qe) {
-		return &site.CalcError{Reason: err.Error()}
+		return &Error{Reason: err.Error()}
 	}
 	var nf *perf.NotFoundError
 	if errors.As(qe.Err, &nf) {
-		return &site.CalcError{Field: qe.Field, Value: qe.Value, Unknown: true, Closest: nf.Closest}
+		return &Error{Field: qe.Field, Value: qe.Value, Unknown: true, Closest: nf.Closest}
 	}
-	return &site.CalcError{Field: qe.Field, Value: qe.Value, Reason: qe.Err.Error()}
+	return &Error{Field: qe.Field, Value: qe.Value, Reason: qe.Err.Error()}
 }
 
 // planOf is the input's matrix: the seed's plan where the input leaves a part out.
-func planOf(in site.CalcInput) perf.Plan {
+func planOf(in Input) perf.Plan {
 	plan := perf.DefaultPlan()
 	if len(in.Contexts) > 0 {
 		plan.Contexts = in.Contexts
@@ -184,7 +184,7 @@ func planOf(in site.CalcInput) perf.Plan {
 }
 
 // Predict predicts the matrix of an input (see setup), as "llmbench calc" would.
-func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction, error) {
+func (p *Perf) Predict(ctx context.Context, in Input) (*Prediction, error) {
 	s, plan, err := p.validSetup(in)
 	if err != nil {
 		return nil, err
@@ -195,30 +195,30 @@ func (p *Perf) Predict(ctx context.Context, in site.CalcInput) (*site.Prediction
 	}
 	run, err := s.PredictRun(plan, time.Now())
 	if err != nil {
-		return nil, &site.CalcError{Reason: err.Error()}
+		return nil, &Error{Reason: err.Error()}
 	}
 	// The same estimate as "llmbench calc": the GPU's board power × the predicted
 	// utilization, priced at the catalog's reference price; the run says it is one.
 	if err := s.EstimateEnergy(run, plan, s.CatalogPrice()); err != nil {
-		return nil, &site.CalcError{Reason: err.Error()}
+		return nil, &Error{Reason: err.Error()}
 	}
 	run.Tool = rundoc.Tool{Name: "llmbench", Version: "site"}
-	return &site.Prediction{Run: run, Memory: mem}, nil
+	return &Prediction{Run: run, Memory: mem}, nil
 }
 
 // Capacity is the memory split of an input, without predicting the matrix.
-func (p *Perf) Capacity(ctx context.Context, in site.CalcInput) (site.CalcMemory, error) {
+func (p *Perf) Capacity(ctx context.Context, in Input) (Memory, error) {
 	s, _, err := p.setup(in)
 	if err != nil {
-		return site.CalcMemory{}, err
+		return Memory{}, err
 	}
 	return p.memory(s, in)
 }
 
-func (p *Perf) memory(s perf.Setup, in site.CalcInput) (site.CalcMemory, error) {
+func (p *Perf) memory(s perf.Setup, in Input) (Memory, error) {
 	const gib = 1 << 30
 	mb, err := s.Memory()
-	m := site.CalcMemory{GPUGiB: float64(s.GPU.CUDATotalBytes()) / gib, Utilization: s.MemoryUtilization,
+	m := Memory{GPUGiB: float64(s.GPU.CUDATotalBytes()) / gib, Utilization: s.MemoryUtilization,
 		BudgetGiB: mb.BudgetBytes / gib, WeightsGiB: mb.WeightBytes / gib, ReserveGiB: mb.ReserveBytes / gib,
 		KVGiB: mb.KVBytes / gib, KVTokens: mb.KVTokens, MaxModelLen: in.MaxModelLen}
 	if m.MaxModelLen == 0 {
@@ -229,10 +229,10 @@ func (p *Perf) memory(s perf.Setup, in site.CalcInput) (site.CalcMemory, error) 
 	}
 	if errors.Is(err, perf.ErrNoRoom) {
 		m.NoRoom, m.KVGiB, m.KVTokens = true, 0, 0
-		return m, &site.CalcError{NoRoom: true, Memory: m, Reason: err.Error()}
+		return m, &Error{NoRoom: true, Memory: m, Reason: err.Error()}
 	}
 	if err != nil {
-		return m, &site.CalcError{Reason: err.Error()}
+		return m, &Error{Reason: err.Error()}
 	}
 	return m, nil
 }
@@ -244,11 +244,11 @@ func num(v float64, unit string) string {
 // specs caches name → specs: a name not in the catalog costs an edit-distance search
 // for suggestions, and hardware and model pages ask on every view.
 type specEntry struct {
-	specs []site.Spec
+	specs []wire.Spec
 	ok    bool
 }
 
-func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]site.Spec, bool)) ([]site.Spec, bool) {
+func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]wire.Spec, bool)) ([]wire.Spec, bool) {
 	e, _ := p.specs.Get(kind+"\x00"+name, func() (specEntry, bool) {
 		specs, ok := look(name)
 		return specEntry{specs, ok}, true
@@ -257,64 +257,64 @@ func (p *Perf) cachedSpecs(kind, name string, look func(string) ([]site.Spec, bo
 }
 
 // GPUSpecs lists a catalog GPU's published figures.
-func (p *Perf) GPUSpecs(name string) ([]site.Spec, bool) {
+func (p *Perf) GPUSpecs(name string) ([]wire.Spec, bool) {
 	return p.cachedSpecs("gpu", name, p.gpuSpecs)
 }
 
 // ModelSpecs lists a catalog model's architecture.
-func (p *Perf) ModelSpecs(name string) ([]site.Spec, bool) {
+func (p *Perf) ModelSpecs(name string) ([]wire.Spec, bool) {
 	return p.cachedSpecs("model", name, p.modelSpecs)
 }
 
-func (p *Perf) gpuSpecs(name string) ([]site.Spec, bool) {
+func (p *Perf) gpuSpecs(name string) ([]wire.Spec, bool) {
 	g, err := p.c.GPU(name)
 	if err != nil {
 		return nil, false
 	}
-	specs := []site.Spec{{Key: "catalog_name", Label: "Catalog name", Value: g.Name}, {Key: "vendor", Label: "Vendor", Value: g.Vendor},
+	specs := []wire.Spec{{Key: "catalog_name", Label: "Catalog name", Value: g.Name}, {Key: "vendor", Label: "Vendor", Value: g.Vendor},
 		{Key: "vram", Label: "VRAM", Value: num(g.VRAMGiB, " GB")}, {Key: "bandwidth", Label: "Memory bandwidth", Value: num(g.BandwidthGBps, " GB/s")},
 		{Key: "fp16", Label: "FP16 tensor", Value: num(g.FP16TFLOPS, " TFLOPS")}}
 	if g.FP8TFLOPS > 0 {
-		specs = append(specs, site.Spec{Key: "fp8", Label: "FP8 tensor", Value: num(g.FP8TFLOPS, " TFLOPS")})
+		specs = append(specs, wire.Spec{Key: "fp8", Label: "FP8 tensor", Value: num(g.FP8TFLOPS, " TFLOPS")})
 	}
 	if g.INT8TOPS > 0 {
-		specs = append(specs, site.Spec{Key: "int8", Label: "INT8 tensor", Value: num(g.INT8TOPS, " TOPS")})
+		specs = append(specs, wire.Spec{Key: "int8", Label: "INT8 tensor", Value: num(g.INT8TOPS, " TOPS")})
 	}
 	if g.LinkGBps > 0 {
-		specs = append(specs, site.Spec{Key: "link", Label: "GPU link", Value: num(g.LinkGBps, " GB/s")})
+		specs = append(specs, wire.Spec{Key: "link", Label: "GPU link", Value: num(g.LinkGBps, " GB/s")})
 	}
 	if g.Source != "" {
-		specs = append(specs, site.Spec{Key: "source", Label: "Source", Value: g.Source})
+		specs = append(specs, wire.Spec{Key: "source", Label: "Source", Value: g.Source})
 	}
 	return specs, true
 }
 
-func (p *Perf) modelSpecs(name string) ([]site.Spec, bool) {
+func (p *Perf) modelSpecs(name string) ([]wire.Spec, bool) {
 	m, err := p.c.Model(name)
 	if err != nil {
 		return nil, false
 	}
-	specs := []site.Spec{{Key: "catalog_name", Label: "Catalog name", Value: m.Name}}
+	specs := []wire.Spec{{Key: "catalog_name", Label: "Catalog name", Value: m.Name}}
 	if m.HFID != "" {
-		specs = append(specs, site.Spec{Key: "hf", Label: "Hugging Face", Value: m.HFID})
+		specs = append(specs, wire.Spec{Key: "hf", Label: "Hugging Face", Value: m.HFID})
 	}
-	specs = append(specs, site.Spec{Key: "params", Label: "Parameters", Value: num(m.ParamsB, "B")})
+	specs = append(specs, wire.Spec{Key: "params", Label: "Parameters", Value: num(m.ParamsB, "B")})
 	if m.ActiveParamsB > 0 {
-		specs = append(specs, site.Spec{Key: "active_params", Label: "Active parameters", Value: num(m.ActiveParamsB, "B")})
+		specs = append(specs, wire.Spec{Key: "active_params", Label: "Active parameters", Value: num(m.ActiveParamsB, "B")})
 	}
 	specs = append(specs,
-		site.Spec{Key: "layers", Label: "Layers", Value: strconv.Itoa(m.Layers)},
-		site.Spec{Key: "hidden", Label: "Hidden size", Value: strconv.Itoa(m.Hidden)},
-		site.Spec{Key: "heads", Label: "Attention heads / KV heads", Value: strconv.Itoa(m.Heads) + " / " + strconv.Itoa(m.KVHeads)},
-		site.Spec{Key: "attention", Label: "Attention", Value: m.Attention})
+		wire.Spec{Key: "layers", Label: "Layers", Value: strconv.Itoa(m.Layers)},
+		wire.Spec{Key: "hidden", Label: "Hidden size", Value: strconv.Itoa(m.Hidden)},
+		wire.Spec{Key: "heads", Label: "Attention heads / KV heads", Value: strconv.Itoa(m.Heads) + " / " + strconv.Itoa(m.KVHeads)},
+		wire.Spec{Key: "attention", Label: "Attention", Value: m.Attention})
 	if m.Context > 0 {
-		specs = append(specs, site.Spec{Key: "context", Label: "Context length", Value: rundoc.FormatTokens(m.Context)})
+		specs = append(specs, wire.Spec{Key: "context", Label: "Context length", Value: rundoc.FormatTokens(m.Context)})
 	}
 	if m.Experts > 0 {
-		specs = append(specs, site.Spec{Key: "experts", Label: "Experts (per token)", Value: strconv.Itoa(m.Experts) + " (" + strconv.Itoa(m.ExpertsPerToken) + ")"})
+		specs = append(specs, wire.Spec{Key: "experts", Label: "Experts (per token)", Value: strconv.Itoa(m.Experts) + " (" + strconv.Itoa(m.ExpertsPerToken) + ")"})
 	}
 	if m.Source != "" {
-		specs = append(specs, site.Spec{Key: "source", Label: "Source", Value: m.Source})
+		specs = append(specs, wire.Spec{Key: "source", Label: "Source", Value: m.Source})
 	}
 	return specs, true
 }

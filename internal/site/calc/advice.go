@@ -1,7 +1,8 @@
-package site
+package calc
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -13,28 +14,28 @@ import (
 // least to the most intrusive, under which the calculator's own memory split holds
 // it. Nothing here is a rule of thumb: every suggestion is a Capacity call.
 
-// fitAdvice is what would let one request at Context run.
-type fitAdvice struct {
+// FitAdvice is what would let one request at Context run.
+type FitAdvice struct {
 	Context int
 	Need    int64 // tokens the request needs: context + max output
 	Have    int64 // tokens the KV cache holds as set
 	Found   bool  // false: none of the changes tried fits it
-	Changes []knobChange
+	Changes []KnobChange
 	With    int64 // tokens the KV cache holds with the changes
 	URL     string
 }
 
-// knobChange is one setting changed: its field name and the new value, as shown.
-type knobChange struct {
+// KnobChange is one setting changed: its field name and the new value, as shown.
+type KnobChange struct {
 	Field, Value string
 }
 
 // candidate changes an input; it reports false when it changes nothing (the knob is
 // already there).
-type candidate func(in *CalcInput) bool
+type candidate func(in *Input) bool
 
 func setKV(kv string) candidate {
-	return func(in *CalcInput) bool {
+	return func(in *Input) bool {
 		if in.KVDtype == kv {
 			return false
 		}
@@ -44,7 +45,7 @@ func setKV(kv string) candidate {
 }
 
 func setUtil(u float64) candidate {
-	return func(in *CalcInput) bool {
+	return func(in *Input) bool {
 		if in.MemoryUtilization >= u {
 			return false
 		}
@@ -54,7 +55,7 @@ func setUtil(u float64) candidate {
 }
 
 func setOutput(n int) candidate {
-	return func(in *CalcInput) bool {
+	return func(in *Input) bool {
 		if in.MaxOutputTokens > 0 && in.MaxOutputTokens <= n {
 			return false
 		}
@@ -64,7 +65,7 @@ func setOutput(n int) candidate {
 }
 
 func setSeqs(n int) candidate {
-	return func(in *CalcInput) bool {
+	return func(in *Input) bool {
 		if in.MaxNumSeqs > 0 && in.MaxNumSeqs <= n {
 			return false
 		}
@@ -74,7 +75,7 @@ func setSeqs(n int) candidate {
 }
 
 func setGPUs(n int) candidate {
-	return func(in *CalcInput) bool {
+	return func(in *Input) bool {
 		if max(in.GPUs, 1) >= n {
 			return false
 		}
@@ -104,22 +105,24 @@ var fitChanges = [][]candidate{
 // maxAdvice bounds the contexts advised on (a plan may have up to 64).
 const maxAdvice = 6
 
-// adviseFit returns advice for each context of run whose single-request decode cell
+// AdviseFit returns advice for each context of run whose single-request decode cell
 // is over capacity.
-func (s *Server) adviseFit(ctx context.Context, in CalcInput, run *rundoc.Run, mem CalcMemory) []fitAdvice {
-	var out []fitAdvice
+func (s *Service) AdviseFit(ctx context.Context, in Input, run *rundoc.Run, mem Memory) []FitAdvice {
+	var out []FitAdvice
 	for _, c := range run.Config.Contexts {
 		cell := run.Cell(c, 1)
 		if cell == nil || cell.Status != rundoc.StatusOverCapacity || len(out) == maxAdvice {
 			continue
 		}
-		out = append(out, s.adviseContext(ctx, in, run.Config.MaxOutputTokens, c, mem.KVTokens))
+		out = append(out, s.AdviseContext(ctx, in, run.Config.MaxOutputTokens, c, mem.KVTokens))
 	}
 	return out
 }
 
-func (s *Server) adviseContext(ctx context.Context, base CalcInput, output, context int, have int64) fitAdvice {
-	a := fitAdvice{Context: context, Need: int64(context + output), Have: have}
+// AdviseContext finds the first of fitChanges under which one request at context
+// fits; have is the KV cache's tokens as set.
+func (s *Service) AdviseContext(ctx context.Context, base Input, output, context int, have int64) FitAdvice {
+	a := FitAdvice{Context: context, Need: int64(context + output), Have: have}
 	for _, changes := range fitChanges {
 		in := base
 		if in.MaxOutputTokens == 0 {
@@ -136,38 +139,41 @@ func (s *Server) adviseContext(ctx context.Context, base CalcInput, output, cont
 		}
 		need := int64(context + in.MaxOutputTokens)
 		in.MaxModelLen = need
-		mem, err := s.capacity(ctx, in)
+		mem, err := s.Capacity(ctx, in)
 		if err != nil || mem.KVTokens < need {
 			continue
 		}
 		a.Found, a.With, a.Need = true, mem.KVTokens, need
 		a.Changes = diffKnobs(base, in, output)
-		a.URL = "/calculator?" + in.query().Encode()
+		a.URL = "/calculator?" + in.Query().Encode()
 		return a
 	}
 	return a
 }
 
 // diffKnobs lists the settings in which in differs from base.
-func diffKnobs(base, in CalcInput, output int) []knobChange {
-	var out []knobChange
+func diffKnobs(base, in Input, output int) []KnobChange {
+	var out []KnobChange
 	if in.MaxModelLen != base.MaxModelLen {
-		out = append(out, knobChange{"max_model_len", rundoc.FormatTokens(int(in.MaxModelLen))})
+		out = append(out, KnobChange{"max_model_len", rundoc.FormatTokens(int(in.MaxModelLen))})
 	}
 	if in.KVDtype != base.KVDtype {
-		out = append(out, knobChange{"kv_dtype", in.KVDtype})
+		out = append(out, KnobChange{"kv_dtype", in.KVDtype})
 	}
 	if in.MemoryUtilization != base.MemoryUtilization {
-		out = append(out, knobChange{"gpu_memory_utilization", formatLevel(in.MemoryUtilization)})
+		out = append(out, KnobChange{"gpu_memory_utilization", knob(in.MemoryUtilization)})
 	}
 	if in.MaxNumSeqs != base.MaxNumSeqs {
-		out = append(out, knobChange{"max_num_seqs", formatLevel(float64(in.MaxNumSeqs))})
+		out = append(out, KnobChange{"max_num_seqs", knob(float64(in.MaxNumSeqs))})
 	}
 	if in.MaxOutputTokens != output && in.MaxOutputTokens != base.MaxOutputTokens {
-		out = append(out, knobChange{"max_output", formatLevel(float64(in.MaxOutputTokens))})
+		out = append(out, KnobChange{"max_output", knob(float64(in.MaxOutputTokens))})
 	}
 	if in.GPUs != base.GPUs {
-		out = append(out, knobChange{"gpus", formatLevel(float64(in.GPUs))})
+		out = append(out, KnobChange{"gpus", knob(float64(in.GPUs))})
 	}
 	return out
 }
+
+// knob writes a setting's value as the calculator's URL takes it: 0.95, 16.
+func knob(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
