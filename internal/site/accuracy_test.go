@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // evalEntry is a GSM8K evaluation of 100 items whose item i is right when right(i).
@@ -122,12 +123,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 		board := func(q string) []string {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
-			var out struct {
-				Entries []struct {
-					RunID string `json:"run_id"`
-				}
-				AccuracyWithin *float64 `json:"accuracy_within"`
-			}
+			var out wire.Leaderboard
 			if err := json.Unmarshal([]byte(body), &out); err != nil || code != http.StatusOK {
 				t.Fatalf("?%s = %d %s", q, code, body)
 			}

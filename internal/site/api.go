@@ -2,7 +2,6 @@ package site
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,25 +15,6 @@ import (
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
-
-// apiError is the body of every API error: the field at fault (if any) and why.
-type apiError struct {
-	Error  string `json:"error"`
-	Field  string `json:"field,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
-}
-
-func writeAPIError(w http.ResponseWriter, status int, field, reason string) {
-	writeJSON(w, status, apiError{Error: http.StatusText(status), Field: field, Reason: reason})
-}
 
 // authorizedBody is how every POST starts: it finds the user of the request's bearer
 // token, takes one request from that token's rate limit and reads the body up to
@@ -72,11 +52,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.Use
 			challenge += `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		writeAPIError(w, fail.Status, "Authorization", fail.Reason)
+		wire.WriteError(w, fail.Status, "Authorization", fail.Reason)
 	case http.StatusTooManyRequests:
 		tooMany(w, fail.RetryAfter, fail.Reason)
 	default:
-		writeAPIError(w, fail.Status, "", fail.Reason)
+		wire.WriteError(w, fail.Status, "", fail.Reason)
 	}
 	return store.User{}, false
 }
@@ -87,12 +67,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (store.Use
 // maxBodiesPerToken with this token.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, token string) ([]byte, bool) {
 	if r.ContentLength > s.opt.MaxBodyBytes {
-		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
 		return nil, false
 	}
 	if !s.guards.Bodies.Acquire(r.Context(), token, bodyWait) {
 		setRetryAfter(w, bodyWait)
-		writeAPIError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the site is busy reading other submissions, or %d of this token's; try again shortly", guard.MaxBodiesPerToken))
+		wire.WriteError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the site is busy reading other submissions, or %d of this token's; try again shortly", guard.MaxBodiesPerToken))
 		return nil, false
 	}
 	defer s.guards.Bodies.Release(token)
@@ -100,15 +80,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, token string) 
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		writeAPIError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("the body is over the limit of %d bytes", s.opt.MaxBodyBytes))
 		return nil, false
 	}
 	if guard.IsTimeout(err) {
-		writeAPIError(w, http.StatusRequestTimeout, "", fmt.Sprintf("the body did not arrive within %s", s.guards.APITimeout))
+		wire.WriteError(w, http.StatusRequestTimeout, "", fmt.Sprintf("the body did not arrive within %s", s.guards.APITimeout))
 		return nil, false
 	}
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, "", "reading the body: "+err.Error())
+		wire.WriteError(w, http.StatusBadRequest, "", "reading the body: "+err.Error())
 		return nil, false
 	}
 	return body, true
@@ -130,13 +110,6 @@ const (
 // reasonFull is what a submitter reads when the database has no room.
 const reasonFull = "the site's database is out of space (its disk is full), so nothing was stored; the operator has to free space; try again later"
 
-// SubmitResult is what POST /api/v1/runs answers on success.
-type SubmitResult struct {
-	ID      string `json:"id"`
-	URL     string `json:"url"`
-	Created bool   `json:"created"` // false when the same document was already stored
-}
-
 func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	user, body, ok := s.authorizedBody(w, r)
 	if !ok {
@@ -144,13 +117,13 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.guards.Validations.Acquire(r.Context(), bodyWait) {
 		setRetryAfter(w, bodyWait)
-		writeAPIError(w, http.StatusServiceUnavailable, "", "the site is busy checking other submissions; try again shortly")
+		wire.WriteError(w, http.StatusServiceUnavailable, "", "the site is busy checking other submissions; try again shortly")
 		return
 	}
 	run, ferr := guard.ValidateRun(body)
 	s.guards.Validations.Release()
 	if ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
 	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
@@ -162,18 +135,18 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 		err = nil
 	}
 	if errors.Is(err, store.ErrConflict) {
-		writeAPIError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
+		wire.WriteError(w, http.StatusConflict, "id", fmt.Sprintf("run %s is already stored with a different document; give this run a new id", run.ID))
 		return
 	}
 	if errors.Is(err, store.ErrFull) {
 		s.log.Error("the database is full: a run could not be stored", "id", run.ID, "err", err)
 		setRetryAfter(w, fullRetry)
-		writeAPIError(w, http.StatusServiceUnavailable, "", reasonFull)
+		wire.WriteError(w, http.StatusServiceUnavailable, "", reasonFull)
 		return
 	}
 	if err != nil {
 		s.log.Error("storing a run", "id", run.ID, "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not store the run")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not store the run")
 		return
 	}
 	status := http.StatusOK
@@ -183,36 +156,11 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("run stored", "id", run.ID, "submitter", user.Name)
 	}
 	w.Header().Set("Location", "/runs/"+run.ID)
-	writeJSON(w, status, SubmitResult{ID: run.ID, URL: "/runs/" + run.ID, Created: created})
+	wire.Write(w, status, wire.SubmitResult{ID: run.ID, URL: "/runs/" + run.ID, Created: created})
 }
 
-// RunSummary is a run in API listings.
-type RunSummary struct {
-	ID             string    `json:"id"`
-	URL            string    `json:"url"`
-	Title          string    `json:"title"`
-	Kind           string    `json:"kind"`
-	Model          string    `json:"model"`
-	GPU            string    `json:"gpu"`
-	GPUCount       int       `json:"gpu_count"`
-	VRAMGB         *float64  `json:"vram_gb"`
-	Engine         string    `json:"engine"`
-	EngineVersion  string    `json:"engine_version,omitempty"`
-	Quantization   string    `json:"quantization,omitempty"`
-	Profile        string    `json:"profile"`
-	Mode           string    `json:"mode"` // matrix or rate (open-loop cells)
-	DecodeTokS     *float64  `json:"decode_tok_s"`
-	PeakTokS       *float64  `json:"peak_tok_s"`
-	Prefill32KTokS *float64  `json:"prefill_32k_tok_s"`
-	TokSPerGB      *float64  `json:"tok_s_per_gb"`
-	CreatedAt      time.Time `json:"created_at"`
-	SubmittedAt    time.Time `json:"submitted_at"`
-	Submitter      string    `json:"submitter"`
-	Org            string    `json:"org,omitempty"`
-}
-
-func summaryOf(r store.RunRecord) RunSummary {
-	return RunSummary{ID: r.ID, URL: "/runs/" + r.ID, Title: r.Title, Kind: r.Kind, Model: r.Model, GPU: r.GPU,
+func summaryOf(r store.RunRecord) wire.RunSummary {
+	return wire.RunSummary{ID: r.ID, URL: "/runs/" + r.ID, Title: r.Title, Kind: r.Kind, Model: r.Model, GPU: r.GPU,
 		GPUCount: r.GPUCount, VRAMGB: r.VRAMGB, Engine: r.Engine, EngineVersion: r.EngineVersion,
 		Quantization: r.Quantization, Profile: r.Profile, Mode: r.Mode, DecodeTokS: r.DecodeTokS, PeakTokS: r.PeakTokS,
 		Prefill32KTokS: r.Prefill32KTokS, TokSPerGB: r.TokSPerGB, CreatedAt: r.CreatedAt,
@@ -276,26 +224,23 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *guard.FieldE
 func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
 	q, ferr := queryFromRequest(r, 100)
 	if ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
 	rows, next, err := s.listPage(r.Context(), q)
 	if err != nil {
 		s.log.Error("listing runs", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not list runs")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not list runs")
 		return
 	}
-	out := struct {
-		Runs       []RunSummary `json:"runs"`
-		NextOffset *int         `json:"next_offset,omitempty"`
-	}{Runs: []RunSummary{}}
+	out := wire.RunList{Runs: []wire.RunSummary{}}
 	for _, rec := range rows {
 		out.Runs = append(out.Runs, summaryOf(rec))
 	}
 	if next >= 0 {
 		out.NextOffset = &next
 	}
-	writeJSON(w, http.StatusOK, out)
+	wire.Write(w, http.StatusOK, out)
 }
 
 // listPage lists one page of q (q.Limit runs; 50 when unset) and the offset of the
@@ -319,24 +264,17 @@ func (s *Server) listPage(ctx context.Context, q store.Query) (rows []store.RunR
 func (s *Server) apiGetRun(w http.ResponseWriter, r *http.Request) {
 	_, doc, err := s.store.Run(r.Context(), r.PathValue("id"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, http.StatusNotFound, "id", "no run with this id")
+		wire.WriteError(w, http.StatusNotFound, "id", "no run with this id")
 		return
 	}
 	if err != nil {
 		s.log.Error("reading a run", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not read the run")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not read the run")
 		return
 	}
 	// The document exactly as submitted, byte for byte.
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Write(doc)
-}
-
-// groupJSON is a GPU or model in the API, with its catalog specs when known.
-type groupJSON struct {
-	store.GroupStat
-	URL   string      `json:"url"`
-	Specs []wire.Spec `json:"specs,omitempty"`
 }
 
 // apiGroups answers GET /api/v1/hardware, /models and /families: each group with its
@@ -345,15 +283,15 @@ func (s *Server) apiGroups(w http.ResponseWriter, r *http.Request, kind groupKin
 	gs, err := kind.list(s.store, r.Context())
 	if err != nil {
 		s.log.Error("listing groups", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not list")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not list")
 		return
 	}
-	out := []groupJSON{}
+	out := []wire.Group{}
 	for _, g := range gs {
 		sp, _ := kind.specs(s, g.Name)
-		out = append(out, groupJSON{GroupStat: g, URL: "/" + kind.Nav + "/" + pathEscape(g.Name), Specs: sp})
+		out = append(out, wire.Group{Name: g.Name, Runs: g.Runs, BestDecode: g.BestDecode, BestPeak: g.BestPeak, VRAMGB: g.VRAMGB, URL: "/" + kind.Nav + "/" + pathEscape(g.Name), Specs: sp})
 	}
-	writeJSON(w, http.StatusOK, out)
+	wire.Write(w, http.StatusOK, out)
 }
 
 func (s *Server) gpuSpecs(name string) ([]wire.Spec, bool) {
@@ -370,21 +308,14 @@ func (s *Server) modelSpecs(name string) ([]wire.Spec, bool) {
 	return s.opt.Catalog.ModelSpecs(name)
 }
 
-// reportSubmission is the body of POST /api/v1/reports.
-type reportSubmission struct {
-	Slug   string `json:"slug"`
-	Title  string `json:"title"`
-	BodyMD string `json:"body_md"`
-}
-
 func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 	user, body, ok := s.authorizedBody(w, r)
 	if !ok {
 		return
 	}
-	var sub reportSubmission
+	var sub wire.ReportSubmission
 	if ferr := guard.DecodeStrict(body, &sub, maxReportBody); ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
 	rep, status, ferr := s.publishReport(r, user, sub)
@@ -392,15 +323,15 @@ func (s *Server) apiSubmitReport(w http.ResponseWriter, r *http.Request) {
 		if status == http.StatusServiceUnavailable {
 			setRetryAfter(w, fullRetry)
 		}
-		writeAPIError(w, status, ferr.Field, ferr.Reason)
+		wire.WriteError(w, status, ferr.Field, ferr.Reason)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"slug": rep.Slug, "url": "/reports/" + rep.Slug})
+	wire.Write(w, http.StatusCreated, wire.ReportCreated{Slug: rep.Slug, URL: "/reports/" + rep.Slug})
 }
 
 // publishReport checks a report and stores it under the user's name: the API and the
 // report form share it. On failure it returns the HTTP status and the field at fault.
-func (s *Server) publishReport(r *http.Request, user store.User, sub reportSubmission) (store.Report, int, *guard.FieldError) {
+func (s *Server) publishReport(r *http.Request, user store.User, sub wire.ReportSubmission) (store.Report, int, *guard.FieldError) {
 	for _, f := range []struct {
 		name, value string
 		max         int
@@ -436,13 +367,14 @@ func (s *Server) apiListReports(w http.ResponseWriter, r *http.Request) {
 	list, err := s.store.Reports(r.Context())
 	if err != nil {
 		s.log.Error("listing reports", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not list reports")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not list reports")
 		return
 	}
-	if list == nil {
-		list = []store.Report{}
+	out := []wire.Report{}
+	for _, rep := range list {
+		out = append(out, wire.Report{Slug: rep.Slug, Title: rep.Title, BodyMD: rep.BodyMD, Author: rep.Author, Org: rep.Org, CreatedAt: rep.CreatedAt})
 	}
-	writeJSON(w, http.StatusOK, list)
+	wire.Write(w, http.StatusOK, out)
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 func TestSubmitIsIdempotentAndVerbatim(t *testing.T) {
@@ -37,9 +38,7 @@ func TestSubmitIsIdempotentAndVerbatim(t *testing.T) {
 		if _, got := ts.get(t, "/api/v1/runs/seed-rtx3090-qwen3.8-27b-int4"); got != string(doc) {
 			t.Errorf("a conflicting submission changed the stored document")
 		}
-		var list struct {
-			Runs []RunSummary `json:"runs"`
-		}
+		var list wire.RunList
 		_, lbody := ts.get(t, "/api/v1/runs")
 		if err := json.Unmarshal([]byte(lbody), &list); err != nil || len(list.Runs) != 1 {
 			t.Fatalf("list = %s (%v); want one run", lbody, err)
@@ -104,7 +103,7 @@ func TestSubmitRejectsBadDocumentsAndChangesNothing(t *testing.T) {
 				if code != http.StatusBadRequest {
 					t.Fatalf("status = %d (%s), want 400", code, body)
 				}
-				var e apiError
+				var e wire.Error
 				if err := json.Unmarshal([]byte(body), &e); err != nil {
 					t.Fatalf("error body is not JSON: %s", body)
 				}
@@ -278,10 +277,7 @@ func TestListRunsAPI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, body := ts.get(t, "/api/v1/runs"+tt.query)
-		var out struct {
-			Runs       []RunSummary `json:"runs"`
-			NextOffset *int         `json:"next_offset"`
-		}
+		var out wire.RunList
 		if code != http.StatusOK || json.Unmarshal([]byte(body), &out) != nil {
 			t.Fatalf("%s: %d %s", tt.query, code, body)
 		}
@@ -347,5 +343,13 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 				t.Errorf("the OpenAPI document describes %s, which the router does not serve", p)
 			}
 		}
+	}
+}
+
+// TestWireRateInfIsTheStores: the API writes "inf" for the level the store keeps for
+// a rate "inf" cell.
+func TestWireRateInfIsTheStores(t *testing.T) {
+	if wire.RateInf != store.RateInf {
+		t.Errorf("wire.RateInf %v, store.RateInf %v", float64(wire.RateInf), store.RateInf)
 	}
 }

@@ -32,9 +32,9 @@ type countingCatalog struct{ n atomic.Int64 }
 func (c *countingCatalog) GPUSpecs(string) ([]wire.Spec, bool)   { c.n.Add(1); return nil, false }
 func (c *countingCatalog) ModelSpecs(string) ([]wire.Spec, bool) { c.n.Add(1); return nil, false }
 
-func apiErr(t *testing.T, body string) apiError {
+func apiErr(t *testing.T, body string) wire.Error {
 	t.Helper()
-	var e apiError
+	var e wire.Error
 	if err := json.Unmarshal([]byte(body), &e); err != nil {
 		t.Fatalf("the error is not the API's JSON: %.200s", body)
 	}

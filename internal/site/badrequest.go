@@ -8,13 +8,14 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // badRequest answers a request the site cannot read: JSON for the API, a page for
 // everything else.
 func (s *Server) badRequest(w http.ResponseWriter, r *http.Request, ferr *guard.FieldError) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
 	// The page must not echo the address back as it came (it may be what was refused).

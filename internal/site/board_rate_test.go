@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // rateVariant is the report package's open-loop fixture (llmbench run --quick --rate
@@ -76,49 +77,19 @@ func rateSite(t *testing.T, st *store.Store) *testSite {
 	return ts
 }
 
-type rateBoardAnswer struct {
-	Metric     string          `json:"metric"`
-	Context    *int            `json:"context"`
-	Rate       json.RawMessage `json:"rate"`
-	Conditions *struct {
-		InputLen       int         `json:"input_len"`
-		OutputLen      int         `json:"output_len"`
-		Arrival        string      `json:"arrival"`
-		LenDist        string      `json:"len_dist"`
-		MaxConcurrency int         `json:"max_concurrency"`
-		Requests       int         `json:"requests"`
-		DurationS      float64     `json:"duration_s"`
-		SLO            *rundoc.SLO `json:"slo"`
-	} `json:"conditions"`
-	Entries []struct {
-		RunID string  `json:"run_id"`
-		Value float64 `json:"value"`
-		Mode  string  `json:"mode"`
-	} `json:"entries"`
-	Metrics []metricJSON `json:"metrics"`
-}
-
-func (a rateBoardAnswer) ranked() [][2]any {
-	var out [][2]any
-	for _, e := range a.Entries {
-		out = append(out, [2]any{e.RunID, e.Value})
-	}
-	return out
-}
-
 // fixtureSLO is the URL of the fixture's conditions, less the cell.
 const fixtureSLO = "output=64&max_concurrency=8&requests=20&slo=ttft:1000ms,tpot:60ms"
 
 func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := rateSite(t, st)
-		get := func(q string) rateBoardAnswer {
+		get := func(q string) boardAnswer {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
 			if code != http.StatusOK {
 				t.Fatalf("GET ?%s: %d %s", q, code, body)
 			}
-			var a rateBoardAnswer
+			var a boardAnswer
 			if err := json.Unmarshal([]byte(body), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -158,15 +129,15 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 		}
 		a := get("metric=goodput_rps&context=512&rate=4&" + fixtureSLO)
 		c := a.Conditions
-		if string(a.Rate) != "4" || a.Context == nil || *a.Context != 512 || c == nil || c.InputLen != 512 || c.OutputLen != 64 || c.Arrival != "poisson" ||
+		if a.Rate == nil || *a.Rate != 4 || a.Context == nil || *a.Context != 512 || c == nil || c.InputLen != 512 || c.OutputLen != 64 || c.Arrival != "poisson" ||
 			c.LenDist != "fixed" || c.MaxConcurrency != 8 || c.SLO == nil || *c.SLO.TTFTMs != 1000 || *c.SLO.TPOTMs != 60 || c.SLO.Target != 0 {
-			t.Errorf("the answer's cell: rate %s, context %v, conditions %+v", a.Rate, a.Context, c)
+			t.Errorf("the answer's cell: rate %v, context %v, conditions %+v", a.Rate, a.Context, c)
 		}
 		if a.Entries[0].Mode != store.ModeRate {
 			t.Errorf("a rate run's entry has mode %q", a.Entries[0].Mode)
 		}
-		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); string(inf.Rate) != `"inf"` || inf.Conditions.Requests != 20 {
-			t.Errorf("rate inf answers rate %s, requests %d", inf.Rate, inf.Conditions.Requests)
+		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); inf.Rate == nil || *inf.Rate != wire.RateInf || inf.Conditions.Requests != 20 {
+			t.Errorf("rate inf answers rate %v, requests %d", inf.Rate, inf.Conditions.Requests)
 		}
 		if m := get("metric=max_rate_rps&context=512&output=64&duration=5&slo=ttft:1000ms,tpot:60ms"); m.Conditions.SLO.Target != 0.95 || m.Conditions.DurationS != 5 {
 			t.Errorf("a search's ranking states target %v, want the default 0.95", m.Conditions.SLO.Target)
@@ -250,9 +221,7 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 			t.Errorf("/runs?mode=matrix = %d", code)
 		}
 		code, body := ts.get(t, "/api/v1/runs?mode=rate")
-		var list struct {
-			Runs []RunSummary `json:"runs"`
-		}
+		var list wire.RunList
 		json.Unmarshal([]byte(body), &list)
 		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != store.ModeRate {
 			t.Errorf("GET /api/v1/runs?mode=rate = %d, %d runs", code, len(list.Runs))

@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // boardSite holds the seed and two variants: the seed's figures doubled on an RTX
@@ -55,24 +56,10 @@ func boardSite(t *testing.T, st *store.Store) *testSite {
 	return ts
 }
 
-type boardAnswer struct {
-	Metric        string   `json:"metric"`
-	Context       *int     `json:"context"`
-	Concurrency   *float64 `json:"concurrency"`
-	LowerIsBetter bool     `json:"lower_is_better"`
-	Entries       []struct {
-		Rank   int     `json:"rank"`
-		RunID  string  `json:"run_id"`
-		Value  float64 `json:"value"`
-		Model  string  `json:"model"`
-		Family string  `json:"family"`
-		GPU    string  `json:"gpu"`
-		Engine string  `json:"engine"`
-		Quant  string  `json:"quantization"`
-	} `json:"entries"`
-	Metrics []metricJSON `json:"metrics"`
-}
+// boardAnswer is GET /api/v1/leaderboard's answer, with its ranking in brief.
+type boardAnswer struct{ wire.Leaderboard }
 
+// ranked is each entry's run and value, in rank order.
 func (a boardAnswer) ranked() [][2]any {
 	var out [][2]any
 	for _, e := range a.Entries {
@@ -111,7 +98,7 @@ func TestLeaderboardAPIRanksAnyCell(t *testing.T) {
 		if a.Metric != "ttft_ms" || a.Context == nil || *a.Context != 32768 || a.Concurrency == nil || *a.Concurrency != 1 || !a.LowerIsBetter {
 			t.Errorf("the answer's cell = %s %v %v lower %v", a.Metric, a.Context, a.Concurrency, a.LowerIsBetter)
 		}
-		if e := a.Entries[1]; e.Rank != 2 || e.Model != "RedHatAI/Qwen3.8-27B-INT4" || e.Family != "qwen3.8-27b" || e.GPU != "RTX 3090" || e.Engine != "vllm" || e.Quant != "INT4 W4A16 g128" {
+		if e := a.Entries[1]; e.Rank != 2 || e.Model != "RedHatAI/Qwen3.8-27B-INT4" || e.Family != "qwen3.8-27b" || e.GPU != "RTX 3090" || e.Engine != "vllm" || e.Quantization != "INT4 W4A16 g128" {
 			t.Errorf("the seed's entry = %+v", e)
 		}
 		if len(a.Metrics) != len(store.CellMetrics) {
@@ -185,7 +172,7 @@ func TestFamiliesGroupModelNames(t *testing.T) {
 			t.Errorf("the family list lacks qwen3.8-27b")
 		}
 		code, body = ts.get(t, "/api/v1/families")
-		var fams []groupJSON
+		var fams []wire.Group
 		if err := json.Unmarshal([]byte(body), &fams); code != http.StatusOK || err != nil || len(fams) != 1 || fams[0].Runs != 4 {
 			t.Errorf("GET /api/v1/families = %d %s", code, body)
 		}

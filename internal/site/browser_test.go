@@ -21,6 +21,7 @@ import (
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
@@ -100,7 +101,7 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 		variant(emulatedDemo),
 	}
 	for _, d := range docs {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
 			t.Fatalf("submitting: %v", err)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -51,7 +52,7 @@ func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server
 		t.Fatal(err)
 	}
 	for _, doc := range append([][]byte{seed}, more...) {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
 			t.Fatal(err)
 		}
 	}

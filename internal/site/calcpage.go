@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 type calcData struct {
@@ -143,7 +144,7 @@ func overCapacityWhy(lang string, run *rundoc.Run, m calc.Memory) []string {
 // apiPredict answers the predicted run document for the calculator's knobs.
 func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 	if s.opt.Calculator == nil {
-		writeAPIError(w, http.StatusServiceUnavailable, "", "the calculator is not available on this site")
+		wire.WriteError(w, http.StatusServiceUnavailable, "", "the calculator is not available on this site")
 		return
 	}
 	in, ferr := calc.FromQuery(r.URL.Query())
@@ -151,16 +152,16 @@ func (s *Server) apiPredict(w http.ResponseWriter, r *http.Request) {
 		ferr = &guard.FieldError{Field: "gpu", Reason: "is required (a GPU and a model)"}
 	}
 	if ferr != nil {
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
 	p, err := s.calc.Predict(r.Context(), in)
 	if err != nil {
 		ce := calc.AsError(err)
-		writeAPIError(w, http.StatusBadRequest, ce.Field, ce.Message(locale.EN))
+		wire.WriteError(w, http.StatusBadRequest, ce.Field, ce.Message(locale.EN))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.calc.WithUsers(r.Context(), in, p.Run))
+	wire.Write(w, http.StatusOK, s.calc.WithUsers(r.Context(), in, p.Run))
 }
 
 // ---- measured against predicted, on a run's page ----

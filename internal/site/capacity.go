@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // This file holds the site's capacity answers (issue 36, docs/capacity.md): the
@@ -176,26 +177,26 @@ func (s *Server) apiRunCapacity(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	t, err := capacity.ParseTargets(targetsQuery(v))
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, "tok_s", strings.TrimPrefix(err.Error(), "--capacity "))
+		wire.WriteError(w, http.StatusBadRequest, "tok_s", strings.TrimPrefix(err.Error(), "--capacity "))
 		return
 	}
 	_, run, err := s.loadRun(r.Context(), r.PathValue("id"))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeAPIError(w, http.StatusNotFound, "id", "no run with this id")
+		wire.WriteError(w, http.StatusNotFound, "id", "no run with this id")
 		return
 	case err != nil:
 		s.log.Error("reading a run", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not read the run")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not read the run")
 		return
 	}
 	sum := capacity.Summarize(run, t)
 	if sum == nil {
-		writeAPIError(w, http.StatusNotFound, "id", "the run has no decode cells and no SLO to answer with")
+		wire.WriteError(w, http.StatusNotFound, "id", "the run has no decode cells and no SLO to answer with")
 		return
 	}
 	sum.Sentences = report.CapacitySentences(run, report.Options{Lang: v.Get("lang"), Capacity: t})
-	writeJSON(w, http.StatusOK, sum)
+	wire.Write(w, http.StatusOK, sum)
 }
 
 // targetsQuery is the query's tok_s= and ttft= as --capacity spells them.

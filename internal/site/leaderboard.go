@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // cellSel is the cell the leaderboard ranks by: a registered metric, a context and a
@@ -671,50 +672,8 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 	return cv
 }
 
-// boardJSON is GET /api/v1/leaderboard's answer.
-type boardJSON struct {
-	Metric        string      `json:"metric"`
-	Context       *int        `json:"context,omitempty"`
-	Concurrency   *float64    `json:"concurrency,omitempty"`
-	Rate          *rateJSON   `json:"rate,omitempty"`
-	Speed         *float64    `json:"speed_tok_s,omitempty"` // a capacity metric's target per-user speed
-	Conditions    *condJSON   `json:"conditions,omitempty"`
-	LowerIsBetter bool        `json:"lower_is_better"`
-	Unit          string      `json:"unit"`
-	Entries       []entryJSON `json:"entries"`
-	NextOffset    *int        `json:"next_offset,omitempty"`
-	Grouped       bool        `json:"grouped_by_setup,omitempty"`
-	// AccuracyWithin echoes the accuracy filter's points (accuracyfilter.go).
-	AccuracyWithin *float64     `json:"accuracy_within,omitempty"`
-	Metrics        []metricJSON `json:"metrics"`
-}
-
-// rateJSON is a request rate: a number, or "inf".
-type rateJSON float64
-
-func (r rateJSON) MarshalJSON() ([]byte, error) {
-	if float64(r) == store.RateInf {
-		return []byte(`"inf"`), nil
-	}
-	return []byte(formatLevel(float64(r))), nil
-}
-
-// condJSON is what an open-loop ranking's values were measured under: the run
-// document's config.rate fields (input_len is the answer's context).
-type condJSON struct {
-	InputLen       int         `json:"input_len"`
-	OutputLen      int         `json:"output_len"`
-	Arrival        string      `json:"arrival"`
-	LenDist        string      `json:"len_dist"`
-	MaxConcurrency int         `json:"max_concurrency,omitempty"`
-	PrefixShare    float64     `json:"prefix_share,omitempty"`
-	Requests       int         `json:"requests,omitempty"`
-	DurationS      float64     `json:"duration_s,omitempty"`
-	SLO            *rundoc.SLO `json:"slo,omitempty"`
-}
-
-func condOf(c cellSel) *condJSON {
-	out := &condJSON{InputLen: c.Context, OutputLen: c.Cond.OutputLen, Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
+func condOf(c cellSel) *wire.Conditions {
+	out := &wire.Conditions{InputLen: c.Context, OutputLen: c.Cond.OutputLen, Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
 		MaxConcurrency: c.Cond.MaxConcurrency, PrefixShare: c.Cond.PrefixShare, Requests: c.Cond.Requests, DurationS: c.Cond.DurationS}
 	if c.Cond.SLO != nil {
 		slo := *c.Cond.SLO
@@ -722,38 +681,6 @@ func condOf(c cellSel) *condJSON {
 		out.SLO = &slo
 	}
 	return out
-}
-
-type entryJSON struct {
-	Rank          int     `json:"rank"`
-	RunID         string  `json:"run_id"`
-	URL           string  `json:"url"`
-	Value         float64 `json:"value"`
-	Title         string  `json:"title"`
-	Kind          string  `json:"kind"`
-	Model         string  `json:"model"`
-	Family        string  `json:"family"`
-	GPU           string  `json:"gpu"`
-	GPUCount      int     `json:"gpu_count"`
-	Engine        string  `json:"engine"`
-	EngineVersion string  `json:"engine_version,omitempty"`
-	Quantization  string  `json:"quantization,omitempty"`
-	Profile       string  `json:"profile"`
-	Mode          string  `json:"mode"`
-	Submitter     string  `json:"submitter"`
-	entryMarks
-}
-
-// metricJSON describes a registered metric, so that a client learns what it may ask:
-// conditions says what a ranking by it must state beside the cell ("workload":
-// output length and the rest, defaults allowed; "slo": and the SLO; "slo_target":
-// and the share that must meet it).
-type metricJSON struct {
-	Name          string `json:"name"`
-	Axis          string `json:"axis"`
-	LowerIsBetter bool   `json:"lower_is_better"`
-	Unit          string `json:"unit"`
-	Conditions    string `json:"conditions,omitempty"`
 }
 
 func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
@@ -770,17 +697,17 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		if missingSLO(ferr, r.URL.Query()) {
 			reason += s.sloHint(r.Context(), cell.Metric.Name)
 		}
-		writeAPIError(w, http.StatusBadRequest, ferr.Field, reason)
+		wire.WriteError(w, http.StatusBadRequest, ferr.Field, reason)
 		return
 	}
 	q = boardDefaults(q, r.URL.Query())
 	ranked, marks, next, err := s.rankMarked(r.Context(), cell, q, r.URL.Query())
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
-		writeAPIError(w, http.StatusInternalServerError, "", "could not rank runs")
+		wire.WriteError(w, http.StatusInternalServerError, "", "could not rank runs")
 		return
 	}
-	out := boardJSON{Metric: cell.Metric.Name, LowerIsBetter: cell.Metric.LowerIsBetter, Unit: cell.Metric.Unit, Entries: []entryJSON{}}
+	out := wire.Leaderboard{Metric: cell.Metric.Name, LowerIsBetter: cell.Metric.LowerIsBetter, Unit: cell.Metric.Unit, Entries: []wire.Entry{}}
 	if cell.Metric.Axis != store.AxisRun {
 		c := cell.Context
 		out.Context = &c
@@ -789,7 +716,7 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	case store.AxisConcurrency:
 		out.Concurrency = &cell.Level
 	case store.AxisRate:
-		rate := rateJSON(cell.Level)
+		rate := wire.Rate(cell.Level)
 		out.Rate = &rate
 	case store.AxisTarget:
 		out.Speed = &cell.Level
@@ -802,7 +729,7 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		out.AccuracyWithin = &q.Accuracy.WithinPoints
 	}
 	for i, rr := range ranked {
-		e := entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
+		e := wire.Entry{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
 			Title: rr.Title, Kind: rr.Kind, Model: rr.Model, Family: rr.Family, GPU: rr.GPU, GPUCount: rr.GPUCount, Engine: rr.Engine,
 			EngineVersion: rr.EngineVersion, Quantization: rr.Quantization, Profile: rr.Profile, Mode: rr.Mode, Submitter: rr.Submitter}
 		markJSON(&e, marks[i], cell)
@@ -812,9 +739,9 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		out.NextOffset = &next
 	}
 	for _, m := range store.CellMetrics {
-		out.Metrics = append(out.Metrics, metricJSON{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit, Conditions: m.Under.String()})
+		out.Metrics = append(out.Metrics, wire.Metric{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit, Conditions: m.Under.String()})
 	}
-	writeJSON(w, http.StatusOK, out)
+	wire.Write(w, http.StatusOK, out)
 }
 
 // sloHint names the SLOs a metric's runs on this site were judged against, for the

@@ -215,7 +215,7 @@ func (s *Server) found(w http.ResponseWriter, r *http.Request, what string, err 
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		writeAPIError(w, http.StatusNotFound, "", "no such API endpoint; see /api/openapi.json")
+		wire.WriteError(w, http.StatusNotFound, "", "no such API endpoint; see /api/openapi.json")
 		return
 	}
 	s.render(w, r, http.StatusNotFound, "notfound", "", locale.T(locale.FromRequest(r), "not_found"), nil)
@@ -675,7 +675,7 @@ func (s *Server) reportFormSubmit(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusBadRequest, reportFormData{Error: locale.T(lang, "err_form_size", maxFormBytes)})
 		return
 	}
-	sub := reportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
+	sub := wire.ReportSubmission{Slug: strings.TrimSpace(r.PostForm.Get("slug")), Title: r.PostForm.Get("title"), BodyMD: r.PostForm.Get("body_md")}
 	data := reportFormData{}
 	// What was typed comes back only when it is text the page can show.
 	if guard.CheckText("slug", sub.Slug, 128) == nil && guard.CheckText("title", sub.Title, 0) == nil && guard.CheckText("body_md", sub.BodyMD, 0) == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -360,22 +361,22 @@ func TestSubmitListPageRoundTrip(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{})
 		ctx := context.Background()
-		res, err := Submit(ctx, ts.Client(), ts.URL+"/", ts.token, seedDoc(t))
+		res, err := client.Submit(ctx, ts.Client(), ts.URL+"/", ts.token, seedDoc(t))
 		if err != nil || !res.Created || res.URL != ts.URL+"/runs/"+seedID {
 			t.Fatalf("Submit = %+v, %v", res, err)
 		}
-		if res, err = Submit(ctx, ts.Client(), ts.URL, ts.token, seedDoc(t)); err != nil || res.Created {
+		if res, err = client.Submit(ctx, ts.Client(), ts.URL, ts.token, seedDoc(t)); err != nil || res.Created {
 			t.Errorf("submitting again = %+v, %v; want not created, no error", res, err)
 		}
-		_, err = Submit(ctx, ts.Client(), ts.URL, ts.token, rawEdit(t, func(m map[string]any) { m["id"] = "x y" }))
-		var se *SubmitError
+		_, err = client.Submit(ctx, ts.Client(), ts.URL, ts.token, rawEdit(t, func(m map[string]any) { m["id"] = "x y" }))
+		var se *client.SubmitError
 		if !errors.As(err, &se) || se.Status != 400 || se.Field != "id" || !strings.Contains(err.Error(), "id: must be") {
-			t.Errorf("a bad document: err = %v; want a SubmitError naming field id", err)
+			t.Errorf("a bad document: err = %v; want a client.SubmitError naming field id", err)
 		}
-		if _, err := Submit(ctx, ts.Client(), ts.URL, "llmb_wrong", seedDoc(t)); err == nil || !strings.Contains(err.Error(), "401") {
+		if _, err := client.Submit(ctx, ts.Client(), ts.URL, "llmb_wrong", seedDoc(t)); err == nil || !strings.Contains(err.Error(), "401") {
 			t.Errorf("a wrong token: err = %v, want a 401", err)
 		}
-		if _, err := Submit(ctx, ts.Client(), "localhost:8080", ts.token, seedDoc(t)); err == nil || !strings.Contains(err.Error(), "--server") {
+		if _, err := client.Submit(ctx, ts.Client(), "localhost:8080", ts.token, seedDoc(t)); err == nil || !strings.Contains(err.Error(), "--server") {
 			t.Errorf("a server without scheme: err = %v", err)
 		}
 		_, body := ts.get(t, "/runs")

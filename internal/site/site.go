@@ -255,7 +255,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 // tooMany writes a 429 with Retry-After and a JSON error body.
 func tooMany(w http.ResponseWriter, wait time.Duration, why string) {
 	secs := setRetryAfter(w, wait)
-	writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
+	wire.WriteError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
 }
 
 // setRetryAfter sets Retry-After to wait, rounded up to whole seconds, and returns them.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // staticFiles is the one directory /static/ serves: templates and everything else
@@ -73,7 +75,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		if methods := allowed(s.mux, r); len(methods) > 0 {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
 			if strings.HasPrefix(r.URL.Path, "/api/") {
-				writeAPIError(w, http.StatusMethodNotAllowed, "method", r.Method+" is not allowed here; use "+strings.Join(methods, ", "))
+				wire.WriteError(w, http.StatusMethodNotAllowed, "method", r.Method+" is not allowed here; use "+strings.Join(methods, ", "))
 				return
 			}
 			http.Error(w, "method not allowed; use "+strings.Join(methods, ", "), http.StatusMethodNotAllowed)

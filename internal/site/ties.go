@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/wire"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -90,16 +91,7 @@ func plusMinusText(lang string, v float64, iv *stats.Interval, decimals int) str
 	return "± " + report.FormatNumber(lang, math.Max(v-iv.Low, iv.High-v), decimals)
 }
 
-// entryMarks are an API entry's interval and tie (and a grouped setup's runs).
-type entryMarks struct {
-	CI               *stats.Interval `json:"ci,omitempty"`
-	TiedWithPrevious bool            `json:"tied_with_previous"`
-	Runs             int             `json:"runs,omitempty"`
-	Spread           *stats.Interval `json:"spread,omitempty"`
-	RunIDs           []string        `json:"run_ids,omitempty"`
-}
-
-func markJSON(e *entryJSON, m rankMark, cell cellSel) {
+func markJSON(e *wire.Entry, m rankMark, cell cellSel) {
 	e.TiedWithPrevious = m.Tied
 	if m.CI != nil {
 		iv := m.CI.Round(cell.Metric.Decimals + 1)

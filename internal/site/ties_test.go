@@ -26,19 +26,6 @@ func tieDoc(t *testing.T, id, gpu string, tokS, low, high float64) []byte {
 	})
 }
 
-type tieAnswer struct {
-	Grouped bool `json:"grouped_by_setup"`
-	Entries []struct {
-		RunID  string          `json:"run_id"`
-		Value  float64         `json:"value"`
-		CI     *stats.Interval `json:"ci"`
-		Tied   bool            `json:"tied_with_previous"`
-		Runs   int             `json:"runs"`
-		Spread *stats.Interval `json:"spread"`
-		RunIDs []string        `json:"run_ids"`
-	} `json:"entries"`
-}
-
 // TestLeaderboardTies: entries carry their intervals and tie where they overlap the
 // one above, across a page boundary too; a run without intervals (the seed) shows
 // none and ties with nothing; the page marks ties in both languages; ?group=setup
@@ -50,13 +37,13 @@ func TestLeaderboardTies(t *testing.T) {
 		ts.mustSubmit(t, tieDoc(t, "b-4090", "RTX 4090", 47.5, 47.0, 48.0)) // overlaps a
 		ts.mustSubmit(t, tieDoc(t, "c-3080", "RTX 3080", 46.0, 45.5, 46.5)) // clear of b
 		ts.mustSubmit(t, seedDoc(t))                                        // 45.3, no interval
-		get := func(q string) tieAnswer {
+		get := func(q string) boardAnswer {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?metric=total_tok_s&context=32K&concurrency=1&"+q)
 			if code != http.StatusOK {
 				t.Fatalf("?%s: %d %s", q, code, body)
 			}
-			var a tieAnswer
+			var a boardAnswer
 			if err := json.Unmarshal([]byte(body), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -73,15 +60,15 @@ func TestLeaderboardTies(t *testing.T) {
 		}{{"a-5090", true, false}, {"b-4090", true, true}, {"c-3080", true, false}, {seedID, false, false}}
 		for i, w := range want {
 			e := a.Entries[i]
-			if e.RunID != w.id || (e.CI != nil) != w.ci || e.Tied != w.tied {
-				t.Errorf("entry %d: %s ci %v tied %v, want %s ci %v tied %v", i+1, e.RunID, e.CI, e.Tied, w.id, w.ci, w.tied)
+			if e.RunID != w.id || (e.CI != nil) != w.ci || e.TiedWithPrevious != w.tied {
+				t.Errorf("entry %d: %s ci %v tied %v, want %s ci %v tied %v", i+1, e.RunID, e.CI, e.TiedWithPrevious, w.id, w.ci, w.tied)
 			}
 		}
 		if ci := a.Entries[0].CI; ci == nil || ci.Low != 47.6 || ci.High != 48.8 {
 			t.Errorf("a's interval %+v, want [47.6, 48.8]", ci)
 		}
 		// The second page's first entry ties with the last of the first.
-		if p := get("limit=1&offset=1"); len(p.Entries) != 1 || p.Entries[0].RunID != "b-4090" || !p.Entries[0].Tied {
+		if p := get("limit=1&offset=1"); len(p.Entries) != 1 || p.Entries[0].RunID != "b-4090" || !p.Entries[0].TiedWithPrevious {
 			t.Errorf("page 2 of 1: %+v, want b tied with a above it", p.Entries)
 		}
 		for _, lang := range []string{"en", "ja"} {

@@ -8,6 +8,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // capacityPredictor is what a Calculator may also do: predict the setup at every number
@@ -55,17 +56,10 @@ func GPUText(in Input) string {
 	return in.GPU
 }
 
-// Predicted is a predicted run with its capacity block, as the json report writes
-// one ("users": read from the prediction at every N up to the KV limit).
-type Predicted struct {
-	*rundoc.Run
-	Users *capacity.Summary `json:"users,omitempty"`
-}
-
 // WithUsers is the API's predicted run: the document, and its capacity at the default
 // targets where the calculator predicts one.
-func (s *Service) WithUsers(ctx context.Context, in Input, run *rundoc.Run) Predicted {
-	out := Predicted{Run: run}
+func (s *Service) WithUsers(ctx context.Context, in Input, run *rundoc.Run) wire.Predicted {
+	out := wire.Predicted{Run: run}
 	if dense, err := s.PredictUsers(ctx, in); err == nil && dense != nil {
 		if out.Users = capacity.Summarize(dense, capacity.DefaultTargets()); out.Users != nil {
 			out.Users.Sentences = report.CapacitySentences(dense, report.Options{})

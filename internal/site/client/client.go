@@ -1,4 +1,7 @@
-package site
+// Package client is "llmbench submit": it posts a run document to a site's API,
+// waits out the site's rate limit when told to, and says what was refused and why in
+// the API's own words (internal/site/wire).
+package client
 
 import (
 	"bytes"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // SubmitError is a submission the server refused, with its field and reason.
@@ -41,7 +45,7 @@ func (e *SubmitError) Error() string {
 
 // Submit posts a run document to a site's API and returns what it answered. server is
 // the site's root URL; the document is sent byte for byte.
-func Submit(ctx context.Context, client *http.Client, server, token string, doc []byte) (*SubmitResult, error) {
+func Submit(ctx context.Context, client *http.Client, server, token string, doc []byte) (*wire.SubmitResult, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -68,7 +72,7 @@ func Submit(ctx context.Context, client *http.Client, server, token string, doc 
 		return nil, fmt.Errorf("reading the server's answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-		var e apiError
+		var e wire.Error
 		if json.Unmarshal(body, &e) != nil || (e.Reason == "" && e.Field == "") {
 			e.Reason = strings.TrimSpace(string(body))
 			if len(e.Reason) > 300 {
@@ -84,7 +88,7 @@ func Submit(ctx context.Context, client *http.Client, server, token string, doc 
 		}
 		return nil, serr
 	}
-	var res SubmitResult
+	var res wire.SubmitResult
 	if err := json.Unmarshal(body, &res); err != nil {
 		return nil, fmt.Errorf("the server's answer is not what the API describes: %w", err)
 	}
@@ -116,7 +120,7 @@ const (
 // SubmitRetrying is Submit, tried again while the site answers 429 or 503 with a
 // Retry-After of at most maxRetryWait, submitAttempts times in all, saying on note
 // why and how long it waits; wait does the waiting (clock.SleepErr).
-func SubmitRetrying(ctx context.Context, client *http.Client, server, token string, doc []byte, note io.Writer, wait func(context.Context, time.Duration) error) (*SubmitResult, error) {
+func SubmitRetrying(ctx context.Context, client *http.Client, server, token string, doc []byte, note io.Writer, wait func(context.Context, time.Duration) error) (*wire.SubmitResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := Submit(ctx, client, server, token, doc)
 		var se *SubmitError
