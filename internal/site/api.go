@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -152,7 +152,7 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
-		s.invalidateFacets()
+		s.board.Forget()
 		s.log.Info("run stored", "id", run.ID, "submitter", user.Name)
 	}
 	w.Header().Set("Location", "/runs/"+run.ID)
@@ -167,62 +167,8 @@ func summaryOf(r store.RunRecord) wire.RunSummary {
 		SubmittedAt: r.SubmittedAt, Submitter: r.Submitter, Org: r.Org}
 }
 
-// queryFromRequest reads the filters shared by the leaderboard, the run list and
-// GET /api/v1/runs.
-func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *guard.FieldError) {
-	v := r.URL.Query()
-	q := store.Query{Model: v.Get("model"), GPU: v.Get("gpu"), Engine: v.Get("engine"),
-		Quantization: v.Get("quant"), Profile: v.Get("profile"), Org: v.Get("org"), Submitter: v.Get("submitter"),
-		Family: v.Get("family"), Author: v.Get("author")}
-	if sz := v.Get("size"); sz != "" {
-		b, ok := store.SizeBucketByName(sz)
-		if !ok {
-			var names []string
-			for _, b := range store.SizeBuckets {
-				names = append(names, b.Name)
-			}
-			return q, guard.Refuse("size", "qerr_size", strings.Join(names, ", "))
-		}
-		q.SizeMin, q.SizeMax = b.Min, b.Max
-	}
-	switch m := v.Get("mode"); m {
-	case "", store.ModeMatrix, store.ModeRate:
-		q.Mode = m
-	default:
-		return q, guard.Refuse("mode", "qerr_mode")
-	}
-	if k := v.Get("kind"); k != "" && k != "all" {
-		for _, kind := range strings.Split(k, ",") {
-			switch kind {
-			case "measured", "emulated", "predicted":
-				q.Kinds = append(q.Kinds, kind)
-			default:
-				return q, guard.Refuse("kind", "qerr_kind")
-			}
-		}
-	}
-	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
-		q.Sort = store.Metric(m)
-		if !q.Sort.Valid() {
-			return q, guard.Refuse("sort", "qerr_sort")
-		}
-	}
-	var err error
-	if l := v.Get("limit"); l != "" {
-		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > maxLimit {
-			return q, guard.Refuse("limit", "qerr_limit", maxLimit)
-		}
-	}
-	if o := v.Get("offset"); o != "" {
-		if q.Offset, err = strconv.Atoi(o); err != nil || q.Offset < 0 || q.Offset > 1_000_000 {
-			return q, guard.Refuse("offset", "qerr_offset")
-		}
-	}
-	return q, nil
-}
-
 func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
-	q, ferr := queryFromRequest(r, 100)
+	q, ferr := board.Filters(r.URL.Query(), 100)
 	if ferr != nil {
 		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return

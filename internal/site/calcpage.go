@@ -61,7 +61,7 @@ func (s *Server) calculator(w http.ResponseWriter, r *http.Request) {
 		MaxNumSeqs: v.Get("max_num_seqs"), MaxOutput: v.Get("max_output"), PrefixOff: in.NoPrefixCaching}
 	if d.Available {
 		d.GPUs, d.Models, d.Choices = s.opt.Calculator.GPUs(), s.opt.Calculator.Models(), s.opt.Calculator.Choices()
-	} else if f, err := s.cachedFacets(ctx); err == nil {
+	} else if f, err := s.board.Facets(ctx); err == nil {
 		for _, x := range f.GPUs {
 			d.GPUs = append(d.GPUs, x.Value)
 		}

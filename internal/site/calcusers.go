@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 )
@@ -32,7 +33,7 @@ type calcUsersForm struct{ Speed, Context string }
 // (false).
 func (s *Server) fillUsers(ctx context.Context, d *calcData, v url.Values, lang string) bool {
 	d.UsersForm = calcUsersForm{Speed: strings.TrimSpace(v.Get("speed")), Context: strings.TrimSpace(v.Get("users_context"))}
-	speed, ferr := parseSpeed(d.UsersForm.Speed)
+	speed, ferr := board.ParseSpeed(d.UsersForm.Speed)
 	asked := 16 * rundoc.K
 	if ferr == nil && d.UsersForm.Context != "" {
 		n, err := rundoc.ParseTokens(d.UsersForm.Context)

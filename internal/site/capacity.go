@@ -13,7 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -23,23 +23,6 @@ import (
 // measured runs on hardware and model pages, the compare page's rows, and the API's
 // answer for one run. Every figure comes from internal/capacity, as run, report and
 // calc's do.
-
-// maxSpeed bounds a target speed per user in tok/s.
-const maxSpeed = 10000
-
-// parseSpeed reads a target speed per user (the capacity metrics' level, the compare
-// page's and the calculator's speed=): store.DefaultSpeed when not given.
-func parseSpeed(s string) (float64, *guard.FieldError) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return store.DefaultSpeed, nil
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(x > 0) || x > maxSpeed {
-		return 0, guard.Refuse("speed", "reason_speed", maxSpeed)
-	}
-	return x, nil
-}
 
 // usersBest is a hardware or model page's capacity: per context, the measured run of
 // the group that serves the most users per GPU at the default targets.
@@ -60,7 +43,7 @@ const usersBestContexts = 8
 // usersBest ranks the group's runs (q) by users per GPU at each context they have, at
 // the default speed; nil when none has a capacity.
 func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang string) (*usersBest, error) {
-	cells, err := s.metricCellsOf(ctx, "users_per_gpu", q)
+	cells, err := s.board.MetricCells(ctx, "users_per_gpu", q)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +66,7 @@ func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang s
 			return nil, err
 		}
 		if ok {
-			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {formatLevel(store.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
+			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {board.FormatLevel(store.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
 			ub.Rows = append(ub.Rows, row)
 		}
 	}
@@ -127,10 +110,10 @@ type compareUsersRow struct {
 
 // compareUsersOf answers every run at the speed the query asks (speed=, default 20).
 func compareUsersOf(runs []*rundoc.Run, ids []string, speedParam, lang string) *compareUsers {
-	speed, ferr := parseSpeed(speedParam)
-	cu := &compareUsers{Speed: formatLevel(speed), IDs: ids}
+	speed, ferr := board.ParseSpeed(speedParam)
+	cu := &compareUsers{Speed: board.FormatLevel(speed), IDs: ids}
 	if ferr != nil {
-		speed, cu.Speed, cu.Error = store.DefaultSpeed, formatLevel(store.DefaultSpeed), ferr.Error()
+		speed, cu.Speed, cu.Error = store.DefaultSpeed, board.FormatLevel(store.DefaultSpeed), ferr.Error()
 	}
 	t := capacity.DefaultTargets().WithSpeed(speed)
 	cu.Label = locale.T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))

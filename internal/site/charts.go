@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -87,7 +88,7 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 				continue
 			}
 			line.Points = append(line.Points, report.XY{X: total[l], Y: p,
-				Title: locale.T(lang, "tradeoff_point", r.Title, formatLevel(l), report.FormatNumber(lang, total[l], 1), report.FormatNumber(lang, p, 1))})
+				Title: locale.T(lang, "tradeoff_point", r.Title, board.FormatLevel(l), report.FormatNumber(lang, total[l], 1), report.FormatNumber(lang, p, 1))})
 		}
 		if len(line.Points) == 0 {
 			continue
@@ -104,24 +105,24 @@ func (s *Server) tradeoffChart(ctx context.Context, lang, id string, runs []stor
 // bestChart draws the best value per group (GPU, model) at a cell as bars, ranked
 // as the leaderboard ranks (ties.go): a bar whose run's 95% interval overlaps the one
 // above's, or that reads the same value, ties with it.
-func (s *Server) bestChart(ctx context.Context, lang, id, title string, cell cellSel, best []store.GroupBest) template.HTML {
+func (s *Server) bestChart(ctx context.Context, lang, id, title string, cell board.Cell, best []store.GroupBest) template.HTML {
 	ids := make([]string, len(best))
 	for i, b := range best {
 		ids[i] = b.RunID
 	}
-	bounds := s.bounds(ctx, ids)
+	cis := s.board.Intervals(ctx, ids, cell)
 	var bars []report.Bar
 	var above *stats.Interval
 	for i, b := range best {
 		value := report.FormatNumber(lang, b.Value, cell.Metric.Decimals)
-		ci := boundOf(bounds, b.RunID, cell)
+		ci := cis[i]
 		bar := report.Bar{Label: b.Name, Value: b.Value, Title: locale.T(lang, "best_bar", b.Name, value, cell.Metric.Unit, b.RunID, b.Runs)}
-		if i > 0 && (tied(above, ci) || value == report.FormatNumber(lang, best[i-1].Value, cell.Metric.Decimals)) {
+		if i > 0 && (board.Tied(above, ci) || value == report.FormatNumber(lang, best[i-1].Value, cell.Metric.Decimals)) {
 			bar.Tied, bar.Title = true, bar.Title+" · "+locale.T(lang, "tie_title")
 		}
 		bars, above = append(bars, bar), ci
 	}
-	return report.BarChart(lang, id, title, cell.label(lang)+" · "+cell.Metric.Unit, bars, cell.Metric.Decimals)
+	return report.BarChart(lang, id, title, cell.Label(lang)+" · "+cell.Metric.Unit, bars, cell.Metric.Decimals)
 }
 
 // compareCharts draws the compared runs together: total tok/s against concurrency at

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -80,7 +81,7 @@ type groupPageData struct {
 	RateRuns             int // how many of Stat.Runs are open-loop (they have no matrix figures)
 	Runs                 []store.RunRecord
 	Models               []store.Facet // a family's model names
-	Cell                 cellSel
+	Cell                 board.Cell
 	CellForm             cellForm
 	Tradeoff             *chartView
 	Bars                 template.HTML
@@ -97,8 +98,8 @@ type cellForm struct {
 	LevelName string
 }
 
-func newCellForm(lang string, cell cellSel) cellForm {
-	f := cellForm{Context: rundoc.FormatTokens(cell.Context), Level: formatLevel(cell.Level), LevelName: levelParam(cell.Metric.Axis)}
+func newCellForm(lang string, cell board.Cell) cellForm {
+	f := cellForm{Context: rundoc.FormatTokens(cell.Context), Level: board.FormatLevel(cell.Level), LevelName: board.LevelParam(cell.Metric.Axis)}
 	// Open-loop metrics need their conditions stated, which the leaderboard's form does.
 	f.Metrics = metricOptions(lang, cell.Metric.Name, false)
 	return f
@@ -157,9 +158,9 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		s.notFound(w, r)
 		return
 	}
-	cell, ferr := cellFromRequest(r.URL.Query())
+	cell, ferr := board.CellFromQuery(r.URL.Query())
 	if ferr != nil {
-		cell = defaultCell()
+		cell = board.DefaultCell()
 	}
 	d.Cell, d.CellForm = cell, newCellForm(lang, cell)
 	if d.Stat != nil {
@@ -193,7 +194,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		// The trade-off of the best measured runs (by peak total tok/s), at the cell's context.
 		peak, _ := store.MetricByName("peak_tok_s")
 		measured.Limit = tradeoffRuns
-		top, err := s.store.RankByCell(ctx, cellSel{Metric: peak}.store(measured))
+		top, err := s.store.RankByCell(ctx, board.Cell{Metric: peak}.Store(measured))
 		if err != nil {
 			s.serverError(w, r, "ranking runs", err)
 			return
@@ -206,7 +207,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 			s.serverError(w, r, "reading cells", err)
 			return
 		}
-		best, err := s.bestByGroup(ctx, cell.store(measured), kind.BarBy, 16)
+		best, err := s.board.BestByGroup(ctx, cell.Store(measured), kind.BarBy, 16)
 		if err != nil {
 			s.serverError(w, r, "best per group", err)
 			return
@@ -215,7 +216,7 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request, kind groupKin
 		if kind.BarBy == "model" {
 			key = "chart_best_model"
 		}
-		d.BarTitle = locale.T(lang, key, cell.label(lang))
+		d.BarTitle = locale.T(lang, key, cell.Label(lang))
 		d.Bars = s.bestChart(ctx, lang, "bars-"+kind.Dim, d.BarTitle, cell, best)
 		if d.Users, err = s.usersBest(ctx, measured, kind.Dim, name, lang); err != nil {
 			s.serverError(w, r, "ranking runs by capacity", err)

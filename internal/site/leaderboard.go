@@ -13,198 +13,10 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
-
-// cellSel is the cell the leaderboard ranks by: a registered metric, a context and a
-// level on the metric's second axis (the concurrency of a decode cell, the request
-// rate of an open-loop cell) and, for an open-loop metric, the conditions its values
-// were measured under (ratecells.go).
-type cellSel struct {
-	Metric  store.CellMetric
-	Context int
-	Level   float64
-	Cond    store.RateCond
-}
-
-// rated reports whether the cell is an open-loop one, ranked under conditions.
-func (c cellSel) rated() bool { return c.Metric.Under != store.NoConditions }
-
-// legacySorts maps the leaderboard's first rankings (sort=…) to the cells they are.
-var legacySorts = map[string]cellSel{
-	"decode":      {Context: 0, Level: 1},
-	"peak":        {},
-	"prefill_32k": {Context: 32 * rundoc.K},
-	"per_gb":      {},
-}
-
-var legacyMetric = map[string]string{"decode": "total_tok_s", "peak": "peak_tok_s", "prefill_32k": "prompt_tok_s", "per_gb": "peak_tok_s_per_gb"}
-
-// defaultCell is what the leaderboard ranks by when asked nothing: single-stream
-// decode at context 0, the seed site's first ranking.
-func defaultCell() cellSel {
-	m, _ := store.MetricByName("total_tok_s")
-	return cellSel{Metric: m, Context: 0, Level: 1}
-}
-
-// levelParam is the query parameter naming a metric's second axis.
-func levelParam(a store.Axis) string {
-	switch a {
-	case store.AxisRate:
-		return "rate"
-	case store.AxisConcurrency:
-		return "concurrency"
-	case store.AxisTarget:
-		return "speed"
-	}
-	return ""
-}
-
-// cellFromRequest reads metric, context and concurrency (or rate) from the query:
-// context in tokens or with K (32768, 32K), the level a number. Missing parts take the
-// defaults (context 0, level 1); sort= of the first leaderboard still works.
-func cellFromRequest(v url.Values) (cellSel, *guard.FieldError) {
-	name := v.Get("metric")
-	if name == "" {
-		if legacy := v.Get("sort"); legacy != "" && legacy != "newest" {
-			sel, ok := legacySorts[legacy]
-			if !ok {
-				return defaultCell(), guard.Refuse("sort", "qerr_sort")
-			}
-			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
-			return sel, nil
-		}
-		name = "total_tok_s"
-	}
-	m, ok := store.MetricByName(name)
-	if !ok {
-		return defaultCell(), guard.Refuse("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
-	}
-	sel := cellSel{Metric: m}
-	if m.Axis == store.AxisRun {
-		return sel, nil
-	}
-	if sel.rated() {
-		sel.Context = store.DefaultInputLen
-	}
-	if c := v.Get("context"); c != "" {
-		n, err := rundoc.ParseTokens(c)
-		if err != nil || n < 0 || n > rundoc.MaxTokens {
-			return defaultCell(), guard.Refuse("context", "qerr_context")
-		}
-		sel.Context = n
-	}
-	if p := levelParam(m.Axis); p != "" {
-		l, ferr := levelFromRequest(v.Get(p), p, m.Axis)
-		if ferr != nil {
-			return defaultCell(), ferr
-		}
-		sel.Level = l
-	}
-	if sel.rated() {
-		cond, ferr := rateCondFromRequest(v, m, sel.Level)
-		sel.Cond = cond
-		if ferr != nil {
-			if missingSLO(ferr, v) {
-				return sel, ferr // the page offers the SLOs runs were measured under
-			}
-			return defaultCell(), ferr
-		}
-	}
-	return sel, nil
-}
-
-// levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
-// 1 when the query gives none.
-func levelFromRequest(s, param string, axis store.Axis) (float64, *guard.FieldError) {
-	switch {
-	case axis == store.AxisTarget:
-		return parseSpeed(s) // capacity.go
-	case s == "":
-		return 1, nil
-	case axis == store.AxisRate:
-		return parseRateLevel(s)
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(x > 0) || x > rundoc.MaxConc {
-		return 0, guard.Refuse(param, "qerr_level", rundoc.MaxConc)
-	}
-	return x, nil
-}
-
-// label is how pages name the cell: "Total tok/s at 32K × 1".
-func (c cellSel) label(lang string) string {
-	name := locale.T(lang, "metric_"+c.Metric.Name)
-	switch c.Metric.Axis {
-	case store.AxisRun:
-		return name
-	case store.AxisPrefill:
-		return locale.T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
-	case store.AxisRate:
-		if c.Level == store.RateInf {
-			return locale.T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
-		}
-		return locale.T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
-	case store.AxisRateRun:
-		return locale.T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
-	case store.AxisTarget:
-		return locale.T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
-	}
-	return locale.T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
-}
-
-// shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
-func (c cellSel) shortLabel(lang string) string {
-	if c.Metric.Axis == store.AxisRateRun {
-		return locale.T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
-	}
-	if c.Level == store.RateInf {
-		return locale.T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
-	}
-	return locale.T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
-}
-
-// formatLevel writes a level as URLs take it: 8, 0.5, inf (a rate inf cell).
-func formatLevel(l float64) string {
-	if l == store.RateInf {
-		return "inf"
-	}
-	return strconv.FormatFloat(l, 'f', -1, 64)
-}
-
-// query sets the cell's URL parameters on v.
-func (c cellSel) query(v url.Values) url.Values {
-	v.Del("sort")
-	v.Del("offset")
-	v.Set("metric", c.Metric.Name)
-	v.Del("context")
-	v.Del("concurrency")
-	v.Del("rate")
-	if c.Metric.Axis != store.AxisRun {
-		v.Set("context", strconv.Itoa(c.Context))
-	}
-	if p := levelParam(c.Metric.Axis); p != "" {
-		v.Set(p, formatLevel(c.Level))
-	}
-	if c.rated() {
-		setCondParams(v, c.Cond)
-	} else {
-		for _, p := range condParams {
-			v.Del(p)
-		}
-	}
-	return v
-}
-
-func (c cellSel) store(q store.Query) store.CellQuery {
-	cq := store.CellQuery{Query: q, Metric: c.Metric.Name, Context: c.Context, Level: c.Level}
-	if c.rated() {
-		cq.Cond = c.Cond.Key()
-	}
-	return cq
-}
 
 // boardEntry is one ranked run with its row of the matrix at a glance.
 type boardEntry struct {
@@ -269,7 +81,7 @@ type pickerCell struct {
 
 type boardData struct {
 	listData
-	Cell      cellSel
+	Cell      board.Cell
 	CellLabel string
 	Metrics   []metricOption
 	Picker    *pickerView
@@ -305,7 +117,7 @@ type condForm struct {
 	SLOMetric, TargetMetric, Inf                                                           bool
 }
 
-func newCondForm(c cellSel) condForm {
+func newCondForm(c board.Cell) condForm {
 	f := condForm{Output: strconv.Itoa(c.Cond.OutputLen), Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
 		SLOMetric: c.Metric.Under >= store.UnderSLO, TargetMetric: c.Metric.Under >= store.UnderSLOTarget, Inf: c.Level == store.RateInf}
 	if c.Cond.MaxConcurrency > 0 {
@@ -328,11 +140,6 @@ func newCondForm(c cellSel) condForm {
 	return f
 }
 
-// missingSLO reports whether ferr says an SLO metric was asked for with no SLO.
-func missingSLO(ferr *guard.FieldError, v url.Values) bool {
-	return ferr != nil && ferr.Field == errNoSLO && strings.TrimSpace(v.Get("slo")) == ""
-}
-
 // Picker and row limits: a plan may have up to 64 values per axis; the picker shows the
 // ones most runs have.
 const (
@@ -346,16 +153,16 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	q, cell := boardQuery(r, lang, d)
 	ctx := r.Context()
 	var entries []store.RankedRun
-	var marks []rankMark
+	var marks []board.Mark
 	next := -1
 	if !d.NeedSLO {
 		var err error
-		if entries, marks, next, err = s.rankMarked(ctx, cell, q, r.URL.Query()); err != nil {
+		if entries, marks, next, err = s.board.Rank(ctx, cell, q, board.Grouped(r.URL.Query())); err != nil {
 			s.serverError(w, r, "ranking runs", err)
 			return
 		}
 	}
-	d.Grouped, d.GroupURL = groupedSetups(r.URL.Query()), groupToggle(r.URL)
+	d.Grouped, d.GroupURL = board.Grouped(r.URL.Query()), groupToggle(r.URL)
 	if next >= 0 {
 		d.NextURL = withParam(r.URL, "offset", strconv.Itoa(next))
 	}
@@ -369,7 +176,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 	applyMarks(d.Entries, entries, marks, cell, lang)
 	var err error
-	if d.Facets, err = s.cachedFacets(ctx); err == nil {
+	if d.Facets, err = s.board.Facets(ctx); err == nil {
 		err = s.menuNames(ctx, &d.Sel)
 	}
 	if err != nil {
@@ -377,12 +184,12 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if (q.Model != "" || q.Family != "") && !d.NeedSLO {
-		best, err := s.bestByGroup(ctx, cell.store(q), "gpu", 12)
+		best, err := s.board.BestByGroup(ctx, cell.Store(q), "gpu", 12)
 		if err != nil {
 			s.serverError(w, r, "best GPUs", err)
 			return
 		}
-		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", locale.T(lang, "chart_best_gpu", cell.label(lang)), cell, best)
+		d.Chart = s.bestChart(ctx, lang, "lb-best-gpu", locale.T(lang, "chart_best_gpu", cell.Label(lang)), cell, best)
 	}
 	status := http.StatusOK
 	if d.NeedSLO {
@@ -395,14 +202,14 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 // query the page cannot use ranks the default cell under an error, but an SLO metric
 // asked for without an SLO keeps its metric (NeedSLO), so that the page can offer the
 // SLOs its runs were judged against.
-func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSel) {
+func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, board.Cell) {
 	v := r.URL.Query()
-	q, ferr := queryFromRequest(r, 200)
+	q, ferr := board.Filters(r.URL.Query(), 200)
 	if ferr == nil {
-		q.Accuracy, ferr = accuracyFilter(v)
+		q.Accuracy, ferr = board.AccuracyFilter(v)
 	}
-	cell, cerr := cellFromRequest(v)
-	d.NeedSLO = ferr == nil && missingSLO(cerr, v)
+	cell, cerr := board.CellFromQuery(v)
+	d.NeedSLO = ferr == nil && board.MissingSLO(cerr, v)
 	if ferr == nil {
 		ferr = cerr
 	}
@@ -411,53 +218,39 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 		d.Error = locale.T(lang, "need_slo", locale.T(lang, "metric_"+cell.Metric.Name))
 	case ferr != nil:
 		d.Error = ferr.In(lang)
-		q, cell = store.Query{}, defaultCell()
+		q, cell = store.Query{}, board.DefaultCell()
 	}
-	q = boardDefaults(q, v)
+	q = board.Defaults(q, v)
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
 		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name, Mode: q.Mode}
 	if q.Accuracy.On {
 		d.AccuracyWithin = strconv.FormatFloat(q.Accuracy.WithinPoints, 'f', -1, 64)
 	}
-	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
-	d.Context, d.Level = rundoc.FormatTokens(cell.Context), formatLevel(cell.Level)
+	d.Cell, d.CellLabel, d.LevelName = cell, cell.Label(lang), board.LevelParam(cell.Metric.Axis)
+	d.Context, d.Level = rundoc.FormatTokens(cell.Context), board.FormatLevel(cell.Level)
 	d.Metrics = metricOptions(lang, cell.Metric.Name, true)
-	if d.Rated = cell.rated(); d.Rated {
+	if d.Rated = cell.Rated(); d.Rated {
 		d.Context = strconv.Itoa(cell.Context) // input lengths are written out: 512, 1024
 		d.CondForm = newCondForm(cell)
 		if !d.NeedSLO {
-			d.CondLabel = condLabel(lang, cell.Cond)
+			d.CondLabel = board.CondLabel(lang, cell.Cond)
 		}
 	}
 	return q, cell
-}
-
-// boardDefaults completes a ranking's query alike on the page and in the API: 50 runs
-// a page, and measured runs only unless kind says otherwise (emulated and predicted
-// runs stay off the board); a ranking has its own order, so sort= does not apply.
-func boardDefaults(q store.Query, v url.Values) store.Query {
-	q.Sort = ""
-	if q.Limit == 0 {
-		q.Limit = 50
-	}
-	if len(q.Kinds) == 0 && v.Get("kind") != "all" {
-		q.Kinds = []string{rundoc.RunMeasured}
-	}
-	return q
 }
 
 // boardCells fills the picker, an open-loop metric's conditions, and each ranked
 // run's row at a glance. Their counts are of the runs the ranking takes — q's filters
 // and kinds (measured only unless the reader includes the others) — so that a cell the
 // picker says 3 runs have ranks 3.
-func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell cellSel, q store.Query, entries []store.RankedRun, lang string) error {
-	cells, err := s.metricCellsOf(ctx, cell.Metric.Name, q)
+func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell board.Cell, q store.Query, entries []store.RankedRun, lang string) error {
+	cells, err := s.board.MetricCells(ctx, cell.Metric.Name, q)
 	if err != nil {
 		return err
 	}
-	if cell.rated() {
+	if cell.Rated() {
 		d.Conds = condOptions(u, cell, cells, lang)
-		cells = cellsUnder(cells, cell.Cond.Key())
+		cells = board.CellsUnder(cells, cell.Cond.Key())
 	}
 	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
 		d.Picker = buildPicker(u, cell, cells)
@@ -469,24 +262,9 @@ func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell 
 	return err
 }
 
-// rankPage ranks one page of runs by the cell and returns the offset of the next page
-// (-1 on the last).
-func (s *Server) rankPage(ctx context.Context, cell cellSel, q store.Query) ([]store.RankedRun, int, error) {
-	want := q.Limit
-	q.Limit++
-	rows, err := s.store.RankByCell(ctx, cell.store(q))
-	if err != nil {
-		return nil, -1, err
-	}
-	if len(rows) > want {
-		return rows[:want], q.Offset + want, nil
-	}
-	return rows, -1, nil
-}
-
 // buildPicker lays the cells out as a small matrix: the contexts and levels most runs
 // have, always including the chosen one.
-func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView {
+func buildPicker(u *url.URL, sel board.Cell, cells []store.MetricCell) *pickerView {
 	ctxRuns, lvlRuns := map[int]int{}, map[float64]int{}
 	byCell := map[[2]float64]int{}
 	for _, c := range cells {
@@ -499,20 +277,20 @@ func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView 
 	p := &pickerView{}
 	if sel.Metric.Axis != store.AxisPrefill && sel.Metric.Axis != store.AxisRateRun {
 		for _, l := range levels {
-			p.Levels = append(p.Levels, formatLevel(l))
+			p.Levels = append(p.Levels, board.FormatLevel(l))
 		}
 	} else {
 		levels = []float64{0}
 	}
 	for _, c := range contexts {
 		row := pickerRow{Context: rundoc.FormatTokens(c)}
-		if sel.rated() {
+		if sel.Rated() {
 			row.Context = strconv.Itoa(c)
 		}
 		for _, l := range levels {
-			at := cellSel{Metric: sel.Metric, Context: c, Level: l, Cond: sel.Cond}
+			at := board.Cell{Metric: sel.Metric, Context: c, Level: l, Cond: sel.Cond}
 			pc := pickerCell{Runs: byCell[[2]float64{float64(c), l}], Selected: c == sel.Context && l == sel.Level}
-			pc.URL = u.EscapedPath() + "?" + at.query(u.Query()).Encode()
+			pc.URL = u.EscapedPath() + "?" + at.Query(u.Query()).Encode()
 			row.Cells = append(row.Cells, pc)
 		}
 		p.Rows = append(p.Rows, row)
@@ -546,7 +324,7 @@ func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
 // boardRows formats the ranked runs with each one's row at a glance: the metric at
 // the chosen context across the picker's levels (a prefill metric across contexts; a
 // run-level one shows total tok/s at context 0).
-func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cells []store.MetricCell, ranked []store.RankedRun, lang string) ([]string, []float64, []boardEntry, error) {
+func (s *Server) boardRows(ctx context.Context, cell board.Cell, q store.Query, cells []store.MetricCell, ranked []store.RankedRun, lang string) ([]string, []float64, []boardEntry, error) {
 	offset := q.Offset
 	rowMetric, rowContext := cell.Metric, cell.Context
 	if cell.Metric.Axis == store.AxisRateRun {
@@ -561,7 +339,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 		rowMetric, _ = store.MetricByName("total_tok_s")
 		rowContext = 0
 		var err error
-		if cells, err = s.metricCellsOf(ctx, rowMetric.Name, q); err != nil {
+		if cells, err = s.board.MetricCells(ctx, rowMetric.Name, q); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -593,7 +371,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 				continue
 			}
 			cols = append(cols, key{rowContext, l})
-			heads = append(heads, formatLevel(l))
+			heads = append(heads, board.FormatLevel(l))
 		}
 	}
 	var ids []string
@@ -606,11 +384,11 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 	}
 	rowCond := ""
 	if rowMetric.Name == cell.Metric.Name {
-		rowCond = cell.store(store.Query{}).Cond
+		rowCond = cell.Store(store.Query{}).Cond
 	}
-	var over map[string]runBounds // the cells each run had over capacity (bounds.go)
+	over := func(string, store.Axis, int, float64) bool { return false }
 	if rowMetric.Axis == store.AxisConcurrency || rowMetric.Axis == store.AxisPrefill {
-		over = s.bounds(ctx, ids)
+		over = s.board.OverCapacity(ctx, ids) // the cells each run had over capacity
 	}
 	var out []boardEntry
 	for i, r := range ranked {
@@ -626,7 +404,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 			switch {
 			case ok:
 				e.Row = append(e.Row, glanceCell{Text: report.FormatNumber(lang, x, rowMetric.Decimals)})
-			case over[r.ID].over[boundKey{string(rowMetric.Axis), c.context, c.level, ""}]:
+			case over(r.ID, rowMetric.Axis, c.context, c.level):
 				e.Row, x = append(e.Row, glanceCell{Text: locale.T(lang, "over_capacity"), Over: true}), math.NaN()
 			default:
 				e.Row, x = append(e.Row, glanceCell{Text: "—"}), math.NaN()
@@ -645,7 +423,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 // boardRateChart draws the first runs ranked by an open-loop metric across the rates
 // of their rows at a glance (goodput against the request rate, for goodput): one line
 // per run, numbered as the legend beside it names them.
-func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang string) *chartView {
+func boardRateChart(cell board.Cell, levels []float64, entries []boardEntry, lang string) *chartView {
 	if len(levels) == 0 || len(entries) == 0 {
 		return nil
 	}
@@ -657,7 +435,7 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 		for j, x := range e.rowVals {
 			if !math.IsNaN(x) {
 				line.Points = append(line.Points, report.XY{X: levels[j], Y: x,
-					Title: locale.T(lang, "chart_board_point", e.Rec.Title, formatLevel(levels[j]), e.Row[j].Text)})
+					Title: locale.T(lang, "chart_board_point", e.Rec.Title, board.FormatLevel(levels[j]), e.Row[j].Text)})
 			}
 		}
 		cv.Legend = append(cv.Legend, legendItem{Mark: mark, Color: report.ChartColor(i), Name: e.Rec.Title + " · " + gpuLabel(e.Rec), URL: "/runs/" + pathEscape(e.Rec.ID)})
@@ -667,12 +445,12 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 	if cell.Metric.Unit != "" {
 		yLabel = cell.Metric.Unit
 	}
-	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, locale.T(lang, "axis_rate"), yLabel, levels, formatLevel, lines)
+	cv.SVG = report.CategoryChart(lang, "lb-rate-chart", cv.Title, locale.T(lang, "axis_rate"), yLabel, levels, board.FormatLevel, lines)
 	cv.Legend = sameLines(lang, cv.Legend, lines, true)
 	return cv
 }
 
-func condOf(c cellSel) *wire.Conditions {
+func condOf(c board.Cell) *wire.Conditions {
 	out := &wire.Conditions{InputLen: c.Context, OutputLen: c.Cond.OutputLen, Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
 		MaxConcurrency: c.Cond.MaxConcurrency, PrefixShare: c.Cond.PrefixShare, Requests: c.Cond.Requests, DurationS: c.Cond.DurationS}
 	if c.Cond.SLO != nil {
@@ -684,24 +462,24 @@ func condOf(c cellSel) *wire.Conditions {
 }
 
 func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
-	q, ferr := queryFromRequest(r, 100)
+	q, ferr := board.Filters(r.URL.Query(), 100)
 	if ferr == nil {
-		q.Accuracy, ferr = accuracyFilter(r.URL.Query())
+		q.Accuracy, ferr = board.AccuracyFilter(r.URL.Query())
 	}
-	cell, cerr := cellFromRequest(r.URL.Query())
+	cell, cerr := board.CellFromQuery(r.URL.Query())
 	if ferr == nil {
 		ferr = cerr
 	}
 	if ferr != nil {
 		reason := ferr.Reason
-		if missingSLO(ferr, r.URL.Query()) {
+		if board.MissingSLO(ferr, r.URL.Query()) {
 			reason += s.sloHint(r.Context(), cell.Metric.Name)
 		}
 		wire.WriteError(w, http.StatusBadRequest, ferr.Field, reason)
 		return
 	}
-	q = boardDefaults(q, r.URL.Query())
-	ranked, marks, next, err := s.rankMarked(r.Context(), cell, q, r.URL.Query())
+	q = board.Defaults(q, r.URL.Query())
+	ranked, marks, next, err := s.board.Rank(r.Context(), cell, q, board.Grouped(r.URL.Query()))
 	if err != nil {
 		s.log.Error("ranking runs", "err", err)
 		wire.WriteError(w, http.StatusInternalServerError, "", "could not rank runs")
@@ -721,10 +499,10 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	case store.AxisTarget:
 		out.Speed = &cell.Level
 	}
-	if cell.rated() {
+	if cell.Rated() {
 		out.Conditions = condOf(cell)
 	}
-	out.Grouped = groupedSetups(r.URL.Query())
+	out.Grouped = board.Grouped(r.URL.Query())
 	if q.Accuracy.On {
 		out.AccuracyWithin = &q.Accuracy.WithinPoints
 	}
@@ -752,7 +530,7 @@ func (s *Server) sloHint(ctx context.Context, metric string) string {
 		s.log.Warn("listing the SLOs runs were judged against", "err", err)
 		return ""
 	}
-	known := knownSLOs(cells, 5)
+	known := board.KnownSLOs(cells, 5)
 	if len(known) == 0 {
 		return " (no run on this site has " + metric + " yet)"
 	}

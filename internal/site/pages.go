@@ -21,6 +21,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -268,7 +269,7 @@ type listData struct {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (*listData, bool) {
-	q, ferr := queryFromRequest(r, 200)
+	q, ferr := board.Filters(r.URL.Query(), 200)
 	d := &listData{}
 	for _, m := range store.Metrics {
 		d.Metrics = append(d.Metrics, string(m))
@@ -303,7 +304,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		d.PrevURL = withParam(r.URL, "offset", strconv.Itoa(max(0, q.Offset-q.Limit)))
 	}
 	d.Rows, d.Offset = rows, q.Offset
-	if d.Facets, err = s.cachedFacets(r.Context()); err == nil {
+	if d.Facets, err = s.board.Facets(r.Context()); err == nil {
 		err = s.menuNames(r.Context(), &d.Sel)
 	}
 	if err != nil {
@@ -504,7 +505,7 @@ type nameMatcher interface {
 func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.RunRecord, error) {
 	gpus, models := []string{gpu}, []string{model}
 	if m, ok := s.opt.Calculator.(nameMatcher); ok {
-		f, err := s.cachedFacets(ctx)
+		f, err := s.board.Facets(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -551,7 +552,7 @@ type profileView struct {
 
 func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
 	lang := locale.FromRequest(r)
-	f, err := s.cachedFacets(r.Context())
+	f, err := s.board.Facets(r.Context())
 	if err != nil {
 		s.serverError(w, r, "listing profiles", err)
 		return

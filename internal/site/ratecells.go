@@ -1,17 +1,10 @@
 package site
 
 import (
-	"fmt"
-	"math"
 	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/llmbench/llmbench/internal/locale"
-	"github.com/llmbench/llmbench/internal/report"
-	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -22,191 +15,6 @@ import (
 // duration (a cell's length: --requests, or --duration), slo, target — and llmbench
 // run --rate's defaults stand for the workload's parts left out; an SLO has no
 // default: a reader who asks for goodput states the targets.
-
-// condParams are the URL parameters of a rate cell's conditions.
-var condParams = []string{"output", "arrival", "len_dist", "max_concurrency", "prefix_share", "requests", "duration", "slo", "target"}
-
-// maxRateLevel bounds a rate in a query: rundoc.Validate's bound on a cell's rate.
-const maxRateLevel = rundoc.MaxRPS
-
-// errNoSLO marks the guard.FieldError of a metric judged against an SLO asked for without one.
-const errNoSLO = "slo"
-
-// parseRateLevel reads a request rate: a positive number or "inf".
-func parseRateLevel(s string) (float64, *guard.FieldError) {
-	if strings.EqualFold(strings.TrimSpace(s), "inf") {
-		return store.RateInf, nil
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(x > 0) || x > maxRateLevel {
-		return 0, guard.Refuse("rate", "qerr_rate", maxRateLevel)
-	}
-	return x, nil
-}
-
-// rateCondFromRequest reads the conditions a rate metric's cell is ranked under.
-func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *guard.FieldError) {
-	c := store.RateCond{OutputLen: store.DefaultOutputLen}
-	intParam := func(name string, lo, hi int, into *int) *guard.FieldError {
-		s := v.Get(name)
-		if s == "" {
-			return nil
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < lo || n > hi {
-			return guard.Refuse(name, "calc_reason_int", lo, hi)
-		}
-		*into = n
-		return nil
-	}
-	if err := intParam("output", 1, rundoc.MaxTokens, &c.OutputLen); err != nil {
-		return c, err
-	}
-	arr, err := rundoc.ParseArrival(v.Get("arrival"))
-	if err != nil {
-		return c, guard.Refuse("arrival", "qerr_arrival")
-	}
-	c.Arrival = arr.String()
-	dist, err := rundoc.ParseLenDist(v.Get("len_dist"))
-	if err != nil {
-		return c, guard.Refuse("len_dist", "qerr_len_dist")
-	}
-	c.LenDist = dist.String()
-	if err := intParam("max_concurrency", 0, rundoc.MaxConc, &c.MaxConcurrency); err != nil {
-		return c, err
-	}
-	if s := v.Get("prefix_share"); s != "" {
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(x >= 0 && x < 1) {
-			return c, guard.Refuse("prefix_share", "qerr_prefix_share")
-		}
-		c.PrefixShare = x
-	}
-	// A cell's length: its requests (--requests, or a rate inf cell's burst) or the
-	// seconds its arrivals were scheduled for (--duration).
-	if err := intParam("requests", 1, rundoc.MaxConc, &c.Requests); err != nil {
-		return c, err
-	}
-	switch {
-	case c.Requests > 0:
-	case m.Axis == store.AxisRate && level == store.RateInf:
-		return c, guard.Refuse("requests", "qerr_requests_inf")
-	default:
-		c.DurationS = store.DefaultDurationS
-		if s := v.Get("duration"); s != "" {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(x > 0) || x > rundoc.MaxSeconds {
-				return c, guard.Refuse("duration", "qerr_duration")
-			}
-			c.DurationS = x
-		}
-	}
-	if m.Under >= store.UnderSLO {
-		text := v.Get("slo")
-		if strings.TrimSpace(text) == "" {
-			return c, &guard.FieldError{Field: errNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
-		}
-		slo, err := store.ParseSLOText(text)
-		if err != nil {
-			return c, guard.Refuse("slo", "qerr_slo", err.Error())
-		}
-		c.SLO = slo
-	}
-	if m.Under >= store.UnderSLOTarget {
-		c.Target = store.DefaultTarget
-		if s := v.Get("target"); s != "" {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(x > 0 && x <= 1) {
-				return c, guard.Refuse("target", "qerr_target")
-			}
-			c.Target = x
-		}
-	}
-	return c, nil
-}
-
-// setCondParams writes a rate cell's conditions on v, leaving out the defaults.
-func setCondParams(v url.Values, c store.RateCond) {
-	for _, p := range condParams {
-		v.Del(p)
-	}
-	v.Set("output", strconv.Itoa(c.OutputLen))
-	if c.Arrival != "" && c.Arrival != "poisson" {
-		v.Set("arrival", c.Arrival)
-	}
-	if c.LenDist != "" && c.LenDist != "fixed" {
-		v.Set("len_dist", c.LenDist)
-	}
-	if c.MaxConcurrency > 0 {
-		v.Set("max_concurrency", strconv.Itoa(c.MaxConcurrency))
-	}
-	if c.PrefixShare > 0 {
-		v.Set("prefix_share", strconv.FormatFloat(c.PrefixShare, 'f', -1, 64))
-	}
-	if c.Requests > 0 {
-		v.Set("requests", strconv.Itoa(c.Requests))
-	} else if c.DurationS != store.DefaultDurationS {
-		v.Set("duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64))
-	}
-	if c.SLO != nil {
-		v.Set("slo", store.SLOText(c.SLO))
-	}
-	if c.Target > 0 {
-		v.Set("target", strconv.FormatFloat(c.Target, 'f', -1, 64))
-	}
-}
-
-// condLabel says the conditions in words, with the run report's own phrases where
-// they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
-// cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
-func condLabel(lang string, c store.RateCond) string {
-	parts := []string{locale.T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
-	switch arrival := c.Arrival; {
-	case strings.HasPrefix(arrival, "gamma:"):
-		parts = append(parts, locale.T(lang, "arr_gamma", strings.TrimPrefix(arrival, "gamma:")))
-	case arrival != "":
-		parts = append(parts, locale.T(lang, "arr_"+arrival))
-	}
-	if c.LenDist != "" && c.LenDist != "fixed" {
-		parts = append(parts, locale.T(lang, "cond_len_dist", c.LenDist))
-	}
-	if c.MaxConcurrency > 0 {
-		parts = append(parts, locale.T(lang, "cond_max_conc", report.FormatInt(lang, c.MaxConcurrency)))
-	}
-	if c.PrefixShare > 0 {
-		parts = append(parts, locale.T(lang, "rate_prefix", report.FormatPercent(lang, c.PrefixShare)))
-	}
-	if c.Requests > 0 {
-		parts = append(parts, locale.T(lang, "cond_requests", report.FormatInt(lang, c.Requests)))
-	} else {
-		parts = append(parts, locale.T(lang, "cond_duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
-	}
-	if c.SLO != nil {
-		parts = append(parts, locale.T(lang, "cond_slo", sloWords(lang, c.SLO)))
-	}
-	if c.Target > 0 {
-		parts = append(parts, locale.T(lang, "cond_target", report.FormatPercent(lang, c.Target)))
-	}
-	return strings.Join(parts, " · ")
-}
-
-// sloWords is "TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
-func sloWords(lang string, s *rundoc.SLO) string {
-	var parts []string
-	add := func(name string, v *float64) {
-		if v != nil {
-			decimals := 0
-			if *v != math.Trunc(*v) {
-				decimals = 1
-			}
-			parts = append(parts, name+" ≤ "+report.FormatMs(lang, *v, decimals))
-		}
-	}
-	add("TTFT", s.TTFTMs)
-	add("TPOT", s.TPOTMs)
-	add("E2E", s.E2EMs)
-	return strings.Join(parts, ", ")
-}
 
 // condOption is one set of conditions runs were measured under, linking to the cell
 // most of them have.
@@ -220,7 +28,7 @@ type condOption struct {
 
 // condOptions lists the conditions a metric's cells were measured under, the most
 // measured first.
-func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string) []condOption {
+func condOptions(u *url.URL, sel board.Cell, cells []store.MetricCell, lang string) []condOption {
 	type best struct {
 		cell store.MetricCell
 		cond store.RateCond
@@ -253,40 +61,9 @@ func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string)
 	var out []condOption
 	for _, k := range keys {
 		b := byCond[k]
-		at := cellSel{Metric: sel.Metric, Context: b.cell.Context, Level: b.cell.Level, Cond: b.cond}
-		out = append(out, condOption{Label: condLabel(lang, b.cond), URL: u.EscapedPath() + "?" + at.query(u.Query()).Encode(),
-			Runs: b.cell.Runs, Cell: at.shortLabel(lang), Selected: k == sel.Cond.Key()})
-	}
-	return out
-}
-
-// knownSLOs lists the SLOs a metric's runs were judged against (for the reason of a
-// request that states none), the most used first.
-func knownSLOs(cells []store.MetricCell, limit int) []string {
-	runs := map[string]int{}
-	var out []string
-	for _, c := range cells {
-		cond, err := store.ParseCondKey(c.Cond)
-		if err != nil || cond.SLO == nil {
-			continue
-		}
-		text := store.SLOText(cond.SLO)
-		if _, ok := runs[text]; !ok {
-			out = append(out, text)
-		}
-		runs[text] = max(runs[text], c.Runs)
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return runs[b] - runs[a] })
-	return out[:min(limit, len(out))]
-}
-
-// cellsUnder keeps the cells measured under one set of conditions.
-func cellsUnder(cells []store.MetricCell, cond string) []store.MetricCell {
-	var out []store.MetricCell
-	for _, c := range cells {
-		if c.Cond == cond {
-			out = append(out, c)
-		}
+		at := board.Cell{Metric: sel.Metric, Context: b.cell.Context, Level: b.cell.Level, Cond: b.cond}
+		out = append(out, condOption{Label: board.CondLabel(lang, b.cond), URL: u.EscapedPath() + "?" + at.Query(u.Query()).Encode(),
+			Runs: b.cell.Runs, Cell: at.ShortLabel(lang), Selected: k == sel.Cond.Key()})
 	}
 	return out
 }

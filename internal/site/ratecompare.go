@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -165,7 +166,7 @@ func runCondLabel(r *rundoc.Run, lang string) string {
 	if !ok {
 		return locale.T(lang, "compare_rate_no_plan")
 	}
-	return locale.T(lang, "cond_input", report.FormatInt(lang, in)) + " · " + condLabel(lang, c)
+	return locale.T(lang, "cond_input", report.FormatInt(lang, in)) + " · " + board.CondLabel(lang, c)
 }
 
 // conditionWarnings says how the runs' conditions differ from the first run's: the

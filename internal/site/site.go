@@ -17,7 +17,6 @@
 package site
 
 import (
-	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -25,11 +24,10 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/memo"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/calc"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -90,16 +88,12 @@ type Server struct {
 	pages map[string]*pageTemplate
 	// guards are the limits pages and the API share (rate limits, body slots and
 	// timeouts, API tokens).
-	guards      *guard.Guards
-	mux         *http.ServeMux
-	calc        *calc.Service // the calculator through its cache; nil when there is none
-	best        *bestCache
-	boundsCache *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
-	answers     *pageCache             // whole answers to GET requests; nil when off
+	guards  *guard.Guards
+	mux     *http.ServeMux
+	calc    *calc.Service // the calculator through its cache; nil when there is none
+	board   *board.Board  // the ranking, and the store's answers it keeps
+	answers *pageCache    // whole answers to GET requests; nil when off
 
-	facetsMu sync.Mutex
-	facets   store.Facets
-	facetsAt time.Time
 }
 
 // New makes a Server.
@@ -132,8 +126,7 @@ func New(opt Options) (*Server, error) {
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
 		guards: guard.New(opt.Store, opt.Logger, guard.Config{MaxBodyBytes: opt.MaxBodyBytes, RatePerToken: opt.RatePerToken, RateBurst: opt.RateBurst,
 			RatePerIP: opt.RatePerIP, BurstPerIP: opt.BurstPerIP, TrustProxy: opt.TrustProxy}),
-		calc: calc.NewService(opt.Calculator), best: newBestCache(opt.FacetTTL),
-		boundsCache: memo.New[runBounds](20000, 0)}
+		calc: calc.NewService(opt.Calculator), board: board.New(opt.Store, opt.Logger, opt.FacetTTL)}
 	if opt.PageTTL > 0 {
 		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)
 	}
@@ -284,28 +277,4 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
-}
-
-// cachedFacets returns the leaderboard's filter values, recomputed at most every
-// FacetTTL (and at once after this instance stores a run): counting 100,000 rows on
-// every page view would cost more than the page itself.
-func (s *Server) cachedFacets(ctx context.Context) (store.Facets, error) {
-	s.facetsMu.Lock()
-	defer s.facetsMu.Unlock()
-	if !s.facetsAt.IsZero() && time.Since(s.facetsAt) < s.opt.FacetTTL {
-		return s.facets, nil
-	}
-	f, err := s.store.Facets(ctx)
-	if err != nil {
-		return f, err
-	}
-	s.facets, s.facetsAt = f, time.Now()
-	return f, nil
-}
-
-func (s *Server) invalidateFacets() {
-	s.facetsMu.Lock()
-	s.facetsAt = time.Time{}
-	s.facetsMu.Unlock()
-	s.best.forget()
 }

@@ -1,4 +1,4 @@
-package site
+package board
 
 import (
 	"context"
@@ -196,13 +196,13 @@ func withBound(run *rundoc.Run, metric string, subst func(*rundoc.Run, func(*sta
 // bounds returns the intervals of the runs with ids, reading the documents not yet
 // kept: a stored run never changes (a different document under its id is refused),
 // so they never go stale. A run that cannot be read has none (its entry shows no interval).
-func (s *Server) bounds(ctx context.Context, ids []string) map[string]runBounds {
+func (b *Board) bounds(ctx context.Context, ids []string) map[string]runBounds {
 	out := map[string]runBounds{}
 	for _, id := range ids {
-		b, ok := s.boundsCache.Get(id, func() (runBounds, bool) {
-			_, run, err := s.loadRun(ctx, id)
+		b, ok := b.boundsCache.Get(id, func() (runBounds, bool) {
+			run, err := b.loadRun(ctx, id)
 			if err != nil {
-				s.log.Warn("reading a run for its intervals", "id", id, "err", err)
+				b.log.Warn("reading a run for its intervals", "id", id, "err", err)
 				return runBounds{}, false
 			}
 			return boundsOf(run), true
@@ -210,6 +210,28 @@ func (s *Server) bounds(ctx context.Context, ids []string) map[string]runBounds 
 		if ok {
 			out[id] = b
 		}
+	}
+	return out
+}
+
+// OverCapacity says which cells the runs with ids did not measure because they were
+// over capacity: over(id, axis, context, level) for a decode cell (AxisConcurrency)
+// or a prefill row (AxisPrefill, level 0). The board marks those as such rather than
+// as missing.
+func (b *Board) OverCapacity(ctx context.Context, ids []string) func(id string, axis store.Axis, context int, level float64) bool {
+	bs := b.bounds(ctx, ids)
+	return func(id string, axis store.Axis, context int, level float64) bool {
+		return bs[id].over[boundKey{string(axis), context, level, ""}]
+	}
+}
+
+// Intervals are the 95% intervals of the values of the runs with ids at cell, in the
+// order of ids: nil where a run has none.
+func (b *Board) Intervals(ctx context.Context, ids []string, cell Cell) []*stats.Interval {
+	bs := b.bounds(ctx, ids)
+	out := make([]*stats.Interval, len(ids))
+	for i, id := range ids {
+		out[i] = boundOf(bs, id, cell)
 	}
 	return out
 }

@@ -1,10 +1,9 @@
-package site
+package board
 
 import (
 	"cmp"
 	"context"
 	"math"
-	"net/url"
 	"slices"
 
 	"github.com/llmbench/llmbench/internal/site/store"
@@ -32,7 +31,7 @@ func setupOf(r store.RunRecord) setupKey {
 // order: the run with the median value stands for the group, with the interval over
 // the runs' values (t, n − 1 degrees of freedom, widened to hold the median) and their
 // range. A setup with one run keeps its own interval.
-func (s *Server) groupBySetup(ctx context.Context, cell cellSel, ranked []store.RankedRun) ([]store.RankedRun, []rankMark) {
+func (b *Board) groupBySetup(ctx context.Context, cell Cell, ranked []store.RankedRun) ([]store.RankedRun, []Mark) {
 	order := []setupKey{}
 	groups := map[setupKey][]store.RankedRun{}
 	for _, r := range ranked {
@@ -46,13 +45,13 @@ func (s *Server) groupBySetup(ctx context.Context, cell cellSel, ranked []store.
 	for _, r := range ranked {
 		ids = append(ids, r.ID)
 	}
-	b := s.bounds(ctx, ids)
+	bs := b.bounds(ctx, ids)
 	var out []store.RankedRun
-	var marks []rankMark
+	var marks []Mark
 	for _, k := range order {
 		g := groups[k]
 		med := g[(len(g)-1)/2] // ranked best first: the median rank is the median value
-		m := rankMark{Runs: len(g), CI: boundOf(b, med.ID, cell)}
+		m := Mark{Runs: len(g), CI: boundOf(bs, med.ID, cell)}
 		for _, r := range g {
 			m.RunIDs = append(m.RunIDs, r.ID)
 		}
@@ -79,13 +78,13 @@ func (s *Server) groupBySetup(ctx context.Context, cell cellSel, ranked []store.
 		}
 		return cmp.Compare(out[c].Value, out[a].Value)
 	})
-	sortedRuns, sortedMarks := make([]store.RankedRun, len(out)), make([]rankMark, len(out))
+	sortedRuns, sortedMarks := make([]store.RankedRun, len(out)), make([]Mark, len(out))
 	for i, j := range idx {
 		sortedRuns[i], sortedMarks[i] = out[j], marks[j]
 	}
 	for i := range sortedMarks {
 		if i > 0 {
-			sortedMarks[i].Tied = tied(sortedMarks[i-1].CI, sortedMarks[i].CI)
+			sortedMarks[i].Tied = Tied(sortedMarks[i-1].CI, sortedMarks[i].CI)
 		}
 	}
 	return sortedRuns, sortedMarks
@@ -98,22 +97,19 @@ func overRuns(v []float64, median float64) *stats.Interval {
 	return &stats.Interval{Low: math.Min(mean-h, median), High: math.Max(mean+h, median)}
 }
 
-// groupedSetups says the ranking asks for one entry per setup (?group=setup).
-func groupedSetups(v url.Values) bool { return v.Get("group") == "setup" }
-
 // maxGrouped is how many ranked runs a grouped ranking reads to group.
 const maxGrouped = 500
 
 // rankGrouped ranks one page of setups: the best maxGrouped runs grouped, then the
 // page's slice of the groups (next is -1 on the last page).
-func (s *Server) rankGrouped(ctx context.Context, cell cellSel, q store.Query) ([]store.RankedRun, []rankMark, int, error) {
+func (b *Board) rankGrouped(ctx context.Context, cell Cell, q store.Query) ([]store.RankedRun, []Mark, int, error) {
 	all := q
 	all.Offset, all.Limit = 0, maxGrouped
-	rows, err := s.store.RankByCell(ctx, cell.store(all))
+	rows, err := b.store.RankByCell(ctx, cell.Store(all))
 	if err != nil {
 		return nil, nil, -1, err
 	}
-	runs, marks := s.groupBySetup(ctx, cell, rows)
+	runs, marks := b.groupBySetup(ctx, cell, rows)
 	start := min(q.Offset, len(runs))
 	end := min(start+q.Limit, len(runs))
 	next := -1
