@@ -88,7 +88,7 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("an API submission while 16 slow forms are open: %d %s", code, body)
 	}
-	if took := time.Since(start); took >= bodyWait {
+	if took := time.Since(start); took >= guard.BodyWait {
 		t.Errorf("the API submission waited %s for a body slot", took)
 	}
 	// The two forms still being read end at their deadline with 408.
@@ -135,8 +135,8 @@ func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
 				if c != http.StatusServiceUnavailable {
 					t.Errorf("a slow body beyond the token's %d: %d, want 503 at once", guard.MaxBodiesPerToken, c)
 				}
-			case <-time.After(bodyWait):
-				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", guard.MaxBodiesPerToken, bodyWait)
+			case <-time.After(guard.BodyWait):
+				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", guard.MaxBodiesPerToken, guard.BodyWait)
 			}
 		}
 		start := time.Now()
@@ -144,7 +144,7 @@ func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
 		if code != http.StatusCreated {
 			t.Fatalf("another token's submission while the first holds its slots: %d %s", code, body)
 		}
-		if took := time.Since(start); took >= bodyWait {
+		if took := time.Since(start); took >= guard.BodyWait {
 			t.Errorf("another token's submission waited %s for a body slot", took)
 		}
 	})
@@ -273,7 +273,7 @@ func TestValidationsAtOnceAreBounded(t *testing.T) {
 		ts.srv.guards.Validations <- struct{}{}
 	}
 	go func() {
-		time.Sleep(bodyWait + time.Second)
+		time.Sleep(guard.BodyWait + time.Second)
 		for range cap(ts.srv.guards.Validations) {
 			<-ts.srv.guards.Validations
 		}

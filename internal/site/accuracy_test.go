@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
@@ -38,7 +39,7 @@ func evalEntry(right func(i int) bool) rundoc.Accuracy {
 // flips and exact McNemar p, in both languages; the API returns the accuracy block.
 func TestAccuracyOnRunAndComparePages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: htmlReport{}})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}})
 		// Items 0–11 right only in A, 12–14 only in B, 15–74 in both: 72% against 63%.
 		a := edited(t, func(r *rundoc.Run) {
 			r.ID = "bf16"

@@ -18,6 +18,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
@@ -220,8 +221,8 @@ func TestReportFormChecksBeforeReading(t *testing.T) {
 	// One that lies about its length is cut at the form's limit.
 	big = strings.NewReader("body_md=" + strings.Repeat("x", 4<<20))
 	rec, cb = post(big, -1, "192.0.2.1:1")
-	if rec.Code != http.StatusBadRequest || cb.read.Load() > maxFormBytes+64<<10 {
-		t.Errorf("a 4 MiB form of unknown length: %d after reading %d bytes, want 400 within %d", rec.Code, cb.read.Load(), maxFormBytes)
+	if rec.Code != http.StatusBadRequest || cb.read.Load() > ui.MaxFormBytes+64<<10 {
+		t.Errorf("a 4 MiB form of unknown length: %d after reading %d bytes, want 400 within %d", rec.Code, cb.read.Load(), ui.MaxFormBytes)
 	}
 	// An address that failed to log in too often is turned away before its body is read.
 	for i := range guard.AuthFailureBurst {

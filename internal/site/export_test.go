@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/api"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -69,12 +71,13 @@ var (
 // passes to T or report.T, each with where it is used.
 func TextKeys() (map[string]string, error) {
 	out := map[string]string{}
-	names, err := fs.Glob(assets, "templates/*.html")
+	templates := os.DirFS("ui")
+	names, err := fs.Glob(templates, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range names {
-		b, err := assets.ReadFile(n)
+		b, err := fs.ReadFile(templates, n)
 		if err != nil {
 			return nil, err
 		}
@@ -120,13 +123,20 @@ func TextKeys() (map[string]string, error) {
 // APISummaries are the OpenAPI document's operation summaries, [en, ja] by
 // "METHOD path".
 func APISummaries() (map[string][2]string, error) {
-	paths, err := apiPaths()
-	if err != nil {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Summary   string `json:"summary"`
+			SummaryJA string `json:"x-summary-ja"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(api.Reference(), &doc); err != nil {
 		return nil, err
 	}
 	out := map[string][2]string{}
-	for _, p := range paths {
-		out[p.Method+" "+p.Path] = [2]string{p.Summary, p.SummaryJA}
+	for p, ops := range doc.Paths {
+		for m, op := range ops {
+			out[strings.ToUpper(m)+" "+p] = [2]string{op.Summary, op.SummaryJA}
+		}
 	}
 	return out, nil
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/pagecache"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // largestDoc is the largest run the site accepts, as issue 37 built it: the seed's
@@ -54,7 +56,7 @@ func largestDoc(t testing.TB, id string, distinct bool) []byte {
 // stores, whether the reasons are one or 4,096.
 func TestLargestRunPageIsCapped(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: htmlReport{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
 		for _, distinct := range []bool{false, true} {
 			id := fmt.Sprintf("largest-%v", distinct)
 			doc := largestDoc(t, id, distinct)
@@ -64,8 +66,8 @@ func TestLargestRunPageIsCapped(t *testing.T) {
 			for _, lang := range []string{locale.EN, locale.JA} {
 				code, page := ts.get(t, "/runs/"+id+"?lang="+lang)
 				t.Logf("distinct reasons %v, %s: the run page is %d bytes (document %d)", distinct, lang, len(page), len(doc))
-				if code != http.StatusOK || len(page) > maxPageBytes {
-					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), maxPageBytes)
+				if code != http.StatusOK || len(page) > pagecache.MaxPageBytes {
+					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), pagecache.MaxPageBytes)
 				}
 				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(locale.T(lang, "report_too_large", rundoc.MaxAxis*rundoc.MaxAxis))) {
 					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
@@ -100,8 +102,8 @@ func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
 		if n := strings.Count(page, `class="runcard"`); n != 1 {
 			t.Errorf("the run's card is shown %d times, want once", n)
 		}
-		if n := strings.Count(page, `class="runref"`); n != maxEmbeds-1 {
-			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, maxEmbeds-1, maxEmbeds)
+		if n := strings.Count(page, `class="runref"`); n != ui.MaxEmbeds-1 {
+			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, ui.MaxEmbeds-1, ui.MaxEmbeds)
 		}
 	})
 }
@@ -123,7 +125,7 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 			run.Decode = slices.DeleteFunc(run.Decode, func(c rundoc.DecodeCell) bool { return c.Context >= side*1024 || c.Concurrency > side })
 			for _, lang := range []string{locale.EN, locale.JA} {
 				var b strings.Builder
-				if err := (htmlReport{}).Body(&b, docIn(run, lang), lang); err != nil {
+				if err := (ui.HTMLReport{}).Body(&b, run, lang); err != nil {
 					t.Fatal(err)
 				}
 				body := b.String()
@@ -142,8 +144,8 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 				if !strings.Contains(body, html.EscapeString(locale.T(lang, "reason_ref", 1))) {
 					t.Errorf("no cell names its reason's number (%s)", lang)
 				}
-				if side < rundoc.MaxAxis && len(body) > maxRunReportBytes {
-					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), maxRunReportBytes)
+				if side < rundoc.MaxAxis && len(body) > ui.MaxRunReportBytes {
+					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), ui.MaxRunReportBytes)
 				}
 			}
 		}

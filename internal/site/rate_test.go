@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // rateDoc is an open-loop run document (the report package's fixture, written by
@@ -28,7 +29,7 @@ func rateDoc(t testing.TB) []byte {
 // section), keeps it verbatim, lists it, and shows its rate table on the run page.
 func TestRateRunStoredAndShown(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: htmlReport{}})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}})
 		ts.mustSubmit(t, seedDoc(t))
 		doc := rateDoc(t)
 		run, err := rundoc.Decode(doc)

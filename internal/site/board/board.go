@@ -8,15 +8,11 @@
 package board
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/memo"
-	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -37,17 +33,4 @@ type Board struct {
 // New is the board of st; what it counts it keeps for facetTTL.
 func New(st *store.Store, log *slog.Logger, facetTTL time.Duration) *Board {
 	return &Board{store: st, log: log, facetTTL: facetTTL, best: newBestCache(facetTTL), boundsCache: memo.New[runBounds](20000, 0)}
-}
-
-// loadRun reads a stored run's document.
-func (b *Board) loadRun(ctx context.Context, id string) (*rundoc.Run, error) {
-	_, doc, err := b.store.Run(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var run rundoc.Run
-	if err := json.Unmarshal(doc, &run); err != nil {
-		return nil, fmt.Errorf("decoding stored run %s: %w", id, err)
-	}
-	return &run, nil
 }

@@ -200,7 +200,7 @@ func (b *Board) bounds(ctx context.Context, ids []string) map[string]runBounds {
 	out := map[string]runBounds{}
 	for _, id := range ids {
 		b, ok := b.boundsCache.Get(id, func() (runBounds, bool) {
-			run, err := b.loadRun(ctx, id)
+			_, run, err := b.Run(ctx, id)
 			if err != nil {
 				b.log.Warn("reading a run for its intervals", "id", id, "err", err)
 				return runBounds{}, false

@@ -15,7 +15,7 @@ import (
 // Cell is the cell the leaderboard ranks by: a registered metric, a context and a
 // level on the metric's second axis (the concurrency of a decode cell, the request
 // rate of an open-loop cell) and, for an open-loop metric, the conditions its values
-// were measured under (ratecells.go).
+// were measured under (conditions.go).
 type Cell struct {
 	Metric  store.CellMetric
 	Context int
@@ -115,7 +115,7 @@ func CellFromQuery(v url.Values) (Cell, *guard.FieldError) {
 func levelFromRequest(s, param string, axis store.Axis) (float64, *guard.FieldError) {
 	switch {
 	case axis == store.AxisTarget:
-		return ParseSpeed(s) // capacity.go
+		return ParseSpeed(s)
 	case s == "":
 		return 1, nil
 	case axis == store.AxisRate:
@@ -192,6 +192,7 @@ func (c Cell) Query(v url.Values) url.Values {
 	return v
 }
 
+// Store is the store's query of the cell under q's filters.
 func (c Cell) Store(q store.Query) store.CellQuery {
 	cq := store.CellQuery{Query: q, Metric: c.Metric.Name, Context: c.Context, Level: c.Level}
 	if c.Rated() {

@@ -36,8 +36,13 @@ func NewService(c Calculator) *Service {
 	return &Service{calc: c, predictions: memo.New[cachedPrediction](512, 0)}
 }
 
-// Calculator is the calculator asked.
-func (s *Service) Calculator() Calculator { return s.calc }
+// Calculator is the calculator asked; nil on a site without one (s nil).
+func (s *Service) Calculator() Calculator {
+	if s == nil {
+		return nil
+	}
+	return s.calc
+}
 
 // Predict asks the calculator, through the cache. The run is shared: do not change it.
 func (s *Service) Predict(ctx context.Context, in Input) (*Prediction, error) {

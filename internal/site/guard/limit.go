@@ -33,10 +33,12 @@ type SharedLimiter struct {
 	log    *slog.Logger
 }
 
+// Allow takes a request from key's bucket in the database.
 func (l *SharedLimiter) Allow(ctx context.Context, key string) (bool, time.Duration) {
 	return l.take(ctx, key, true)
 }
 
+// Peek says whether key's bucket in the database has a request left.
 func (l *SharedLimiter) Peek(ctx context.Context, key string) (bool, time.Duration) {
 	return l.take(ctx, key, false)
 }
@@ -71,10 +73,12 @@ func NewMemoryLimiter(perSec float64, burst int) *MemoryLimiter {
 	return &MemoryLimiter{perSec: perSec, burst: float64(burst), Now: time.Now, buckets: map[string]*bucket{}}
 }
 
+// Allow takes a request from key's bucket.
 func (l *MemoryLimiter) Allow(_ context.Context, key string) (ok bool, retryAfter time.Duration) {
 	return l.take(key, true)
 }
 
+// Peek says whether key's bucket has a request left.
 func (l *MemoryLimiter) Peek(_ context.Context, key string) (ok bool, retryAfter time.Duration) {
 	return l.take(key, false)
 }

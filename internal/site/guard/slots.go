@@ -39,6 +39,8 @@ func (b Slots) Release() { <-b }
 // their own, at most 2 per address: clients without a token who send slowly hold at
 // most those, never the slots of API submissions.
 const (
+	// BodyWait is how long a request waits for a body slot before it is told to retry.
+	BodyWait             = 10 * time.Second
 	apiReadTimeout       = 60 * time.Second // a 4 MiB run at 70 KB/s
 	formReadTimeout      = 15 * time.Second // a 784 KB form at 52 KB/s
 	MaxBodiesAtOnce      = 16
