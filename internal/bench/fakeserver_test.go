@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/measure"
+	"github.com/llmbench/llmbench/internal/stats"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -292,11 +294,11 @@ func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, tpotMs flo
 		}
 		n += len(in)
 		if len(in) >= 2 {
-			tpots = append(tpots, ms(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
+			tpots = append(tpots, measure.Millis(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
 		}
 	}
 	slices.Sort(tpots)
-	return float64(n) / w.Length().Seconds(), quantile(tpots, 0.5)
+	return float64(n) / w.Length().Seconds(), stats.Quantile(tpots, 0.5)
 }
 
 // truthTPOT is the median over the window's streams of the time per output token the
@@ -317,7 +319,7 @@ func (f *fakeServer) truthTPOT(w Window, promptTokens int) float64 {
 		}
 	}
 	slices.Sort(tpots)
-	return quantile(tpots, 0.5)
+	return stats.Quantile(tpots, 0.5)
 }
 
 // serverChunk is one write of the fake server: when it was flushed and how many tokens.
@@ -362,9 +364,9 @@ func serverTPOTSpan(chunks []serverChunk, w Window) (time.Duration, int) {
 	return last.Sub(start), tokens
 }
 
-func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {
+func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *measure.Server {
 	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
-	return &Server{
+	return &measure.Server{
 		Client: client, Model: "fake", API: api, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
 	}
@@ -386,7 +388,7 @@ func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, ma
 func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *rundoc.Run) (map[[2]int]Window, error) {
 	t.Helper()
 	var buf bytes.Buffer
-	r.Opts.Events = NewEventLog(&buf)
+	r.Opts.Events = measure.NewEventLog(&buf)
 	err := r.Run(ctx, doc)
 	r.Opts.Events.Flush()
 	windows := map[[2]int]Window{}

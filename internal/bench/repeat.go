@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"slices"
 
@@ -171,7 +172,7 @@ func (o *orchestration) repeatLabel() string {
 // one in the repeat in progress (each repeat measures a cell once, in plan order).
 func (o *orchestration) cellLeft(c *rundoc.DecodeCell) int {
 	if o.repeats() == 1 {
-		if StatusDone(c.Status) {
+		if measure.StatusDone(c.Status) {
 			return 0
 		}
 		return 1
@@ -192,7 +193,7 @@ func (o *orchestration) cellPending(c *rundoc.DecodeCell) bool {
 
 func (o *orchestration) prefillLeft(p *rundoc.PrefillRow) int {
 	if o.repeats() == 1 {
-		if StatusDone(p.Status) {
+		if measure.StatusDone(p.Status) {
 			return 0
 		}
 		return 1

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/llmbench/llmbench/internal/measure"
 	"testing"
 	"time"
 )
@@ -8,7 +9,7 @@ import (
 // TestRetryDelay: the wait grows with each failure in a row up to its cap, honours
 // Retry-After up to its own cap, and is jittered a quarter either way.
 func TestRetryDelay(t *testing.T) {
-	p := RetryPolicy{Base: 100 * time.Millisecond, Max: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+	p := measure.RetryPolicy{Base: 100 * time.Millisecond, Max: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
 	for _, tc := range []struct {
 		failures   int
 		retryAfter time.Duration

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -55,7 +55,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	for i := range 20 {
 		reqs = append(reqs, multiTokenRequest(i, t0, ttft, tpot, tokens, sizes, true))
 	}
-	cell := ScoreRate(reqs, in)
+	cell := ScoreRate(Records(reqs, measure.Clock{}), in)
 	f := cell.RateFigures
 	if cell.Status != rundoc.StatusValid {
 		t.Fatalf("all requests finished and counted by the server: status %s (%s), want valid", cell.Status, cell.Reason)
@@ -64,8 +64,8 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 		t.Errorf("output tokens %d flags %v, want the server's %d and multi_token_chunks", f.OutputTokens, f.Flags, 20*tokens)
 	}
 	// The last token comes (tokens − 1) × tpot after the first: TPOT is exact.
-	if p50 := *f.TPOTMs.P50; math.Abs(p50-ms(tpot)) > 1e-9 {
-		t.Errorf("TPOT p50 %.4f ms, want %.4f", p50, ms(tpot))
+	if p50 := *f.TPOTMs.P50; math.Abs(p50-measure.Millis(tpot)) > 1e-9 {
+		t.Errorf("TPOT p50 %.4f ms, want %.4f", p50, measure.Millis(tpot))
 	}
 
 	// Half the requests cut off half-way: a third of the tokens counted one per chunk.
@@ -73,7 +73,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	for i := 0; i < len(loose); i += 2 {
 		loose[i] = multiTokenRequest(i, t0, ttft, tpot, tokens, sizes, false)
 	}
-	cell = ScoreRate(loose, in)
+	cell = ScoreRate(Records(loose, measure.Clock{}), in)
 	if cell.Status != rundoc.StatusInvalid || !strings.Contains(cell.Reason, "bounded only to") || cell.TokenCountBound == nil {
 		t.Errorf("half the requests unfinished with 1.7 tokens a chunk: status %s (%s), want invalid on the count's bound", cell.Status, cell.Reason)
 	} else {
@@ -83,7 +83,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 	// One unfinished request in twenty: bounded well within 3%.
 	few := slices.Clone(reqs)
 	few[19] = multiTokenRequest(19, t0, ttft, tpot, tokens, sizes, false)
-	if cell = ScoreRate(few, in); cell.Status != rundoc.StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > bench.MaxCountBound {
+	if cell = ScoreRate(Records(few, measure.Clock{}), in); cell.Status != rundoc.StatusValid || cell.TokenCountBound == nil || *cell.TokenCountBound > measure.MaxCountBound {
 		t.Errorf("one request of twenty unfinished: status %s (%s), bound %v, want valid with a bound ≤ 3%%", cell.Status, cell.Reason, cell.TokenCountBound)
 	}
 
@@ -94,7 +94,7 @@ func TestRateCellMultiTokenChunks(t *testing.T) {
 		r.Usage = &openai.Usage{PromptTokens: 100, CompletionTokens: r.Tokens / 2}
 		short[i].Result = &r
 	}
-	if cell = ScoreRate(short, in); cell.Status != rundoc.StatusInvalid || !strings.Contains(cell.Reason, "client counted") {
+	if cell = ScoreRate(Records(short, measure.Clock{}), in); cell.Status != rundoc.StatusInvalid || !strings.Contains(cell.Reason, "client counted") {
 		t.Errorf("server counts half the chunks: status %s (%s), want invalid", cell.Status, cell.Reason)
 	}
 }
@@ -114,7 +114,7 @@ func TestGoodputIsAchievedWhenAllMeetTheSLO(t *testing.T) {
 		for i := range 6 {
 			reqs = append(reqs, multiTokenRequest(i, t0, ttft, 9*time.Millisecond, 24, []int{1, 2}, true))
 		}
-		f := ScoreRate(reqs, in).RateFigures
+		f := ScoreRate(Records(reqs, measure.Clock{}), in).RateFigures
 		if f.SLOMetRatio == nil || *f.SLOMetRatio != 1 || f.GoodputRPS == nil || f.AchievedRPS == nil {
 			t.Fatalf("ttft %v: slo_met_ratio %v goodput %v achieved %v, want 1 and both rates", ttft, f.SLOMetRatio, f.GoodputRPS, f.AchievedRPS)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -133,12 +133,12 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), 400)
 		return
 	}
-	if req.MaxTokens == bench.CheckMaxTokens {
+	if req.MaxTokens == measure.CheckMaxTokens {
 		// The stream check before the first cell: answered at once, outside the queue
 		// and its log, so that the hand-computed schedules count the cells' arrivals.
 		w.Header().Set("Content-Type", "text/event-stream")
-		for k := range bench.CheckMaxTokens {
-			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == bench.CheckMaxTokens-1])
+		for k := range measure.CheckMaxTokens {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == measure.CheckMaxTokens-1])
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		return
@@ -223,9 +223,9 @@ func (q *queueServer) byArrival() []*served {
 	return append([]*served(nil), q.log...)
 }
 
-func newQueueTestServer(srv *httptest.Server) *bench.Server {
+func newQueueTestServer(srv *httptest.Server) *measure.Server {
 	client := openai.NewClient(srv.URL+"/v1", "", 256)
-	return &bench.Server{
+	return &measure.Server{
 		Client: client, Model: "fake", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/benchtest"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -58,12 +58,12 @@ type rateRun struct {
 }
 
 // runRateDoc runs an open-loop document against srv.
-func runRateDoc(t *testing.T, srv *bench.Server, doc *rundoc.Run, mon func() bench.Monitor) rateRun {
+func runRateDoc(t *testing.T, srv *measure.Server, doc *rundoc.Run, mon func() measure.Monitor) rateRun {
 	t.Helper()
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	out := rateRun{sent: map[string]*openai.StreamResult{}}
-	r := &Runner{Server: srv, Opts: Options{Events: bench.NewEventLog(&buf), NewMonitor: mon}}
+	r := &Runner{Server: srv, Opts: measure.Options{Events: measure.NewEventLog(&buf), NewMonitor: mon}}
 	r.Send = func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
 		res := srv.Send(ctx, p, maxTokens, obs, false)
 		if p.Messages != nil && maxTokens > 1 {
@@ -350,7 +350,7 @@ func TestRateSaturationTimedFromSchedule(t *testing.T) {
 		q := &queueServer{slots: 2, interval: 10 * time.Millisecond, ttft: func(int) time.Duration { return 20 * time.Millisecond }}
 		hs := q.start(t)
 		doc = newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{40}, InputLen: 32, OutputLen: 10}, 1500*time.Millisecond)
-		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() bench.Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
+		return q, runRateDoc(t, newQueueTestServer(hs), doc, func() measure.Monitor { return &waitingMonitor{url: hs.URL + "/metrics"} })
 	}
 	var run rateRun
 	onTime := false
@@ -582,14 +582,14 @@ func TestRescoreRateSeparatesInvocations(t *testing.T) {
 	q := &queueServer{slots: 2, interval: 2 * time.Millisecond, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
 	srv := newQueueTestServer(q.start(t))
 	var log bytes.Buffer
-	events := bench.NewEventLog(&log)
+	events := measure.NewEventLog(&log)
 	doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{10, 20}, Arrival: "constant", InputLen: 32, OutputLen: 4}, time.Second)
-	first := &Runner{Server: srv, Opts: Options{Events: events, Nonce: "first"}}
+	first := &Runner{Server: srv, Opts: measure.Options{Events: events, Nonce: "first"}}
 	if err := first.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
 	doc.Rate[1].Status = rundoc.StatusInterrupted // as if stopped: --resume measures it again
-	second := &Runner{Server: srv, Opts: Options{Events: events, Nonce: "second"}}
+	second := &Runner{Server: srv, Opts: measure.Options{Events: events, Nonce: "second"}}
 	if err := second.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
