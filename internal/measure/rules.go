@@ -171,10 +171,10 @@ func Judge(e *Evidence) (failed []string, reason string) {
 var ValidityRules = []Rule{
 	{"window_short", windowShort},
 	{"not_in_flight", notInFlight},
+	{"token_counts_disagree", countsDisagree},
 	{"ended_early", endedEarly},
 	{"prompt_off_target", promptOffTarget},
 	{"token_counts_unverified", countsUnverified},
-	{"token_counts_disagree", countsDisagree},
 	{"token_count_bound", countBound},
 	{"tpot_bound", tpotBound},
 	{"stalled", stalled},
@@ -284,7 +284,8 @@ func countsUnverified(e *Evidence) string {
 
 // countsDisagree: an open-loop cell's finished requests, counted by the client and by
 // the server's usage, differ by more than 1% where the server counted every chunk, or
-// the server counted fewer (chunks of several tokens explain only more). The window
+// the server counted fewer (chunks of several tokens explain only more). It heads
+// ended_early, whose requests are judged by the server's count of each. The window
 // cannot fail it: its counts are resolved from the server's own wherever it gave any
 // (bench's tokens.go), and their bound is token_count_bound.
 func countsDisagree(e *Evidence) string {

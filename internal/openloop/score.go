@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/measure"
-	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -41,19 +40,9 @@ type RateInput struct {
 	Energy *measure.EnergyInput `json:"energy,omitempty"`
 }
 
-// Thresholds of the rate checks, each a judgement stated once.
+// Thresholds of the rate cell's saturation evidence, each a judgement stated once
+// (its validity rules' are measure's; evidence.go says what the cell gives them).
 const (
-	// uniqueCacheTolerance: cached tokens a unique prompt may show beyond the template
-	// (a cache block that the template and a first word filled).
-	uniqueCacheTolerance = 64
-	// prefixBlockSlack: a block-granular cache holds the shared prefix rounded down
-	// to whole blocks (vLLM: 16 tokens; allow two).
-	prefixBlockSlack = 32
-	// lateShare, lateMedian: more than this share of requests sent over
-	// measure.LateSend late, or a median lag over lateMedian, and the latencies are
-	// partly the client's.
-	lateShare  = 0.01
-	lateMedian = 5 * time.Millisecond
 	// ttftRise: TTFT whose median over the last third of the schedule is more than
 	// this many times the first third's, and more than ttftRiseMin above it, grew
 	// with a queue.
@@ -151,8 +140,7 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
 	scoreSLO(f, s.times, s.span(), in.SLO)
-	verifyTokens(&cell, reqs, s.times, in)
-	clientChecks(&cell, s, in)
+	judge(&cell, evidence(f, reqs, s, in))
 	f.Saturation = saturationEvidence(reqs, s.times, f, in)
 	if len(f.Saturation) > 0 {
 		f.Flags = append(f.Flags, "saturated")
@@ -267,32 +255,6 @@ func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	}
 }
 
-// clientChecks flags what the client did to the latencies: waits for its own slots
-// (part of the latency, and said), and lateness that makes them partly its own.
-func clientChecks(cell *rundoc.RateCell, s *rateSamples, in RateInput) {
-	f := cell.RateFigures
-	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
-		f.Flags = append(f.Flags, "slot_wait")
-	}
-	if n := len(s.sendLag); n > 0 {
-		med := quantileOf(s.sendLag, 0.5)
-		if float64(s.late) > lateShare*float64(n) || med > measure.Millis(lateMedian) {
-			f.Flags = append(f.Flags, "client_lagged")
-			invalidate(cell, fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.late, n, measure.LateSend, med))
-		}
-	}
-	if in.ClientCPU > 0.9 {
-		f.Flags = append(f.Flags, "client_cpu_saturated")
-		invalidate(cell, "the measuring client used nearly all CPUs: the figures may be the client's limit")
-	}
-}
-
-func invalidate(c *rundoc.RateCell, reason string) {
-	if c.Status == rundoc.StatusValid {
-		c.Status, c.Reason = rundoc.StatusInvalid, reason
-	}
-}
-
 // span is the cell's seconds from the first scheduled send to the last end: achieved
 // and goodput both divide by it unrounded, so that goodput equals achieved exactly
 // when every completed request met the SLO (duration_s is it rounded, for reading).
@@ -329,131 +291,6 @@ func scoreSLO(f *rundoc.RateFigures, times []requestTimes, span float64, slo *ru
 	sloIntervals(f, met, len(times), span)
 	meets := ratio >= slo.Target
 	f.MeetsSLO = &meets
-}
-
-// verifyChunkCounts compares the client's count of the finished requests' tokens
-// with the server's. More on the server's side means chunks carried several tokens:
-// the finished requests were counted by the server (outputTokens), which the flag
-// multi_token_chunks says; the unfinished ones, counted one per chunk, may then be
-// short by up to the finished requests' excess ratio, and the cell is not valid when
-// that bound passes measure.MaxCountBound of its tokens. Fewer on the server's side, or any
-// difference where the server counted every chunk, is a count the run cannot trust.
-func verifyChunkCounts(cell *rundoc.RateCell, reqs []measure.Request, client, server, unfinishedChunked int) {
-	if measure.RelDiff(client, server) <= 0.01 {
-		return
-	}
-	f := cell.RateFigures
-	perChunk := slices.ContainsFunc(reqs, func(q measure.Request) bool { return q.ChunkUsage })
-	if perChunk || server < client {
-		invalidate(cell, fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
-		return
-	}
-	f.Flags = append(f.Flags, "multi_token_chunks")
-	if unfinishedChunked == 0 || f.OutputTokens == 0 {
-		return
-	}
-	bound := float64(unfinishedChunked) * (float64(server)/float64(client) - 1) / float64(f.OutputTokens)
-	f.TokenCountBound = measure.RoundPtr(bound, 4)
-	if bound > measure.MaxCountBound {
-		invalidate(cell, fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
-			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*measure.MaxCountBound))
-	}
-}
-
-// verifyTokens checks the counts against the server's: output tokens, prompt lengths,
-// and the prefix cache (unique prompts must not hit it beyond the template; shared
-// prefixes must).
-func verifyTokens(cell *rundoc.RateCell, reqs []measure.Request, times []requestTimes, in RateInput) {
-	f := cell.RateFigures
-	var client, server, withUsage, prompted, asked, promptReqs, cached, cachedReqs int
-	var unfinishedChunked int // unfinished requests' tokens, counted one per chunk
-	for i := range reqs {
-		q := &reqs[i]
-		if times[i].finished && (q.FinishReason != "length" || outputTokens(q) < q.OutputTarget) {
-			f.EndedEarly++
-		}
-		if !times[i].finished && !q.ChunkUsage {
-			unfinishedChunked += q.Tokens
-		}
-		if q.Usage == nil {
-			continue
-		}
-		if times[i].finished {
-			client += q.Tokens
-			server += q.Usage.CompletionTokens
-			withUsage++
-		}
-		if q.Usage.PromptTokens > 0 {
-			prompted += q.Usage.PromptTokens
-			asked += q.InputTarget
-			promptReqs++
-			if d := q.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-				cached += *d.CachedTokens
-				cachedReqs++
-			}
-		}
-	}
-	switch {
-	case withUsage == 0 && f.CompletedRequests > 0:
-		f.Flags = append(f.Flags, "token_counts_unverified")
-		invalidate(cell, "the server reported no usage: nothing verifies the client's token counts")
-	case withUsage > 0:
-		f.ServerOutputTokens = openai.Ptr(server)
-		verifyChunkCounts(cell, reqs, client, server, unfinishedChunked)
-	}
-	if f.EndedEarly > 0 {
-		f.Flags = append(f.Flags, "ended_early")
-		if in.IgnoreEOSKnown {
-			invalidate(cell, fmt.Sprintf("%d requests ended before their output length despite ignore_eos", f.EndedEarly))
-		}
-	}
-	if promptReqs > 0 {
-		f.PromptTokensMean = stats.Round(float64(prompted)/float64(promptReqs), 1)
-		f.PromptTokensTarget = stats.Round(float64(asked)/float64(promptReqs), 1)
-		if measure.RelDiff(prompted, asked) > 0.01 {
-			invalidate(cell, fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
-		}
-	}
-	// The prefix cache: per-request cached tokens where the server reports them, its
-	// hit counters over the cell where it does not.
-	perRequest, have := 0.0, false
-	meanPrompt := f.PromptTokensMean
-	if cachedReqs > 0 {
-		f.CachedTokens = openai.Ptr(cached)
-		perRequest, have = float64(cached)/float64(cachedReqs), true
-		if prompted > 0 {
-			f.CacheHitRatio = measure.RoundPtr(float64(cached)/float64(prompted), 4)
-		}
-	} else if s := in.Server; s != nil && s.PrefixCacheQueries != nil && s.PrefixCacheHits != nil && *s.PrefixCacheQueries > 0 {
-		ratio := *s.PrefixCacheHits / *s.PrefixCacheQueries
-		f.CacheHitRatio = measure.RoundPtr(ratio, 4)
-		if meanPrompt == 0 {
-			meanPrompt = float64(in.Overhead + in.PrefixTokens)
-		}
-		perRequest, have = ratio*meanPrompt, meanPrompt > 0
-	}
-	if !have {
-		if in.PrefixTokens > 0 {
-			f.Flags = append(f.Flags, "prefix_unverified")
-		} else {
-			f.Flags = append(f.Flags, "uniqueness_unverified")
-		}
-		return
-	}
-	hi := float64(in.PrefixTokens + in.Overhead + uniqueCacheTolerance)
-	if perRequest > hi {
-		f.Flags = append(f.Flags, "prompts_shared")
-		if in.PrefixTokens == 0 {
-			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request: the prompts were not unique to it", perRequest))
-		} else {
-			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request, more than the %d-token shared prefix", perRequest, in.PrefixTokens))
-		}
-	}
-	if in.PrefixTokens > 0 && perRequest < float64(in.PrefixTokens-prefixBlockSlack)*0.9 {
-		// The server did not keep the shared prefix (evicted under load, or no prefix
-		// cache): the measurement is the server's, but not of the share asked.
-		f.Flags = append(f.Flags, "prefix_not_cached")
-	}
 }
 
 // saturationEvidence says why the cell's queue grew, if it did: TTFT rising through
