@@ -1,12 +1,12 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
-	"github.com/llmbench/llmbench/internal/stats"
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // countBound is the bound on a window's token count where some of it was estimated.

@@ -2,12 +2,12 @@ package bench
 
 import (
 	"context"
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

@@ -1,12 +1,12 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

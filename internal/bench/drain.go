@@ -2,10 +2,10 @@ package bench
 
 import (
 	"context"
-	"github.com/llmbench/llmbench/internal/measure"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/measure"
 )
 
 // settle waits, before a measurement that follows a cell, for the server to finish

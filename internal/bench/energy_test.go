@@ -2,11 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/llmbench/llmbench/internal/measure"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"

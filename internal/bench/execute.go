@@ -3,13 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/measure"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 )

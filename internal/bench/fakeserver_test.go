@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/measure"
-	"github.com/llmbench/llmbench/internal/stats"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -15,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
+	"github.com/llmbench/llmbench/internal/measure/measuretest"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // fakeServer is an OpenAI-compatible server with exactly known timing: after a TTFT
@@ -365,11 +366,7 @@ func serverTPOTSpan(chunks []serverChunk, w Window) (time.Duration, int) {
 }
 
 func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *measure.Server {
-	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
-	return &measure.Server{
-		Client: client, Model: "fake", API: api, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
-		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
-	}
+	return measuretest.Server(srv.URL, api, maxStreams)
 }
 
 func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, maxOutput int) *rundoc.Run {

@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"

@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )

@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )

@@ -1,11 +1,11 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

@@ -2,9 +2,9 @@ package bench
 
 import (
 	"fmt"
-	"github.com/llmbench/llmbench/internal/measure"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 

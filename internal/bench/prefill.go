@@ -2,8 +2,8 @@ package bench
 
 import (
 	"fmt"
-	"github.com/llmbench/llmbench/internal/measure"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"

@@ -3,11 +3,11 @@ package bench
 import (
 	"bytes"
 	"context"
-	"github.com/llmbench/llmbench/internal/measure"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

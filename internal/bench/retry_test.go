@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/measure"
 )
 
 // TestRetryDelay: the wait grows with each failure in a row up to its cap, honours

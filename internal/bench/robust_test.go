@@ -3,9 +3,9 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	stdcmp "cmp"
 	"context"
 	"errors"
-	"github.com/llmbench/llmbench/internal/measure"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/replay"
@@ -21,18 +22,10 @@ import (
 )
 
 // startReplay serves cfg (vLLM's discovery-free shape by default) and returns the
-// server and the bench.Server that measures it.
+// server and the measure.Server that measures it.
 func startReplay(t *testing.T, cfg replay.Config) (*replay.Server, *measure.Server) {
 	t.Helper()
-	if cfg.Shape == "" {
-		cfg.Shape = "vllm-continuous-usage"
-	}
-	if cfg.Tokenize == "" {
-		cfg.Tokenize = "vllm"
-	}
-	if cfg.ChatOverhead == 0 {
-		cfg.ChatOverhead = 3
-	}
+	cfg.Shape, cfg.Tokenize, cfg.ChatOverhead = stdcmp.Or(cfg.Shape, "vllm-continuous-usage"), stdcmp.Or(cfg.Tokenize, "vllm"), stdcmp.Or(cfg.ChatOverhead, 3)
 	rs, err := replay.Start(cfg)
 	if err != nil {
 		t.Fatal(err)

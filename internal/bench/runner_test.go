@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -228,20 +228,19 @@ func TestOverCapacityNeverSent(t *testing.T) {
 	}
 }
 
-// TestMessyStream: comments, CRLF, split events, multi-token chunks, 503s and dropped
-// streams still measure right.
-func TestMessyStream(t *testing.T) {
+// messyCell measures a 1024 × 4 cell against a messy server — comments, CRLF, split
+// events, 3-token chunks, a 503 every 7th request, streams dropped after dropAfter
+// tokens (0: none) — with per-chunk usage asked for or not; it returns the server, the
+// cell and its window.
+func messyCell(t *testing.T, dropAfter int, usage bool) (*fakeServer, rundoc.DecodeCell, Window) {
+	t.Helper()
 	fs := newFakeServer()
-	fs.messy = true
-	fs.chunkTokens = 3
-	fs.fail503 = 7
-	// No dropped streams here: without usage, a stream that breaks never says how many
-	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
+	fs.messy, fs.chunkTokens, fs.fail503, fs.dropAfter = true, 3, 7, dropAfter
 	srv := fs.start(t)
 	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
 	Plan(doc, rundoc.Limits{})
 	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "m"}}
-	r.Server.ContinuousUsage = false // count tokens from the chunks' content
+	r.Server.ContinuousUsage = usage // without it, tokens are counted from the chunks' content
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
 		t.Fatal(err)
@@ -250,12 +249,20 @@ func TestMessyStream(t *testing.T) {
 	if c.DecodeFigures == nil {
 		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
 	}
+	return fs, c, windows[[2]int{1024, 4}]
+}
+
+// TestMessyStream: comments, CRLF, split events, multi-token chunks, 503s and dropped
+// streams still measure right.
+func TestMessyStream(t *testing.T) {
+	// No dropped streams here: without usage, a stream that breaks never says how many
+	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
+	fs, c, w := messyCell(t, 0, false)
 	if c.Errors == 0 {
 		t.Errorf("no request errors recorded, want the 503s and dropped streams")
 	}
 	// Chunks carry 3 tokens each and no usage: the client counts chunks, then corrects
 	// each finished request from its final usage.
-	w := windows[[2]int{1024, 4}]
 	truthTokS, truthGap := fs.truth(w, c.PromptTokens)
 	t.Logf("messy: %.1f tok/s (server %.1f), TBT %.2f (server %.2f), errors %d, avg active %.2f", c.TotalTokS, truthTokS, c.TBTMs, truthGap, c.Errors, c.AvgActiveRequests)
 	// Finished requests are corrected from their usage; the few cancelled at the window
@@ -266,27 +273,10 @@ func TestMessyStream(t *testing.T) {
 // TestMessyStreamUsage: with usage in every chunk, multi-token chunks are counted exactly
 // and each contributes k gaps of gap/k.
 func TestMessyStreamUsage(t *testing.T) {
-	fs := newFakeServer()
-	fs.messy = true
-	fs.chunkTokens = 3
-	fs.fail503 = 7
-	fs.dropAfter = 30
-	srv := fs.start(t)
-	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
-	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "u"}}
-	windows, err := runWithWindows(t, context.Background(), r, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := doc.Decode[0]
-	if c.DecodeFigures == nil {
-		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
-	}
+	fs, c, w := messyCell(t, 30, true)
 	// Three tokens a chunk: a chunk whose moment the server's clock leaves open at a
 	// window's edge moves three tokens at once, so the client is held to the bracket
 	// the server's own timestamps allow (on an idle machine, the truth itself).
-	w := windows[[2]int{1024, 4}]
 	lo, hi := fs.truthRange(w, c.PromptTokens)
 	if c.TotalTokS < lo*0.98 || c.TotalTokS > hi*1.02 {
 		t.Errorf("total tok/s %.3f, the server sent %.3f–%.3f (± 2%%)", c.TotalTokS, lo, hi)

@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 

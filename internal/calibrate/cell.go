@@ -3,11 +3,11 @@ package calibrate
 import (
 	"context"
 	"errors"
-	"github.com/llmbench/llmbench/internal/measure"
 	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"

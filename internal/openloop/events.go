@@ -39,14 +39,11 @@ func RescoreRate(r io.Reader) ([]rundoc.RateCell, error) {
 		return nil, err
 	}
 	scored, err := RescoreLog(log)
-	if err != nil {
-		return nil, err
-	}
 	cells := make([]rundoc.RateCell, 0, len(scored))
 	for _, n := range slices.Sorted(maps.Keys(scored)) {
 		cells = append(cells, scored[n])
 	}
-	return cells, nil
+	return cells, err
 }
 
 // RescoreLog is RescoreRate's cells of a log read once (measure.ReadLog), by their

@@ -1,12 +1,12 @@
 package openloop
 
 import (
-	"github.com/llmbench/llmbench/internal/measure"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -14,25 +13,6 @@ import (
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
-
-// prepare names the document's file, opens the events log, starts the meter and
-// writes the document with every measurement pending.
-func (s *Session) prepare(ctx context.Context) error {
-	c := &s.cfg
-	if c.Out == "" {
-		c.Out = DefaultOutName(c.Model, s.doc.CreatedAt)
-	}
-	if err := rundoc.WriteFile(c.Out, s.doc); err != nil {
-		return err
-	}
-	if err := s.eventLog(); err != nil {
-		return err
-	}
-	if err := s.setupEnergy(ctx); err != nil {
-		return err
-	}
-	return rundoc.WriteFile(c.Out, s.doc)
-}
 
 // Run calibrates the client and runs the plan, closed or open loop, writing the
 // document after each cell and when it is done. It returns measure.ErrInterrupted
@@ -115,21 +95,6 @@ func (s *Session) benchServer() *measure.Server {
 	srv.Counter, srv.Exact, srv.Tokenizer = counting.Counter, counting.Exact, counting.Tokenizer
 	srv.TextTokenizer = counting.TextTokenizer
 	return srv
-}
-
-// eventLog opens --events for appending, when given.
-func (s *Session) eventLog() error {
-	if s.cfg.Events == "" {
-		return nil
-	}
-	ef, err := os.OpenFile(s.cfg.Events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening events log: %w", err)
-	}
-	events := measure.NewEventLog(ef)
-	s.events = events
-	s.closers = append(s.closers, func() { events.Flush(); ef.Close() })
-	return nil
 }
 
 // options are the load shape's: progress, events, power, the checkpoint after each

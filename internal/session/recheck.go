@@ -2,17 +2,16 @@ package session
 
 import (
 	"bytes"
-
 	"encoding/json"
 	"fmt"
-	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/measure"
-	"github.com/llmbench/llmbench/internal/openloop"
 	"maps"
 	"reflect"
 	"slices"
 	"sort"
 
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
