@@ -33,6 +33,7 @@ func newSimCmd() *cobra.Command {
 	f.StringVar(&o.Preset, "preset", sim.DefaultPreset, "engine preset: "+strings.Join(sim.PresetNames(), ", "))
 	f.Float64Var(&o.Speed, "speed", 1, "time scale: step times are divided by this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for generated tokens and EOS draws")
+	f.IntVar(&o.Reasoning, "reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content (a reasoning model)")
 	f.StringVar(&o.ServedModel, "served-model", "", "model name to serve (default: the preset's)")
 	f.StringVar(&o.GPU, "gpu", "", "emulate this catalog GPU (with --model and --quant) instead of a preset")
 	f.StringVar(&o.Model, "model", "", "catalog model to emulate (with --gpu)")

@@ -296,3 +296,14 @@ func TestOfRates(t *testing.T) {
 		t.Error("no SLO: want no answer")
 	}
 }
+
+// TestMissingTTFTNeverMeetsTheTarget: a valid cell whose document leaves its TTFT out
+// (it reads 0 ms, and the site stores such a cell: rundoc.Measured) has no TTFT to be
+// judged by: the walk stops there, as at a cell without figures, instead of counting
+// it as answering at once.
+func TestMissingTTFTNeverMeetsTheTarget(t *testing.T) {
+	r := only(t, doc(cell(1, 50, 100), cell(2, 45, 0), cell(4, 40, 150)), DefaultTargets())
+	if r.Users != 1 || r.Limit != LimitNotMeasured || r.Next != 2 || r.NextTTFTMs != nil {
+		t.Errorf("got %+v, want 1 user, not measured beyond (the cell at 2 has no TTFT)", r)
+	}
+}

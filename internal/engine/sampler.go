@@ -48,6 +48,7 @@ type reading struct {
 	preemptions               *float64
 	prefixQueries, prefixHits *float64
 	generation                *float64
+	spec                      SpecCounters
 }
 
 // Sampler scrapes a server's live metrics while a cell runs and summarises them.
@@ -189,6 +190,28 @@ func (s *Sampler) PrefixCache() (queries, hits float64, ok bool) {
 	return q, h, true
 }
 
+// SpecDecode returns speculative decoding over the window (after Stop): vLLM's draft
+// counters' increases, or SGLang's verify steps and generated tokens (with its
+// acceptance-rate gauge averaged over the readings). False when the server exposes
+// none or drafted nothing in the window.
+func (s *Sampler) SpecDecode() (*SpecDecode, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first == nil || s.last == nil {
+		return nil, false
+	}
+	d, ok := SpecDecodeBetween(s.first.spec, s.last.spec)
+	if ok && d.GaugeAcceptRate != nil {
+		if g := minMean(s.seen, func(r reading) *float64 { return r.spec.AcceptRate }); g != nil {
+			d.GaugeAcceptRate = &g.Mean
+		}
+	}
+	return d, ok
+}
+
 func (s *Sampler) sample(ctx context.Context, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -262,6 +285,7 @@ func parsePromReading(b []byte) (reading, error) {
 	r.prefixQueries = get(prefixQueryName)
 	r.prefixHits = get(prefixHitName)
 	r.generation = get(generationNames)
+	r.spec = specCounters(fams)
 	return r, nil
 }
 

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/openai"
@@ -392,7 +393,7 @@ func clientLagged(e *Evidence) string {
 	if s.Sent == 0 || (float64(s.Late) <= lateShare*float64(s.Sent) && s.MedianMs <= Millis(lateMedian)) {
 		return ""
 	}
-	return fmt.Sprintf("the client sent %d of %d requests over %s late (median %.1f ms): the latencies are partly the client's", s.Late, s.Sent, LateSend, s.MedianMs)
+	return rundoc.RateClientLate.Write(strconv.Itoa(s.Late), strconv.Itoa(s.Sent), LateSend.String(), strconv.FormatFloat(s.MedianMs, 'f', 1, 64))
 }
 
 // clientCPUSaturated: the measuring process used over 90% of all CPUs (in the window;
@@ -402,7 +403,7 @@ func clientCPUSaturated(e *Evidence) string {
 		return ""
 	}
 	if e.Shape == Schedule {
-		return "the measuring client used nearly all CPUs: the figures may be the client's limit"
+		return rundoc.RateClientCPU.Write() // a sentence a report says in Japanese too
 	}
 	return "the measuring client used nearly all CPUs: the figure may be the client's limit"
 }

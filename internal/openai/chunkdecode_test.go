@@ -257,6 +257,7 @@ func FuzzApply(f *testing.F) {
 type applied struct {
 	Chunks                []TokenChunk
 	Tokens, Reasoning     int
+	FirstAnswer           time.Time
 	FinishReason          string
 	Usage                 *Usage
 	Timings               *Timings
@@ -266,7 +267,7 @@ type applied struct {
 }
 
 func resultOf(r *StreamResult) applied {
-	return applied{Chunks: r.Chunks, Tokens: r.Tokens, Reasoning: r.Reasoning, FinishReason: r.FinishReason,
+	return applied{Chunks: r.Chunks, Tokens: r.Tokens, Reasoning: r.ReasoningTokens, FirstAnswer: r.FirstAnswer, FinishReason: r.FinishReason,
 		Usage: r.Usage, Timings: r.Timings, ChunkUsage: r.ChunkUsage, Spec: r.Speculative,
 		Events: r.Events, Merged: r.Merged, Skips: r.Skipped, SkipSample: r.SkipSample, Text: string(r.Text)}
 }
@@ -329,7 +330,8 @@ func BenchmarkChunkDecode(b *testing.B) {
 }
 
 // BenchmarkApplyEvent is the whole of the per-event work after the SSE reader: apply
-// with the runner's kind of observer.
+// with the runner's kind of observer, on a vLLM continuous-usage chunk and on a
+// reasoning chunk (a reasoning model's stream is mostly those).
 func BenchmarkApplyEvent(b *testing.B) {
 	data := []byte(chunkSamples[0])
 	for _, jsonOnly := range []bool{true, false} {
@@ -337,20 +339,25 @@ func BenchmarkApplyEvent(b *testing.B) {
 		if jsonOnly {
 			name = "encoding-json"
 		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := &StreamResult{jsonOnly: jsonOnly}
-			obs := nopObserver{}
-			for b.Loop() {
-				if len(r.Chunks) > 8192 {
-					r.Chunks = r.Chunks[:0]
-				}
-				r.Tokens = 1023 // the chunk's running count says 1024: one token
-				if err := r.apply(Event{Data: data}, obs, false); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(name, func(b *testing.B) { benchApply(b, data, jsonOnly) })
+	}
+	b.Run("fast-reasoning", func(b *testing.B) {
+		benchApply(b, []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1718000000,"model":"Qwen/Qwen3-8B","choices":[{"index":0,"delta":{"reasoning_content":" think"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":16,"total_tokens":1040,"completion_tokens":1024}}`), false)
+	})
+}
+
+func benchApply(b *testing.B, data []byte, jsonOnly bool) {
+	b.ReportAllocs()
+	r := &StreamResult{jsonOnly: jsonOnly}
+	obs := nopObserver{}
+	for b.Loop() {
+		if len(r.Chunks) > 8192 {
+			r.Chunks = r.Chunks[:0]
+		}
+		r.Tokens = 1023 // the chunk's running count says 1024: one token
+		if err := r.apply(Event{Data: data}, obs, false); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -311,8 +311,16 @@ type StreamResult struct {
 	Err        error         // why, when the outcome is not a success
 	RetryAfter time.Duration // what the server asked for (Retry-After), on a retryable outcome
 	Status     int           // HTTP status
-	Reasoning  int           // tokens that came as reasoning_content
 	Timings    *Timings      // llama.cpp's last timings block
+	// FirstAnswer is when the first answer token arrived: the first chunk with content
+	// (chat) or text (completions), after any reasoning; zero when none did. FirstToken
+	// counts reasoning too, so FirstAnswer − FirstToken is how long the model thought.
+	FirstAnswer time.Time
+	// ReasoningTokens are the tokens that came as reasoning (delta.reasoning_content or
+	// delta.reasoning, the two names servers use), out of Tokens; AnswerTokens() the
+	// rest. A chunk's tokens are counted by its kind; one that shows no text of either
+	// kind (log probabilities, a count) is counted with the chunk before it.
+	ReasoningTokens int
 	// ChunkUsage says the server counted the tokens of every chunk (continuous usage
 	// stats, llama.cpp's timings_per_token): the per-chunk counts are the server's.
 	ChunkUsage bool
@@ -344,16 +352,29 @@ type StreamResult struct {
 	// lastAt is the last chunk's At, kept here where the next event's comparison
 	// finds it in cache (the chunk list's tail is cold by then, with hundreds of
 	// streams between two of this one's events).
-	lastAt  time.Time
-	usage   Usage
-	details PromptTokensDetails
-	cached  int
+	lastAt time.Time
+	// thinking says the last chunk that showed text showed reasoning only; answered
+	// that an answer token came (FirstAnswer is set), kept here with the other fields
+	// every event reads.
+	thinking, answered bool
+	usage              Usage
+	details            PromptTokensDetails
+	cached             int
 	// jsonOnly reads every chunk with encoding/json (tests compare the two decoders).
 	jsonOnly bool
+	// keepAnswer keeps Answer.
+	keepAnswer bool
+	// Answer is the answer's text alone (no reasoning), kept when asked: the reply a
+	// conversation's next turn carries in its history. (Last: the fields above are the
+	// hot ones of every event.)
+	Answer []byte
 }
 
 // Finished reports whether the server ended the request itself (EOS or length).
 func (r *StreamResult) Finished() bool { return r.Outcome == OutcomeFinished }
+
+// AnswerTokens are the tokens that were not reasoning.
+func (r *StreamResult) AnswerTokens() int { return r.Tokens - r.ReasoningTokens }
 
 // StreamChat streams a chat completion.
 func (c *Client) StreamChat(ctx context.Context, req *ChatRequest, obs Observer) *StreamResult {
@@ -388,6 +409,8 @@ type StreamConfig struct {
 	// result's arrivals are sized for them (up to the client's Arrivals) rather than
 	// grown.
 	ExpectTokens int
+	// KeepAnswer keeps the answer's text, without the reasoning, in Answer.
+	KeepAnswer bool
 }
 
 // presize is how many arrivals a request makes room for up front (at most): the
@@ -401,7 +424,7 @@ func (c *Client) presize() int {
 
 // StreamWith is Stream, configured.
 func (c *Client) StreamWith(ctx context.Context, path string, payload any, obs Observer, cfg StreamConfig) *StreamResult {
-	res := &StreamResult{}
+	res := &StreamResult{keepAnswer: cfg.KeepAnswer}
 	if cfg.ExpectTokens > 0 {
 		res.Chunks = make([]TokenChunk, 0, min(cfg.ExpectTokens, c.presize()))
 	}
@@ -621,7 +644,7 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 		}
 		viewOf(&ch, v)
 	}
-	n, finished := r.tokensIn(v, keepText)
+	n, finished, answer := r.tokensIn(v, keepText)
 	if n == 0 && finished && r.FirstToken.IsZero() {
 		// A request that finishes before any chunk showed a token generated one whose
 		// text is nothing (a byte-fallback piece, a special token, a token a reasoning
@@ -630,6 +653,11 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 	}
 	if n > 0 {
 		r.arrive(ev.At, n, obs)
+		if r.thinking {
+			r.ReasoningTokens += n
+		} else if answer && !r.answered {
+			r.FirstAnswer, r.answered = ev.At, true
+		}
 	}
 	return nil
 }
@@ -637,7 +665,7 @@ func (r *StreamResult) apply(ev Event, obs Observer, keepText bool) error {
 // tokensIn counts the tokens a chunk shows and records what else it says. A chunk
 // shows a generated token by its text, its reasoning text, its log probabilities, or
 // a rise in the server's per-chunk count; a role alone is no token.
-func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished bool) {
+func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished, answer bool) {
 	for i := range v.choices {
 		c := &v.choices[i]
 		if c.index != 0 {
@@ -646,21 +674,21 @@ func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished bo
 		text, reasoning := c.text, false
 		if c.hasDelta {
 			text = c.content
-			if !c.reasoningContent.empty() || !c.reasoning.empty() {
-				r.Reasoning++
-				reasoning = text.empty()
-			}
+			reasoning = text.empty() && (!c.reasoningContent.empty() || !c.reasoning.empty())
 		}
 		switch {
 		case reasoning:
-			n = 1
+			n, r.thinking = 1, true
 			if keepText {
 				r.Text = c.reasoning.appendTo(c.reasoningContent.appendTo(r.Text))
 			}
 		case !text.empty():
-			n = 1
+			n, r.thinking, answer = 1, false, true
 			if keepText {
 				r.Text = text.appendTo(r.Text)
+			}
+			if r.keepAnswer {
+				r.Answer = text.appendTo(r.Answer)
 			}
 		}
 		if c.logprobs > 0 {
@@ -703,7 +731,7 @@ func (r *StreamResult) tokensIn(v *chunkView, keepText bool) (n int, finished bo
 		}
 		r.Usage = &r.usage
 	}
-	return n, finished
+	return n, finished, answer
 }
 
 // usageRise is how many tokens the chunk's running count adds, 0 without one.

@@ -105,8 +105,11 @@ func TestApplyChunks(t *testing.T) {
 	if res.Tokens != 3 || len(res.Chunks) != 3 {
 		t.Errorf("tokens = %d in %d chunks, want 3 in 3 (role-only chunk is no token, reasoning is)", res.Tokens, len(res.Chunks))
 	}
-	if res.Reasoning != 1 || res.FinishReason != "length" {
-		t.Errorf("reasoning = %d, finish = %q", res.Reasoning, res.FinishReason)
+	if res.ReasoningTokens != 1 || res.AnswerTokens() != 2 || res.FinishReason != "length" {
+		t.Errorf("reasoning %d, answer %d, finish %q: want 1, 2, length", res.ReasoningTokens, res.AnswerTokens(), res.FinishReason)
+	}
+	if want := t0.Add(time.Second); !res.FirstAnswer.Equal(want) || !res.FirstToken.Equal(t0) {
+		t.Errorf("first token %v, first answer %v: want the reasoning chunk's and the first content chunk's", res.FirstToken.Sub(t0), res.FirstAnswer.Sub(t0))
 	}
 	if res.Usage == nil || *res.Usage.PromptTokensDetails.CachedTokens != 8 {
 		t.Errorf("usage = %+v", res.Usage)

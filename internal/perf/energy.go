@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -119,12 +120,12 @@ func (p PriceEntry) RunPrice(gpus int) *rundoc.Price {
 	src := p.Provider + ", " + p.Offer + ": " + p.Quoted + " (" + p.Source + ")"
 	var notes []string
 	if gpus > 1 {
-		notes = append(notes, fmt.Sprintf("%d GPUs × $%g per GPU-hour", gpus, p.USDPerGPUHour))
+		notes = append(notes, rundoc.PriceGPUs.Write(strconv.Itoa(gpus), strconv.FormatFloat(p.USDPerGPUHour, 'g', -1, 64)))
 	}
 	if p.DateKind == "read" {
-		notes = append(notes, "the page is undated: "+p.Date+" is when it was read")
+		notes = append(notes, rundoc.PriceUndated.Write(p.Date))
 	}
-	note, date := strings.Join(notes, "; "), p.Date
+	note, date := strings.Join(notes, rundoc.PriceNoteJoin), p.Date
 	return &rundoc.Price{USDPerHour: round(p.USDPerGPUHour*float64(gpus), 4), Source: src, Date: date, CatalogID: p.ID, Note: note}
 }
 

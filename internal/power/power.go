@@ -9,10 +9,10 @@ package power
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,11 +85,11 @@ func Score(tr Trace, start, end time.Time) rundoc.PowerStats {
 	case tr.Problem != "":
 		return fail(tr.Problem)
 	case len(tr.Foreign) > 0:
-		return fail(fmt.Sprintf("other compute processes used the GPU during this window (%s): their power would be counted as the server's", strings.Join(tr.Foreign, ", ")))
+		return fail(rundoc.EnergyForeign.Write(strings.Join(tr.Foreign, ", ")))
 	case len(tr.Devices) == 0:
-		return fail("the telemetry source reported no device")
+		return fail(rundoc.EnergyNoDevice.Write())
 	case !(length > 0):
-		return fail("the window has no length")
+		return fail(rundoc.EnergyNoLength.Write())
 	}
 	w, reason := windowSamples(tr, start, end)
 	st.Samples = w.inside
@@ -107,7 +107,7 @@ func Score(tr Trace, start, end time.Time) rundoc.PowerStats {
 			e, ok = integratePower(ss, start, end)
 		}
 		if !ok {
-			return fail(fmt.Sprintf("device %d: no power reading in the window", dev))
+			return fail(rundoc.EnergyNoReading.Write(strconv.Itoa(dev)))
 		}
 		total += e
 	}
@@ -145,13 +145,13 @@ func windowSamples(tr Trace, start, end time.Time) (powerWindow, string) {
 		w.byDevice[dev] = ss
 		w.add(ss, start, end)
 		if len(ss) == 0 || ss[0].At.After(start) {
-			return w, fmt.Sprintf("device %d: no sample at or before the window's start", dev)
+			return w, rundoc.EnergyNoStart.Write(strconv.Itoa(dev))
 		}
 		if ss[len(ss)-1].At.Before(end) {
-			return w, fmt.Sprintf("device %d: no sample at or after the window's end (the sampler stopped or lags)", dev)
+			return w, rundoc.EnergyNoEnd.Write(strconv.Itoa(dev))
 		}
 		if gap := largestGap(ss, start, end); gap > maxGap(tr.Interval) {
-			return w, fmt.Sprintf("device %d: %.1f s between two samples in the window (sampling every %s)", dev, gap.Seconds(), tr.Interval)
+			return w, rundoc.EnergyGap.Write(strconv.Itoa(dev), strconv.FormatFloat(gap.Seconds(), 'f', 1, 64), tr.Interval.String())
 		}
 	}
 	need := minPowerSamples
@@ -160,7 +160,7 @@ func windowSamples(tr Trace, start, end time.Time) (powerWindow, string) {
 	}
 	for _, dev := range tr.Devices {
 		if n := countInside(w.byDevice[dev], start, end); n < need {
-			return w, fmt.Sprintf("too few samples: %d from device %d in a %.2f s window (sampling every %s; at least %d needed)", n, dev, end.Sub(start).Seconds(), tr.Interval, need)
+			return w, rundoc.EnergyTooFew.Write(strconv.Itoa(n), strconv.Itoa(dev), strconv.FormatFloat(end.Sub(start).Seconds(), 'f', 2, 64), tr.Interval.String(), strconv.Itoa(need))
 		}
 	}
 	return w, ""

@@ -1,8 +1,8 @@
-// Package prompt owns prompts of exact token length: filler text from a fixed seed,
-// measured and corrected against the server's own token count (its tokenize route, or
-// usage.prompt_tokens of a one-token request), a shared context per row that starts
-// with a nonce (so it is cold on first use and warm after), and a short unique tail per
-// request.
+// Package prompt owns prompts of exact token length: filler text from a fixed seed
+// (or a document of real text), measured and corrected against the server's own
+// token count (its tokenize route, or usage.prompt_tokens of a one-token request), a
+// shared context per row that starts with a nonce (so it is cold on first use and
+// warm after), and a short unique tail per request.
 package prompt
 
 import (
@@ -55,6 +55,10 @@ type Builder struct {
 	// Tokenizer, when set with the completions API, makes prompts of token ids: the
 	// server takes them as they are, so their length is exact by construction.
 	Tokenizer Tokenizer
+	// Document, when set, is the shared contexts' filler (Build, Estimate, Calibrate)
+	// in place of the seeded random words; Unique's open-loop prompts stay random
+	// words, which keep every prompt apart.
+	Document *Document
 
 	words []string // the filler, long enough for the largest context asked so far
 	// singles is the search for one-token words, done once per builder (a run's
@@ -256,8 +260,11 @@ func (b *Builder) Estimate(target int, nonce string, base int, perWord float64) 
 	return c
 }
 
-// filler returns the first n words of the seeded filler text.
+// filler returns the first n words of the document, or of the seeded filler text.
 func (b *Builder) filler(n int) string {
+	if b.Document != nil {
+		return b.Document.text(n)
+	}
 	if len(b.words) < n {
 		rng := rand.New(rand.NewPCG(uint64(b.Seed), 0x9e3779b97f4a7c15))
 		// Regenerate from the start so the text depends only on the seed and n.

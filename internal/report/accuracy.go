@@ -33,22 +33,34 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 			continue
 		}
 		b.WriteString("\n")
-		head := []string{T(v.Lang, "category"), T(v.Lang, "items"), T(v.Lang, "right"), T(v.Lang, "ci95")}
-		right := []bool{false, true, true, true}
-		var rows [][]string
-		for _, c := range a.Categories {
-			ci := dash
-			if c.CI != nil {
-				ci = Percent(c.CI.Low) + "–" + Percent(c.CI.High)
-			}
-			rows = append(rows, []string{c.Name, strconv.Itoa(c.Scored), Percent(c.Score), ci})
-		}
+		head, right := accuracyCategoryHead(v.Lang)
+		rows := AccuracyCategoryRows(v.Lang, a)
 		if md {
 			mdTable(b, head, right, rows)
 		} else {
 			writeTable(b, p, head, right, rows, nil)
 		}
 	}
+}
+
+// accuracyCategoryHead is the head of an entry's table of categories, and which of
+// its columns are numbers.
+func accuracyCategoryHead(lang string) ([]string, []bool) {
+	return []string{T(lang, "category"), T(lang, "items"), T(lang, "right"), T(lang, "ci95")}, []bool{false, true, true, true}
+}
+
+// AccuracyCategoryRows are an entry's categories as its table shows them: the name,
+// the items scored, the accuracy and its 95% interval.
+func AccuracyCategoryRows(lang string, a rundoc.Accuracy) [][]string {
+	var rows [][]string
+	for _, c := range a.Categories {
+		ci := dash
+		if c.CI != nil {
+			ci = Percent(c.CI.Low) + "–" + Percent(c.CI.High)
+		}
+		rows = append(rows, []string{c.Name, FormatNumber(lang, float64(c.Scored), 0), Percent(c.Score), ci})
+	}
+	return rows
 }
 
 // AccuracyLines are an entry's set, score and costs, one a line.
@@ -86,16 +98,23 @@ func AccuracyLines(lang string, a rundoc.Accuracy) []string {
 // evaluated, or why they cannot be compared; nothing when they share no set.
 func WriteComparisons(w io.Writer, a, b *rundoc.Run, lang string) error {
 	var sb strings.Builder
-	for i := range a.Accuracy {
-		x := &a.Accuracy[i]
-		y := b.AccuracyOf(x.Set.Name)
-		if y == nil {
-			continue
-		}
-		sb.WriteString("\n" + strings.Join(ComparisonLines(lang, accuracy.Compare(x, y)), "\n") + "\n")
+	for _, c := range comparisons(a, b) {
+		sb.WriteString("\n" + strings.Join(ComparisonLines(lang, c), "\n") + "\n")
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// comparisons are the paired A/B of a and b on every set both evaluated, in a's order.
+func comparisons(a, b *rundoc.Run) []accuracy.Comparison {
+	var out []accuracy.Comparison
+	for i := range a.Accuracy {
+		x := &a.Accuracy[i]
+		if y := b.AccuracyOf(x.Set.Name); y != nil {
+			out = append(out, accuracy.Compare(x, y))
+		}
+	}
+	return out
 }
 
 // ComparisonLines are a comparison's lines: its title, the delta, the flips and p.
@@ -126,6 +145,27 @@ func FormatP(p float64) string {
 		return "< 0.0001"
 	}
 	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+// htmlAccuracy is one evaluation as the html page shows it.
+type htmlAccuracy struct {
+	Name  string
+	Lines []string
+	Table keyedTable // the categories
+}
+
+// addAccuracyHTML fills the page's accuracy sections and, given two documents, their A/B.
+func addAccuracyHTML(d *htmlData, opts Options) {
+	for _, a := range d.Accuracy {
+		head, _ := accuracyCategoryHead(d.Lang)
+		d.AccuracySets = append(d.AccuracySets, htmlAccuracy{Name: a.Set.Name, Lines: AccuracyLines(d.Lang, a),
+			Table: keyedTable{Class: "lb-accuracy-table", Head: head, Rows: AccuracyCategoryRows(d.Lang, a)}})
+	}
+	if a, b := opts.AB[0], opts.AB[1]; a != nil && b != nil {
+		for _, c := range comparisons(a, b) {
+			d.Comparisons = append(d.Comparisons, ComparisonLines(d.Lang, c))
+		}
+	}
 }
 
 // WriteAccuracy writes one evaluation's summary as text (llmbench eval's last lines).

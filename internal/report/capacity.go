@@ -25,6 +25,11 @@ type capacityView struct {
 	Summary *capacity.Summary
 }
 
+// Table is the section's table for the html page.
+func (c *capacityView) Table() keyedTable {
+	return keyedTable{Class: "lb-capacity-table", Head: c.Head, Rows: c.Rows}
+}
+
 // capacityTargets are opts' targets, or the defaults.
 func capacityTargets(opts Options) capacity.Targets {
 	if opts.Capacity == (capacity.Targets{}) {

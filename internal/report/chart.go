@@ -295,7 +295,9 @@ func decodeChart(run *rundoc.Run, v *view, id, titleKey, yKey string, value func
 		if c.DecodeFigures == nil {
 			return 0, false
 		}
-		return value(c.DecodeFigures), true
+		y := value(c.DecodeFigures)
+		return y, rundoc.Measured(y) // a figure the cell lacks is no point at 0
+
 	}, func(y float64) string { return FormatNumber(v.Lang, y, 1) + " tok/s" })
 }
 
@@ -349,7 +351,7 @@ func prefillChart(v *view) lineChart {
 	s := chartSeries{Name: T(lang, "prefill"), Color: palette[0]}
 	for _, p := range v.Prefill {
 		c.XTicks = append(c.XTicks, float64(p.Context))
-		if p.HasFigures && hasFigures(p.Status) {
+		if p.HasFigures && hasFigures(p.Status) && rundoc.Measured(p.TokS) {
 			s.Points = append(s.Points, chartPoint{X: float64(p.Context), Y: p.TokS, Title: fmt.Sprintf("%s: %s tok/s, %s", p.ContextStr, p.TokSStr, T(lang, "x_ttft", p.TTFTStr))})
 		}
 	}

@@ -44,8 +44,8 @@ func writeCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 		set("status", string(p.Status))
 		set("reason", p.Reason)
 		if f := p.PrefillFigures; f != nil {
-			set("prompt_tok_s", num(f.PromptTokS))
-			set("ttft_ms", num(f.TTFTMs))
+			csvFigure(set, "prompt_tok_s", f.PromptTokS)
+			csvFigure(set, "ttft_ms", f.TTFTMs)
 			if f.CompletedRequests > 0 {
 				set("completed_requests", strconv.Itoa(f.CompletedRequests))
 			}
@@ -83,6 +83,14 @@ func writeCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 	return cw.Error()
 }
 
+// csvFigure sets a rate or latency, leaving it empty where it is not a measurement
+// (rundoc.Measured: the document left it out).
+func csvFigure(set func(k, v string), k string, v float64) {
+	if rundoc.Measured(v) {
+		set(k, num(v))
+	}
+}
+
 func csvDecodeRecord(c *rundoc.DecodeCell, col map[string]int) []string {
 	rec, set, setPtr := csvRecord(len(csvColumns), col)
 	set("phase", "decode")
@@ -91,17 +99,17 @@ func csvDecodeRecord(c *rundoc.DecodeCell, col map[string]int) []string {
 	set("status", string(c.Status))
 	set("reason", c.Reason)
 	if f := c.DecodeFigures; f != nil {
-		set("total_tok_s", num(f.TotalTokS))
-		set("per_request_tok_s", num(f.PerRequestTokS))
-		set("ttft_ms", num(f.TTFTMs))
-		set("tbt_ms", num(f.TBTMs))
+		csvFigure(set, "total_tok_s", f.TotalTokS)
+		csvFigure(set, "per_request_tok_s", f.PerRequestTokS)
+		csvFigure(set, "ttft_ms", f.TTFTMs)
+		csvFigure(set, "tbt_ms", f.TBTMs)
 	}
 	csvDecodeIntervals(set, c)
 	if s := c.WindowStats; s != nil {
 		set("avg_active_requests", num(s.AvgActiveRequests))
 		set("completed_requests", strconv.Itoa(s.CompletedRequests))
 		set("output_tokens", strconv.Itoa(s.OutputTokens))
-		set("measured_s", num(s.MeasuredS))
+		csvFigure(set, "measured_s", s.MeasuredS)
 	}
 	if d := c.CellDetail; d != nil {
 		setPtr("ttft_p90_ms", d.TTFTP90Ms)

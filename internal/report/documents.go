@@ -66,7 +66,9 @@ func ReadRun(path string) (*rundoc.Run, error) {
 }
 
 // ReadRuns reads every document named. Text and md render them all; the other
-// formats hold one run, so only the newest is kept and stderr says so.
+// formats hold one run, so only the newest is kept and stderr says so — except that
+// html keeps two documents that evaluated a set in common, for the page of the newest
+// with their A/B (WriteRuns).
 func ReadRuns(paths []string, format string, stderr io.Writer) ([]Named, error) {
 	var runs []Named
 	for _, p := range paths {
@@ -79,14 +81,36 @@ func ReadRuns(paths []string, format string, stderr io.Writer) ([]Named, error) 
 	if len(runs) == 1 || format == "text" || format == "md" {
 		return runs, nil
 	}
-	newest := slices.MaxFunc(runs, func(a, b Named) int { return a.Run.CreatedAt.Compare(b.Run.CreatedAt) })
-	fmt.Fprintf(stderr, "%d run documents given; --format %s holds one, so this is the newest, %s (%s). Name one file to render another.\n",
-		len(runs), format, newest.Path, newest.Run.CreatedAt.Format("2006-01-02 15:04:05 MST"))
+	newest := newestOf(runs)
+	ab := ""
+	if format == "html" && len(runs) == 2 && len(comparisons(runs[0].Run, runs[1].Run)) > 0 {
+		ab = fmt.Sprintf(", with the A/B of their evaluations (A %s, B %s)", runs[0].Path, runs[1].Path)
+	}
+	fmt.Fprintf(stderr, "%d run documents given; --format %s holds one, so this is the newest, %s (%s)%s. Name one file to render another.\n",
+		len(runs), format, newest.Path, newest.Run.CreatedAt.Format("2006-01-02 15:04:05 MST"), ab)
+	if ab != "" {
+		return runs, nil
+	}
 	return []Named{newest}, nil
 }
 
-// WriteRuns renders each run in turn, each headed by its file when there are several.
+// newestOf is the document created last.
+func newestOf(runs []Named) Named {
+	return slices.MaxFunc(runs, func(a, b Named) int { return a.Run.CreatedAt.Compare(b.Run.CreatedAt) })
+}
+
+// WriteRuns renders each run in turn, each headed by its file when there are several,
+// then the A/B of two documents' evaluations; html renders the newest of two with
+// their A/B in its page.
 func WriteRuns(w io.Writer, runs []Named, opts Options) error {
+	if len(runs) == 2 && opts.Format == "html" {
+		n := newestOf(runs)
+		opts.AB = [2]*rundoc.Run{runs[0].Run, runs[1].Run}
+		if err := Write(w, n.Run, opts); err != nil {
+			return fmt.Errorf("%s: %w", n.Path, err)
+		}
+		return nil
+	}
 	for i, r := range runs {
 		if len(runs) > 1 {
 			if i > 0 {

@@ -98,7 +98,7 @@ func energyInfo(lang string, e *rundoc.CellEnergy) []string {
 	}
 	var out []string
 	if e.Reason != "" && e.Reason != "no telemetry" {
-		out = append(out, T(lang, "n_energy_reason", e.Reason))
+		out = append(out, T(lang, "n_energy_reason", SentenceIn(lang, e.Reason)))
 	}
 	if e.PowerWMax != nil && e.PowerWMean != nil {
 		out = append(out, T(lang, "n_power", FormatNumber(lang, *e.PowerWMean, 0), FormatNumber(lang, *e.PowerWMax, 0)))
@@ -128,7 +128,7 @@ func energyCard(run *rundoc.Run, lang string) (card, bool) {
 	c := card{Title: T(lang, "energy_card")}
 	tel := e.Telemetry
 	if e.Reason != "" {
-		tel += " (" + e.Reason + ")"
+		tel += " (" + SentenceIn(lang, e.Reason) + ")"
 	}
 	c.Fields = append(c.Fields, field{T(lang, "telemetry"), tel})
 	if e.Price != nil {
@@ -156,12 +156,12 @@ func energyNotes(run *rundoc.Run, lang string) []string {
 	case e.Counted != "":
 		out = append(out, T(lang, "note_power", e.Telemetry, e.Counted))
 	case e.Reason != "" && run.Kind() != rundoc.RunPredicted:
-		out = append(out, T(lang, "note_no_telemetry", e.Reason))
+		out = append(out, T(lang, "note_no_telemetry", SentenceIn(lang, e.Reason)))
 	}
 	if p := e.Price; p != nil {
 		src := p.Source
 		if p.Note != "" {
-			src += "; " + p.Note
+			src += "; " + priceNoteIn(lang, p.Note)
 		}
 		out = append(out, T(lang, "note_price", FormatNumber(lang, p.USDPerHour, 2), cmpOr(p.Date, dash), src))
 	}
@@ -211,7 +211,7 @@ func missingEnergy(run *rundoc.Run, lang string) []string {
 	}
 	var out []string
 	for _, r := range order {
-		out = append(out, T(lang, "note_energy_missing", strings.Join(where[r], ", "), r))
+		out = append(out, T(lang, "note_energy_missing", strings.Join(where[r], ", "), SentenceIn(lang, r)))
 	}
 	return out
 }

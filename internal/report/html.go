@@ -70,6 +70,24 @@ type htmlData struct {
 	RateHead   []htmlHeadCell
 	RateRows   []htmlRow
 	RateCharts []htmlChart
+
+	// AccuracySets are the run's evaluations and Comparisons the A/B of Options.AB,
+	// each a title and its lines (accuracy.go).
+	AccuracySets []htmlAccuracy
+	Comparisons  [][]string
+	evalOnly     bool
+
+	// Reasons are the matrix's reasons as placed: on their cells, or each once below
+	// the matrix (reasonnotes.go).
+	Reasons ReasonNotes
+}
+
+// keyedTable is a table whose first column names each row and whose others are
+// numbers (the capacity and accuracy sections).
+type keyedTable struct {
+	Class string
+	Head  []string
+	Rows  [][]string
 }
 
 type htmlChart struct {
@@ -96,7 +114,14 @@ type htmlCell struct {
 
 func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 	v := viewFor(run, opts)
-	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script)}
+	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script), evalOnly: run.EvalOnly()}
+	var reasons []string
+	for _, row := range v.Matrix {
+		for _, c := range row {
+			reasons = append(reasons, c.Reason)
+		}
+	}
+	d.Reasons = PlaceReasons(reasons)
 	if c, ok := capacityChart(run, v); ok {
 		d.CapacityChart = c.SVG()
 	}
@@ -120,7 +145,7 @@ func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 		if m.Warn {
 			row.Class += " lb-warn"
 		}
-		row.Title = strings.Join(append(nonEmpty(m.Reason), m.Details...), "\n")
+		row.Title = strings.Join(append(nonEmpty(d.reasonOrRef(m.Reason)), m.Details...), "\n")
 		for i, s := range measurementRow(v, m) {
 			c := htmlCell{Text: s, Numeric: d.Head[i].Numeric}
 			if i < len(m.Raw) && c.Numeric && !math.IsNaN(m.Raw[i]) {
@@ -141,6 +166,7 @@ func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 		d.Rows = append(d.Rows, row)
 	}
 	addRateHTML(d, run)
+	addAccuracyHTML(d, opts)
 	return d
 }
 
@@ -184,13 +210,25 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
+// Eyebrow names what the document measured: a rate test, the speed test matrix, or
+// the accuracy alone (an llmbench eval document).
+func (d *htmlData) Eyebrow() string {
+	switch {
+	case d.Rate != nil:
+		return d.T("rate_test")
+	case d.evalOnly:
+		return d.T("accuracy")
+	}
+	return d.T("speed_test_matrix")
+}
+
 // T is the label helper for templates: {{$.T "prefill"}}.
 func (d *htmlData) T(key string, args ...any) string { return T(d.Lang, key, args...) }
 
 // CellStyle shades a matrix cell on one colour scale by its tok/s: light blue for the
 // slowest, deep blue for the fastest.
 func (d *htmlData) CellStyle(c matrixCell) template.CSS {
-	if !c.HasFigures {
+	if !c.HasFigures || !rundoc.Measured(c.TotalTokS) {
 		return ""
 	}
 	l := 93 - 55*c.Shade
@@ -214,12 +252,36 @@ func (d *htmlData) CellTitle(c matrixCell) string {
 		parts = append(parts, where+": "+c.StatusStr)
 	}
 	if c.Reason != "" {
-		parts = append(parts, c.Reason)
+		parts = append(parts, d.reasonOrRef(c.Reason))
 	} else if c.Status == rundoc.StatusOverCapacity {
 		parts = append(parts, T(d.Lang, "note_over_capacity"))
 	}
 	parts = append(parts, c.Details...)
 	return strings.Join(parts, "\n")
+}
+
+// reasonOrRef is a reason as a cell, its row and its footnote give it: itself, or the
+// number it has under the matrix.
+func (d *htmlData) reasonOrRef(reason string) string {
+	if ref, listed := d.Reasons.reasonRef(d.Lang, reason); listed {
+		return ref
+	}
+	return reason
+}
+
+// ReasonNumber is the number of a cell's reason under the matrix, 0 when the cell
+// has none there.
+func (d *htmlData) ReasonNumber(c matrixCell) int {
+	n, _ := d.Reasons.Number(c.Reason)
+	return n
+}
+
+// FootnoteText is a footnote's text, its reason as reasonOrRef gives it.
+func (d *htmlData) FootnoteText(f footnote) string {
+	if f.Reason == "" {
+		return f.Text
+	}
+	return strings.Join(append([]string{d.reasonOrRef(f.Reason)}, nonEmpty(f.Rest)...), "; ")
 }
 
 // CellClass names a matrix cell's status for the stylesheet.

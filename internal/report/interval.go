@@ -72,7 +72,7 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 				v = append(v, statusLabel(lang, r.Status))
 				continue
 			}
-			v = append(v, FormatNumber(lang, r.TotalTokS, 1))
+			v = append(v, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))
 		}
 		out = append(out, T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
 	}

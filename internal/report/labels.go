@@ -319,4 +319,10 @@ var labels = map[string][2]string{
 	"ab_p":              {"exact McNemar p = %s", "正確 McNemar 検定 p = %s"},
 	"ab_skipped":        {"%d items left out: a request failed in one run", "%d 問は一方のリクエストが失敗したため除外"},
 	"ab_not_comparable": {"A/B on %s: not comparable — %s", "%s の A/B 比較: 比較できません — %s"},
+
+	// The reasons listed under a matrix (reasonnotes.go).
+	"matrix_notes":      {"Why cells were not measured", "セルが測定されなかった理由"},
+	"matrix_more_notes": {"%d more reasons are not listed here; the run's JSON holds every cell's.", "ほかに %d 件の理由はここに挙げていません。すべてのセルの理由は実行の JSON にあります。"},
+	"reason_ref":        {"why: reason %d under the matrix", "理由：マトリクスの下の %d"},
+	"reason_unlisted":   {"why: not listed here (the run's JSON holds it)", "理由：ここには挙げていません（実行の JSON にあります）"},
 }

@@ -63,7 +63,7 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	}
 	for i := range run.Rate {
 		c := &run.Rate[i]
-		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: c.Reason}
+		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: SentenceIn(lang, c.Reason)}
 		if f := c.RateFigures; f != nil {
 			row.HasFigures = true
 			row.Achieved = optNum(lang, f.AchievedRPS, 2)
@@ -94,8 +94,8 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 		if row.Warn {
 			row.Footnote = len(v.Footnotes) + 1
 			text := row.Details
-			if c.Reason != "" {
-				text = append([]string{c.Reason}, text...)
+			if row.Reason != "" {
+				text = append([]string{row.Reason}, text...)
 			}
 			v.Footnotes = append(v.Footnotes, footnote{N: row.Footnote, Where: row.Rate, Text: strings.Join(text, "; ")})
 		}
@@ -424,7 +424,7 @@ func interactivityChart(run *rundoc.Run, v *view) lineChart {
 		s := chartSeries{Name: rundoc.FormatTokens(ctx), Color: palette[i%len(palette)]}
 		for _, n := range v.Concurrency {
 			cell := cells[cellKey{ctx, n}]
-			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) {
+			if cell == nil || cell.DecodeFigures == nil || !hasFigures(cell.Status) || !rundoc.Measured(cell.TotalTokS) || !rundoc.Measured(cell.PerRequestTokS) {
 				continue
 			}
 			maxX = math.Max(maxX, cell.TotalTokS)

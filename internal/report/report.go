@@ -53,6 +53,10 @@ type Options struct {
 	// CapacityLast leaves the capacity sentences out of a text or md report, for a
 	// caller that prints them as its last lines (llmbench run); the table stays.
 	CapacityLast bool
+	// AB, with both set, adds the paired A/B of their evaluations (A the first, B the
+	// second) to an html page: "llmbench report --format html a.json b.json". Text and
+	// md write it after the documents themselves (WriteRuns).
+	AB [2]*rundoc.Run
 }
 
 // Formats lists the formats Write knows.

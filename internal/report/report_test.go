@@ -50,7 +50,10 @@ func TestGolden(t *testing.T) {
 		"energy":    readFixture(t, "energy-run.json"),
 		"rate":      readFixture(t, "rate-run.json"),
 		"search":    readFixture(t, "rate-search-run.json"),
+		"eval-bf16": readFixture(t, "eval-bf16-run.json"),
+		"eval-fp8":  readFixture(t, "eval-fp8-run.json"),
 	}
+	ab := [2]*rundoc.Run{runs["eval-bf16"], runs["eval-fp8"]}
 	cases := []struct {
 		run  string
 		opts Options
@@ -82,6 +85,11 @@ func TestGolden(t *testing.T) {
 		{"rate", Options{Format: "html"}, "rate.html.golden"},
 		{"search", Options{Format: "text"}, "rate-search.txt.golden"},
 		{"search", Options{Format: "html", Lang: "ja"}, "rate-search.ja.html.golden"},
+		{"eval-bf16", Options{Format: "md"}, "eval.md.golden"},
+		{"eval-bf16", Options{Format: "html"}, "eval.html.golden"},
+		{"eval-bf16", Options{Format: "html", Lang: "ja"}, "eval.ja.html.golden"},
+		{"eval-fp8", Options{Format: "html", AB: ab}, "eval-ab.html.golden"},
+		{"eval-fp8", Options{Format: "html", Lang: "ja", AB: ab}, "eval-ab.ja.html.golden"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -119,6 +119,10 @@ type footnote struct {
 	N     int
 	Where string // "0 × 16"
 	Text  string
+	// Reason and Rest are a matrix cell's Text in two: its reason (when Text begins
+	// with it) and the notes after it, for a page that lists the matrix's reasons
+	// apart (reasonnotes.go).
+	Reason, Rest string
 }
 
 // measurementColumns are the label keys of the All measurements table, the seed's columns.
@@ -164,8 +168,8 @@ func newView(run *rundoc.Run, lang string) *view {
 		if p.PrefillFigures != nil {
 			r.HasFigures = true
 			r.TokS = p.PromptTokS
-			r.TokSStr = FormatNumber(lang, p.PromptTokS, 0)
-			r.TTFTStr = FormatMs(lang, p.TTFTMs, 0)
+			r.TokSStr = figureOr(p.PromptTokS, FormatNumber(lang, p.PromptTokS, 0))
+			r.TTFTStr = figureOr(p.TTFTMs, FormatMs(lang, p.TTFTMs, 0))
 		}
 		v.Prefill = append(v.Prefill, r)
 	}
@@ -201,11 +205,13 @@ func newView(run *rundoc.Run, lang string) *view {
 				continue
 			}
 			mc.Footnote = len(v.Footnotes) + 1
+			f := footnote{N: mc.Footnote, Where: rundoc.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Rest: strings.Join(mc.Details, "; ")}
 			text := mc.Details
 			if mc.Reason != "" && mc.Status != rundoc.StatusOverCapacity {
-				text = append([]string{mc.Reason}, text...)
+				text, f.Reason = append([]string{mc.Reason}, text...), mc.Reason
 			}
-			v.Footnotes = append(v.Footnotes, footnote{N: mc.Footnote, Where: rundoc.FormatTokens(mc.Context) + " × " + strconv.Itoa(mc.Concurrency), Text: strings.Join(text, "; ")})
+			f.Text = strings.Join(text, "; ")
+			v.Footnotes = append(v.Footnotes, f)
 		}
 	}
 
@@ -458,10 +464,10 @@ func decodeCell(lang string, c *rundoc.DecodeCell, lo, hi float64) matrixCell {
 	if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity {
 		mc.HasFigures = true
 		mc.TotalTokS = c.TotalTokS
-		mc.ValueStr = FormatNumber(lang, c.TotalTokS, 1)
-		mc.TTFTStr = FormatMs(lang, c.TTFTMs, 0)
-		mc.PerRequestStr = FormatNumber(lang, c.PerRequestTokS, 1)
-		mc.TBTStr = FormatMs(lang, c.TBTMs, 1)
+		mc.ValueStr = figureOr(c.TotalTokS, FormatNumber(lang, c.TotalTokS, 1))
+		mc.TTFTStr = figureOr(c.TTFTMs, FormatMs(lang, c.TTFTMs, 0))
+		mc.PerRequestStr = figureOr(c.PerRequestTokS, FormatNumber(lang, c.PerRequestTokS, 1))
+		mc.TBTStr = figureOr(c.TBTMs, FormatMs(lang, c.TBTMs, 1))
 		mc.Shade = shade(c.TotalTokS, lo, hi)
 	}
 	warnings, info := cellDetails(lang, c)
@@ -581,8 +587,8 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
 			pi := prefillIntervals(&p)
-			m.Cells[4], m.Raw[4] = plusMinus(lang, FormatNumber(lang, f.PromptTokS, 1), f.PromptTokS, pi.PromptTokSCI, 1), f.PromptTokS
-			m.Cells[6], m.Raw[6] = plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, pi.TTFTMsCI, 0), f.TTFTMs
+			m.figure(4, f.PromptTokS, plusMinus(lang, FormatNumber(lang, f.PromptTokS, 1), f.PromptTokS, pi.PromptTokSCI, 1))
+			m.figure(6, f.TTFTMs, plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, pi.TTFTMsCI, 0))
 			if f.CompletedRequests > 0 {
 				m.Cells[9], m.Raw[9] = FormatInt(lang, f.CompletedRequests), float64(f.CompletedRequests)
 			}
@@ -608,16 +614,16 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
 			if f := c.DecodeFigures; f != nil && c.Status != rundoc.StatusOverCapacity {
 				ci := cellIntervals(c)
-				m.Cells[4], m.Raw[4] = plusMinus(lang, FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS, ci.TotalTokSCI, 1), f.TotalTokS
-				m.Cells[5], m.Raw[5] = FormatNumber(lang, f.PerRequestTokS, 1), f.PerRequestTokS
-				m.Cells[6], m.Raw[6] = plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, ci.TTFTMsCI, 0), f.TTFTMs
-				m.Cells[7], m.Raw[7] = plusMinus(lang, FormatMs(lang, f.TBTMs, 1), f.TBTMs, ci.TBTMsCI, 1), f.TBTMs
+				m.figure(4, f.TotalTokS, plusMinus(lang, FormatNumber(lang, f.TotalTokS, 1), f.TotalTokS, ci.TotalTokSCI, 1))
+				m.figure(5, f.PerRequestTokS, FormatNumber(lang, f.PerRequestTokS, 1))
+				m.figure(6, f.TTFTMs, plusMinus(lang, FormatMs(lang, f.TTFTMs, 0), f.TTFTMs, ci.TTFTMsCI, 0))
+				m.figure(7, f.TBTMs, plusMinus(lang, FormatMs(lang, f.TBTMs, 1), f.TBTMs, ci.TBTMsCI, 1))
 			}
 			if w := c.WindowStats; w != nil && c.Status != rundoc.StatusOverCapacity {
 				m.Cells[8], m.Raw[8] = FormatNumber(lang, w.AvgActiveRequests, 2), w.AvgActiveRequests
 				m.Cells[9], m.Raw[9] = FormatInt(lang, w.CompletedRequests), float64(w.CompletedRequests)
 				m.Cells[10], m.Raw[10] = FormatInt(lang, w.OutputTokens), float64(w.OutputTokens)
-				m.Cells[11], m.Raw[11] = FormatSeconds(lang, w.MeasuredS), w.MeasuredS
+				m.figure(11, w.MeasuredS, FormatSeconds(lang, w.MeasuredS))
 			}
 			m.Energy, m.EnergyRaw = decodeEnergyCells(lang, c)
 			if c.CellDetail != nil && c.CacheHitRatio != nil {
@@ -628,6 +634,23 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 		}
 	}
 	return rows
+}
+
+// figure puts a rate or latency in column i, leaving "—" where it is not a
+// measurement (rundoc.Measured).
+func (m *measurement) figure(i int, v float64, text string) {
+	if rundoc.Measured(v) {
+		m.Cells[i], m.Raw[i] = text, v
+	}
+}
+
+// figureOr is text, the figure v written, or "—" where v is not a measurement: a
+// figure the document leaves out reads as 0, which no cell measured (rundoc.Measured).
+func figureOr(v float64, text string) string {
+	if !rundoc.Measured(v) {
+		return dash
+	}
+	return text
 }
 
 func joinNonEmpty(sep string, parts ...string) string {

@@ -1,6 +1,16 @@
 package rundoc
 
+import "math"
+
 // This file holds a prefill row and a decode cell: their figures, counts and detail.
+
+// Measured says whether a rate or a latency of a row or cell (prompt, total or
+// per-request tok/s, TTFT, TBT, a window's length) is a measurement: finite and above
+// 0. A document that leaves the figure out, or writes null, reads as 0, and no
+// measured cell streams at 0 tok/s or answers in 0 ms: a tool that writes 0 for what
+// it did not measure has not measured it. Reports print such a figure as "—", the
+// site leaves the cell out of that figure's boards, and both keep its other figures.
+func Measured(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
 // PrefillRow is one prefill measurement: a cold request of Context prompt tokens.
 type PrefillRow struct {

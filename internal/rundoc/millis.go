@@ -1,7 +1,6 @@
 package rundoc
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -39,10 +38,10 @@ func ParseMillis(s string) (float64, error) {
 	} else if f, err := strconv.ParseFloat(val, 64); err == nil {
 		v = f
 	} else {
-		return 0, fmt.Errorf("%q is not a duration (500ms, 2s)", s)
+		return 0, MillisNotDuration.Error(strconv.Quote(s))
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("the target must be positive")
+		return 0, MillisNotPositive.Error()
 	}
 	return v, nil
 }

@@ -252,17 +252,17 @@ func (c *RateCell) Saturated() bool { return c.RateFigures != nil && len(c.Satur
 // ms). target is the share of requests that must meet them.
 func ParseSLO(s string, target float64) (*SLO, error) {
 	if !(target > 0 && target <= 1) {
-		return nil, fmt.Errorf("SLO target %v: give a share of requests in (0, 1], e.g. 0.95", target)
+		return nil, SLOTarget.Error(strconv.FormatFloat(target, 'g', -1, 64))
 	}
 	slo := &SLO{Target: target}
 	kvs, bad := ParseKeyValues(s)
 	if bad != "" {
-		return nil, fmt.Errorf("SLO %q: write name=duration, e.g. ttft=500ms", bad)
+		return nil, SLONotKeyValue.Error(strconv.Quote(bad))
 	}
 	for _, kv := range kvs {
 		v, err := ParseMillis(kv.Value)
 		if err != nil {
-			return nil, fmt.Errorf("SLO %q: %w", kv.Item, err)
+			return nil, SLOValue.Error(strconv.Quote(kv.Item), err.Error())
 		}
 		switch kv.Key {
 		case "ttft":
@@ -272,11 +272,11 @@ func ParseSLO(s string, target float64) (*SLO, error) {
 		case "e2e", "e2el":
 			slo.E2EMs = &v
 		default:
-			return nil, fmt.Errorf("SLO %q: the targets are ttft, tpot and e2e", kv.Item)
+			return nil, SLOUnknown.Error(strconv.Quote(kv.Item))
 		}
 	}
 	if slo.TTFTMs == nil && slo.TPOTMs == nil && slo.E2EMs == nil {
-		return nil, fmt.Errorf("SLO %q names no target (ttft, tpot, e2e)", s)
+		return nil, SLONone.Error(strconv.Quote(s))
 	}
 	return slo, nil
 }

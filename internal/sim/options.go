@@ -10,6 +10,7 @@ import (
 type Options struct {
 	Preset, ServedModel        string
 	Speed                      float64
+	Reasoning                  int // ReasoningTokens
 	Seed                       uint64
 	GPU, Model, Quant, KVDtype string
 	PresetSet, SeedSet         bool // --preset and --seed were given
@@ -35,6 +36,10 @@ func (o Options) Config() (Config, error) {
 		return cfg, err
 	}
 	cfg.Speed = o.Speed
+	if o.Reasoning < 0 {
+		return cfg, fmt.Errorf("--reasoning %d: a number of tokens, 0 or more", o.Reasoning)
+	}
+	cfg.ReasoningTokens = o.Reasoning
 	if o.SeedSet {
 		cfg.Seed = o.Seed
 	}

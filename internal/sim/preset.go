@@ -49,6 +49,10 @@ type Config struct {
 	// EOSProbability is the chance that each generated token (past min_tokens) is EOS,
 	// when the request does not set ignore_eos.
 	EOSProbability float64
+	// ReasoningTokens makes the emulator a reasoning model: the first this many tokens
+	// of every streamed chat answer come as delta.reasoning_content (vLLM's reasoning
+	// parser's field), the rest as content.
+	ReasoningTokens int
 }
 
 // KVCacheTokens is the KV cache size in tokens as vLLM reports it: the blocks × their

@@ -417,9 +417,12 @@ func (rs *response) stream(w http.ResponseWriter, r *http.Request, opts *openai.
 				fr = &finish
 			}
 			c := openai.Choice{FinishReason: fr}
-			if rs.chat {
+			switch n := rs.generated - len(toks) + i; {
+			case rs.chat && n < rs.s.cfg.ReasoningTokens:
+				c.Delta = &openai.Delta{ReasoningContent: tokenString(t)}
+			case rs.chat:
 				c.Delta = &openai.Delta{Content: tokenString(t)}
-			} else {
+			default:
 				c.Text = tokenString(t)
 			}
 			ch := rs.chunk([]openai.Choice{c})

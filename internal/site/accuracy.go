@@ -40,16 +40,23 @@ func accuracyHTML(run *rundoc.Run, lang string) template.HTML {
 	var sets []accuracySet
 	for _, a := range run.Accuracy {
 		s := accuracySet{Name: a.Set.Name, Lines: report.AccuracyLines(lang, a)}
-		for _, c := range a.Categories {
-			ci := "—"
-			if c.CI != nil {
-				ci = report.Percent(c.CI.Low) + "–" + report.Percent(c.CI.High)
-			}
-			s.Categories = append(s.Categories, accuracyCategory{c.Name, report.FormatNumber(lang, float64(c.Scored), 0), report.Percent(c.Score), ci})
+		for _, r := range report.AccuracyCategoryRows(lang, a) {
+			s.Categories = append(s.Categories, accuracyCategory{r[0], r[1], r[2], r[3]})
 		}
 		sets = append(sets, s)
 	}
 	return renderAccuracy(lang, sets, nil)
+}
+
+// withoutAccuracy is run without its evaluations, for the report body of a page that
+// shows them itself: a copy where it has any, run itself otherwise.
+func withoutAccuracy(run *rundoc.Run) *rundoc.Run {
+	if len(run.Accuracy) == 0 {
+		return run
+	}
+	out := *run
+	out.Accuracy = nil
+	return &out
 }
 
 // abHTML is the paired A/B of the first run against each other, on every set both

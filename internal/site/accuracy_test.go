@@ -1,8 +1,11 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,12 +31,12 @@ func evalEntry(right func(i int) bool) rundoc.Accuracy {
 }
 
 // TestAccuracyOnRunAndComparePages: a run document holding speed and accuracy is
-// stored on both stores; its page shows the accuracy beside the speed figures, and the
-// compare page the A/B with its flips and exact McNemar p, in both languages; the API
-// returns the accuracy block.
+// stored on both stores; its page shows the accuracy beside the speed figures (once:
+// the report body below them leaves it out), and the compare page the A/B with its
+// flips and exact McNemar p, in both languages; the API returns the accuracy block.
 func TestAccuracyOnRunAndComparePages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{})
+		ts := newTestSite(t, st, Options{Report: reportBody{}})
 		// Items 0–11 right only in A, 12–14 only in B, 15–74 in both: 72% against 63%.
 		a := edited(t, func(r *rundoc.Run) {
 			r.ID = "bf16"
@@ -54,6 +57,9 @@ func TestAccuracyOnRunAndComparePages(t *testing.T) {
 				if code != http.StatusOK || !strings.Contains(page, w) {
 					t.Errorf("run page (%s) = %d, says %q: %v", lang, code, w, strings.Contains(page, w))
 				}
+			}
+			if n := strings.Count(page, want[0]); n != 1 || !strings.Contains(page, `class="report-body"`) {
+				t.Errorf("run page (%s) with its report shows the accuracy %d times, want once", lang, n)
 			}
 		}
 		for lang, want := range map[string][]string{
@@ -85,6 +91,81 @@ func TestSubmittedAccuracyMustAddUp(t *testing.T) {
 		})
 		if code, body := ts.submit(t, doc); code != http.StatusBadRequest && code != http.StatusUnprocessableEntity || !strings.Contains(body, "accuracy[0]") {
 			t.Errorf("an inflated score: %d %s", code, body)
+		}
+	})
+}
+
+// TestLeaderboardAccuracyFilter: accuracy_within=X hides from the leaderboard (page
+// and API) a run whose accuracy is more than X points below the best run of its model
+// family on the same set — here an INT4 checkpoint 9 points below its BF16 original —
+// keeps one without an evaluation, says so in the page's language, keeps the value in
+// the form, and refuses a value outside 0–100; off by default; on both stores.
+func TestLeaderboardAccuracyFilter(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := newTestSite(t, st, Options{})
+		for _, r := range []struct {
+			id, model string
+			right     func(i int) bool
+		}{
+			{"bf16", "Qwen/Qwen3.8-27B", func(i int) bool { return i < 72 }},
+			{"int4", "RedHatAI/Qwen3.8-27B-INT4", func(i int) bool { return i < 63 }},
+			{"noeval", "RedHatAI/Qwen3.8-27B-INT4", nil},
+		} {
+			ts.mustSubmit(t, edited(t, func(run *rundoc.Run) {
+				run.ID, run.Title, run.Model.ID = r.id, r.id+" run", r.model
+				if r.right != nil {
+					run.Accuracy = []rundoc.Accuracy{evalEntry(r.right)}
+				}
+			}))
+		}
+		board := func(q string) []string {
+			t.Helper()
+			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
+			var out struct {
+				Entries []struct {
+					RunID string `json:"run_id"`
+				}
+				AccuracyWithin *float64 `json:"accuracy_within"`
+			}
+			if err := json.Unmarshal([]byte(body), &out); err != nil || code != http.StatusOK {
+				t.Fatalf("?%s = %d %s", q, code, body)
+			}
+			var ids []string
+			for _, e := range out.Entries {
+				ids = append(ids, e.RunID)
+			}
+			slices.Sort(ids)
+			if (out.AccuracyWithin != nil) != strings.Contains(q, "accuracy_within") {
+				t.Errorf("?%s: the answer's accuracy_within is %v", q, out.AccuracyWithin)
+			}
+			return ids
+		}
+		for q, want := range map[string][]string{
+			"":                    {"bf16", "int4", "noeval"},
+			"accuracy_within=5":   {"bf16", "noeval"},
+			"accuracy_within=9":   {"bf16", "int4", "noeval"},
+			"accuracy_within=8.9": {"bf16", "noeval"},
+		} {
+			if got := board(q); !slices.Equal(got, want) {
+				t.Errorf("?%s ranks %v, want %v", q, got, want)
+			}
+		}
+		for lang, note := range map[string]string{LangEN: "more than 5 points below the best run of their model family", LangJA: "5 ポイントを超えて低い実行を隠しています"} {
+			code, page := ts.get(t, "/?accuracy_within=5&lang="+lang)
+			if code != http.StatusOK || strings.Contains(page, `href="/runs/int4"`) || !strings.Contains(page, `href="/runs/noeval"`) ||
+				!strings.Contains(page, note) || !strings.Contains(page, `id="f-accuracy-within" value="5"`) {
+				t.Errorf("leaderboard (%s) = %d: shows int4 %v, noeval %v, says %q %v, keeps 5 in the form %v", lang, code,
+					strings.Contains(page, `href="/runs/int4"`), strings.Contains(page, `href="/runs/noeval"`), note, strings.Contains(page, note), strings.Contains(page, `value="5"`))
+			}
+			if _, page := ts.get(t, "/?lang="+lang); !strings.Contains(page, `href="/runs/int4"`) || strings.Contains(page, `id="accuracy-note"`) {
+				t.Errorf("leaderboard (%s) without the filter hides a run or says it filters", lang)
+			}
+			if _, page := ts.get(t, "/?accuracy_within=200&lang="+lang); !strings.Contains(page, html.EscapeString(T(lang, "qerr_accuracy_within"))) {
+				t.Errorf("leaderboard (%s) does not refuse accuracy_within=200", lang)
+			}
+		}
+		if code, body := ts.get(t, "/api/v1/leaderboard?accuracy_within=-1"); code != http.StatusBadRequest || !strings.Contains(body, `"accuracy_within"`) {
+			t.Errorf("API accuracy_within=-1 = %d %s, want 400 on the field", code, body)
 		}
 	})
 }

@@ -355,3 +355,32 @@ func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestRateReasonsAndSLOErrorsInJapanese: on Japanese pages, why an open-loop cell is
+// invalid (the client sent requests late: the compare page's hover) and why an SLO
+// cannot be read (the leaderboard's error) are said in Japanese, parts kept; the API
+// and English pages keep the English; on both stores.
+func TestRateReasonsAndSLOErrorsInJapanese(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ts := rateSite(t, st)
+		for lang, want := range map[string][]string{
+			LangJA: {"クライアントは 14 件中 2 件のリクエストを 50ms を超えて遅れて送信しました", `SLO &#34;ttft=soon&#34;：&#34;soon&#34; は時間ではありません`},
+			LangEN: {"the client sent 2 of 14 requests over 50ms late", `SLO &#34;ttft=soon&#34;: &#34;soon&#34; is not a duration`},
+		} {
+			_, compare := ts.get(t, "/compare?lang="+lang+"&id=rate-base&id=rate-search")
+			_, board := ts.get(t, "/?lang="+lang+"&kind=all&metric=goodput_rps&context=512&rate=4&output=64&slo=ttft:soon")
+			if !strings.Contains(compare, want[0]) {
+				t.Errorf("compare (%s) does not say %q", lang, want[0])
+			}
+			if !strings.Contains(board, `id="board-error"`) || !strings.Contains(board, want[1]) {
+				t.Errorf("leaderboard (%s) does not say %q", lang, want[1])
+			}
+			if lang == LangJA && (strings.Contains(compare, "the client sent") || strings.Contains(board, "is not a duration")) {
+				t.Errorf("English left on the Japanese pages")
+			}
+		}
+		if _, body := ts.get(t, "/api/v1/leaderboard?metric=goodput_rps&rate=4&slo=ttft:soon"); !strings.Contains(body, `is not a duration`) {
+			t.Errorf("the API's reason is not the English: %s", body)
+		}
+	})
+}

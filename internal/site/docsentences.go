@@ -2,8 +2,8 @@ package site
 
 import (
 	"regexp"
-	"strings"
 
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -46,20 +46,13 @@ func init() {
 			panic("site: message " + k + " defined twice")
 		}
 		messages[k] = v
-		var pat strings.Builder
-		pat.WriteString("^")
-		for i, part := range strings.Split(v[0], "%s") {
-			if i > 0 {
-				pat.WriteString("(.+?)")
-			}
-			pat.WriteString(regexp.QuoteMeta(part))
-		}
-		pat.WriteString("$")
-		docSentences = append(docSentences, docSentence{k, regexp.MustCompile(pat.String())})
+		docSentences = append(docSentences, docSentence{k, rundoc.SentencePattern(v[0])})
 	}
 }
 
-// docText is a sentence of a run document in lang.
+// docText is a sentence of a run document in lang: one of docMessages, or one that
+// the report package says in lang (report.SentenceIn: energy and open-loop reasons,
+// price notes, why an SLO cannot be read).
 func docText(lang, s string) string {
 	if lang == LangEN {
 		return s
@@ -73,7 +66,7 @@ func docText(lang, s string) string {
 			return T(lang, d.key, args...)
 		}
 	}
-	return s
+	return report.SentenceIn(lang, s)
 }
 
 func docTexts(lang string, ss []string) []string {

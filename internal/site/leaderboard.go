@@ -291,6 +291,9 @@ type boardData struct {
 	// Grouped: one entry per setup (?group=setup); GroupURL toggles it.
 	Grouped  bool
 	GroupURL string
+	// AccuracyWithin is the accuracy filter's points, "" when it is off
+	// (accuracyfilter.go).
+	AccuracyWithin string
 }
 
 // condForm holds the form's values of an open-loop cell's conditions.
@@ -392,6 +395,9 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
 func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSel) {
 	v := r.URL.Query()
 	q, ferr := queryFromRequest(r, 200)
+	if ferr == nil {
+		q.Accuracy, ferr = accuracyFilter(v)
+	}
 	cell, cerr := cellFromRequest(v)
 	d.NeedSLO = ferr == nil && missingSLO(cerr, v)
 	if ferr == nil {
@@ -407,6 +413,9 @@ func boardQuery(r *http.Request, lang string, d *boardData) (store.Query, cellSe
 	q = boardDefaults(q, v)
 	d.Sel = filterSel{Model: q.Model, GPU: q.GPU, Engine: q.Engine, Quant: q.Quantization, Profile: q.Profile,
 		Family: q.Family, Size: v.Get("size"), All: v.Get("kind") == "all", Metric: cell.Metric.Name, Mode: q.Mode}
+	if q.Accuracy.On {
+		d.AccuracyWithin = strconv.FormatFloat(q.Accuracy.WithinPoints, 'f', -1, 64)
+	}
 	d.Cell, d.CellLabel, d.LevelName = cell, cell.label(lang), levelParam(cell.Metric.Axis)
 	d.Context, d.Level = rundoc.FormatTokens(cell.Context), formatLevel(cell.Level)
 	d.Metrics = metricOptions(lang, cell.Metric.Name, true)
@@ -662,18 +671,20 @@ func boardRateChart(cell cellSel, levels []float64, entries []boardEntry, lang s
 
 // boardJSON is GET /api/v1/leaderboard's answer.
 type boardJSON struct {
-	Metric        string       `json:"metric"`
-	Context       *int         `json:"context,omitempty"`
-	Concurrency   *float64     `json:"concurrency,omitempty"`
-	Rate          *rateJSON    `json:"rate,omitempty"`
-	Speed         *float64     `json:"speed_tok_s,omitempty"` // a capacity metric's target per-user speed
-	Conditions    *condJSON    `json:"conditions,omitempty"`
-	LowerIsBetter bool         `json:"lower_is_better"`
-	Unit          string       `json:"unit"`
-	Entries       []entryJSON  `json:"entries"`
-	NextOffset    *int         `json:"next_offset,omitempty"`
-	Grouped       bool         `json:"grouped_by_setup,omitempty"`
-	Metrics       []metricJSON `json:"metrics"`
+	Metric        string      `json:"metric"`
+	Context       *int        `json:"context,omitempty"`
+	Concurrency   *float64    `json:"concurrency,omitempty"`
+	Rate          *rateJSON   `json:"rate,omitempty"`
+	Speed         *float64    `json:"speed_tok_s,omitempty"` // a capacity metric's target per-user speed
+	Conditions    *condJSON   `json:"conditions,omitempty"`
+	LowerIsBetter bool        `json:"lower_is_better"`
+	Unit          string      `json:"unit"`
+	Entries       []entryJSON `json:"entries"`
+	NextOffset    *int        `json:"next_offset,omitempty"`
+	Grouped       bool        `json:"grouped_by_setup,omitempty"`
+	// AccuracyWithin echoes the accuracy filter's points (accuracyfilter.go).
+	AccuracyWithin *float64     `json:"accuracy_within,omitempty"`
+	Metrics        []metricJSON `json:"metrics"`
 }
 
 // rateJSON is a request rate: a number, or "inf".
@@ -745,6 +756,9 @@ type metricJSON struct {
 
 func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	q, ferr := queryFromRequest(r, 100)
+	if ferr == nil {
+		q.Accuracy, ferr = accuracyFilter(r.URL.Query())
+	}
 	cell, cerr := cellFromRequest(r.URL.Query())
 	if ferr == nil {
 		ferr = cerr
@@ -782,6 +796,9 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		out.Conditions = condOf(cell)
 	}
 	out.Grouped = groupedSetups(r.URL.Query())
+	if q.Accuracy.On {
+		out.AccuracyWithin = &q.Accuracy.WithinPoints
+	}
 	for i, rr := range ranked {
 		e := entryJSON{Rank: q.Offset + i + 1, RunID: rr.ID, URL: "/runs/" + pathEscape(rr.ID), Value: rr.Value,
 			Title: rr.Title, Kind: rr.Kind, Model: rr.Model, Family: rr.Family, GPU: rr.GPU, GPUCount: rr.GPUCount, Engine: rr.Engine,

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -68,8 +70,8 @@ func TestLargestRunPageIsCapped(t *testing.T) {
 					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
 				}
 				reason := "the server answered 500 " + strings.Repeat("x", 600)
-				if n := strings.Count(page, reason); n == 0 || n > maxMatrixNotes {
-					t.Errorf("the page holds a reason %d times, want each distinct one once, at most %d", n, maxMatrixNotes)
+				if n := strings.Count(page, reason); n == 0 || n > report.MaxReasonNotes {
+					t.Errorf("the page holds a reason %d times, want each distinct one once, at most %d", n, report.MaxReasonNotes)
 				}
 			}
 		}
@@ -101,4 +103,48 @@ func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
 			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, maxEmbeds-1, maxEmbeds)
 		}
 	})
+}
+
+// TestLargestRunReportWritesEachReasonOnce: the report body of the largest document
+// (issue 37 item 4: each of its 4,096 reasons was written in the cell's hover text,
+// its footnote and its row, 11.3 MB) writes each distinct reason at most once, in the
+// numbered list under the matrix, which holds at most report.MaxReasonNotes and counts
+// the rest; a cell's hover and its row name the reason's number. Its quarter (32 × 32,
+// 2.8 MB before) now fits the run page's limit, so that page shows the whole report.
+func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
+	for _, distinct := range []bool{false, true} {
+		for _, side := range []int{maxAxis, maxAxis / 2} {
+			run, err := rundoc.Decode(largestDoc(t, "largest", distinct))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.Config.Contexts, run.Config.Concurrency = run.Config.Contexts[:side], run.Config.Concurrency[:side]
+			run.Decode = slices.DeleteFunc(run.Decode, func(c rundoc.DecodeCell) bool { return c.Context >= side*1024 || c.Concurrency > side })
+			for _, lang := range []string{LangEN, LangJA} {
+				var b strings.Builder
+				if err := (reportBody{}).Body(&b, docIn(run, lang), lang); err != nil {
+					t.Fatal(err)
+				}
+				body := b.String()
+				t.Logf("distinct reasons %v, %d × %d, %s: the report body is %d bytes", distinct, side, side, lang, len(body))
+				// Every reason begins alike: each is written once, or the list has the first 32.
+				written, want := strings.Count(body, "the server answered 500 "), 1
+				if distinct {
+					want = report.MaxReasonNotes
+					if more := len(run.Decode) - want; !strings.Contains(body, html.EscapeString(T(lang, "matrix_more_notes", more))) {
+						t.Errorf("the %d reasons past the list are not counted (%s)", more, lang)
+					}
+				}
+				if written != want {
+					t.Errorf("%d × %d cells, distinct reasons %v (%s): the reasons are written %d times, want %d", side, side, distinct, lang, written, want)
+				}
+				if !strings.Contains(body, html.EscapeString(report.T(lang, "reason_ref", 1))) {
+					t.Errorf("no cell names its reason's number (%s)", lang)
+				}
+				if side < maxAxis && len(body) > maxRunReportBytes {
+					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), maxRunReportBytes)
+				}
+			}
+		}
+	}
 }

@@ -380,8 +380,9 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.opt.Report != nil {
-		// The sentences llmbench wrote into the document, in the page's language.
-		body, err := s.reportBody(docIn(run, lang), lang)
+		// The sentences llmbench wrote into the document, in the page's language; its
+		// accuracy the page shows beside the speed figures, not again in the report.
+		body, err := s.reportBody(withoutAccuracy(docIn(run, lang)), lang)
 		switch {
 		case errors.Is(err, errReportTooLarge):
 			d.ReportTooLarge = true

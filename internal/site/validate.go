@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -30,12 +31,20 @@ func fieldErrorT(field, key string, args ...any) *FieldError {
 	return &FieldError{Field: field, Reason: T(LangEN, key, args...), key: key, args: args}
 }
 
-// ReasonIn is the reason in lang: the site's text where it has one, else the English.
+// ReasonIn is the reason in lang: the site's text where it has one, with any
+// argument that is a sentence llmbench writes in lang too (docText: why an SLO cannot
+// be read), else the English.
 func (e *FieldError) ReasonIn(lang string) string {
-	if e.key != "" {
-		return T(lang, e.key, e.args...)
+	if e.key == "" {
+		return e.Reason
 	}
-	return e.Reason
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = docText(lang, s)
+		}
+	}
+	return T(lang, e.key, args...)
 }
 
 // In is the error as a page in lang shows it: the parameter, then the reason in lang.

@@ -109,8 +109,9 @@ var walkPaths = map[string][]string{
 		"/?family=qwen3.8-27b&metric=total_tok_s&context=16K&concurrency=2", "/?metric=total_tok_s&context=32K&concurrency=1",
 		"/?kind=all&metric=goodput_rps", "/?kind=all&metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:1000ms,tpot:60ms",
 		"/?kind=all&metric=max_rate_rps&context=512&output=64&slo=ttft:1000ms,tpot:60ms",
-		"/?metric=users&context=16K&speed=20", "/?metric=users_per_gpu&context=0&speed=40"},
-	"GET /leaderboard":        {"/leaderboard?group=setup"},
+		"/?metric=users&context=16K&speed=20", "/?metric=users_per_gpu&context=0&speed=40",
+		"/?kind=all&metric=goodput_rps&context=512&rate=4&output=64&max_concurrency=8&requests=20&slo=ttft:soon,tpot:60ms"},
+	"GET /leaderboard":        {"/leaderboard?group=setup", "/leaderboard?accuracy_within=5"},
 	"GET /getting-started":    {"/getting-started"},
 	"GET /docs":               {"/docs"},
 	"GET /api":                {"/api"},
@@ -320,10 +321,18 @@ func TestBrowserWalkEveryPage(t *testing.T) {
 }
 
 // generatedNeedles are the English of what llmbench writes into documents from a few
-// numbers (rundoc's texts.go: over-capacity reasons, the --repeat note), which pages
-// write again in their own language: the parts between the numbers.
+// numbers (rundoc's texts.go: over-capacity reasons, the --repeat note; rundoc's
+// sentences.go: energy and open-loop reasons, price notes, why an SLO cannot be read),
+// which pages write again in their own language: the parts between the numbers.
 func generatedNeedles() needleSet {
 	var out needleSet
+	for _, s := range rundoc.Sentences() {
+		for _, part := range strings.Split(s.English, "%s") {
+			if part = strings.TrimSpace(part); len(part) >= 12 {
+				out = append(out, needle{s.Key, part})
+			}
+		}
+	}
 	for key, text := range map[string]string{
 		"over capacity, by length": rundoc.FitReason{ByLength: true, PerRequest: 1, MaxModelLen: 2}.String(),
 		"over capacity, by KV":     rundoc.FitReason{Concurrency: 1, PerRequest: 2, Need: 3, KVCache: 4}.String(),

@@ -177,7 +177,7 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 	}
 	var rows *sql.Rows
 	fs := q.filters()
-	if q.SizeMin == 0 && q.SizeMax == 0 && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
+	if q.SizeMin == 0 && q.SizeMax == 0 && !q.Accuracy.On && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
 		dim, names := "", []string{""}
 		if len(fs) == 1 {
 			dim, names = fs[0].dim, fs[0].values

@@ -137,12 +137,10 @@ func decodeValues(figure func(*rundoc.DecodeFigures) float64) func(*rundoc.Run) 
 	}
 }
 
-// Measured says whether a cell's rate or latency (total or per-request tok/s, TTFT,
-// prompt tok/s) is a measurement: finite and above 0. A document that leaves the
-// figure out, or writes null, reads as 0, and no valid cell streams at 0 tok/s or
-// answers in 0 ms — a tool that writes 0 for what it did not measure has not measured
-// it. Such a cell is left out of the boards of that figure, and keeps its others.
-func Measured(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+// Measured says whether a cell's rate or latency is a measurement (rundoc.Measured,
+// the rule the reports share): a cell without it is left out of the boards of that
+// figure, and keeps its others.
+func Measured(v float64) bool { return rundoc.Measured(v) }
 
 // decodeCells reads any value of every valid (or predicted) decode cell: value says
 // whether the cell has one. For figures outside DecodeFigures (energy, cost).
@@ -229,8 +227,8 @@ func cellValues(r *rundoc.Run) []CellValue {
 // summaryRev is bumped when Summarize derives a column differently (family, size,
 // author, mode; 3: the GPU by the catalog's name; 4: a figure a cell lacks is no
 // figure (Measured), a GPU labelled with its memory and a quantization by the
-// catalog's names), so that stored runs are summarised again.
-const summaryRev = 4
+// catalog's names; 5: run_accuracy), so that stored runs are summarised again.
+const summaryRev = 5
 
 // condRev is bumped when RateCond.Key writes the same conditions differently.
 const condRev = 1

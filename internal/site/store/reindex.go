@@ -106,6 +106,12 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 		if _, err := s.putCells(ctx, tx, d.id, sum.Cells); err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}
+		if _, err := s.exec(ctx, tx, `DELETE FROM run_accuracy WHERE run_id = ?`, d.id); err != nil {
+			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
+		}
+		if err := s.putAccuracy(ctx, tx, d.id, sum.Family, sum.Accuracy); err != nil {
+			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("reindexing runs: %w", s.classify(err))

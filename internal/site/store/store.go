@@ -260,6 +260,9 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
 	cells, err := s.putCells(ctx, tx, rec.ID, rec.Cells)
+	if err == nil {
+		err = s.putAccuracy(ctx, tx, rec.ID, rec.Family, rec.Accuracy)
+	}
 	if err != nil {
 		return false, fmt.Errorf("storing run %s: %w", rec.ID, s.classify(err))
 	}
@@ -367,6 +370,8 @@ type Query struct {
 	Mode string
 	// Kinds keeps only runs of these kinds (measured, emulated, predicted); empty = all.
 	Kinds []string
+	// Accuracy hides runs far below the best accuracy of their model (accuracy.go).
+	Accuracy AccuracyFilter
 	// Sort ranks by a metric (runs without that figure are left out); empty = newest first.
 	Sort   Metric
 	Limit  int // at most 500; 0 = 50
@@ -480,6 +485,10 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 	}
 	if q.Sort != "" {
 		conds = append(conds, q.Sort.column()+" IS NOT NULL")
+	}
+	if q.Accuracy.On {
+		c, a := q.Accuracy.condition()
+		conds, args = append(conds, c), append(args, a...)
 	}
 	return conds, args
 }

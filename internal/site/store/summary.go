@@ -38,6 +38,8 @@ type Summary struct {
 	Mode string
 	// Cells holds every registered metric's values (CellMetrics), for run_metrics.
 	Cells []CellValue
+	// Accuracy is the run's finished evaluations, for run_accuracy (accuracy.go).
+	Accuracy []AccuracyScore
 }
 
 // A run's mode: what it measured.
@@ -134,6 +136,7 @@ func Summarize(r *rundoc.Run) Summary {
 		s.Title = s.Model + " on " + s.GPU
 	}
 	s.Cells = cellValues(r)
+	s.Accuracy = accuracyScores(r)
 	return s
 }
 
