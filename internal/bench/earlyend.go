@@ -10,8 +10,9 @@ import "github.com/llmbench/llmbench/internal/measure"
 // figure — a stream's tokens come as fast as ever once it produces, so its time per
 // output token is untouched — and it lowers total tok/s by its share of the window's
 // stream-time at most. The share is the early ends' bound (early_end_loss): within
-// measure.MaxCountBound, the figure stands and the cell is flagged ended_early; beyond it, the
-// cell measured replacements more than decoding, and it is not valid.
+// measure.MaxCountBound, the figure stands and the cell is flagged ended_early; beyond
+// it, the cell measured replacements more than decoding, and it is not valid
+// (measure's endedEarly rule). A request ends early by measure.Request.EndedEarly.
 
 // earlyEndLoss is the share of the window's stream-time (streams × its length) that
 // the successors of requests ended early spent, inside the window, between their

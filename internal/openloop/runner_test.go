@@ -481,7 +481,9 @@ func TestPrefixShareVerifiedByCachedTokens(t *testing.T) {
 		{"lying", 0, 200, 200, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := &queueServer{interval: time.Millisecond, blockCache: true, lieCached: tc.lie, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
+			// Tokens 10 ms apart: a stream of 4 lasts 30 ms, which a loaded machine's
+			// stall does not make arrive whole (timing_unresolved).
+			q := &queueServer{interval: 10 * time.Millisecond, blockCache: true, lieCached: tc.lie, ttft: func(int) time.Duration { return 5 * time.Millisecond }}
 			srv := newQueueTestServer(q.start(t))
 			doc := newRateRun(rundoc.RateConfig{Rates: []rundoc.Rate{20}, InputLen: 256, OutputLen: 4, PrefixShare: tc.share}, time.Second)
 			runRateDoc(t, srv, doc, nil)
