@@ -12,35 +12,6 @@ import (
 
 // The accuracy section (llmbench eval, issue 38) and the paired A/B of two documents.
 
-func init() {
-	for k, v := range accuracyLabels {
-		labels[k] = v
-	}
-}
-
-var accuracyLabels = map[string][2]string{
-	"accuracy":          {"Accuracy", "正答率"},
-	"accuracy_sub":      {"the answers of the same server, scored as the reference implementations score them", "同じサーバーの回答を、参照実装と同じ方法で採点"},
-	"accuracy_set":      {"%s at %s · %s items of %s · prompt %s", "%s（%s）· %s 問 / 全 %s 問 · プロンプト %s"},
-	"accuracy_line":     {"%s right (%d of %d), 95%% CI %s–%s", "正答率 %s（%d / %d）、95%% 信頼区間 %s–%s"},
-	"accuracy_tokens":   {"%s completion tokens per item", "1 問あたり補完トークン %s"},
-	"accuracy_reason":   {"%d answered after a reasoning block", "%d 問は推論ブロックの後に回答"},
-	"accuracy_trunc":    {"%d cut off at max_tokens", "%d 問は max_tokens で打ち切り"},
-	"accuracy_none":     {"%d with no answer to extract", "%d 問は回答を抽出できず"},
-	"accuracy_errors":   {"%d requests failed (not scored)", "%d 件のリクエストが失敗（採点対象外）"},
-	"accuracy_pending":  {"unfinished: %d of %d items answered — finish with llmbench eval --resume", "未完了: %d / %d 問に回答済み — llmbench eval --resume で再開"},
-	"category":          {"category", "カテゴリ"},
-	"items":             {"items", "問題数"},
-	"right":             {"right", "正答率"},
-	"ci95":              {"95% CI", "95% 信頼区間"},
-	"ab_title":          {"A/B on %s", "%s の A/B 比較"},
-	"ab_line":           {"A %s → B %s over %d paired items: %s points (95%% CI %s to %s)", "A %s → B %s（対応のある %d 問）: %s ポイント（95%% 信頼区間 %s〜%s）"},
-	"ab_flips":          {"flips: %d right → wrong, %d wrong → right (%d both right, %d both wrong)", "入れ替わり: 正→誤 %d 問、誤→正 %d 問（両方正答 %d、両方誤答 %d）"},
-	"ab_p":              {"exact McNemar p = %s", "正確 McNemar 検定 p = %s"},
-	"ab_skipped":        {"%d items left out: a request failed in one run", "%d 問は一方のリクエストが失敗したため除外"},
-	"ab_not_comparable": {"A/B on %s: not comparable — %s", "%s の A/B 比較: 比較できません — %s"},
-}
-
 // Percent is a share as a percentage with one decimal: 0.7 → "70.0%".
 func Percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 

@@ -12,60 +12,6 @@ import (
 // This file holds the capacity section ("how many users"): its sentences and table,
 // computed by internal/capacity, in every language.
 
-// capacityLabels are the capacity section's texts, added to labels at init.
-var capacityLabels = map[string][2]string{ // [en, ja]
-	"cap_title":           {"How many users", "同時に何人まで"},
-	"cap_sub":             {"by context, the most simultaneous requests at which every request meets the targets", "コンテキストごとに、すべてのリクエストが目標を満たす最大の同時リクエスト数"},
-	"cap_sub_rate":        {"the highest request rate at which the SLO was met without the queue growing", "キューを伸ばさずに SLO を満たした最大のリクエストレート"},
-	"cap_targets":         {"≥ %s tok/s each, first token ≤ %s", "1 人あたり %s tok/s 以上、最初のトークン %s 以内"},
-	"cap_sentence":        {"At %s context: %s at %s (limit: %s).", "%[1]s コンテキスト：%[3]s で %[2]s（制約：%[4]s）。"},
-	"cap_sentence_none":   {"At %s context: not measured (%s).", "%s コンテキスト：測定なし（%s）。"},
-	"cap_users_0":         {"no users", "0 人"},
-	"cap_users_1":         {"1 user", "1 人"},
-	"cap_users_n":         {"%s users", "%s 人"},
-	"cap_interpolated":    {"%s (interpolated between %s and %s)", "%s（%s と %s の間を補間）"},
-	"cap_limit_kv":        {"KV cache — %s would not fit", "KV キャッシュ — %s 件は収まりません"},
-	"cap_limit_speed":     {"per-user speed — at %s, %s tok/s each", "1 人あたりの速度 — %s 件では各 %s tok/s"},
-	"cap_limit_ttft":      {"first token — at %s, %s", "最初のトークン — %s 件では %s"},
-	"cap_limit_beyond":    {"not measured beyond %s", "%s 件を超えては未測定"},
-	"cap_limit_cell":      {"not measured beyond %s — the cell at %s is %s", "%s 件を超えては未測定 — %s 件のセルは%s"},
-	"cap_first_cell":      {"the cell at %s is %s", "%s 件のセルは%s"},
-	"cap_scaled":          {"%s; %s", "%s、%s"},
-	"cap_per_gpu":         {"%s per GPU", "GPU あたり %s 人"},
-	"cap_per_kw":          {"%s per kW", "1 kW あたり %s 人"},
-	"cap_per_usd_h":       {"%s per $/h", "1 $/時 あたり %s 人"},
-	"cap_table":           {"Users by target speed", "目標速度ごとの同時ユーザー数"},
-	"cap_table_sub":       {"first token ≤ %s; the limit in brackets", "最初のトークン %s 以内、括弧内は制約"},
-	"cap_col":             {"≥ %s tok/s", "%s tok/s 以上"},
-	"cap_cell":            {"%s (%s)", "%s（%s）"},
-	"cap_short_kv":        {"KV cache", "KV キャッシュ"},
-	"cap_short_speed":     {"speed", "速度"},
-	"cap_short_ttft":      {"TTFT", "最初のトークン"},
-	"cap_short_beyond":    {"not measured beyond", "以降未測定"},
-	"cap_short_interp":    {"%s, interpolated", "%s・補間"},
-	"cap_short_none":      {"not measured", "未測定"},
-	"cap_note":            {"Every smaller number of requests measured must meet the targets too. A cell is judged by its 95% interval where it has one (per-request tok/s by its low end, TTFT by its high end). TTFT is the matrix's warm TTFT (the context already cached: a turn of a conversation under way); a new conversation adds the prefill row's cold TTFT. A figure for this workload, not a promise under another (docs/capacity.md).", "測定した同時数のうち、それより小さいものもすべて目標を満たす必要があります。信頼区間のあるセルは区間で判定します（1リクエストあたり tok/s は下端、TTFT は上端）。TTFT はマトリクスのウォーム TTFT（コンテキストがキャッシュ済み＝会話の続きのターン）で、新しい会話ではプリフィル行のコールド TTFT が加わります。この負荷での値であり、別の負荷での保証ではありません（docs/capacity.md）。"},
-	"cap_note_predicted":  {"Predicted for every number of requests up to what the KV cache holds, not only the matrix's columns.", "マトリクスの列に限らず、KV キャッシュに収まるすべての同時リクエスト数について予測しています。"},
-	"cap_rate":            {"At %s input tokens (%s output): %s requests/s with %s for %s of requests (limit: %s).", "入力 %[1]s トークン（出力 %[2]s）：%[4]s をリクエストの %[5]s が満たす最大レートは %[3]s リクエスト/秒（制約：%[6]s）。"},
-	"cap_rate_none":       {"At %s input tokens (%s output): no rate tried met %s for %s of requests.", "入力 %s トークン（出力 %s）：%s をリクエストの %s が満たすレートはありませんでした。"},
-	"cap_rate_failed":     {"%s requests/s did not meet it", "%s リクエスト/秒は未達"},
-	"cap_rate_beyond":     {"not measured beyond", "それ以上は未測定"},
-	"cap_rate_searched":   {"%s; --find-max-rate search", "%s、--find-max-rate による探索"},
-	"cap_chart":           {"Per-user tok/s vs simultaneous requests, with the target speeds", "同時リクエスト数と 1 人あたり tok/s（目標速度つき）"},
-	"cap_chart_target":    {"≥ %s tok/s", "%s tok/s"},
-	"cap_slo_ttft":        {"TTFT ≤ %s", "TTFT %s 以内"},
-	"cap_slo_tpot":        {"TPOT ≤ %s", "TPOT %s 以内"},
-	"cap_slo_e2e":         {"E2E ≤ %s", "E2E %s 以内"},
-	"cap_and":             {", ", "、"},
-	"cap_ms_or_s_seconds": {"%s s", "%s 秒"},
-}
-
-func init() {
-	for k, v := range capacityLabels {
-		labels[k] = v
-	}
-}
-
 // capacityView is the capacity section as every format shows it.
 type capacityView struct {
 	Sub       string

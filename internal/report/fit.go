@@ -206,20 +206,6 @@ func wrapProse(text string, width int) string {
 	return b.String()
 }
 
-// fitLabels are the texts of the fitted layout, added to labels at init.
-var fitLabels = map[string][2]string{ // [en, ja]
-	"decode_sub_transposed": {"total tok/s (TTFT) · rows are simultaneous requests, columns are context length",
-		"合計 tok/s (TTFT) · 行は同時リクエスト数、列はコンテキスト長"},
-	"note_completed": {"Completed requests counts the requests that ended inside the window: a decode cell asks for long outputs and cuts its requests when the window closes, so 0 there is expected, not a failure.",
-		"完了リクエスト数はウィンドウ内に終わったリクエストの数です。デコードセルは長い出力を求め、ウィンドウが閉じるとリクエストを打ち切るため、0 は想定どおりで失敗ではありません。"},
-}
-
-func init() {
-	for k, v := range fitLabels {
-		labels[k] = v
-	}
-}
-
 // zeroCompleted reports whether a measured decode cell completed no request in its
 // window, which the text report explains.
 func zeroCompleted(v *view) bool {

@@ -6,22 +6,6 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// headroomLabels are the client headroom's texts, added to labels at init.
-var headroomLabels = map[string][2]string{ // [en, ja]
-	"client_headroom": {"Client headroom", "クライアントの余裕"},
-	"headroom_line":   {"Client headroom: %s", "クライアントの余裕：%s"},
-	"headroom": {"%s× the fastest cell's %s tok/s (client ceiling %s tok/s on %d cores)",
-		"最速セル %s tok/s の %s 倍（クライアント上限 %s tok/s・%d コア）"},
-	"headroom_no_cell":    {"client ceiling %s tok/s on %d cores", "クライアント上限 %s tok/s・%d コア"},
-	"headroom_unmeasured": {"not measured (the client's ceiling was not calibrated)", "未測定（クライアント上限を計測していません）"},
-}
-
-func init() {
-	for k, v := range headroomLabels {
-		labels[k] = v
-	}
-}
-
 // clientHeadroom is what the run card says of the measuring client's own ceiling
 // (llmbench calibrate, measured before the first cell): how many times the run's
 // fastest rate it could have taken in, with the ceiling and the rate; "not measured"

@@ -9,23 +9,6 @@ import (
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
-// intervalLabels are the texts of the 95% intervals, merged into labels.
-var intervalLabels = map[string][2]string{
-	"n_ci":            {"95%% interval: %s", "95%% 信頼区間：%s"},
-	"n_ci_method":     {"(%s)", "（%s）"},
-	"n_repeats":       {"%d repeats: %s tok/s", "%d 回の繰り返し：%s tok/s"},
-	"ci_batch_means":  {"batch means over 1-s batches", "1 秒ごとのバッチ平均"},
-	"ci_repeats":      {"over the repeats", "繰り返し間"},
-	"ci_rate":         {"order statistics, Wilson", "順序統計量・Wilson"},
-	"n_unstable_hint": {"the repeats disagree beyond their intervals: the server changed speed during the run", "繰り返しの結果が区間を超えて食い違っています：実行中にサーバーの速度が変化しました"},
-}
-
-func init() {
-	for k, v := range intervalLabels {
-		labels[k] = v
-	}
-}
-
 // plusMinus is a figure with its interval as "48.2 ± 0.6": the larger of the distances
 // from the value to either end (an interval over repeats need not be symmetric). A
 // figure without an interval (a document from before intervals) is left as it is.
@@ -125,29 +108,30 @@ func csvInterval(set func(k, v string), name string, iv *stats.Interval) {
 }
 
 func csvDecodeIntervals(set func(k, v string), c *rundoc.DecodeCell) {
-	ci := c.CellIntervals
-	if ci == nil {
-		return
-	}
-	csvInterval(set, "total_tok_s", ci.TotalTokSCI)
-	csvInterval(set, "ttft_ms", ci.TTFTMsCI)
-	csvInterval(set, "tbt_ms", ci.TBTMsCI)
-	set("ci_method", ci.CIMethod)
-	if len(ci.Repeats) > 0 {
-		set("repeats", strconv.Itoa(len(ci.Repeats)))
-		set("unstable", strconv.FormatBool(ci.Unstable))
+	if ci := c.CellIntervals; ci != nil {
+		csvIntervals(set, ci.CIMethod, len(ci.Repeats), &ci.Unstable,
+			map[string]*stats.Interval{"total_tok_s": ci.TotalTokSCI, "ttft_ms": ci.TTFTMsCI, "tbt_ms": ci.TBTMsCI})
 	}
 }
 
 func csvPrefillIntervals(set func(k, v string), p *rundoc.PrefillRow) {
-	pi := p.PrefillIntervals
-	if pi == nil {
-		return
+	if pi := p.PrefillIntervals; pi != nil {
+		csvIntervals(set, pi.CIMethod, len(pi.Repeats), nil,
+			map[string]*stats.Interval{"prompt_tok_s": pi.PromptTokSCI, "ttft_ms": pi.TTFTMsCI})
 	}
-	csvInterval(set, "prompt_tok_s", pi.PromptTokSCI)
-	csvInterval(set, "ttft_ms", pi.TTFTMsCI)
-	set("ci_method", pi.CIMethod)
-	if len(pi.Repeats) > 0 {
-		set("repeats", strconv.Itoa(len(pi.Repeats)))
+}
+
+// csvIntervals writes a measurement's intervals by name, how they were computed, and
+// its repeats (with whether they disagree, where it is judged: a cell's).
+func csvIntervals(set func(k, v string), method string, repeats int, unstable *bool, ivs map[string]*stats.Interval) {
+	for name, iv := range ivs {
+		csvInterval(set, name, iv)
+	}
+	set("ci_method", method)
+	if repeats > 0 {
+		set("repeats", strconv.Itoa(repeats))
+		if unstable != nil {
+			set("unstable", strconv.FormatBool(*unstable))
+		}
 	}
 }

@@ -60,20 +60,6 @@ func (n ReasonNotes) Number(reason string) (num int, listed bool) {
 	return num, listed
 }
 
-// reasonNoteLabels are the texts of a matrix's listed reasons, merged into labels.
-var reasonNoteLabels = map[string][2]string{
-	"matrix_notes":      {"Why cells were not measured", "セルが測定されなかった理由"},
-	"matrix_more_notes": {"%d more reasons are not listed here; the run's JSON holds every cell's.", "ほかに %d 件の理由はここに挙げていません。すべてのセルの理由は実行の JSON にあります。"},
-	"reason_ref":        {"why: reason %d under the matrix", "理由：マトリクスの下の %d"},
-	"reason_unlisted":   {"why: not listed here (the run's JSON holds it)", "理由：ここには挙げていません（実行の JSON にあります）"},
-}
-
-func init() {
-	for k, v := range reasonNoteLabels {
-		labels[k] = v
-	}
-}
-
 // reasonRef is what a cell, its footnote and its row say of a listed reason, "" for
 // one that stays on its cell.
 func (n ReasonNotes) reasonRef(lang, reason string) (string, bool) {
