@@ -20,6 +20,7 @@ import (
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -87,7 +88,7 @@ func seedRuns(ctx context.Context, path string) (int, error) {
 		if err != nil {
 			return i - n, err
 		}
-		rec := store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
+		rec := store.RunRecord{ID: r.ID, Summary: metric.Summarize(r), CreatedAt: r.CreatedAt,
 			SubmittedAt: r.CreatedAt.Add(time.Duration(i) * time.Minute), Submitter: "@bench", Org: ""}
 		if _, err := st.PutRun(ctx, rec, doc); err != nil {
 			return i - n, err

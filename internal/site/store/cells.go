@@ -5,32 +5,34 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // putCells writes a run's metric values, in the transaction that stores it, and
 // returns them as written. A run has at most one value per metric and cell: the first
 // (a rate run that measured one rate twice keeps the first measurement). They are
 // counted later (counting.go).
-func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) ([]CellValue, error) {
+func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []metric.CellValue) ([]metric.CellValue, error) {
 	type key struct {
 		metric  string
 		context int
 		level   float64
 	}
 	seen := map[key]bool{}
-	var rows []CellValue
+	var rows []metric.CellValue
 	for _, c := range cells {
 		k := key{c.Metric, c.Context, c.Level}
-		if m, ok := MetricByName(c.Metric); ok && !seen[k] {
+		if _, ok := metric.MetricByName(c.Metric); ok && !seen[k] {
 			seen[k] = true
-			c.Value = m.canonical(c.Value)
+			c.Value = canonical(c.Value)
 			rows = append(rows, c)
 		}
 	}
 	err := s.bulkInsert(ctx, tx, metricRows, len(rows), func(i int) []any {
 		c := rows[i]
-		m, _ := MetricByName(c.Metric)
-		return []any{runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value)}
+		m, _ := metric.MetricByName(c.Metric)
+		return []any{runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.RankKey(c.Value)}
 	}, "")
 	if err != nil {
 		return nil, fmt.Errorf("storing the run's cells: %w", err)
@@ -44,7 +46,7 @@ var metricRows = bulkTable{"run_metrics", []bulkColumn{{"run_id", colText}, {"me
 
 // canonical stores -0 as 0, so that a value and its rank key compare alike in both
 // databases.
-func (m CellMetric) canonical(v float64) float64 {
+func canonical(v float64) float64 {
 	if v == 0 {
 		return 0
 	}
@@ -70,7 +72,7 @@ type RankedRun struct {
 
 // RankByCell lists the runs that have the query's cell, best value first (ties by id).
 func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error) {
-	if _, ok := MetricByName(q.Metric); !ok {
+	if _, ok := metric.MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("ranking runs: unknown metric %q", q.Metric)
 	}
 	var err error
@@ -230,8 +232,8 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 
 // CellValues returns the values of the given metrics of each run (every context and
 // level), keyed by run id: the leaderboard's rows at a glance, the trade-off charts.
-func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...string) (map[string][]CellValue, error) {
-	out := map[string][]CellValue{}
+func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...string) (map[string][]metric.CellValue, error) {
+	out := map[string][]metric.CellValue{}
 	if len(runIDs) == 0 || len(metrics) == 0 {
 		return out, nil
 	}
@@ -251,7 +253,7 @@ func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...stri
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var c CellValue
+		var c metric.CellValue
 		if err := rows.Scan(&id, &c.Metric, &c.Context, &c.Level, &c.Cond, &c.Value); err != nil {
 			return nil, fmt.Errorf("reading cell values: %w", err)
 		}
@@ -277,7 +279,7 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 	default:
 		return nil, fmt.Errorf("best by %q: not a column runs are grouped by", by)
 	}
-	if _, ok := MetricByName(q.Metric); !ok {
+	if _, ok := metric.MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("best by %s: unknown metric %q", by, q.Metric)
 	}
 	var err error

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // Counting stored runs. run_groups, metric_cells and run_pairs count the runs per value
@@ -49,13 +51,13 @@ type counter struct {
 // pendingRun is a stored run waiting for its counts.
 type pendingRun struct {
 	rec   RunRecord
-	cells []CellValue
+	cells []metric.CellValue
 	done  chan error    // the outcome of the pass that counted it (buffered)
 	lead  chan struct{} // closed when its submitter is to run the next pass
 }
 
 // count adds a stored run to the counts, with the others stored at the same time.
-func (s *Store) count(ctx context.Context, rec RunRecord, cells []CellValue) error {
+func (s *Store) count(ctx context.Context, rec RunRecord, cells []metric.CellValue) error {
 	p := &pendingRun{rec: rec, cells: cells, done: make(chan error, 1), lead: make(chan struct{})}
 	c := &s.counts
 	c.mu.Lock()
@@ -193,7 +195,7 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
 	}
-	cells := map[string][]CellValue{}
+	cells := map[string][]metric.CellValue{}
 	rows, err = tx.QueryContext(ctx, s.rebind(`SELECT run_id, metric, cond, context, level FROM run_metrics WHERE run_id IN (`+marks+`)`), args...)
 	if err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
@@ -201,7 +203,7 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var c CellValue
+		var c metric.CellValue
 		if err := rows.Scan(&id, &c.Metric, &c.Cond, &c.Context, &c.Level); err != nil {
 			return fmt.Errorf("reading runs to count: %w", err)
 		}
@@ -246,7 +248,7 @@ type cellCount struct {
 type pairKey struct{ dimA, nameA, dimB, nameB string }
 
 // add counts a run with its metric values (putCells' rows).
-func (c *runCounts) add(rec RunRecord, cells []CellValue) {
+func (c *runCounts) add(rec RunRecord, cells []metric.CellValue) {
 	if c.groups == nil {
 		c.groups, c.cells, c.pairs = map[groupKey]*groupCount{}, map[cellCount]int{}, map[pairKey]int{}
 	}

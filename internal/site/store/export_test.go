@@ -21,9 +21,6 @@ func (s *Store) ForgetIndexForTesting(ctx context.Context) error {
 	return nil
 }
 
-// DecodeCellsForTesting is decodeCells, for the test that adds a metric.
-var DecodeCellsForTesting = decodeCells
-
 // OpenAtVersionForTesting opens dsn with its schema migrated up to version alone and
 // nothing re-indexed: a site as an older release left it.
 func OpenAtVersionForTesting(ctx context.Context, dsn string, version int64) (*Store, error) {
@@ -61,10 +58,6 @@ func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) e
 	_, err := s.exec(ctx, s.db, query, args...)
 	return err
 }
-
-// RegistrySignatureForTesting is the signature Reindex records, so that a test can
-// leave a store looking indexed under the current registry.
-var RegistrySignatureForTesting = registrySignature
 
 // PairCountsForTesting is run_pairs, keyed "dim_a=name_a dim_b=name_b".
 func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // registryKey is the site_meta entry holding the signature of the metric registry and
@@ -22,7 +23,7 @@ const registryKey = "registry"
 // index was current). Documents are re-read in batches, each in its own transaction;
 // running it twice, or from two instances at once, gives the same result.
 func (s *Store) Reindex(ctx context.Context) (int, error) {
-	want := registrySignature()
+	want := metric.Signature()
 	var have string
 	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT value FROM site_meta WHERE key = ?`), registryKey).Scan(&have)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -89,7 +90,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	}
 	defer tx.Rollback()
 	for _, d := range docs {
-		sum := Summarize(d.run)
+		sum := metric.Summarize(d.run)
 		// The names Summarize derives (a GPU's and a weight format's by the catalog's
 		// names) as well as the figures, so that a run is grouped as one stored now is.
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,

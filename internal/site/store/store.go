@@ -28,6 +28,7 @@ import (
 	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -208,7 +209,7 @@ type execer interface {
 // RunRecord is a run as the site holds it.
 type RunRecord struct {
 	ID string
-	Summary
+	metric.Summary
 	CreatedAt   time.Time // when the run was made (the document's created_at)
 	SubmittedAt time.Time // when the site received it
 	Submitter   string    // the user whose token submitted it
@@ -302,7 +303,7 @@ var groupDims = []struct {
 // modeOr is a record's mode, matrix when it was built without one.
 func modeOr(mode string) string {
 	if mode == "" {
-		return ModeMatrix
+		return metric.ModeMatrix
 	}
 	return mode
 }
@@ -373,7 +374,7 @@ type Query struct {
 	// Accuracy hides runs far below the best accuracy of their model (accuracy.go).
 	Accuracy AccuracyFilter
 	// Sort ranks by a metric (runs without that figure are left out); empty = newest first.
-	Sort   Metric
+	Sort   metric.Metric
 	Limit  int // at most 500; 0 = 50
 	Offset int
 	// spellings are the names the store holds for a filter's value, by column
@@ -404,6 +405,24 @@ func (q Query) filters() []filter {
 		}
 	}
 	return fs
+}
+
+// normalize folds a filter value the way stored names are compared.
+func normalize(s string) string { return strings.TrimSpace(s) }
+
+// sortColumn is the runs column holding a ranking figure; only these fixed strings
+// reach SQL.
+func sortColumn(m metric.Metric) string {
+	switch m {
+	case metric.MetricPeak:
+		return "peak_tok_s"
+	case metric.MetricPrefill32K:
+		return "prefill32k_tok_s"
+	case metric.MetricPerGB:
+		return "tok_s_per_gb"
+	default:
+		return "decode_tok_s"
+	}
 }
 
 // in is "col = ?" for one value and "col IN (?, …)" for several, with the values as
@@ -484,7 +503,7 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 		args = append(args, q.SizeMax)
 	}
 	if q.Sort != "" {
-		conds = append(conds, q.Sort.column()+" IS NOT NULL")
+		conds = append(conds, sortColumn(q.Sort)+" IS NOT NULL")
 	}
 	if q.Accuracy.On {
 		c, a := q.Accuracy.condition()
@@ -619,7 +638,7 @@ func (s *Store) ListRuns(ctx context.Context, q Query) ([]RunRecord, error) {
 	where, args := s.where(q, hint)
 	orderCol := "submitted_at"
 	if q.Sort != "" {
-		orderCol = q.Sort.column()
+		orderCol = sortColumn(q.Sort)
 	}
 	if lead != "" {
 		orderCol = s.noIndexOrder(orderCol) // sort what the filter's index found; do not walk the ranking index
