@@ -152,21 +152,13 @@ func (s *Store) countPass(ctx context.Context, batch []*pendingRun) error {
 // this pass's to count. (A pass of another instance waits for this one's deletions
 // and finds them gone.)
 func (s *Store) claimQueued(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM run_count_queue RETURNING run_id`)
+	ids, err := queryRows(ctx, tx, `DELETE FROM run_count_queue RETURNING run_id`, nil, scanOne[string])
 	if err != nil {
 		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("claiming runs to count: %w", err)
-		}
+	for _, id := range ids {
 		out[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
 	return out, nil
 }
@@ -178,39 +170,21 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 		args[i] = id
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
-	recs := map[string]RunRecord{}
-	rows, err := tx.QueryContext(ctx, s.rebind(`SELECT `+runColumns+` FROM runs WHERE id IN (`+marks+`)`), args...)
+	runs, err := queryRows(ctx, tx, s.rebind(`SELECT `+runColumns+` FROM runs WHERE id IN (`+marks+`)`), args, scanRun)
 	if err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
 	}
-	for rows.Next() {
-		rec, err := scanRun(rows)
-		if err != nil {
-			rows.Close()
-			return fmt.Errorf("reading runs to count: %w", err)
-		}
+	recs := map[string]RunRecord{}
+	for _, rec := range runs {
 		recs[rec.ID] = rec
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	vals, err := queryRows(ctx, tx, s.rebind(`SELECT `+runValueColumns+` FROM run_metrics WHERE run_id IN (`+marks+`)`), args, scanRunValue)
+	if err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
 	}
 	cells := map[string][]metric.CellValue{}
-	rows, err = tx.QueryContext(ctx, s.rebind(`SELECT run_id, metric, cond, context, level FROM run_metrics WHERE run_id IN (`+marks+`)`), args...)
-	if err != nil {
-		return fmt.Errorf("reading runs to count: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var c metric.CellValue
-		if err := rows.Scan(&id, &c.Metric, &c.Cond, &c.Context, &c.Level); err != nil {
-			return fmt.Errorf("reading runs to count: %w", err)
-		}
-		cells[id] = append(cells[id], c)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading runs to count: %w", err)
+	for _, v := range vals {
+		cells[v.runID] = append(cells[v.runID], v.CellValue)
 	}
 	for _, id := range ids {
 		if rec, ok := recs[id]; ok {

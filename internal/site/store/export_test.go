@@ -61,21 +61,15 @@ func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) e
 
 // PairCountsForTesting is run_pairs, keyed "dim_a=name_a dim_b=name_b".
 func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT dim_a, name_a, dim_b, name_b, runs FROM run_pairs`)
+	rows, err := queryRows(ctx, s.db, `SELECT dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, runs FROM run_pairs`, nil, scanFacet)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := map[string]int{}
-	for rows.Next() {
-		var da, na, db, nb string
-		var n int
-		if err := rows.Scan(&da, &na, &db, &nb, &n); err != nil {
-			return nil, err
-		}
-		out[da+"="+na+" "+db+"="+nb] = n
+	for _, f := range rows {
+		out[f.Value] = f.Runs
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RecountForTesting is recount; FillPairsForTesting fillPairs.
@@ -92,25 +86,20 @@ func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string,
 		`SELECT 'pair ' || dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, CAST(runs AS TEXT) FROM run_pairs`,
 		`SELECT 'queued ' || run_id, '' FROM run_count_queue`,
 	} {
-		rows, err := s.db.QueryContext(ctx, q)
+		rows, err := queryRows(ctx, s.db, q, nil, func(sc scanner) ([2]string, error) {
+			var kv [2]string
+			err := sc.Scan(&kv[0], &kv[1])
+			return kv, err
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		for rows.Next() {
-			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			if id, ok := strings.CutPrefix(k, "queued "); ok {
+		for _, kv := range rows {
+			if id, ok := strings.CutPrefix(kv[0], "queued "); ok {
 				queued = append(queued, id)
 				continue
 			}
-			counts[k] = v
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			counts[kv[0]] = kv[1]
 		}
 	}
 	return counts, queued, nil

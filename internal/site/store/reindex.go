@@ -57,32 +57,33 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 // reindexBatch re-summarises up to limit runs whose ids sort after after and returns
 // their ids.
 func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT id, doc FROM run_docs WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
+	type doc struct {
+		id  string
+		run *rundoc.Run // nil when the document no longer reads
+	}
+	all, err := queryRows(ctx, s.db, s.rebind(`SELECT id, doc FROM run_docs WHERE id > ? ORDER BY id LIMIT ?`), []any{after, limit},
+		func(sc scanner) (doc, error) {
+			var d doc
+			var text string
+			if err := sc.Scan(&d.id, &text); err != nil {
+				return d, err
+			}
+			var r rundoc.Run
+			if json.Unmarshal([]byte(text), &r) == nil {
+				d.run = &r
+			}
+			return d, nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("reindexing runs: %w", err)
 	}
-	type doc struct {
-		id  string
-		run *rundoc.Run
-	}
 	var docs []doc
 	var ids []string
-	for rows.Next() {
-		var id, text string
-		if err := rows.Scan(&id, &text); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("reindexing runs: %w", err)
+	for _, d := range all {
+		ids = append(ids, d.id)
+		if d.run != nil { // else stored before it could be checked as it is now: keep its old row
+			docs = append(docs, d)
 		}
-		ids = append(ids, id)
-		var r rundoc.Run
-		if err := json.Unmarshal([]byte(text), &r); err != nil {
-			continue // stored before it could be checked as it is now: keep its old row
-		}
-		docs = append(docs, doc{id, &r})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reindexing runs: %w", err)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -145,7 +145,7 @@ func mergeSpellings(gs []GroupStat) []GroupStat {
 			m.Name, own[i] = g.Name, g.Runs
 		}
 		m.Runs += g.Runs
-		m.BestDecode, m.BestPeak, m.VRAMGB = maxOf(m.BestDecode, g.BestDecode), maxOf(m.BestPeak, g.BestPeak), maxOf(m.VRAMGB, g.VRAMGB)
+		m.BestDecode, m.BestPeak, m.VRAMGB = larger(m.BestDecode, g.BestDecode), larger(m.BestPeak, g.BestPeak), larger(m.VRAMGB, g.VRAMGB)
 	}
 	slices.SortFunc(out, func(a, b GroupStat) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -163,12 +163,4 @@ func mergeFacets(fs []Facet) []Facet {
 		out[i] = Facet{Value: g.Name, Runs: g.Runs}
 	}
 	return out
-}
-
-// maxOf is the larger of two optional figures.
-func maxOf(a, b *float64) *float64 {
-	if a == nil || b != nil && *b > *a {
-		return b
-	}
-	return a
 }
