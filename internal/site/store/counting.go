@@ -194,11 +194,48 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 	return nil
 }
 
+// The runs a statement that rebuilds counts reads: every run (recount, which empties
+// the queue in the same transaction), or those counted already (fillCounts: the
+// queued ones are added by their own pass, or Open's).
+const (
+	allRuns     = "runs"
+	countedRuns = "runs WHERE id NOT IN (SELECT run_id FROM run_count_queue)"
+)
+
+// fillCounts builds a table of counts (run_pairs, run_sizes) when runs were stored
+// before it existed: when it is empty and runs is not, stmts rebuild it from the runs
+// counted already. Open calls it before it counts the queued runs.
+func (s *Store) fillCounts(ctx context.Context, table, what string, stmts []string) error {
+	var counted, runs int
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM `+table+` LIMIT 1) AS c), (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1) AS r)`).Scan(&counted, &runs)
+	if err != nil {
+		return fmt.Errorf("reading the counts of %s: %w", what, err)
+	}
+	if counted > 0 || runs == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("counting %s: %w", what, err)
+	}
+	defer tx.Rollback()
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("counting %s: %w", what, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("counting %s: %w", what, s.classify(err))
+	}
+	return nil
+}
+
 // runCounts are what some runs add to the counts, summed.
 type runCounts struct {
 	groups map[groupKey]*groupCount
 	cells  map[cellCount]int
 	pairs  map[pairKey]int
+	sizes  map[sizeKey]int
 }
 
 type groupKey struct{ dim, name string }
@@ -221,10 +258,16 @@ type cellCount struct {
 
 type pairKey struct{ dimA, nameA, dimB, nameB string }
 
+// sizeKey is one row of run_sizes.
+type sizeKey struct {
+	dim, name string
+	paramsB   float64
+}
+
 // add counts a run with its metric values (putCells' rows).
 func (c *runCounts) add(rec RunRecord, cells []metric.CellValue) {
 	if c.groups == nil {
-		c.groups, c.cells, c.pairs = map[groupKey]*groupCount{}, map[cellCount]int{}, map[pairKey]int{}
+		c.groups, c.cells, c.pairs, c.sizes = map[groupKey]*groupCount{}, map[cellCount]int{}, map[pairKey]int{}, map[sizeKey]int{}
 	}
 	var decode, peak, vram *float64
 	if rec.Kind == "measured" {
@@ -258,6 +301,10 @@ func (c *runCounts) add(rec RunRecord, cells []metric.CellValue) {
 	for _, p := range dimPairs() {
 		a, b := groupDims[p.a], groupDims[p.b]
 		c.pairs[pairKey{a.dim, a.of(rec), b.dim, b.of(rec)}]++
+	}
+	c.sizes[sizeKey{"", "", rec.ParamsB}]++
+	for _, g := range groupDims {
+		c.sizes[sizeKey{g.dim, g.of(rec), rec.ParamsB}]++
 	}
 }
 
@@ -304,6 +351,16 @@ func (s *Store) addCounts(ctx context.Context, tx *sql.Tx, c *runCounts) error {
 	if err != nil {
 		return fmt.Errorf("counting runs per pair of values: %w", err)
 	}
+	sizes := slices.SortedFunc(maps.Keys(c.sizes), func(a, b sizeKey) int {
+		return cmp.Or(cmp.Compare(a.dim, b.dim), cmp.Compare(a.name, b.name), cmp.Compare(a.paramsB, b.paramsB))
+	})
+	err = s.bulkInsert(ctx, tx, sizeRows, len(sizes), func(i int) []any {
+		k := sizes[i]
+		return []any{k.dim, k.name, k.paramsB, c.sizes[k]}
+	}, `ON CONFLICT (dim, name, params_b) DO UPDATE SET runs = run_sizes.runs + excluded.runs`)
+	if err != nil {
+		return fmt.Errorf("counting runs per model size: %w", err)
+	}
 	return nil
 }
 
@@ -315,4 +372,5 @@ var (
 		{"level", colFloat}, {"kind", colText}, {"dim", colText}, {"name", colText}, {"runs", colInt}}}
 	pairRows = bulkTable{"run_pairs", []bulkColumn{{"dim_a", colText}, {"name_a", colText}, {"dim_b", colText},
 		{"name_b", colText}, {"runs", colInt}}}
+	sizeRows = bulkTable{"run_sizes", []bulkColumn{{"dim", colText}, {"name", colText}, {"params_b", colFloat}, {"runs", colInt}}}
 )

@@ -72,11 +72,22 @@ func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error
 	return out, nil
 }
 
-// RecountForTesting is recount; FillPairsForTesting fillPairs.
+// RecountForTesting is recount; FillPairsForTesting fillPairs; FillSizesForTesting
+// fillSizes.
 func (s *Store) RecountForTesting(ctx context.Context) error   { return s.recount(ctx) }
 func (s *Store) FillPairsForTesting(ctx context.Context) error { return s.fillPairs(ctx) }
+func (s *Store) FillSizesForTesting(ctx context.Context) error { return s.fillSizes(ctx) }
 
-// CountsForTesting is every row of run_groups, metric_cells and run_pairs, each as
+// FewestMatchingForTesting is fewestMatching of q's filters, spelled as a query's are:
+// the bound the counts give on the runs q matches.
+func (s *Store) FewestMatchingForTesting(ctx context.Context, q Query) (n int, known bool, err error) {
+	if q, err = s.spelled(ctx, q); err != nil {
+		return 0, false, err
+	}
+	return s.fewestMatching(ctx, q, q.filters())
+}
+
+// CountsForTesting is every row of run_groups, metric_cells, run_pairs and run_sizes, each as
 // text keyed by its table and key, and the ids in run_count_queue.
 func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string, queued []string, err error) {
 	counts = map[string]string{}
@@ -84,6 +95,7 @@ func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string,
 		`SELECT 'group ' || dim || '=' || name, runs || ' ' || COALESCE(CAST(best_decode AS TEXT), '-') || ' ' || COALESCE(CAST(best_peak AS TEXT), '-') || ' ' || COALESCE(CAST(vram_gb AS TEXT), '-') FROM run_groups`,
 		`SELECT 'cell ' || metric || '|' || cond || '|' || CAST(context AS TEXT) || '|' || CAST(level AS TEXT) || '|' || kind || '|' || dim || '=' || name, CAST(runs AS TEXT) FROM metric_cells`,
 		`SELECT 'pair ' || dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, CAST(runs AS TEXT) FROM run_pairs`,
+		`SELECT 'size ' || dim || '=' || name || ' ' || CAST(params_b AS TEXT), CAST(runs AS TEXT) FROM run_sizes`,
 		`SELECT 'queued ' || run_id, '' FROM run_count_queue`,
 	} {
 		rows, err := queryRows(ctx, s.db, q, nil, func(sc scanner) ([2]string, error) {

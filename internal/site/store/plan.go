@@ -12,9 +12,10 @@ import (
 // sort what it finds. It compares the rows each reads: the walk reads about
 // (offset + limit) ÷ the share of runs the filters keep (estimated from run_groups'
 // counts, as if the filters were independent, then ×4 because they often are not),
-// the other reads the narrowest filter's runs (the factor is 16 on PostgreSQL). empty is true when a filter value has
-// no runs at all, or two of the filters' values no run has together (run_pairs,
-// pairs.go). Neither planner gets this right alone: SQLite has no counts per value,
+// the other reads the narrowest filter's runs (the factor is 16 on PostgreSQL). empty
+// is true when a filter value has no runs at all, two of the filters' values no run
+// has together (run_pairs, pairs.go), or no run of a value has a size the size filter
+// keeps (run_sizes, sizes.go). Neither planner gets this right alone: SQLite has no counts per value,
 // and both take filters as independent, so a walk for two filters that never occur
 // together reads every run.
 func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty bool, err error) {
@@ -27,7 +28,7 @@ func (s *Store) leadFilter(ctx context.Context, q Query) (lead string, empty boo
 // bitmap scan no longer saves the narrow way anything, so its factor is SQLite's.
 func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead string, empty bool, err error) {
 	fs := q.filters()
-	if len(fs) == 0 {
+	if len(fs) == 0 && !q.sized() {
 		return "", false, nil
 	}
 	var total int
@@ -63,14 +64,17 @@ func (s *Store) leadFilterFor(ctx context.Context, q Query, cells bool) (lead st
 	if s.dialect == Postgres && !cells {
 		factor = 16
 	}
-	together, known, err := s.fewestTogether(ctx, fs)
+	together, known, err := s.fewestMatching(ctx, q, fs)
 	if err != nil {
 		return "", false, err
 	}
 	if known && together == 0 {
-		return "", true, nil // two of the values never occur together
+		return "", true, nil // two of the values, or a value and the size, never occur together
 	}
-	if len(fs) > 1 || q.SizeMin > 0 || q.SizeMax > 0 {
+	if len(fs) == 0 {
+		return "", false, nil // a size alone: no index starts from a size, so walk
+	}
+	if len(fs) > 1 || q.sized() {
 		// Filters together may match far fewer runs than their counts suggest (a GPU
 		// and a model size that never occur together): a walk would then read every
 		// run. Walking beats starting from the narrowest filter only if the filters

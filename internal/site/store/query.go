@@ -98,6 +98,26 @@ func (s *Store) noIndexOrder(col string) string {
 	}
 }
 
+// sized says whether q filters by model size.
+func (q Query) sized() bool { return q.SizeMin > 0 || q.SizeMax > 0 }
+
+// sizeConditions are q's conditions on params_b (a column of runs and of run_sizes):
+// SizeMin inclusive, SizeMax exclusive, and a model whose name states no size (0) in
+// no range with an upper bound.
+func (q Query) sizeConditions() ([]string, []any) {
+	var conds []string
+	var args []any
+	if q.SizeMin > 0 {
+		conds = append(conds, "params_b >= ?")
+		args = append(args, q.SizeMin)
+	}
+	if q.SizeMax > 0 {
+		conds = append(conds, "params_b > 0 AND params_b < ?")
+		args = append(args, q.SizeMax)
+	}
+	return conds, args
+}
+
 // where builds the WHERE clause. lead names the one filter column whose index the
 // database should start from ("" = none: walk the ranking index; anyIndex: let the
 // planner choose); every other filter column is wrapped by noIndex.
@@ -129,14 +149,8 @@ func (s *Store) conditions(q Query, lead string) ([]string, []any) {
 			args = append(args, k)
 		}
 	}
-	if q.SizeMin > 0 {
-		conds = append(conds, "params_b >= ?")
-		args = append(args, q.SizeMin)
-	}
-	if q.SizeMax > 0 {
-		conds = append(conds, "params_b > 0 AND params_b < ?")
-		args = append(args, q.SizeMax)
-	}
+	c, a := q.sizeConditions()
+	conds, args = append(conds, c...), append(args, a...)
 	if q.Sort != "" {
 		conds = append(conds, sortColumn(q.Sort)+" IS NOT NULL")
 	}

@@ -107,25 +107,15 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
-		return nil, err
-	}
-	if _, err := s.Reindex(ctx); err != nil {
-		s.db.Close()
-		return nil, err
-	}
-	if err := s.countQueued(ctx); err != nil {
-		s.db.Close()
-		return nil, err
-	}
-	if err := s.fillPairs(ctx); err != nil {
-		s.db.Close()
-		return nil, err
-	}
-	if err := s.Optimize(ctx); err != nil {
-		s.db.Close()
-		return nil, err
+	// The schema, the index and the counts brought up to date: the counts a table
+	// holds filled when runs were stored before it existed, then the runs left queued
+	// (a crash between storing and counting) counted.
+	reindex := func(ctx context.Context) error { _, err := s.Reindex(ctx); return err }
+	for _, step := range []func(context.Context) error{s.migrate, reindex, s.fillPairs, s.fillSizes, s.countQueued, s.Optimize} {
+		if err := step(ctx); err != nil {
+			s.db.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
