@@ -60,37 +60,6 @@ func fixtureCond(slo bool) metric.RateCond {
 	return c
 }
 
-func TestRateCondKey(t *testing.T) {
-	c := fixtureCond(true)
-	if got, want := c.Key(), "out=64;arrival=poisson;len=fixed;maxconc=8;requests=20;slo=ttft:1000ms,tpot:60ms"; got != want {
-		t.Errorf("Key = %q, want %q", got, want)
-	}
-	for _, c := range []metric.RateCond{c, fixtureCond(false),
-		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &rundoc.SLO{E2EMs: ms(12.5)}, Target: 0.9},
-		{OutputLen: 1, Arrival: "constant", LenDist: "normal:0.1", DurationS: 60}} {
-		back, err := metric.ParseCondKey(c.Key())
-		if err != nil || back.Key() != c.Key() {
-			t.Errorf("ParseCondKey(%q) = %q, %v", c.Key(), back.Key(), err)
-		}
-	}
-	// The same targets however they are written give one key; different ones differ.
-	same := []string{"ttft:1000ms,tpot:60ms", "ttft=1s,tpot=60ms", "tpot:0.06s,ttft:1000", " ttft = 1000ms , tpot = 60ms "}
-	for _, text := range same {
-		slo, err := metric.ParseSLOText(text)
-		if err != nil {
-			t.Fatalf("ParseSLOText(%q): %v", text, err)
-		}
-		if got := metric.SLOText(slo); got != "ttft:1000ms,tpot:60ms" {
-			t.Errorf("ParseSLOText(%q) writes back as %q", text, got)
-		}
-	}
-	for _, bad := range []string{"", "ttft", "ttft:fast", "speed:1s", "ttft:-1s"} {
-		if _, err := metric.ParseSLOText(bad); err == nil {
-			t.Errorf("ParseSLOText(%q) read it", bad)
-		}
-	}
-}
-
 // TestRateCellsRankUnderTheirConditions: goodput ranks only runs judged against the
 // same SLO, with the same lengths and arrival pattern; latencies and achieved rate
 // rank across SLOs (they do not depend on one); an inf cell ranks only with bursts of
