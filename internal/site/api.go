@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -191,7 +192,7 @@ func (s *Server) apiSubmitRun(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
-	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
+	rec := store.RunRecord{ID: run.ID, Summary: metric.Summarize(run), CreatedAt: run.CreatedAt,
 		SubmittedAt: time.Now().UTC(), Submitter: user.Name, Org: user.Org}
 	created, err := s.store.PutRun(r.Context(), rec, body)
 	if errors.Is(err, store.ErrNotCounted) {
@@ -276,7 +277,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 		q.SizeMin, q.SizeMax = b.Min, b.Max
 	}
 	switch m := v.Get("mode"); m {
-	case "", store.ModeMatrix, store.ModeRate:
+	case "", metric.ModeMatrix, metric.ModeRate:
 		q.Mode = m
 	default:
 		return q, fieldErrorT("mode", "qerr_mode")
@@ -292,7 +293,7 @@ func queryFromRequest(r *http.Request, maxLimit int) (store.Query, *FieldError) 
 		}
 	}
 	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
-		q.Sort = store.Metric(m)
+		q.Sort = metric.Metric(m)
 		if !q.Sort.Valid() {
 			return q, fieldErrorT("sort", "qerr_sort")
 		}

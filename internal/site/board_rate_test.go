@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -161,7 +162,7 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 			c.LenDist != "fixed" || c.MaxConcurrency != 8 || c.SLO == nil || *c.SLO.TTFTMs != 1000 || *c.SLO.TPOTMs != 60 || c.SLO.Target != 0 {
 			t.Errorf("the answer's cell: rate %s, context %v, conditions %+v", a.Rate, a.Context, c)
 		}
-		if a.Entries[0].Mode != store.ModeRate {
+		if a.Entries[0].Mode != metric.ModeRate {
 			t.Errorf("a rate run's entry has mode %q", a.Entries[0].Mode)
 		}
 		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); string(inf.Rate) != `"inf"` || inf.Conditions.Requests != 20 {
@@ -253,7 +254,7 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 			Runs []RunSummary `json:"runs"`
 		}
 		json.Unmarshal([]byte(body), &list)
-		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != store.ModeRate {
+		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != metric.ModeRate {
 			t.Errorf("GET /api/v1/runs?mode=rate = %d, %d runs", code, len(list.Runs))
 		}
 	})

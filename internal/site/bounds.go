@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -148,12 +148,12 @@ func boundsOf(run *rundoc.Run) runBounds {
 	over := map[boundKey]bool{}
 	for _, c := range run.Decode {
 		if c.Status == rundoc.StatusOverCapacity {
-			over[boundKey{string(store.AxisConcurrency), c.Context, float64(c.Concurrency), ""}] = true
+			over[boundKey{string(metric.AxisConcurrency), c.Context, float64(c.Concurrency), ""}] = true
 		}
 	}
 	for _, p := range run.Prefill {
 		if p.Status == rundoc.StatusOverCapacity {
-			over[boundKey{string(store.AxisPrefill), p.Context, 0, ""}] = true
+			over[boundKey{string(metric.AxisPrefill), p.Context, 0, ""}] = true
 		}
 	}
 	return runBounds{ci: intervalsOf(run), over: over}
@@ -163,7 +163,7 @@ func boundsOf(run *rundoc.Run) runBounds {
 func intervalsOf(run *rundoc.Run) map[boundKey]stats.Interval {
 	out := map[boundKey]stats.Interval{}
 	for name, subst := range boundSubst {
-		m, ok := store.MetricByName(name)
+		m, ok := metric.MetricByName(name)
 		if !ok {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -102,7 +103,7 @@ func (s *Server) fillPrediction(ctx context.Context, d *calcData, lang string) {
 		}
 		return
 	}
-	rec := store.RunRecord{Summary: store.Summarize(p.Run)}
+	rec := store.RunRecord{Summary: metric.Summarize(p.Run)}
 	rv := newRunView(rec, p.Run, lang)
 	d.Predicted, d.Memory, d.Notes = &rv, &p.Memory, p.Run.Notes
 	d.Energy, d.EnergyNotes = energyMatrix(p.Run, lang)

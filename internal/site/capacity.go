@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -25,11 +26,11 @@ import (
 const maxSpeed = 10000
 
 // parseSpeed reads a target speed per user (the capacity metrics' level, the compare
-// page's and the calculator's speed=): store.DefaultSpeed when not given.
+// page's and the calculator's speed=): metric.DefaultSpeed when not given.
 func parseSpeed(s string) (float64, *FieldError) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return store.DefaultSpeed, nil
+		return metric.DefaultSpeed, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxSpeed {
@@ -63,14 +64,14 @@ func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang s
 	}
 	runs := map[int]int{}
 	for _, c := range cells {
-		if c.Level == store.DefaultSpeed {
+		if c.Level == metric.DefaultSpeed {
 			runs[c.Context] += c.Runs
 		}
 	}
 	if len(runs) == 0 {
 		return nil, nil
 	}
-	ub := &usersBest{Sub: T(lang, "users_best_sub", report.FormatNumber(lang, store.DefaultSpeed, 0))}
+	ub := &usersBest{Sub: T(lang, "users_best_sub", report.FormatNumber(lang, metric.DefaultSpeed, 0))}
 	for _, c := range topKeys(runs, usersBestContexts, -1) {
 		if runs[c] == 0 {
 			continue // -1, which topKeys adds as the key that must be there
@@ -80,7 +81,7 @@ func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang s
 			return nil, err
 		}
 		if ok {
-			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {formatLevel(store.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
+			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {formatLevel(metric.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
 			ub.Rows = append(ub.Rows, row)
 		}
 	}
@@ -90,7 +91,7 @@ func (s *Server) usersBest(ctx context.Context, q store.Query, dim, name, lang s
 // usersBestAt is the best run at one context, with its users and users per GPU.
 func (s *Server) usersBestAt(ctx context.Context, q store.Query, context int, lang string) (usersBestRow, bool, error) {
 	q.Limit, q.Offset, q.Sort = 1, 0, ""
-	top, err := s.store.RankByCell(ctx, store.CellQuery{Query: q, Metric: "users_per_gpu", Context: context, Level: store.DefaultSpeed})
+	top, err := s.store.RankByCell(ctx, store.CellQuery{Query: q, Metric: "users_per_gpu", Context: context, Level: metric.DefaultSpeed})
 	if err != nil || len(top) == 0 {
 		return usersBestRow{}, false, err
 	}
@@ -100,7 +101,7 @@ func (s *Server) usersBestAt(ctx context.Context, q store.Query, context int, la
 	}
 	row := usersBestRow{Context: rundoc.FormatTokens(context), Users: "—", PerGPU: report.FormatNumber(lang, top[0].Value, 1), Rec: top[0].RunRecord}
 	for _, v := range values[top[0].ID] {
-		if v.Context == context && v.Level == store.DefaultSpeed {
+		if v.Context == context && v.Level == metric.DefaultSpeed {
 			row.Users = report.FormatNumber(lang, v.Value, 0)
 		}
 	}
@@ -127,7 +128,7 @@ func compareUsersOf(runs []*rundoc.Run, ids []string, speedParam, lang string) *
 	speed, ferr := parseSpeed(speedParam)
 	cu := &compareUsers{Speed: formatLevel(speed), IDs: ids}
 	if ferr != nil {
-		speed, cu.Speed, cu.Error = store.DefaultSpeed, formatLevel(store.DefaultSpeed), ferr.Error()
+		speed, cu.Speed, cu.Error = metric.DefaultSpeed, formatLevel(metric.DefaultSpeed), ferr.Error()
 	}
 	t := capacity.DefaultTargets().WithSpeed(speed)
 	cu.Label = T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -20,14 +21,14 @@ import (
 // rate of an open-loop cell) and, for an open-loop metric, the conditions its values
 // were measured under (ratecells.go).
 type cellSel struct {
-	Metric  store.CellMetric
+	Metric  metric.CellMetric
 	Context int
 	Level   float64
-	Cond    store.RateCond
+	Cond    metric.RateCond
 }
 
 // rated reports whether the cell is an open-loop one, ranked under conditions.
-func (c cellSel) rated() bool { return c.Metric.Under != store.NoConditions }
+func (c cellSel) rated() bool { return c.Metric.Under != metric.NoConditions }
 
 // legacySorts maps the leaderboard's first rankings (sort=…) to the cells they are.
 var legacySorts = map[string]cellSel{
@@ -42,18 +43,18 @@ var legacyMetric = map[string]string{"decode": "total_tok_s", "peak": "peak_tok_
 // defaultCell is what the leaderboard ranks by when asked nothing: single-stream
 // decode at context 0, the seed site's first ranking.
 func defaultCell() cellSel {
-	m, _ := store.MetricByName("total_tok_s")
+	m, _ := metric.MetricByName("total_tok_s")
 	return cellSel{Metric: m, Context: 0, Level: 1}
 }
 
 // levelParam is the query parameter naming a metric's second axis.
-func levelParam(a store.Axis) string {
+func levelParam(a metric.Axis) string {
 	switch a {
-	case store.AxisRate:
+	case metric.AxisRate:
 		return "rate"
-	case store.AxisConcurrency:
+	case metric.AxisConcurrency:
 		return "concurrency"
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		return "speed"
 	}
 	return ""
@@ -70,21 +71,21 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 			if !ok {
 				return defaultCell(), fieldErrorT("sort", "qerr_sort")
 			}
-			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
+			sel.Metric, _ = metric.MetricByName(legacyMetric[legacy])
 			return sel, nil
 		}
 		name = "total_tok_s"
 	}
-	m, ok := store.MetricByName(name)
+	m, ok := metric.MetricByName(name)
 	if !ok {
-		return defaultCell(), fieldErrorT("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
+		return defaultCell(), fieldErrorT("metric", "qerr_one_of", strings.Join(metric.MetricNames(), ", "))
 	}
 	sel := cellSel{Metric: m}
-	if m.Axis == store.AxisRun {
+	if m.Axis == metric.AxisRun {
 		return sel, nil
 	}
 	if sel.rated() {
-		sel.Context = store.DefaultInputLen
+		sel.Context = metric.DefaultInputLen
 	}
 	if c := v.Get("context"); c != "" {
 		n, err := rundoc.ParseTokens(c)
@@ -115,13 +116,13 @@ func cellFromRequest(v url.Values) (cellSel, *FieldError) {
 
 // levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
 // 1 when the query gives none.
-func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
+func levelFromRequest(s, param string, axis metric.Axis) (float64, *FieldError) {
 	switch {
-	case axis == store.AxisTarget:
+	case axis == metric.AxisTarget:
 		return parseSpeed(s) // capacity.go
 	case s == "":
 		return 1, nil
-	case axis == store.AxisRate:
+	case axis == metric.AxisRate:
 		return parseRateLevel(s)
 	}
 	x, err := strconv.ParseFloat(s, 64)
@@ -135,18 +136,18 @@ func levelFromRequest(s, param string, axis store.Axis) (float64, *FieldError) {
 func (c cellSel) label(lang string) string {
 	name := T(lang, "metric_"+c.Metric.Name)
 	switch c.Metric.Axis {
-	case store.AxisRun:
+	case metric.AxisRun:
 		return name
-	case store.AxisPrefill:
+	case metric.AxisPrefill:
 		return T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
-	case store.AxisRate:
-		if c.Level == store.RateInf {
+	case metric.AxisRate:
+		if c.Level == metric.RateInf {
 			return T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
 		}
 		return T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), formatLevel(c.Level))
-	case store.AxisRateRun:
+	case metric.AxisRateRun:
 		return T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		return T(lang, "cell_target", name, formatLevel(c.Level), rundoc.FormatTokens(c.Context))
 	}
 	return T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), formatLevel(c.Level))
@@ -154,10 +155,10 @@ func (c cellSel) label(lang string) string {
 
 // shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
 func (c cellSel) shortLabel(lang string) string {
-	if c.Metric.Axis == store.AxisRateRun {
+	if c.Metric.Axis == metric.AxisRateRun {
 		return T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
 	}
-	if c.Level == store.RateInf {
+	if c.Level == metric.RateInf {
 		return T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
 	}
 	return T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), formatLevel(c.Level))
@@ -165,7 +166,7 @@ func (c cellSel) shortLabel(lang string) string {
 
 // formatLevel writes a level as URLs take it: 8, 0.5, inf (a rate inf cell).
 func formatLevel(l float64) string {
-	if l == store.RateInf {
+	if l == metric.RateInf {
 		return "inf"
 	}
 	return strconv.FormatFloat(l, 'f', -1, 64)
@@ -179,7 +180,7 @@ func (c cellSel) query(v url.Values) url.Values {
 	v.Del("context")
 	v.Del("concurrency")
 	v.Del("rate")
-	if c.Metric.Axis != store.AxisRun {
+	if c.Metric.Axis != metric.AxisRun {
 		v.Set("context", strconv.Itoa(c.Context))
 	}
 	if p := levelParam(c.Metric.Axis); p != "" {
@@ -236,8 +237,8 @@ type metricOption struct {
 // metrics too (group pages' small form has no way to state their conditions).
 func metricOptions(lang, selected string, rated bool) []metricOption {
 	var out []metricOption
-	for _, m := range store.CellMetrics {
-		isRated := m.Under != store.NoConditions
+	for _, m := range metric.CellMetrics {
+		isRated := m.Under != metric.NoConditions
 		if isRated && !rated && m.Name != selected {
 			continue
 		}
@@ -304,7 +305,7 @@ type condForm struct {
 
 func newCondForm(c cellSel) condForm {
 	f := condForm{Output: strconv.Itoa(c.Cond.OutputLen), Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
-		SLOMetric: c.Metric.Under >= store.UnderSLO, TargetMetric: c.Metric.Under >= store.UnderSLOTarget, Inf: c.Level == store.RateInf}
+		SLOMetric: c.Metric.Under >= metric.UnderSLO, TargetMetric: c.Metric.Under >= metric.UnderSLOTarget, Inf: c.Level == metric.RateInf}
 	if c.Cond.MaxConcurrency > 0 {
 		f.MaxConcurrency = strconv.Itoa(c.Cond.MaxConcurrency)
 	}
@@ -317,7 +318,7 @@ func newCondForm(c cellSel) condForm {
 		f.Duration = strconv.FormatFloat(c.Cond.DurationS, 'f', -1, 64)
 	}
 	if c.Cond.SLO != nil {
-		f.SLO = store.SLOText(c.Cond.SLO)
+		f.SLO = metric.SLOText(c.Cond.SLO)
 	}
 	if c.Cond.Target > 0 {
 		f.Target = strconv.FormatFloat(c.Cond.Target, 'f', -1, 64)
@@ -456,11 +457,11 @@ func (s *Server) boardCells(ctx context.Context, u *url.URL, d *boardData, cell 
 		d.Conds = condOptions(u, cell, cells, lang)
 		cells = cellsUnder(cells, cell.Cond.Key())
 	}
-	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
+	if cell.Metric.Axis != metric.AxisRun && !d.NeedSLO {
 		d.Picker = buildPicker(u, cell, cells)
 	}
 	d.RowHeads, d.rowLevels, d.Entries, err = s.boardRows(ctx, cell, q, cells, entries, lang)
-	if err == nil && cell.Metric.Axis == store.AxisRate {
+	if err == nil && cell.Metric.Axis == metric.AxisRate {
 		d.RateChart = boardRateChart(cell, d.rowLevels, d.Entries, lang)
 	}
 	return err
@@ -494,7 +495,7 @@ func buildPicker(u *url.URL, sel cellSel, cells []store.MetricCell) *pickerView 
 	contexts := topKeys(ctxRuns, pickerContexts, sel.Context)
 	levels := topKeys(lvlRuns, pickerLevels, sel.Level)
 	p := &pickerView{}
-	if sel.Metric.Axis != store.AxisPrefill && sel.Metric.Axis != store.AxisRateRun {
+	if sel.Metric.Axis != metric.AxisPrefill && sel.Metric.Axis != metric.AxisRateRun {
 		for _, l := range levels {
 			p.Levels = append(p.Levels, formatLevel(l))
 		}
@@ -546,7 +547,7 @@ func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
 func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cells []store.MetricCell, ranked []store.RankedRun, lang string) ([]string, []float64, []boardEntry, error) {
 	offset := q.Offset
 	rowMetric, rowContext := cell.Metric, cell.Context
-	if cell.Metric.Axis == store.AxisRateRun {
+	if cell.Metric.Axis == metric.AxisRateRun {
 		// One value per run: the cell is the row. Show the ranked values alone.
 		var out []boardEntry
 		for i, r := range ranked {
@@ -554,8 +555,8 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 		}
 		return nil, nil, out, nil
 	}
-	if cell.Metric.Axis == store.AxisRun {
-		rowMetric, _ = store.MetricByName("total_tok_s")
+	if cell.Metric.Axis == metric.AxisRun {
+		rowMetric, _ = metric.MetricByName("total_tok_s")
 		rowContext = 0
 		var err error
 		if cells, err = s.metricCellsOf(ctx, rowMetric.Name, q); err != nil {
@@ -569,7 +570,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 	var cols []key
 	var heads []string
 	switch rowMetric.Axis {
-	case store.AxisPrefill:
+	case metric.AxisPrefill:
 		runs := map[int]int{}
 		for _, c := range cells {
 			runs[c.Context] += c.Runs
@@ -586,7 +587,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 			}
 		}
 		for _, l := range topKeys(runs, pickerLevels, cell.Level) {
-			if cell.Metric.Axis == store.AxisRun && runs[l] == 0 {
+			if cell.Metric.Axis == metric.AxisRun && runs[l] == 0 {
 				continue
 			}
 			cols = append(cols, key{rowContext, l})
@@ -606,7 +607,7 @@ func (s *Server) boardRows(ctx context.Context, cell cellSel, q store.Query, cel
 		rowCond = cell.store(store.Query{}).Cond
 	}
 	var over map[string]runBounds // the cells each run had over capacity (bounds.go)
-	if rowMetric.Axis == store.AxisConcurrency || rowMetric.Axis == store.AxisPrefill {
+	if rowMetric.Axis == metric.AxisConcurrency || rowMetric.Axis == metric.AxisPrefill {
 		over = s.bounds(ctx, ids)
 	}
 	var out []boardEntry
@@ -691,7 +692,7 @@ type boardJSON struct {
 type rateJSON float64
 
 func (r rateJSON) MarshalJSON() ([]byte, error) {
-	if float64(r) == store.RateInf {
+	if float64(r) == metric.RateInf {
 		return []byte(`"inf"`), nil
 	}
 	return []byte(formatLevel(float64(r))), nil
@@ -779,17 +780,17 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := boardJSON{Metric: cell.Metric.Name, LowerIsBetter: cell.Metric.LowerIsBetter, Unit: cell.Metric.Unit, Entries: []entryJSON{}}
-	if cell.Metric.Axis != store.AxisRun {
+	if cell.Metric.Axis != metric.AxisRun {
 		c := cell.Context
 		out.Context = &c
 	}
 	switch cell.Metric.Axis {
-	case store.AxisConcurrency:
+	case metric.AxisConcurrency:
 		out.Concurrency = &cell.Level
-	case store.AxisRate:
+	case metric.AxisRate:
 		rate := rateJSON(cell.Level)
 		out.Rate = &rate
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		out.Speed = &cell.Level
 	}
 	if cell.rated() {
@@ -809,7 +810,7 @@ func (s *Server) apiLeaderboard(w http.ResponseWriter, r *http.Request) {
 	if next >= 0 {
 		out.NextOffset = &next
 	}
-	for _, m := range store.CellMetrics {
+	for _, m := range metric.CellMetrics {
 		out.Metrics = append(out.Metrics, metricJSON{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit, Conditions: m.Under.String()})
 	}
 	writeJSON(w, http.StatusOK, out)

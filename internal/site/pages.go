@@ -20,6 +20,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -146,12 +147,12 @@ func (p *page) KindLabel(kind string) string { return T(p.Lang, "kind_"+kind) }
 
 // Metric is the value of metric m of a run.
 func (p *page) Metric(r store.RunRecord, m string) string {
-	switch store.Metric(m) {
-	case store.MetricPeak:
+	switch metric.Metric(m) {
+	case metric.MetricPeak:
 		return p.NumP(r.PeakTokS, 1)
-	case store.MetricPrefill32K:
+	case metric.MetricPrefill32K:
 		return p.NumP(r.Prefill32KTokS, 0)
-	case store.MetricPerGB:
+	case metric.MetricPerGB:
 		return p.NumP(r.TokSPerGB, 2)
 	default:
 		return p.NumP(r.DecodeTokS, 1)
@@ -267,7 +268,7 @@ type listData struct {
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (*listData, bool) {
 	q, ferr := queryFromRequest(r, 200)
 	d := &listData{}
-	for _, m := range store.Metrics {
+	for _, m := range metric.Metrics {
 		d.Metrics = append(d.Metrics, string(m))
 	}
 	if ferr != nil {
@@ -278,7 +279,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (
 		Family: q.Family, Size: r.URL.Query().Get("size"), All: r.URL.Query().Get("kind") == "all", Mode: q.Mode}
 	if ranked {
 		if q.Sort == "" {
-			q.Sort = store.MetricDecode
+			q.Sort = metric.MetricDecode
 		}
 		d.Sel.Metric = string(q.Sort)
 		if len(q.Kinds) == 0 && !d.Sel.All {
@@ -373,7 +374,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	lang := requestLang(r)
 	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
-	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
+	if d.Rated = metric.ModeOf(run) == metric.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
 			d.RateRows = append(d.RateRows, rateRunRow{Rate: rateText(lang, run.Rate[i].RateRPS), rateCompareCell: rateCellView(lang, &run.Rate[i])})
@@ -482,7 +483,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
 	d.AB = abHTML(runs, lang)
-	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
+	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return metric.ModeOf(r) == metric.ModeMatrix })
 	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
 	s.render(w, r, http.StatusOK, "compare", "runs", T(lang, "compare"), d)
 }
@@ -522,7 +523,7 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
-			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: metric.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
@@ -543,7 +544,7 @@ func (s *Server) measuredLike(ctx context.Context, gpu, model string) ([]store.R
 type profileView struct {
 	Name, Description string
 	Runs              int
-	Profile           store.Profile
+	Profile           metric.Profile
 }
 
 func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
@@ -558,7 +559,7 @@ func (s *Server) benchmarks(w http.ResponseWriter, r *http.Request) {
 		counts[p.Value] = p.Runs
 	}
 	var out []profileView
-	for _, p := range append(append([]store.Profile{}, store.Profiles...), store.Profile{Name: store.ProfileCustom}) {
+	for _, p := range append(append([]metric.Profile{}, metric.Profiles...), metric.Profile{Name: metric.ProfileCustom}) {
 		out = append(out, profileView{Name: p.Name, Description: T(lang, "profile_"+p.Name), Runs: counts[p.Name], Profile: p})
 	}
 	s.render(w, r, http.StatusOK, "benchmarks", "benchmarks", "", out)

@@ -10,11 +10,12 @@ import (
 
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
 // Open-loop cells on the leaderboard. A rate cell ranks only beside cells measured
-// under the same conditions (store.RateCond): the output length, arrival pattern,
+// under the same conditions (metric.RateCond): the output length, arrival pattern,
 // length spread, client cap and shared prefix, and for goodput the SLO. The URL states
 // them — output, arrival, len_dist, max_concurrency, prefix_share, requests or
 // duration (a cell's length: --requests, or --duration), slo, target — and llmbench
@@ -33,7 +34,7 @@ const errNoSLO = "slo"
 // parseRateLevel reads a request rate: a positive number or "inf".
 func parseRateLevel(s string) (float64, *FieldError) {
 	if strings.EqualFold(strings.TrimSpace(s), "inf") {
-		return store.RateInf, nil
+		return metric.RateInf, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxRateLevel {
@@ -43,8 +44,8 @@ func parseRateLevel(s string) (float64, *FieldError) {
 }
 
 // rateCondFromRequest reads the conditions a rate metric's cell is ranked under.
-func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *FieldError) {
-	c := store.RateCond{OutputLen: store.DefaultOutputLen}
+func rateCondFromRequest(v url.Values, m metric.CellMetric, level float64) (metric.RateCond, *FieldError) {
+	c := metric.RateCond{OutputLen: metric.DefaultOutputLen}
 	intParam := func(name string, lo, hi int, into *int) *FieldError {
 		s := v.Get(name)
 		if s == "" {
@@ -87,10 +88,10 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	}
 	switch {
 	case c.Requests > 0:
-	case m.Axis == store.AxisRate && level == store.RateInf:
+	case m.Axis == metric.AxisRate && level == metric.RateInf:
 		return c, fieldErrorT("requests", "qerr_requests_inf")
 	default:
-		c.DurationS = store.DefaultDurationS
+		c.DurationS = metric.DefaultDurationS
 		if s := v.Get("duration"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0) || x > maxSeconds {
@@ -99,19 +100,19 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 			c.DurationS = x
 		}
 	}
-	if m.Under >= store.UnderSLO {
+	if m.Under >= metric.UnderSLO {
 		text := v.Get("slo")
 		if strings.TrimSpace(text) == "" {
 			return c, &FieldError{Field: errNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
 		}
-		slo, err := store.ParseSLOText(text)
+		slo, err := metric.ParseSLOText(text)
 		if err != nil {
 			return c, fieldErrorT("slo", "qerr_slo", err.Error())
 		}
 		c.SLO = slo
 	}
-	if m.Under >= store.UnderSLOTarget {
-		c.Target = store.DefaultTarget
+	if m.Under >= metric.UnderSLOTarget {
+		c.Target = metric.DefaultTarget
 		if s := v.Get("target"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0 && x <= 1) {
@@ -124,7 +125,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 }
 
 // setCondParams writes a rate cell's conditions on v, leaving out the defaults.
-func setCondParams(v url.Values, c store.RateCond) {
+func setCondParams(v url.Values, c metric.RateCond) {
 	for _, p := range condParams {
 		v.Del(p)
 	}
@@ -143,11 +144,11 @@ func setCondParams(v url.Values, c store.RateCond) {
 	}
 	if c.Requests > 0 {
 		v.Set("requests", strconv.Itoa(c.Requests))
-	} else if c.DurationS != store.DefaultDurationS {
+	} else if c.DurationS != metric.DefaultDurationS {
 		v.Set("duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64))
 	}
 	if c.SLO != nil {
-		v.Set("slo", store.SLOText(c.SLO))
+		v.Set("slo", metric.SLOText(c.SLO))
 	}
 	if c.Target > 0 {
 		v.Set("target", strconv.FormatFloat(c.Target, 'f', -1, 64))
@@ -157,7 +158,7 @@ func setCondParams(v url.Values, c store.RateCond) {
 // condLabel says the conditions in words, with the run report's own phrases where
 // they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
 // cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
-func condLabel(lang string, c store.RateCond) string {
+func condLabel(lang string, c metric.RateCond) string {
 	parts := []string{T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
 	switch arrival := c.Arrival; {
 	case strings.HasPrefix(arrival, "gamma:"):
@@ -221,14 +222,14 @@ type condOption struct {
 func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string) []condOption {
 	type best struct {
 		cell store.MetricCell
-		cond store.RateCond
+		cond metric.RateCond
 	}
 	byCond := map[string]*best{}
 	var keys []string
 	for _, c := range cells {
 		b := byCond[c.Cond]
 		if b == nil {
-			cond, err := store.ParseCondKey(c.Cond)
+			cond, err := metric.ParseCondKey(c.Cond)
 			if err != nil {
 				continue // written by a later release: not rankable here
 			}
@@ -246,7 +247,7 @@ func condOptions(u *url.URL, sel cellSel, cells []store.MetricCell, lang string)
 		if d := byCond[b].cell.Runs - byCond[a].cell.Runs; d != 0 {
 			return d
 		}
-		return cmpBool(byCond[a].cell.Level == store.RateInf, byCond[b].cell.Level == store.RateInf)
+		return cmpBool(byCond[a].cell.Level == metric.RateInf, byCond[b].cell.Level == metric.RateInf)
 	})
 	var out []condOption
 	for _, k := range keys {
@@ -264,11 +265,11 @@ func knownSLOs(cells []store.MetricCell, limit int) []string {
 	runs := map[string]int{}
 	var out []string
 	for _, c := range cells {
-		cond, err := store.ParseCondKey(c.Cond)
+		cond, err := metric.ParseCondKey(c.Cond)
 		if err != nil || cond.SLO == nil {
 			continue
 		}
-		text := store.SLOText(cond.SLO)
+		text := metric.SLOText(cond.SLO)
 		if _, ok := runs[text]; !ok {
 			out = append(out, text)
 		}
