@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/session"
@@ -110,7 +110,7 @@ func runRun(cmd *cobra.Command, c *session.Config, noProgress bool, targets capa
 // report, the next commands and, last, how many users the server serves.
 func finish(stdout, stderr io.Writer, s *session.Session, opts report.Options, runErr error) error {
 	switch {
-	case errors.Is(runErr, bench.ErrInterrupted):
+	case errors.Is(runErr, measure.ErrInterrupted):
 		fmt.Fprintf(stderr, "\nInterrupted. Every finished cell is saved in %s; finish the run with:\n  %s\n", s.Out(), s.ResumeHint())
 		return &exitError{code: 130, err: errors.New("interrupted")}
 	case runErr != nil:

@@ -4,7 +4,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // countBound is the bound on a window's token count where some of it was estimated.
@@ -32,7 +34,7 @@ type countBound struct {
 // window part's noise plus the ratio's own error, common to all such requests. The
 // bound is two standard errors, plus a token of rounding per estimated request, over
 // the window's tokens, and the ends of calibration requests (endEffect) as a bound.
-func boundCounts(reqs []Request, c counting, w span, tokens int) countBound {
+func boundCounts(reqs []measure.Request, c counting, w span, tokens int) countBound {
 	var b countBound
 	var sumT, sumL float64
 	calibrations := 0
@@ -119,7 +121,7 @@ func endEffect(sumT, sumL float64, calibrations int) float64 {
 }
 
 // clientTotal is the client's own count of a request's tokens.
-func clientTotal(q *Request) int {
+func clientTotal(q *measure.Request) int {
 	n := 0
 	for _, ch := range q.Chunks {
 		n += int(ch[1])
@@ -129,7 +131,7 @@ func clientTotal(q *Request) int {
 
 // clientSplit is the client's count of a request's tokens inside and outside the
 // window.
-func clientSplit(q *Request, w span) (in, out int) {
+func clientSplit(q *measure.Request, w span) (in, out int) {
 	for _, ch := range q.Chunks {
 		if w.inside(q.Sent + ch[0]) {
 			in += int(ch[1])
@@ -149,7 +151,7 @@ func clientSplit(q *Request, w span) (in, out int) {
 // rounding, over its tokens; the cell's is the median over streams, as tbt_ms is a
 // median. With too few requests counted to know the noise, token_count_bound already
 // says the count is unbounded, and this is 0.
-func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
+func tpotBound(reqs []measure.Request, c counting, w span, count countBound) float64 {
 	if !count.estimated || !count.ok {
 		return 0
 	}
@@ -170,13 +172,13 @@ func tpotBound(reqs []Request, c counting, w span, count countBound) float64 {
 		return 0
 	}
 	slices.Sort(rels)
-	return quantile(rels, 0.5)
+	return stats.Quantile(rels, 0.5)
 }
 
 // streamEstimate says how request i's count in the window was estimated: over how
 // many client-counted tokens the per-chunk noise adds up, and the systematic error
 // of the ratio it was scaled by; estimated is false where the count is exact.
-func streamEstimate(q *Request, c counting, i int, w span, count countBound) (chunks int, system float64, estimated bool) {
+func streamEstimate(q *measure.Request, c counting, i int, w span, count countBound) (chunks int, system float64, estimated bool) {
 	in, out := clientSplit(q, w)
 	switch c.source[i] {
 	case rundoc.CountServerTotals, rundoc.CountTokenizeRoute:

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -32,7 +33,7 @@ const (
 	// The budget is the cell's duration, within these bounds.
 	calibrationMinBudget = 10 * time.Second
 	calibrationBudget    = 30 * time.Second
-	calibrationTarget    = MaxCountBound / 2
+	calibrationTarget    = measure.MaxCountBound / 2
 	// calibrationKept bounds the counted calibration requests a row carries over.
 	calibrationKept = 512
 )
@@ -97,10 +98,10 @@ func (r *Runner) calibrateChunks(ctx context.Context, spec cellSpec, run *CellRu
 		wg.Wait()
 		counted := false
 		for _, res := range wave {
-			q := RecordOf(res, r.clock)
+			q := measure.RecordOf(res, r.clock)
 			q.Calibration = true
 			run.Requests = append(run.Requests, q)
-			counted = counted || (q.finished() && q.Usage != nil && q.Usage.CompletionTokens > 0)
+			counted = counted || (q.Finished() && q.Usage != nil && q.Usage.CompletionTokens > 0)
 		}
 		if !counted {
 			return // a server that counts nothing at the end is not helped by more
@@ -123,14 +124,14 @@ func (r *Runner) calibrateChunks(ctx context.Context, spec cellSpec, run *CellRu
 // keepCalibration keeps the counted calibration requests of run for its row's later
 // cells (at most calibrationKept, the latest).
 func (r *Runner) keepCalibration(context int, run *CellRun) {
-	var kept []Request
+	var kept []measure.Request
 	for _, q := range run.Requests[measuredRequests(run.Requests):] {
-		if q.finished() && q.Usage != nil && q.Usage.CompletionTokens > 0 {
+		if q.Finished() && q.Usage != nil && q.Usage.CompletionTokens > 0 {
 			kept = append(kept, q)
 		}
 	}
 	if r.calibrated == nil {
-		r.calibrated = map[int][]Request{}
+		r.calibrated = map[int][]measure.Request{}
 	}
 	r.calibrated[context] = kept[max(0, len(kept)-calibrationKept):]
 }
@@ -140,7 +141,7 @@ func (r *Runner) keepCalibration(context int, run *CellRun) {
 // only beyond calibrationTarget (short is the larger of the count's and TPOT's
 // bounds) — and so needs calibration. A server that counts every chunk needs none.
 func countShortfall(run *CellRun) (short float64, need bool) {
-	if run.Open == 0 || slices.ContainsFunc(run.Requests, func(q Request) bool { return q.ChunkUsage }) {
+	if run.Open == 0 || slices.ContainsFunc(run.Requests, func(q measure.Request) bool { return q.ChunkUsage }) {
 		return 0, false
 	}
 	c := resolveCounts(run.Requests)
@@ -163,7 +164,7 @@ func countShortfall(run *CellRun) (short float64, need bool) {
 
 // measuredRequests is how many of a cell's requests were the cell's own: the
 // calibration requests come after them.
-func measuredRequests(reqs []Request) int {
+func measuredRequests(reqs []measure.Request) int {
 	n := len(reqs)
 	for n > 0 && reqs[n-1].Calibration {
 		n--

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -13,8 +14,8 @@ import (
 // chunkedRequest writes tokens in chunks of k every step from sent+ttft, the client
 // counting one token a chunk (the server says nothing per chunk); finished requests
 // carry the server's total, the others were cancelled at end.
-func chunkedRequest(sent, ttft, step int64, tokens, k int, end int64, calibration bool) Request {
-	q := Request{Sent: sent, FirstToken: sent + ttft, Calibration: calibration}
+func chunkedRequest(sent, ttft, step int64, tokens, k int, end int64, calibration bool) measure.Request {
+	q := measure.Request{Sent: sent, FirstToken: sent + ttft, Calibration: calibration}
 	gen := 0
 	for at := sent + ttft; gen < tokens && (end == 0 || at <= end); at += step {
 		n := min(k, tokens-gen)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/clock"
+	"github.com/llmbench/llmbench/internal/measure"
 )
 
 // settle waits, before a measurement that follows a cell, for the server to finish
@@ -25,10 +26,10 @@ func (r *Runner) settle(ctx context.Context) *Settle {
 				break // the gauge cannot be read: fall back to the settle time
 			}
 			if running <= 0 {
-				return &Settle{WaitMs: ms(time.Since(start)), By: "gauge"}
+				return &Settle{WaitMs: measure.Millis(time.Since(start)), By: "gauge"}
 			}
 			if time.Since(start) > limit {
-				return &Settle{WaitMs: ms(time.Since(start)), By: "gauge_timeout", Running: &running}
+				return &Settle{WaitMs: measure.Millis(time.Since(start)), By: "gauge_timeout", Running: &running}
 			}
 			if !clock.Sleep(ctx, 100*time.Millisecond) {
 				return nil
@@ -39,7 +40,7 @@ func (r *Runner) settle(ctx context.Context) *Settle {
 		if !clock.Sleep(ctx, d-time.Since(start)) {
 			return nil
 		}
-		return &Settle{WaitMs: ms(time.Since(start)), By: "time"}
+		return &Settle{WaitMs: measure.Millis(time.Since(start)), By: "time"}
 	}
 	return nil
 }

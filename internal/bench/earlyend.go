@@ -1,5 +1,7 @@
 package bench
 
+import "github.com/llmbench/llmbench/internal/measure"
+
 // Early ends. A request that ends before max output (an EOS the engine did not
 // suppress, a "length" finish where its slot's context ran out) is replaced at once,
 // and the cell then holds more replacements than the plan: each costs its stream the
@@ -8,42 +10,23 @@ package bench
 // figure — a stream's tokens come as fast as ever once it produces, so its time per
 // output token is untouched — and it lowers total tok/s by its share of the window's
 // stream-time at most. The share is the early ends' bound (early_end_loss): within
-// MaxCountBound, the figure stands and the cell is flagged ended_early; beyond it, the
-// cell measured replacements more than decoding, and it is not valid.
-
-// endedEarly says a finished request ended before the output it asked for: any
-// finish but "length", or a "length" finish short of it (a slot's context full) by the
-// server's own count — its usage, or its per-chunk counts. A "length" finish the
-// server did not count is taken at its word.
-func endedEarly(q *Request, maxOutput int) bool {
-	if !q.finished() {
-		return false
-	}
-	if q.FinishReason != "length" {
-		return true
-	}
-	switch {
-	case q.Usage != nil && q.Usage.CompletionTokens > 0:
-		return q.Usage.CompletionTokens < maxOutput
-	case q.ChunkUsage:
-		return q.Tokens < maxOutput
-	}
-	return false
-}
+// measure.MaxCountBound, the figure stands and the cell is flagged ended_early; beyond
+// it, the cell measured replacements more than decoding, and it is not valid
+// (measure's endedEarly rule). A request ends early by measure.Request.EndedEarly.
 
 // earlyEndLoss is the share of the window's stream-time (streams × its length) that
 // the successors of requests ended early spent, inside the window, between their
 // predecessor's end and their own first token (or their end, or the window's
 // close). A request's successor is its stream's next request; in a log from before
 // streams were recorded, the next request sent at or after its end.
-func earlyEndLoss(reqs []Request, maxOutput, streams int, w span) float64 {
+func earlyEndLoss(reqs []measure.Request, maxOutput, streams int, w span) float64 {
 	if streams <= 0 || w.close <= w.open {
 		return 0
 	}
 	var lost int64
 	for i := range reqs {
 		q := &reqs[i]
-		if !endedEarly(q, maxOutput) || q.End >= w.close {
+		if !q.EndedEarly(maxOutput) || q.End >= w.close {
 			continue
 		}
 		until := w.close
@@ -66,7 +49,7 @@ func earlyEndLoss(reqs []Request, maxOutput, streams int, w span) float64 {
 
 // successor is the index of the request that followed request i on its stream, -1
 // when none did.
-func successor(reqs []Request, i int) int {
+func successor(reqs []measure.Request, i int) int {
 	q := &reqs[i]
 	best := -1
 	for j := range reqs {

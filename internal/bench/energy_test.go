@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -52,7 +53,7 @@ func TestRunnerEnergyAgainstExactServer(t *testing.T) {
 	Plan(doc, rundoc.Limits{})
 	meter := &constantMeter{watts: 250, devices: []int{0, 1}, interval: 50 * time.Millisecond, born: time.Now().Add(-time.Second)}
 	price := &rundoc.Price{USDPerHour: 3.6, Source: "--price-per-hour"}
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: Options{Nonce: "e", Telemetry: meter, Price: price}}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: measure.Options{Nonce: "e", Telemetry: meter, Price: price}}
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
-	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // cellSpec is what one cell runs: its place in the plan and its row's shared context.
@@ -33,7 +33,7 @@ type cellObserver struct {
 	started  atomic.Int64 // streams that have had a first token
 	n        int64
 	opened   chan time.Time
-	progress Progress
+	progress measure.Progress
 }
 
 type streamObserver struct {
@@ -66,12 +66,12 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
 	}
-	keepText := r.Server.keepsText(r.check)
+	keepText := r.Server.KeepsText(r.check)
 	cellCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	obs := &cellObserver{n: int64(spec.concurrency), opened: make(chan time.Time, 1), progress: r.Opts.Progress}
 	streams := r.startStreams(cellCtx, cancel, spec, obs, keepText)
-	var monitor Monitor
+	var monitor measure.Monitor
 	if r.Opts.NewMonitor != nil {
 		monitor = r.Opts.NewMonitor()
 	}
@@ -87,10 +87,10 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 	sent := streams.results
 	slices.SortStableFunc(sent, func(a, b streamResult) int { return a.res.Sent.Compare(b.res.Sent) })
 	results := make([]*openai.StreamResult, len(sent))
-	run.Requests = make([]Request, len(sent))
+	run.Requests = make([]measure.Request, len(sent))
 	for i, sr := range sent {
 		results[i] = sr.res
-		run.Requests[i] = RecordOf(sr.res, r.clock)
+		run.Requests[i] = measure.RecordOf(sr.res, r.clock)
 		run.Requests[i].Stream = sr.stream
 	}
 	r.countText(ctx, run, results)
@@ -118,7 +118,7 @@ type streamResult struct {
 // all N streams.
 func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, spec cellSpec, obs *cellObserver, keepText bool) *cellStreams {
 	cs := &cellStreams{}
-	policy := r.policy()
+	policy := r.Opts.RetryPolicy()
 	started := time.Now()
 	for stream := 1; stream <= spec.concurrency; stream++ {
 		cs.wg.Add(1)
@@ -155,14 +155,14 @@ func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, sp
 // close on the run's clock, the client's and the machine's CPU, the server's gauges
 // inside it (the ramp-up, where requests wait a step to be admitted, is not queueing).
 // It returns the monitor if it is still running (the window never opened).
-func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *cellObserver, cs *cellStreams, monitor Monitor) Monitor {
+func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *cellObserver, cs *cellStreams, monitor measure.Monitor) measure.Monitor {
 	startTimeout := r.Opts.StartTimeout
 	if startTimeout == 0 {
 		startTimeout = 5 * time.Minute
 	}
 	select {
 	case open := <-obs.opened:
-		cpuOpen, machineOpen := CPUTime(), r.machineCPU()
+		cpuOpen, machineOpen := measure.CPUTime(), r.machineCPU()
 		if monitor != nil {
 			monitor.Start(ctx, 500*time.Millisecond)
 		}
@@ -174,12 +174,12 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 		}
 		closeAt := time.Now()
 		run.Open, run.Close = r.clock.NS(open), r.clock.NS(closeAt)
-		run.ClientCPUNs = int64(CPUTime() - cpuOpen)
-		run.MachineCPU = machineOpen.busySince(r.machineCPU())
+		run.ClientCPUNs = int64(measure.CPUTime() - cpuOpen)
+		run.MachineCPU = machineOpen.BusySince(r.machineCPU())
 		if monitor != nil {
 			// The closing scrape closes the counters at the window's end, before the
 			// streams are cancelled.
-			run.Server = StopMonitor(monitor)
+			run.Server = measure.StopMonitor(monitor)
 		}
 		return nil
 	case <-time.After(startTimeout):
@@ -187,21 +187,10 @@ func (r *Runner) window(ctx context.Context, run *CellRun, spec cellSpec, obs *c
 	case <-ctx.Done():
 		run.Failed = "streams could not start"
 		if cs.gaveUp.Load() {
-			run.Failed = fmt.Sprintf("a stream had no success for %s (the retry budget) before its first token", r.policy().Budget)
+			run.Failed = fmt.Sprintf("a stream had no success for %s (the retry budget) before its first token", r.Opts.RetryPolicy().Budget)
 		}
 	}
 	return monitor
-}
-
-// StopMonitor stops a monitor and adds its prefix-cache counters where it has them.
-func StopMonitor(m Monitor) *rundoc.ServerMetrics {
-	metrics := m.Stop()
-	if pc, ok := m.(prefixCacheReporter); ok && metrics != nil {
-		if q, h, ok := pc.PrefixCache(); ok {
-			metrics.PrefixCacheQueries, metrics.PrefixCacheHits = &q, &h
-		}
-	}
-	return metrics
 }
 
 // countText asks the server's tokenize route how many tokens the text of each request
@@ -225,23 +214,10 @@ func (r *Runner) countText(ctx context.Context, run *CellRun, results []*openai.
 	}
 }
 
-// prefixCacheReporter is a Monitor that also counts the server's prefix-cache hits.
-type prefixCacheReporter interface {
-	PrefixCache() (queries, hits float64, ok bool)
-}
-
-// policy is the run's retry policy.
-func (r *Runner) policy() RetryPolicy {
-	if r.Opts.Retry != nil {
-		return *r.Opts.Retry
-	}
-	return DefaultRetryPolicy
-}
-
 // machineCPU reads the machine's CPU counters when the server is on this machine.
-func (r *Runner) machineCPU() machineTicks {
+func (r *Runner) machineCPU() measure.MachineTicks {
 	if !r.Server.Local {
-		return machineTicks{}
+		return measure.MachineTicks{}
 	}
-	return readMachineTicks()
+	return measure.ReadMachineTicks()
 }

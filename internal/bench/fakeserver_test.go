@@ -13,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
+	"github.com/llmbench/llmbench/internal/measure/measuretest"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // fakeServer is an OpenAI-compatible server with exactly known timing: after a TTFT
@@ -292,11 +295,11 @@ func (f *fakeServer) truth(w Window, promptTokens int) (tokS float64, tpotMs flo
 		}
 		n += len(in)
 		if len(in) >= 2 {
-			tpots = append(tpots, ms(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
+			tpots = append(tpots, measure.Millis(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
 		}
 	}
 	slices.Sort(tpots)
-	return float64(n) / w.Length().Seconds(), quantile(tpots, 0.5)
+	return float64(n) / w.Length().Seconds(), stats.Quantile(tpots, 0.5)
 }
 
 // truthTPOT is the median over the window's streams of the time per output token the
@@ -317,7 +320,7 @@ func (f *fakeServer) truthTPOT(w Window, promptTokens int) float64 {
 		}
 	}
 	slices.Sort(tpots)
-	return quantile(tpots, 0.5)
+	return stats.Quantile(tpots, 0.5)
 }
 
 // serverChunk is one write of the fake server: when it was flushed and how many tokens.
@@ -362,12 +365,8 @@ func serverTPOTSpan(chunks []serverChunk, w Window) (time.Duration, int) {
 	return last.Sub(start), tokens
 }
 
-func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *Server {
-	client := openai.NewClient(srv.URL+"/v1", "", maxStreams)
-	return &Server{
-		Client: client, Model: "fake", API: api, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
-		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
-	}
+func newTestServer(srv *httptest.Server, api prompt.API, maxStreams int) *measure.Server {
+	return measuretest.Server(srv.URL, api, maxStreams)
 }
 
 func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, maxOutput int) *rundoc.Run {
@@ -386,7 +385,7 @@ func newTestRun(contexts, concurrency, prefill []int, duration time.Duration, ma
 func runWithWindows(t *testing.T, ctx context.Context, r *Runner, doc *rundoc.Run) (map[[2]int]Window, error) {
 	t.Helper()
 	var buf bytes.Buffer
-	r.Opts.Events = NewEventLog(&buf)
+	r.Opts.Events = measure.NewEventLog(&buf)
 	err := r.Run(ctx, doc)
 	r.Opts.Events.Flush()
 	windows := map[[2]int]Window{}

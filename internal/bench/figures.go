@@ -1,20 +1,13 @@
 package bench
 
 import (
-	"math"
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
-)
-
-// Minimum sample counts for tail percentiles [MLPerf LoadGen early stopping]: below
-// these, a p90 or p99 says more about luck than about the server.
-const (
-	MinSamplesP90 = 64
-	MinSamplesP99 = 662
 )
 
 // Window is a cell's measurement window: it opens when every stream has its first
@@ -60,7 +53,7 @@ type windowFigures struct {
 
 // cellFigures computes a cell's figures. It is the one place those numbers come from;
 // Rescore goes through it too.
-func cellFigures(reqs []Request, c counting, w span) windowFigures {
+func cellFigures(reqs []measure.Request, c counting, w span) windowFigures {
 	var (
 		out     windowFigures
 		ttfts   []float64
@@ -73,7 +66,7 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	for i := range reqs {
 		q := &reqs[i]
 		out.detail.Requests++
-		if !q.outcome().Success() {
+		if !q.Ending().Success() {
 			out.detail.Errors++
 		}
 		if q.FirstToken != 0 && q.Sent != 0 {
@@ -107,12 +100,12 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 		}
 		if inWindow {
 			out.sources = append(out.sources, c.source[i])
-			if arrivedWhole(q) {
+			if q.ArrivedWhole() {
 				out.wholeTokens += mine
 				out.detail.StreamsArrivedWhole++
 			}
 		}
-		if q.finished() && w.inside(q.End) {
+		if q.Finished() && w.inside(q.End) {
 			out.stats.CompletedRequests++
 		}
 	}
@@ -130,7 +123,7 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	// token (methodology.md), as the open loop's is. Total tok/s over the active
 	// requests would count each request's first token, which came with its prefill,
 	// over its gaps after it: 32 tokens over 31 gaps reads 51.6 where 50 came.
-	if tpot := quantile(out.streams.tpots, 0.5); tpot > 0 {
+	if tpot := stats.Quantile(out.streams.tpots, 0.5); tpot > 0 {
 		out.fig.PerRequestTokS = stats.Round(1000/tpot, 2)
 	}
 	if tokens > 0 {
@@ -138,10 +131,10 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 	}
 	slices.Sort(ttfts)
 	slices.Sort(gaps)
-	out.fig.TTFTMs = stats.Round(quantile(ttfts, 0.5), 1)
+	out.fig.TTFTMs = stats.Round(stats.Quantile(ttfts, 0.5), 1)
 	// TBT is the median stream's time per output token (TPOT): exact wherever the
 	// count is, however many tokens a chunk carries.
-	out.fig.TBTMs = stats.Round(quantile(st.tpots, 0.5), 2)
+	out.fig.TBTMs = stats.Round(stats.Quantile(st.tpots, 0.5), 2)
 	d := &out.detail
 	d.TTFTSamples, d.TBTSamples = len(ttfts), len(gaps)
 	d.TPOTStreams = len(st.tpots)
@@ -150,30 +143,15 @@ func cellFigures(reqs []Request, c counting, w span) windowFigures {
 		d.MaxStallMs = openai.Ptr(stats.Round(float64(st.maxSilence)/1e6, 1))
 	}
 	d.StalledStreams = st.stalled
-	d.TTFTP90Ms = tail(ttfts, 0.90, MinSamplesP90)
-	d.TTFTP99Ms = tail(ttfts, 0.99, MinSamplesP99)
-	d.TBTP90Ms = tail(gaps, 0.90, MinSamplesP90)
-	d.TBTP99Ms = tail(gaps, 0.99, MinSamplesP99)
+	d.TTFTP90Ms = tail(ttfts, 0.90, measure.MinSamplesP90)
+	d.TTFTP99Ms = tail(ttfts, 0.99, measure.MinSamplesP99)
+	d.TBTP90Ms = tail(gaps, 0.90, measure.MinSamplesP90)
+	d.TBTP99Ms = tail(gaps, 0.99, measure.MinSamplesP99)
 	return out
 }
 
-// arrivedWhole says every token of a finished request arrived at once: its two or
-// more token events span less than half the client's resolution (SameArrival) per
-// event after the first. A proxy that buffers a stream and releases it whole hands
-// the client every event in one read, stamped with that read's time; a server that
-// streams, however fast, spreads them over its steps (the emulator at --speed 10
-// writes one every ~0.25 ms, and reads that merge a few still keep that pace). A
-// request cancelled at the window's end is not whole, whatever its last read brought.
-func arrivedWhole(q *Request) bool {
-	if !q.finished() || q.Speculative || q.Events < 2 || len(q.Chunks) == 0 {
-		return false
-	}
-	span := q.Chunks[len(q.Chunks)-1][0] - q.Chunks[0][0]
-	return span < int64(q.Events-1)*int64(openai.SameArrival/2)
-}
-
 // inFlight is how long a request was in flight inside the window, in nanoseconds.
-func inFlight(q *Request, w span) int64 {
+func inFlight(q *measure.Request, w span) int64 {
 	if q.Sent == 0 {
 		return 0
 	}
@@ -185,16 +163,10 @@ func inFlight(q *Request, w span) int64 {
 	return max(end-start, 0)
 }
 
-// peakStreaming is the most requests streaming at one instant: a sweep over every
-// request's span from its first token to its end (the window's close for one still
-// open). An end at the same instant as another's first token counts before it, so two
-// back-to-back requests on one slot are never counted as two.
-func peakStreaming(reqs []Request, windowClose int64) int {
-	type edge struct {
-		at    int64
-		delta int
-	}
-	var edges []edge
+// peakStreaming is the most requests streaming at one instant: over every request's
+// span from its first token to its end (the window's close for one still open).
+func peakStreaming(reqs []measure.Request, windowClose int64) int {
+	var spans []measure.Span
 	for i := range reqs {
 		q := &reqs[i]
 		if q.FirstToken == 0 {
@@ -204,51 +176,18 @@ func peakStreaming(reqs []Request, windowClose int64) int {
 		if end == 0 {
 			end = windowClose
 		}
-		end = max(end, q.FirstToken)
-		edges = append(edges, edge{q.FirstToken, +1}, edge{end, -1})
+		spans = append(spans, measure.Span{From: q.FirstToken, To: max(end, q.FirstToken)})
 	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			if a.at < b.at {
-				return -1
-			}
-			return 1
-		}
-		return a.delta - b.delta // ends first
-	})
-	peak, now := 0, 0
-	for _, e := range edges {
-		now += e.delta
-		peak = max(peak, now)
-	}
-	return peak
+	return measure.PeakOverlap(spans)
 }
 
 func tail(sorted []float64, q float64, minSamples int) *float64 {
 	if len(sorted) < minSamples {
 		return nil
 	}
-	v := stats.Round(quantile(sorted, q), 2)
+	v := stats.Round(stats.Quantile(sorted, q), 2)
 	return &v
 }
-
-// quantile of sorted values, interpolating between the two nearest ranks (so the
-// median of an even count is the mean of the middle two).
-func quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	pos := q * float64(n-1)
-	lo := int(math.Floor(pos))
-	hi := int(math.Ceil(pos))
-	if lo == hi {
-		return sorted[lo]
-	}
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func abs(n int) int {
 	if n < 0 {

@@ -3,15 +3,16 @@ package bench
 import (
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
 // msReq builds a request record on a clock in milliseconds: sent, first token, end,
 // its outcome, and a chunk of n tokens every step ms from first to last.
-func msReq(sent, first, end int, outcome string, n, step, last int) Request {
+func msReq(sent, first, end int, outcome string, n, step, last int) measure.Request {
 	const ms, base = int64(1e6), int64(1e12) // a clock does not start at 0
-	q := Request{Sent: base + int64(sent)*ms, FirstToken: base + int64(first)*ms, End: base + int64(end)*ms, Outcome: outcome}
+	q := measure.Request{Sent: base + int64(sent)*ms, FirstToken: base + int64(first)*ms, End: base + int64(end)*ms, Outcome: outcome}
 	for m := first; m <= last; m += step {
 		q.Chunks = append(q.Chunks, [3]int64{int64(m-sent) * ms, int64(n), 1})
 		q.Tokens += n
@@ -31,7 +32,7 @@ func TestCellFigures(t *testing.T) {
 	// b's replacement, sent at 700 ms: first token 100 ms later.
 	c := msReq(700, 800, 1200, "cancelled", 3, 60, 1160)
 	b.ChunkUsage, c.ChunkUsage = true, true
-	reqs := []Request{a, b, c}
+	reqs := []measure.Request{a, b, c}
 	w := span{1e12 + 200e6, 1e12 + 1200e6}
 	f := cellFigures(reqs, resolveCounts(reqs), w)
 	fig, stats, detail := f.fig, f.stats, f.detail
@@ -83,7 +84,7 @@ func TestCellFigures(t *testing.T) {
 // One request's tokens come at 50 tok/s; total tok/s over the active requests gave
 // about 51.6, each request's first token (its prefill's) counted over its 31 gaps.
 func TestPerRequestShortRequests(t *testing.T) {
-	var reqs []Request
+	var reqs []measure.Request
 	for s := 0; s < 2; s++ {
 		for sent := s * 7; sent < 3200; {
 			first := sent + 30

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -66,7 +67,7 @@ func (g streamGaps) tpot() float64 {
 // arrival, with the resolved counts and tpotSpan's rule: a k-token chunk is k tokens
 // of its gap from the arrival before (inside the window or not); a request's first
 // chunk is k − 1 tokens and no time.
-func batchesOf(reqs []Request, c counting, w span) windowBatches {
+func batchesOf(reqs []measure.Request, c counting, w span) windowBatches {
 	secs := w.seconds()
 	n := max(int(math.Floor(secs/ciBatchSeconds)), minCIBatches)
 	b := windowBatches{seconds: secs / float64(n), tokens: make([]int, n), gaps: make([]streamGaps, n)}
@@ -103,7 +104,7 @@ func batchesOf(reqs []Request, c counting, w span) windowBatches {
 
 // cellIntervals computes a measured cell's intervals from what it recorded. Pure:
 // the live run and Rescore get the same intervals.
-func cellIntervals(reqs []Request, c counting, w span, fig rundoc.DecodeFigures) *rundoc.CellIntervals {
+func cellIntervals(reqs []measure.Request, c counting, w span, fig rundoc.DecodeFigures) *rundoc.CellIntervals {
 	if w.seconds() <= 0 {
 		return nil
 	}
@@ -155,7 +156,7 @@ func tbtSections(gaps []streamGaps, center float64) (stats.Interval, bool) {
 	return stats.Sectioning(center, sections)
 }
 
-func requestTTFTs(reqs []Request) []float64 {
+func requestTTFTs(reqs []measure.Request) []float64 {
 	var v []float64
 	for i := range reqs {
 		if q := &reqs[i]; q.FirstToken != 0 && q.Sent != 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -73,7 +74,7 @@ func (s jitteredServer) cell(seed uint64) *CellRun {
 		if sent > run.Close {
 			continue
 		}
-		q := Request{Sent: sent, FirstToken: times[1], ChunkUsage: true, Outcome: "finished", FinishReason: "length"}
+		q := measure.Request{Sent: sent, FirstToken: times[1], ChunkUsage: true, Outcome: "finished", FinishReason: "length"}
 		for _, at := range times[1:] {
 			if at > run.Close {
 				q.Outcome, q.FinishReason = "cancelled", ""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -131,4 +132,18 @@ func roundContext(n int64) int64 {
 		return n / rundoc.K * rundoc.K
 	}
 	return floorPow2(n)
+}
+
+// failPending marks every measurement not done yet failed, for reason.
+func failPending(doc *rundoc.Run, reason string) {
+	for i := range doc.Prefill {
+		if !measure.StatusDone(doc.Prefill[i].Status) {
+			doc.Prefill[i].Status, doc.Prefill[i].Reason = rundoc.StatusFailed, reason
+		}
+	}
+	for i := range doc.Decode {
+		if !measure.StatusDone(doc.Decode[i].Status) {
+			doc.Decode[i].Status, doc.Decode[i].Reason = rundoc.StatusFailed, reason
+		}
+	}
 }

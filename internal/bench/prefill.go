@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
@@ -11,11 +12,11 @@ import (
 // PrefillRun is what measuring a prefill row produced: the cold request that
 // succeeded (or the last one tried) and how many were tried.
 type PrefillRun struct {
-	Context  int     `json:"context"`
-	Request  Request `json:"request"`
-	Attempts int     `json:"attempts"`
-	Error    string  `json:"error,omitempty"`
-	Settle   *Settle `json:"settle,omitempty"`
+	Context  int             `json:"context"`
+	Request  measure.Request `json:"request"`
+	Attempts int             `json:"attempts"`
+	Error    string          `json:"error,omitempty"`
+	Settle   *Settle         `json:"settle,omitempty"`
 }
 
 // coldCacheTolerance is how many cached prompt tokens a cold request may report: a chat
@@ -43,7 +44,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 	ttftMs := float64(q.FirstToken-q.Sent) / 1e6
 	promptTokens := run.Context
 	fig := &rundoc.PrefillFigures{TTFTMs: stats.Round(ttftMs, 0)}
-	if q.finished() {
+	if q.Finished() {
 		fig.CompletedRequests = 1
 	}
 	if run.Attempts > 1 {
@@ -56,7 +57,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 		promptTokens = q.Usage.PromptTokens
 		fig.PromptTokens = promptTokens
 	}
-	if cached, _, ok := q.cachedPrompt(); ok {
+	if cached, _, ok := q.CachedPrompt(); ok {
 		fig.CachedTokens = openai.Ptr(cached)
 	}
 	// The prefill read the tokens it did not find cached (a chat template's preamble
@@ -69,7 +70,7 @@ func ScorePrefill(run *PrefillRun) rundoc.PrefillRow {
 	row.PrefillFigures = fig
 	row.Status = rundoc.StatusValid
 	switch {
-	case relDiff(promptTokens, run.Context) > 0.01:
+	case measure.RelDiff(promptTokens, run.Context) > 0.01:
 		row.Status, row.Reason = rundoc.StatusInvalid, fmt.Sprintf("prompt has %d tokens, %d asked (more than 1%% off)", promptTokens, run.Context)
 	case fig.CachedTokens != nil && *fig.CachedTokens > coldCacheTolerance && *fig.CachedTokens > promptTokens/100:
 		row.Status, row.Reason = rundoc.StatusInvalid, fmt.Sprintf("the cold request found %d tokens already cached: prefill was not measured cold", *fig.CachedTokens)

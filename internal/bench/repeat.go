@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -169,46 +170,43 @@ func (o *orchestration) repeatLabel() string {
 
 // cellLeft is how many measurements a cell still needs; cellPending whether it needs
 // one in the repeat in progress (each repeat measures a cell once, in plan order).
+// prefillLeft and prefillPending are a prefill row's.
 func (o *orchestration) cellLeft(c *rundoc.DecodeCell) int {
-	if o.repeats() == 1 {
-		if StatusDone(c.Status) {
-			return 0
-		}
-		return 1
+	if c.CellIntervals == nil {
+		return o.stillNeeded(c.Status, 0)
 	}
-	if c.Status == rundoc.StatusOverCapacity || c.Status == rundoc.StatusPredicted {
-		return 0
-	}
-	have := 0
-	if c.CellIntervals != nil {
-		have = len(c.Repeats)
-	}
-	return max(o.repeats()-have, 0)
-}
-
-func (o *orchestration) cellPending(c *rundoc.DecodeCell) bool {
-	return o.cellLeft(c) > 0 && o.repeats()-o.cellLeft(c) <= o.rep
+	return o.stillNeeded(c.Status, len(c.Repeats))
 }
 
 func (o *orchestration) prefillLeft(p *rundoc.PrefillRow) int {
-	if o.repeats() == 1 {
-		if StatusDone(p.Status) {
-			return 0
-		}
-		return 1
+	if p.PrefillIntervals == nil {
+		return o.stillNeeded(p.Status, 0)
 	}
-	if p.Status == rundoc.StatusOverCapacity || p.Status == rundoc.StatusPredicted {
+	return o.stillNeeded(p.Status, len(p.Repeats))
+}
+
+func (o *orchestration) cellPending(c *rundoc.DecodeCell) bool { return o.pending(o.cellLeft(c)) }
+
+func (o *orchestration) prefillPending(p *rundoc.PrefillRow) bool { return o.pending(o.prefillLeft(p)) }
+
+// stillNeeded is how many measurements a cell or row of status, with have repeats
+// measured, still needs: without --repeat, one unless it is done.
+func (o *orchestration) stillNeeded(status rundoc.Status, have int) int {
+	switch {
+	case o.repeats() == 1 && measure.StatusDone(status):
 		return 0
-	}
-	have := 0
-	if p.PrefillIntervals != nil {
-		have = len(p.Repeats)
+	case o.repeats() == 1:
+		return 1
+	case status == rundoc.StatusOverCapacity || status == rundoc.StatusPredicted:
+		return 0
 	}
 	return max(o.repeats()-have, 0)
 }
 
-func (o *orchestration) prefillPending(p *rundoc.PrefillRow) bool {
-	return o.prefillLeft(p) > 0 && o.repeats()-o.prefillLeft(p) <= o.rep
+// pending says a cell or row that still needs left measurements needs one in the
+// repeat in progress.
+func (o *orchestration) pending(left int) bool {
+	return left > 0 && o.repeats()-left <= o.rep
 }
 
 // addRepeatNote says in the document's notes how a --repeat run was measured and

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -45,7 +46,7 @@ func TestRepeatInterleavedAndUnstable(t *testing.T) {
 	Plan(doc, rundoc.Limits{})
 	var events bytes.Buffer
 	p := &speedChanger{fs: fs, at: "(repeat 3/3)", to: 20 * time.Millisecond}
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "rep", Progress: p, Events: NewEventLog(&events)}}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "rep", Progress: p, Events: measure.NewEventLog(&events)}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,14 @@ package bench
 import (
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/measure"
 )
 
 // TestRetryDelay: the wait grows with each failure in a row up to its cap, honours
 // Retry-After up to its own cap, and is jittered a quarter either way.
 func TestRetryDelay(t *testing.T) {
-	p := RetryPolicy{Base: 100 * time.Millisecond, Max: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+	p := measure.RetryPolicy{Base: 100 * time.Millisecond, Max: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
 	for _, tc := range []struct {
 		failures   int
 		retryAfter time.Duration

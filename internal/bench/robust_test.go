@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	stdcmp "cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/replay"
@@ -20,18 +22,10 @@ import (
 )
 
 // startReplay serves cfg (vLLM's discovery-free shape by default) and returns the
-// server and the bench.Server that measures it.
-func startReplay(t *testing.T, cfg replay.Config) (*replay.Server, *Server) {
+// server and the measure.Server that measures it.
+func startReplay(t *testing.T, cfg replay.Config) (*replay.Server, *measure.Server) {
 	t.Helper()
-	if cfg.Shape == "" {
-		cfg.Shape = "vllm-continuous-usage"
-	}
-	if cfg.Tokenize == "" {
-		cfg.Tokenize = "vllm"
-	}
-	if cfg.ChatOverhead == 0 {
-		cfg.ChatOverhead = 3
-	}
+	cfg.Shape, cfg.Tokenize, cfg.ChatOverhead = stdcmp.Or(cfg.Shape, "vllm-continuous-usage"), stdcmp.Or(cfg.Tokenize, "vllm"), stdcmp.Or(cfg.ChatOverhead, 3)
 	rs, err := replay.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -39,12 +33,12 @@ func startReplay(t *testing.T, cfg replay.Config) (*replay.Server, *Server) {
 	t.Cleanup(rs.Close)
 	client := openai.NewClient(rs.URL+"/v1", "", 16)
 	tc := &prompt.TokenizeCounter{Client: client, URL: rs.URL + "/tokenize"}
-	return rs, &Server{Client: client, Model: "replay", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true,
+	return rs, &measure.Server{Client: client, Model: "replay", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true,
 		ContinuousUsage: true, Counter: tc, Exact: true, TextTokenizer: tc}
 }
 
 // fastRetry keeps tests short: the policy's shape with small numbers.
-var fastRetry = RetryPolicy{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond, MaxRetryAfter: 5 * time.Second, Budget: 2 * time.Second}
+var fastRetry = measure.RetryPolicy{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond, MaxRetryAfter: 5 * time.Second, Budget: 2 * time.Second}
 
 // rescoreMatches re-scores an events log and compares every prefill row and cell with
 // the document, field by field.
@@ -92,7 +86,7 @@ func TestRescoreAgrees(t *testing.T) {
 		// A ceiling far below the cells' rates: every cell is flagged, live and re-scored.
 		doc.Client = &rundoc.Client{CeilingTokS: openai.Ptr(2.0), Cores: 1}
 		var events bytes.Buffer
-		r := &Runner{Server: srv, Opts: Options{Nonce: "e", Events: NewEventLog(&events)}}
+		r := &Runner{Server: srv, Opts: measure.Options{Nonce: "e", Events: measure.NewEventLog(&events)}}
 		if err := r.Run(context.Background(), doc); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +107,7 @@ func TestRescoreAgrees(t *testing.T) {
 		doc := newTestRun([]int{0}, []int{3}, nil, 2*time.Second, 100)
 		Plan(doc, rundoc.Limits{})
 		var events bytes.Buffer
-		r := &Runner{Server: srv, Opts: Options{Nonce: "s", Events: NewEventLog(&events)}}
+		r := &Runner{Server: srv, Opts: measure.Options{Nonce: "s", Events: measure.NewEventLog(&events)}}
 		if err := r.Run(context.Background(), doc); err != nil {
 			t.Fatal(err)
 		}
@@ -129,13 +123,13 @@ func TestRescoreAgrees(t *testing.T) {
 		doc := newTestRun([]int{0}, []int{1, 2}, nil, 1500*time.Millisecond, 4096)
 		Plan(doc, rundoc.Limits{})
 		var events bytes.Buffer
-		log := NewEventLog(&events)
+		log := measure.NewEventLog(&events)
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &Runner{Server: srv, Opts: Options{Nonce: "r1", Events: log, Progress: &cancelAt{desc: "decode 0 × 2", after: 700 * time.Millisecond, cancel: cancel}}}
-		if err := r.Run(ctx, doc); !errors.Is(err, ErrInterrupted) {
+		r := &Runner{Server: srv, Opts: measure.Options{Nonce: "r1", Events: log, Progress: &cancelAt{desc: "decode 0 × 2", after: 700 * time.Millisecond, cancel: cancel}}}
+		if err := r.Run(ctx, doc); !errors.Is(err, measure.ErrInterrupted) {
 			t.Fatalf("first attempt: %v, want interrupted", err)
 		}
-		r2 := &Runner{Server: srv, Opts: Options{Nonce: "r2", Events: log}}
+		r2 := &Runner{Server: srv, Opts: measure.Options{Nonce: "r2", Events: log}}
 		if err := r2.Run(context.Background(), doc); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +152,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 		Body: `{"error":{"message":"Service Unavailable","code":503}}`}}})
 	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 4096)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: srv, Opts: Options{Nonce: "ra", Retry: &fastRetry}}
+	r := &Runner{Server: srv, Opts: measure.Options{Nonce: "ra", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +182,7 @@ func TestWarmupRetries(t *testing.T) {
 		Body: `{"error":{"message":"Service Unavailable"}}`}}})
 	doc := newTestRun([]int{1024}, []int{1}, []int{1024}, time.Second, 4096)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: srv, Opts: Options{Nonce: "wr", Retry: &fastRetry}}
+	r := &Runner{Server: srv, Opts: measure.Options{Nonce: "wr", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +203,7 @@ func TestFailingServerBounded(t *testing.T) {
 	doc := newTestRun([]int{0}, []int{2}, nil, time.Second, 4096)
 	Plan(doc, rundoc.Limits{})
 	start := time.Now()
-	r := &Runner{Server: srv, Opts: Options{Nonce: "fb", Retry: &fastRetry}}
+	r := &Runner{Server: srv, Opts: measure.Options{Nonce: "fb", Retry: &fastRetry}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -237,9 +231,9 @@ func TestNotStreaming(t *testing.T) {
 	rs, srv := startReplay(t, replay.Config{IgnoreStream: true, Step: time.Millisecond})
 	doc := newTestRun([]int{0, 512}, []int{1, 2}, []int{512}, time.Second, 64)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: srv, Opts: Options{Nonce: "ns"}}
-	if err := r.Run(context.Background(), doc); !errors.Is(err, ErrNotStreaming) {
-		t.Fatalf("Run: %v, want ErrNotStreaming", err)
+	r := &Runner{Server: srv, Opts: measure.Options{Nonce: "ns"}}
+	if err := r.Run(context.Background(), doc); !errors.Is(err, measure.ErrNotStreaming) {
+		t.Fatalf("Run: %v, want measure.ErrNotStreaming", err)
 	}
 	for _, c := range doc.Decode {
 		if c.Status != rundoc.StatusFailed || !strings.Contains(c.Reason, "does not stream") {
@@ -261,7 +255,7 @@ func TestDrainBeforeColdPrefill(t *testing.T) {
 	rs, srv := startReplay(t, replay.Config{Metrics: true, Drain: time.Second, PrefillContention: 1, PrefillRate: 4000})
 	doc := newTestRun([]int{0, 2048}, []int{4}, []int{2048}, time.Second, 4096)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: srv, Opts: Options{Nonce: "dr", Running: scrapeRunning(rs.URL)}}
+	r := &Runner{Server: srv, Opts: measure.Options{Nonce: "dr", Running: scrapeRunning(rs.URL)}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}

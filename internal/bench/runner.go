@@ -8,92 +8,20 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// Monitor samples the server's own metrics during a cell (engine discovery provides
-// one where the server exposes metrics).
-type Monitor interface {
-	Start(ctx context.Context, interval time.Duration)
-	Stop() *rundoc.ServerMetrics
-}
-
-// Progress is told what the runner is doing, for a live display.
-type Progress interface {
-	// Step says what runs now: done of total work items (prefill rows and cells).
-	Step(desc string, done, total int, expect time.Duration)
-	// Tokens counts tokens as they stream in.
-	Tokens(n int)
-	// Log prints a line above the live display.
-	Log(line string)
-}
-
-// PlanProgress is a Progress that also wants, at every step, the time the plan's
-// work still needs by its own durations: an ETA from the first second, before any
-// cell has finished to time.
-type PlanProgress interface {
-	Progress
-	Left(PlanLeft)
-}
-
-// PlanLeft is what the plan still needs as a step starts.
-type PlanLeft struct {
-	// Windows is a window of the plan's duration for each cell measurement left, the
-	// current one included.
-	Windows time.Duration
-	// Cold is the predicted time of the cold prompt reads left (each row's prefill or
-	// warm-up request, the current one included), at the prompt rate the last one
-	// read; ColdUnknown says some remain and none has been timed yet.
-	Cold        time.Duration
-	ColdUnknown bool
-	// ColdSpent is the time the cold reads so far took, which the windows do not
-	// account for.
-	ColdSpent time.Duration
-}
-
-// Options configure a Runner.
-type Options struct {
-	// StartTimeout bounds how long a cell waits for all its streams' first tokens.
-	StartTimeout time.Duration
-	// Checkpoint is called after every prefill row and cell with the document so far.
-	Checkpoint func(*rundoc.Run) error
-	// Events, if set, receives every request, window and measurement.
-	Events *EventLog
-	// Progress, if set, is told what is happening.
-	Progress Progress
-	// NewMonitor, if set, makes a server-metrics sampler for each cell.
-	NewMonitor func() Monitor
-	// Nonce makes this run's contexts unique so they are cold on first use.
-	Nonce string
-	// Attempt names this run invocation in the events log (default: Nonce).
-	Attempt string
-	// Retry is the policy for requests that do not succeed (default
-	// DefaultRetryPolicy).
-	Retry *RetryPolicy
-	// Running reads the server's running-requests gauge, where it has one: after a
-	// cell, the next measurement waits until it reads 0 (for at most SettleTimeout,
-	// default a minute).
-	Running       func(ctx context.Context) (float64, bool)
-	SettleTimeout time.Duration
-	// Settle is how long to wait after a cell where the server has no running gauge.
-	Settle time.Duration
-	// Telemetry, if set, meters the server's machine during every window; Price, if
-	// set, is what the machine costs (energy_run.go).
-	Telemetry power.Telemetry
-	Price     *rundoc.Price
-}
-
 // Runner measures the speed test matrix.
 type Runner struct {
-	Server *Server
-	Opts   Options
+	Server *measure.Server
+	Opts   measure.Options
 
 	calBase    int
 	calPerWord float64
 	builder    *prompt.Builder
-	clock      Clock
+	clock      measure.Clock
 	// dirty says the last measurement was a cell, whose cancelled streams the server
 	// may still be aborting.
 	dirty bool
@@ -101,11 +29,8 @@ type Runner struct {
 	check *rundoc.StreamCheck
 	// calibrated holds, per context, the calibration requests the server counted
 	// (chunkcalib.go): a row's later cells start from them.
-	calibrated map[int][]Request
+	calibrated map[int][]measure.Request
 }
-
-// ErrInterrupted is returned by Run when the context was cancelled.
-var ErrInterrupted = errors.New("run interrupted")
 
 // rowWork is one row of the plan in the order it runs: its shared context, the
 // prefill row measured on its cold request (if any) and its decode cells.
@@ -117,7 +42,7 @@ type rowWork struct {
 
 // Run measures every pending prefill row and decode cell of doc (a planned document, or
 // one being resumed), checkpointing after each. On cancellation the work in progress is
-// marked interrupted, the document checkpointed, and ErrInterrupted returned. Against a
+// marked interrupted, the document checkpointed, and measure.ErrInterrupted returned. Against a
 // server that does not stream, every pending measurement is marked failed and
 // ErrNotStreaming returned; against one whose stream check fails on every try, nothing
 // is measured and an error wrapping ErrCannotGenerate is returned.
@@ -127,38 +52,22 @@ func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	if cfg.Seed != nil {
 		r.builder.Seed = *cfg.Seed
 	}
-	r.clock = NewClock()
-	if r.Opts.Attempt == "" {
-		r.Opts.Attempt = r.Opts.Nonce
-	}
+	r.clock = measure.NewClock()
+	r.Opts.Attempt = r.Opts.AttemptID()
 	r.Opts.Events.Attempt(r.Opts.Attempt, r.clock)
 	o := &orchestration{r: r, doc: doc}
 	o.count()
 	if o.done == o.total {
 		return nil
 	}
-	check, err := r.checkStream(ctx)
-	if ctx.Err() != nil {
+	err := measure.Preflight(ctx, r.Server, r.builder, &r.Opts, doc, func(reason string) { failPending(doc, reason) })
+	if errors.Is(err, measure.ErrInterrupted) {
 		return o.interrupt()
 	}
-	doc.StreamCheck, r.check = check, check
-	if errors.Is(err, ErrNotStreaming) {
-		failPending(doc, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed")
-		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")
-		if err := o.checkpoint(); err != nil {
-			return err
-		}
-		return ErrNotStreaming
-	}
-	if errors.Is(err, ErrCannotGenerate) {
-		// Nothing is measured and every cell stays pending: --resume measures them
-		// once the server answers.
-		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
-		if cerr := o.checkpoint(); cerr != nil {
-			return cerr
-		}
+	if err != nil {
 		return err
 	}
+	r.check = doc.StreamCheck
 	// With --repeat, the whole plan runs once per repeat (interleaved, so that a
 	// server drifting over the run shows as repeats that disagree).
 	for o.rep = 0; o.rep < o.repeats(); o.rep++ {
@@ -255,7 +164,7 @@ func (o *orchestration) step(desc string, expect time.Duration) {
 	if p == nil {
 		return
 	}
-	if pp, ok := p.(PlanProgress); ok {
+	if pp, ok := p.(measure.PlanProgress); ok {
 		pp.Left(o.left(expect > 0))
 	}
 	p.Step(desc, o.done, o.total, expect)
@@ -264,12 +173,12 @@ func (o *orchestration) step(desc string, expect time.Duration) {
 // left is the plan's time still to measure: a window for each cell measurement left,
 // and the cold reads of the rows left (the current row's too unless its cold read is
 // done, as it is once a cell of it runs).
-func (o *orchestration) left(coldDone bool) PlanLeft {
+func (o *orchestration) left(coldDone bool) measure.PlanLeft {
 	n := 0
 	for i := range o.doc.Decode {
 		n += o.cellLeft(&o.doc.Decode[i])
 	}
-	pl := PlanLeft{Windows: time.Duration(n) * o.doc.Config.Duration(), ColdSpent: o.coldSpent}
+	pl := measure.PlanLeft{Windows: time.Duration(n) * o.doc.Config.Duration(), ColdSpent: o.coldSpent}
 	from := o.row
 	if coldDone {
 		from++
@@ -290,12 +199,7 @@ func (o *orchestration) left(coldDone bool) PlanLeft {
 	return pl
 }
 
-func (o *orchestration) checkpoint() error {
-	if o.r.Opts.Checkpoint == nil {
-		return nil
-	}
-	return o.r.Opts.Checkpoint(o.doc)
-}
+func (o *orchestration) checkpoint() error { return o.r.Opts.Save(o.doc) }
 
 func (o *orchestration) interrupt() error {
 	if o.measuring != nil {
@@ -304,7 +208,7 @@ func (o *orchestration) interrupt() error {
 	if err := o.checkpoint(); err != nil {
 		return err
 	}
-	return ErrInterrupted
+	return measure.ErrInterrupted
 }
 
 // measureRow measures one row: its cold request (prefill, and the cache warm-up for
@@ -342,8 +246,8 @@ func (o *orchestration) measureRow(ctx context.Context, w rowWork) error {
 	o.measuring = nil
 	pre.Settle = settle
 	if needPrefill {
-		meta := r.meta(EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1, Repeat: o.repeatIndex()})
-		r.Opts.Events.Prefill(meta, pre)
+		meta := r.meta(measure.EventMeta{Phase: "warmup", Context: w.context, Concurrency: 1, Repeat: o.repeatIndex()})
+		logPrefill(r.Opts.Events, meta, pre)
 		scored := ScorePrefill(pre)
 		r.scorePrefillEnergy(ctx, meta, &scored, &pre.Request)
 		if o.repeats() > 1 {
@@ -437,8 +341,8 @@ func (o *orchestration) cell(ctx context.Context, cell *rundoc.DecodeCell, pctx 
 		return o.interrupt()
 	}
 	run.Settle = settle
-	meta := r.meta(EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()})
-	r.Opts.Events.Cell(meta, run)
+	meta := r.meta(measure.EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()})
+	logCell(r.Opts.Events, meta, run)
 	scored := ScoreCell(run)
 	if run.Open != 0 {
 		r.scoreCellEnergy(ctx, meta, &scored, run)
@@ -464,7 +368,7 @@ func (r *Runner) settleAfterCell(ctx context.Context) *Settle {
 	return r.settle(ctx)
 }
 
-func (r *Runner) meta(m EventMeta) EventMeta {
+func (r *Runner) meta(m measure.EventMeta) measure.EventMeta {
 	m.Attempt = r.Opts.Attempt
 	return m
 }
@@ -500,13 +404,4 @@ func sortedUnique(v []int) []int {
 	out := slices.Clone(v)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// StatusDone reports whether a cell or row has its outcome (it need not run again).
-func StatusDone(s rundoc.Status) bool {
-	switch s {
-	case rundoc.StatusPending, rundoc.StatusInterrupted, "":
-		return false
-	}
-	return true
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -49,7 +50,7 @@ func TestExactTiming(t *testing.T) {
 		srv := fs.start(t)
 		doc := newTestRun([]int{2048}, conc, nil, plan.duration, 4096)
 		Plan(doc, rundoc.Limits{})
-		r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
+		r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: measure.Options{Nonce: "t"}}
 		windows, err := runWithWindows(t, context.Background(), r, doc)
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +96,7 @@ func TestQueueingInferredWithoutGauges(t *testing.T) {
 	srv := fs.start(t)
 	doc := newTestRun([]int{0}, []int{2, 4}, nil, 2*time.Second, 20)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: Options{Nonce: "t"}}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 128), Opts: measure.Options{Nonce: "t"}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestPrefillAndWarmup(t *testing.T) {
 	doc := newTestRun([]int{0, 4096}, []int{1, 2}, []int{2048, 4096}, time.Second, 20)
 	Plan(doc, rundoc.Limits{})
 	logged := &lineLog{}
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "p", Progress: logged}}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "p", Progress: logged}}
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestOverCapacityNeverSent(t *testing.T) {
 	doc := newTestRun([]int{1024}, []int{1, 2, 4, 8}, nil, time.Second, 256)
 	Plan(doc, rundoc.Limits{KVCacheTokens: &kv})
 	var events bytes.Buffer
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: Options{Nonce: "o", Events: NewEventLog(&events)}}
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 8), Opts: measure.Options{Nonce: "o", Events: measure.NewEventLog(&events)}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -227,20 +228,19 @@ func TestOverCapacityNeverSent(t *testing.T) {
 	}
 }
 
-// TestMessyStream: comments, CRLF, split events, multi-token chunks, 503s and dropped
-// streams still measure right.
-func TestMessyStream(t *testing.T) {
+// messyCell measures a 1024 × 4 cell against a messy server — comments, CRLF, split
+// events, 3-token chunks, a 503 every 7th request, streams dropped after dropAfter
+// tokens (0: none) — with per-chunk usage asked for or not; it returns the server, the
+// cell and its window.
+func messyCell(t *testing.T, dropAfter int, usage bool) (*fakeServer, rundoc.DecodeCell, Window) {
+	t.Helper()
 	fs := newFakeServer()
-	fs.messy = true
-	fs.chunkTokens = 3
-	fs.fail503 = 7
-	// No dropped streams here: without usage, a stream that breaks never says how many
-	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
+	fs.messy, fs.chunkTokens, fs.fail503, fs.dropAfter = true, 3, 7, dropAfter
 	srv := fs.start(t)
 	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "m"}}
-	r.Server.ContinuousUsage = false // count tokens from the chunks' content
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "m"}}
+	r.Server.ContinuousUsage = usage // without it, tokens are counted from the chunks' content
 	windows, err := runWithWindows(t, context.Background(), r, doc)
 	if err != nil {
 		t.Fatal(err)
@@ -249,12 +249,20 @@ func TestMessyStream(t *testing.T) {
 	if c.DecodeFigures == nil {
 		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
 	}
+	return fs, c, windows[[2]int{1024, 4}]
+}
+
+// TestMessyStream: comments, CRLF, split events, multi-token chunks, 503s and dropped
+// streams still measure right.
+func TestMessyStream(t *testing.T) {
+	// No dropped streams here: without usage, a stream that breaks never says how many
+	// tokens its multi-token chunks carried (TestMessyStreamUsage covers drops).
+	fs, c, w := messyCell(t, 0, false)
 	if c.Errors == 0 {
 		t.Errorf("no request errors recorded, want the 503s and dropped streams")
 	}
 	// Chunks carry 3 tokens each and no usage: the client counts chunks, then corrects
 	// each finished request from its final usage.
-	w := windows[[2]int{1024, 4}]
 	truthTokS, truthGap := fs.truth(w, c.PromptTokens)
 	t.Logf("messy: %.1f tok/s (server %.1f), TBT %.2f (server %.2f), errors %d, avg active %.2f", c.TotalTokS, truthTokS, c.TBTMs, truthGap, c.Errors, c.AvgActiveRequests)
 	// Finished requests are corrected from their usage; the few cancelled at the window
@@ -265,27 +273,10 @@ func TestMessyStream(t *testing.T) {
 // TestMessyStreamUsage: with usage in every chunk, multi-token chunks are counted exactly
 // and each contributes k gaps of gap/k.
 func TestMessyStreamUsage(t *testing.T) {
-	fs := newFakeServer()
-	fs.messy = true
-	fs.chunkTokens = 3
-	fs.fail503 = 7
-	fs.dropAfter = 30
-	srv := fs.start(t)
-	doc := newTestRun([]int{1024}, []int{4}, nil, 2*time.Second, 60)
-	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "u"}}
-	windows, err := runWithWindows(t, context.Background(), r, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := doc.Decode[0]
-	if c.DecodeFigures == nil {
-		t.Fatalf("cell not measured: %s %s", c.Status, c.Reason)
-	}
+	fs, c, w := messyCell(t, 30, true)
 	// Three tokens a chunk: a chunk whose moment the server's clock leaves open at a
 	// window's edge moves three tokens at once, so the client is held to the bracket
 	// the server's own timestamps allow (on an idle machine, the truth itself).
-	w := windows[[2]int{1024, 4}]
 	lo, hi := fs.truthRange(w, c.PromptTokens)
 	if c.TotalTokS < lo*0.98 || c.TotalTokS > hi*1.02 {
 		t.Errorf("total tok/s %.3f, the server sent %.3f–%.3f (± 2%%)", c.TotalTokS, lo, hi)
@@ -313,15 +304,15 @@ func TestInterruptAndResume(t *testing.T) {
 	doc := newTestRun([]int{0}, []int{1, 2, 4}, nil, 1500*time.Millisecond, 1000)
 	Plan(doc, rundoc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{
 		Nonce:      "i",
 		Checkpoint: func(d *rundoc.Run) error { return rundoc.WriteFile(path, d) },
 	}}
 	// Cancel during the second cell.
 	r.Opts.Progress = &cancelAt{desc: "decode 0 × 2", after: 500 * time.Millisecond, cancel: cancel}
 	err := r.Run(ctx, doc)
-	if err != ErrInterrupted {
-		t.Fatalf("Run returned %v, want ErrInterrupted", err)
+	if err != measure.ErrInterrupted {
+		t.Fatalf("Run returned %v, want measure.ErrInterrupted", err)
 	}
 	saved, err := rundoc.ReadFile(path)
 	if err != nil {
@@ -340,7 +331,7 @@ func TestInterruptAndResume(t *testing.T) {
 	before := len(fs.requests)
 	fs.mu.Unlock()
 	_ = before
-	r2 := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: Options{Nonce: "i2",
+	r2 := &Runner{Server: newTestServer(srv, prompt.Chat, 4), Opts: measure.Options{Nonce: "i2",
 		Checkpoint: func(d *rundoc.Run) error { return rundoc.WriteFile(path, d) }}}
 	if err := r2.Run(context.Background(), saved); err != nil {
 		t.Fatal(err)
@@ -414,10 +405,10 @@ func TestUnreachableServer(t *testing.T) {
 	srv.Close()
 	doc := newTestRun([]int{0}, []int{1}, nil, time.Second, 100)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: s, Opts: Options{Nonce: "d", Retry: &RetryPolicy{Base: 50 * time.Millisecond, Max: 200 * time.Millisecond, Budget: time.Second}}}
+	r := &Runner{Server: s, Opts: measure.Options{Nonce: "d", Retry: &measure.RetryPolicy{Base: 50 * time.Millisecond, Max: 200 * time.Millisecond, Budget: time.Second}}}
 	err := r.Run(context.Background(), doc)
-	if !errors.Is(err, ErrCannotGenerate) || !strings.Contains(err.Error(), "connection refused") {
-		t.Fatalf("run against a dead server: %v, want ErrCannotGenerate with the server's answer", err)
+	if !errors.Is(err, measure.ErrCannotGenerate) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("run against a dead server: %v, want measure.ErrCannotGenerate with the server's answer", err)
 	}
 	if c := doc.Decode[0]; c.Status != rundoc.StatusPending {
 		t.Errorf("cell: %s %q, want pending (nothing was measured)", c.Status, c.Reason)
@@ -438,7 +429,7 @@ func TestUsageCalibration(t *testing.T) {
 	s.Exact = false
 	doc := newTestRun([]int{4096}, []int{1}, []int{4096, 8192}, time.Second, 64)
 	Plan(doc, rundoc.Limits{})
-	r := &Runner{Server: s, Opts: Options{Nonce: "c"}}
+	r := &Runner{Server: s, Opts: measure.Options{Nonce: "c"}}
 	if err := r.Run(context.Background(), doc); err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +438,7 @@ func TestUsageCalibration(t *testing.T) {
 			t.Errorf("prefill %d: %s %s", p.Context, p.Status, p.Reason)
 			continue
 		}
-		if relDiff(p.PromptTokens, p.Context) > 0.01 {
+		if measure.RelDiff(p.PromptTokens, p.Context) > 0.01 {
 			t.Errorf("prefill %d: %d prompt tokens, more than 1%% off", p.Context, p.PromptTokens)
 		}
 	}
@@ -465,10 +456,10 @@ func TestInterruptDuringPrefill(t *testing.T) {
 	doc := newTestRun([]int{4096}, []int{1}, []int{4096}, time.Second, 64)
 	Plan(doc, rundoc.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{Server: newTestServer(srv, prompt.Chat, 2), Opts: Options{Nonce: "ip",
+	r := &Runner{Server: newTestServer(srv, prompt.Chat, 2), Opts: measure.Options{Nonce: "ip",
 		Progress: &cancelAt{desc: "prefill 4K", after: 300 * time.Millisecond, cancel: cancel}}}
-	if err := r.Run(ctx, doc); err != ErrInterrupted {
-		t.Fatalf("Run returned %v, want ErrInterrupted", err)
+	if err := r.Run(ctx, doc); err != measure.ErrInterrupted {
+		t.Fatalf("Run returned %v, want measure.ErrInterrupted", err)
 	}
 	if p := doc.Prefill[0]; p.Status != rundoc.StatusInterrupted {
 		t.Errorf("prefill row: %s (%s), want interrupted", p.Status, p.Reason)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
@@ -38,8 +39,8 @@ type CellRun struct {
 	MachineCPU  *float64              `json:"machine_cpu,omitempty"`
 	Server      *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
-	Settle   *Settle   `json:"settle,omitempty"`
-	Requests []Request `json:"-"`
+	Settle   *Settle           `json:"settle,omitempty"`
+	Requests []measure.Request `json:"-"`
 }
 
 // Settle is a wait before a measurement for the server to finish what the previous
@@ -59,11 +60,11 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	cell := rundoc.DecodeCell{Context: run.Context, Concurrency: run.Concurrency}
 	if run.Open == 0 {
 		cell.Status, cell.Reason = rundoc.StatusFailed, run.Failed
-		if e := firstError(run.Requests); e != "" {
+		if e := measure.FirstError(run.Requests); e != "" {
 			cell.Reason += ": " + e
 		}
-		cell.CellDetail = &rundoc.CellDetail{Requests: len(run.Requests), Errors: countFailures(run.Requests),
-			ErrorSamples: errorSamples(run.Requests), Server: run.Server, Outcomes: outcomes(run.Requests)}
+		cell.CellDetail = &rundoc.CellDetail{Requests: len(run.Requests), Errors: measure.Failures(run.Requests),
+			ErrorSamples: measure.ErrorSamples(run.Requests), Server: run.Server, Outcomes: measure.Outcomes(run.Requests)}
 		addSettle(cell.CellDetail, run.Settle)
 		return cell
 	}
@@ -76,14 +77,14 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	own.Requests = run.Requests[:n]
 	c := all.head(n)
 	w := cellFigures(own.Requests, c, win)
-	s := &scoring{run: &own, w: w, source: weakest(w.sources), firstError: firstError(own.Requests),
+	s := &scoring{run: &own, w: w, source: weakest(w.sources), firstError: measure.FirstError(own.Requests),
 		bound: boundCounts(run.Requests, all, win, w.stats.OutputTokens)}
 	s.tpotBound = tpotBound(run.Requests, all, win, s.bound)
 	d := &s.w.detail
 	s.describe(c)
 	if k := len(run.Requests) - n; k > 0 {
 		d.CalibrationRequests = k
-		if slices.ContainsFunc(run.Requests[n:], func(q Request) bool { return q.finished() && q.Usage != nil }) {
+		if slices.ContainsFunc(run.Requests[n:], func(q measure.Request) bool { return q.Finished() && q.Usage != nil }) {
 			addFlag(d, "chunks_calibrated")
 		}
 	}
@@ -92,13 +93,12 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
 
 	cell.Status = rundoc.StatusValid
-	for _, r := range validityRules {
-		if reason := r.check(s); reason != "" {
-			addFlag(d, r.flag)
-			if cell.Status == rundoc.StatusValid {
-				cell.Status, cell.Reason = rundoc.StatusInvalid, reason
-			}
-		}
+	failed, reason := measure.Judge(s.evidence())
+	for _, f := range failed {
+		addFlag(d, f)
+	}
+	if reason != "" {
+		cell.Status, cell.Reason = rundoc.StatusInvalid, reason
 	}
 	return cell
 }
@@ -108,8 +108,8 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 // invalidating.
 func (s *scoring) describe(c counting) {
 	run, d := s.run, &s.w.detail
-	d.ErrorSamples = errorSamples(run.Requests)
-	d.Outcomes = outcomes(run.Requests)
+	d.ErrorSamples = measure.ErrorSamples(run.Requests)
+	d.Outcomes = measure.Outcomes(run.Requests)
 	d.Server = run.Server
 	d.PromptTokens = run.PromptTokens
 	if run.PromptTarget > 0 && run.PromptTokens == 0 {
@@ -143,20 +143,20 @@ func (s *scoring) tally() requestTally {
 		t.reads += q.Reads
 		d.Reconnects += q.Reconnects
 		s.speculative = s.speculative || q.Speculative
-		if q.finished() {
+		if q.Finished() {
 			s.finished++
-			if endedEarly(q, run.MaxOutput) {
+			if q.EndedEarly(run.MaxOutput) {
 				d.EndedEarly++
 			}
 		}
 		// The prompt's cache: usage where the request finished, else what its chunks'
 		// timings said (llama.cpp), so that requests cut at the window's end count.
-		if cached, prompted, ok := q.cachedPrompt(); ok {
+		if cached, prompted, ok := q.CachedPrompt(); ok {
 			t.haveCached = true
 			t.cached += cached
 			t.prompted += prompted
 		}
-		if q.Usage != nil && q.finished() {
+		if q.Usage != nil && q.Finished() {
 			t.serverTokens += q.Usage.CompletionTokens
 			t.withUsage++
 		}
@@ -214,7 +214,7 @@ func (s *scoring) describeTiming(t requestTally) {
 		s.zeroShare = float64(s.w.merged) / float64(s.w.events)
 		d.ZeroGapShare = openai.Ptr(stats.Round(s.zeroShare, 4))
 	}
-	if s.unresolved() || d.StreamsArrivedWhole > 0 {
+	if measure.GapsUnresolved(s.zeroShare, s.speculative) || d.StreamsArrivedWhole > 0 {
 		addFlag(d, "timing_unresolved")
 	}
 	if t.reads > 0 {
@@ -237,14 +237,14 @@ func (s *scoring) describeCPU() {
 	if wall := run.Close - run.Open; wall > 0 && run.ClientCPUNs > 0 && run.CPUs > 0 {
 		s.clientCPU = float64(run.ClientCPUNs) / float64(wall) / float64(run.CPUs)
 		d.ClientCPU = openai.Ptr(stats.Round(s.clientCPU, 3))
-		d.ClientLimited = s.clientCPU > clientSaturated
+		d.ClientLimited = s.clientCPU > measure.ClientSaturated
 	}
 	if c := run.CeilingTokS; c > 0 && s.w.fig.TotalTokS > NearCeiling*c {
 		addFlag(d, "client_near_ceiling")
 	}
 	if m := run.MachineCPU; m != nil {
 		d.MachineCPU = openai.Ptr(stats.Round(*m, 3))
-		if *m > machineSaturated {
+		if *m > measure.MachineSaturated {
 			addFlag(d, "machine_cpu_saturated")
 		}
 	}
@@ -312,56 +312,4 @@ func generation(m *rundoc.ServerMetrics) *float64 {
 		return nil
 	}
 	return m.GenerationTokens
-}
-
-func relDiff(a, b int) float64 {
-	if b == 0 {
-		return 0
-	}
-	return math.Abs(float64(a-b)) / float64(b)
-}
-
-func countFailures(reqs []Request) int {
-	n := 0
-	for i := range reqs {
-		if !reqs[i].outcome().Success() {
-			n++
-		}
-	}
-	return n
-}
-
-func firstError(reqs []Request) string {
-	for i := range reqs {
-		if reqs[i].Error != "" {
-			return reqs[i].Error
-		}
-	}
-	return ""
-}
-
-func errorSamples(reqs []Request) []string {
-	var out []string
-	for i := range reqs {
-		e := reqs[i].Error
-		if e == "" || slices.Contains(out, e) {
-			continue
-		}
-		out = append(out, e)
-		if len(out) == 3 {
-			break
-		}
-	}
-	return out
-}
-
-func outcomes(reqs []Request) map[string]int {
-	if len(reqs) == 0 {
-		return nil
-	}
-	m := map[string]int{}
-	for i := range reqs {
-		m[reqs[i].outcome().String()]++
-	}
-	return m
 }

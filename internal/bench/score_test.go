@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -20,7 +21,7 @@ func synthCell(n int) *CellRun {
 	run := &CellRun{Context: 0, Concurrency: n, DurationS: 2, MaxOutput: 4096,
 		Open: tBase + 1000*msNs, Close: tBase + 3000*msNs, CPUs: 2, ClientCPUNs: 200 * msNs}
 	for s := 0; s < n; s++ {
-		q := Request{Sent: tBase, FirstToken: tBase + 50*msNs, End: tBase + 3001*msNs, Outcome: "cancelled", ChunkUsage: true, Reads: 150}
+		q := measure.Request{Sent: tBase, FirstToken: tBase + 50*msNs, End: tBase + 3001*msNs, Outcome: "cancelled", ChunkUsage: true, Reads: 150}
 		for m := int64(50); m <= 3000; m += 20 {
 			q.Chunks = append(q.Chunks, [3]int64{m * msNs, 1, 1})
 			q.Tokens++
@@ -37,7 +38,7 @@ func endEarly(r *CellRun, i, chunks int) {
 	q := &r.Requests[i]
 	q.Chunks, q.Outcome, q.FinishReason = q.Chunks[:chunks], "finished", "length"
 	q.End = q.Sent + q.Chunks[chunks-1][0]
-	next := Request{Sent: q.End, FirstToken: q.End + 50*msNs, End: r.Close + msNs, Outcome: "cancelled", ChunkUsage: q.ChunkUsage, Reads: 100}
+	next := measure.Request{Sent: q.End, FirstToken: q.End + 50*msNs, End: r.Close + msNs, Outcome: "cancelled", ChunkUsage: q.ChunkUsage, Reads: 100}
 	for at := next.FirstToken; at <= r.Close; at += 20 * msNs {
 		next.Chunks = append(next.Chunks, [3]int64{at - next.Sent, 1, 1})
 		next.Events++
@@ -46,7 +47,7 @@ func endEarly(r *CellRun, i, chunks int) {
 }
 
 // slowStart delays a request's first token (and every later one) by d.
-func slowStart(q *Request, d int64) {
+func slowStart(q *measure.Request, d int64) {
 	q.FirstToken += d
 	kept := q.Chunks[:0]
 	for _, ch := range q.Chunks {
@@ -173,9 +174,9 @@ func TestValidityRules(t *testing.T) {
 			if !strings.Contains(cell.Reason, tc.reason) {
 				t.Errorf("reason %q, want it to say %q", cell.Reason, tc.reason)
 			}
-			for _, r := range validityRules {
-				if has := contains(cell.Flags, r.flag); has != (r.flag == tc.flag) {
-					t.Errorf("flag %s: %v, flags %v", r.flag, has, cell.Flags)
+			for _, r := range measure.ValidityRules {
+				if has := contains(cell.Flags, r.Flag); has != (r.Flag == tc.flag) {
+					t.Errorf("flag %s: %v, flags %v", r.Flag, has, cell.Flags)
 				}
 			}
 		})
@@ -247,24 +248,26 @@ func TestSettleCounts(t *testing.T) {
 		}
 		return c
 	}
-	finished := func(chunksN, usage int) Request {
-		return Request{Chunks: chunks(chunksN), Outcome: "finished", FinishReason: "length", Usage: &openai.Usage{CompletionTokens: usage}}
+	finished := func(chunksN, usage int) measure.Request {
+		return measure.Request{Chunks: chunks(chunksN), Outcome: "finished", FinishReason: "length", Usage: &openai.Usage{CompletionTokens: usage}}
 	}
-	open := func(chunksN int) Request { return Request{Chunks: chunks(chunksN), Outcome: "cancelled"} }
+	open := func(chunksN int) measure.Request {
+		return measure.Request{Chunks: chunks(chunksN), Outcome: "cancelled"}
+	}
 	cases := []struct {
 		name    string
-		reqs    []Request
+		reqs    []measure.Request
 		sources []string
 		totals  []int
 	}{
-		{"usage agrees", []Request{finished(10, 10)}, []string{rundoc.CountServerTotals}, []int{10}},
-		{"usage spread over chunks", []Request{finished(10, 30)}, []string{rundoc.CountServerTotals}, []int{30}},
-		{"tokenize route within a token", []Request{func() Request { q := open(100); q.TextTokens = openai.Ptr(101); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{100}},
-		{"tokenize route spread", []Request{func() Request { q := open(10); q.TextTokens = openai.Ptr(30); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{30}},
-		{"ratio of finished ones", []Request{finished(10, 30), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{30, 12}},
-		{"ratio of one", []Request{finished(10, 10), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{10, 4}},
-		{"nothing", []Request{open(4)}, []string{rundoc.CountClientOnly}, []int{4}},
-		{"per chunk", []Request{func() Request { q := open(4); q.ChunkUsage = true; q.Chunks[0][1] = 3; return q }()}, []string{rundoc.CountServerPerChunk}, []int{6}},
+		{"usage agrees", []measure.Request{finished(10, 10)}, []string{rundoc.CountServerTotals}, []int{10}},
+		{"usage spread over chunks", []measure.Request{finished(10, 30)}, []string{rundoc.CountServerTotals}, []int{30}},
+		{"tokenize route within a token", []measure.Request{func() measure.Request { q := open(100); q.TextTokens = openai.Ptr(101); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{100}},
+		{"tokenize route spread", []measure.Request{func() measure.Request { q := open(10); q.TextTokens = openai.Ptr(30); return q }()}, []string{rundoc.CountTokenizeRoute}, []int{30}},
+		{"ratio of finished ones", []measure.Request{finished(10, 30), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{30, 12}},
+		{"ratio of one", []measure.Request{finished(10, 10), open(4)}, []string{rundoc.CountServerTotals, rundoc.CountFinishedRatio}, []int{10, 4}},
+		{"nothing", []measure.Request{open(4)}, []string{rundoc.CountClientOnly}, []int{4}},
+		{"per chunk", []measure.Request{func() measure.Request { q := open(4); q.ChunkUsage = true; q.Chunks[0][1] = 3; return q }()}, []string{rundoc.CountServerPerChunk}, []int{6}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,7 +290,7 @@ func TestSettleCounts(t *testing.T) {
 
 // TestScorePrefill: a prefill row from its cold request, and each way it cannot be one.
 func TestScorePrefill(t *testing.T) {
-	ok := Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs, Outcome: "finished", FinishReason: "length",
+	ok := measure.Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs, Outcome: "finished", FinishReason: "length",
 		Usage: &openai.Usage{PromptTokens: 2048, CompletionTokens: 1}}
 	row := ScorePrefill(&PrefillRun{Context: 2048, Request: ok, Attempts: 2})
 	if row.Status != rundoc.StatusValid || row.PromptTokS != 4096 || row.TTFTMs != 500 || row.Attempts != 2 {
@@ -299,8 +302,8 @@ func TestScorePrefill(t *testing.T) {
 		reason string
 	}{
 		{PrefillRun{Context: 2048, Error: "cold request of 2K tokens: HTTP 503"}, rundoc.StatusFailed, "HTTP 503"},
-		{PrefillRun{Context: 2048, Request: Request{NotStreamed: true}}, rundoc.StatusFailed, "does not stream"},
-		{PrefillRun{Context: 2048, Request: Request{Sent: tBase, Outcome: "incomplete", Error: "the stream ended without a finish_reason"}}, rundoc.StatusFailed, "no token arrived"},
+		{PrefillRun{Context: 2048, Request: measure.Request{NotStreamed: true}}, rundoc.StatusFailed, "does not stream"},
+		{PrefillRun{Context: 2048, Request: measure.Request{Sent: tBase, Outcome: "incomplete", Error: "the stream ended without a finish_reason"}}, rundoc.StatusFailed, "no token arrived"},
 		{PrefillRun{Context: 4096, Request: ok}, rundoc.StatusInvalid, "prompt has 2048 tokens, 4096 asked"},
 	} {
 		row := ScorePrefill(&tc.run)
@@ -369,7 +372,7 @@ func proxyCell(n, whole int) *CellRun {
 	run := &CellRun{Concurrency: n, DurationS: 2, MaxOutput: 32, Open: tBase + 1000*msNs, Close: tBase + 3000*msNs}
 	for s := 0; s < n; s++ {
 		for sent := tBase + int64(s)*7*msNs; sent < run.Close; sent += 650 * msNs {
-			q := Request{Sent: sent, FirstToken: sent + 30*msNs, End: sent + 650*msNs, Outcome: "finished", FinishReason: "length",
+			q := measure.Request{Sent: sent, FirstToken: sent + 30*msNs, End: sent + 650*msNs, Outcome: "finished", FinishReason: "length",
 				ChunkUsage: true, Stream: s + 1, Tokens: 32, Events: 32, Reads: 1}
 			if s < whole {
 				q.FirstToken = q.End
@@ -455,7 +458,7 @@ func TestPromptCacheFromTimings(t *testing.T) {
 // prefill read — those it did not find cached — over the time to first token.
 func TestPrefillReadsUncachedTokens(t *testing.T) {
 	cached := 21
-	run := &PrefillRun{Context: 1024, Attempts: 1, Request: Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs,
+	run := &PrefillRun{Context: 1024, Attempts: 1, Request: measure.Request{Sent: tBase, FirstToken: tBase + 500*msNs, End: tBase + 501*msNs,
 		Outcome: "finished", FinishReason: "length", Usage: &openai.Usage{PromptTokens: 1024, CompletionTokens: 1,
 			PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: &cached}}}}
 	row := ScorePrefill(run)

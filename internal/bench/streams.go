@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -49,7 +50,7 @@ type streamFigures struct {
 }
 
 // viewOf is request q's arrivals under the resolved counts.
-func viewOf(q *Request, counts []int, w span) streamView {
+func viewOf(q *measure.Request, counts []int, w span) streamView {
 	v := streamView{end: q.End}
 	if v.end == 0 || v.end > w.close {
 		v.end = w.close
@@ -64,7 +65,7 @@ func viewOf(q *Request, counts []int, w span) streamView {
 
 // perStream computes TPOT, chunk gaps and stalls over the window from every
 // request's view (TPOT: tpotSpan).
-func perStream(views []streamView, reqs []Request, w span) streamFigures {
+func perStream(views []streamView, reqs []measure.Request, w span) streamFigures {
 	var f streamFigures
 	for i, v := range views {
 		f.inFlightNs += inFlight(&reqs[i], w)
@@ -79,7 +80,7 @@ func perStream(views []streamView, reqs []Request, w span) streamFigures {
 	}
 	slices.Sort(f.tpots)
 	slices.Sort(f.itl)
-	f.threshold = max(stallFloor, time.Duration(stallGaps*quantile(f.itl, 0.5)*1e6))
+	f.threshold = max(stallFloor, time.Duration(stallGaps*stats.Quantile(f.itl, 0.5)*1e6))
 	for i, v := range views {
 		f.addSilences(v, reqs[i].FirstToken, w)
 	}
@@ -159,6 +160,6 @@ func chunkGaps(sorted []float64) *rundoc.ChunkGaps {
 	if len(sorted) == 0 {
 		return nil
 	}
-	return &rundoc.ChunkGaps{P50: stats.Round(quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, MinSamplesP90),
-		P99: tail(sorted, 0.99, MinSamplesP99), Samples: len(sorted)}
+	return &rundoc.ChunkGaps{P50: stats.Round(stats.Quantile(sorted, 0.5), 2), P90: tail(sorted, 0.90, measure.MinSamplesP90),
+		P99: tail(sorted, 0.99, measure.MinSamplesP99), Samples: len(sorted)}
 }

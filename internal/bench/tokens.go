@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -23,7 +24,7 @@ type counting struct {
 // finished request, or its tokenize route on the request's text), spread over the
 // chunks; the tokens per chunk of the requests it counted; otherwise the client's
 // count, unverified. It changes nothing in reqs.
-func resolveCounts(reqs []Request) counting {
+func resolveCounts(reqs []measure.Request) counting {
 	c := counting{counts: make([][]int, len(reqs)), source: make([]string, len(reqs)), ratio: 1}
 	var serverTokens, clientTokens int // over the requests the server counted in total
 	var pending []int
@@ -69,8 +70,8 @@ func resolveCounts(reqs []Request) counting {
 }
 
 // serverTotal is the server's count of a request's tokens, where it gave one.
-func serverTotal(q *Request) (int, string, bool) {
-	if q.finished() && q.Usage != nil && q.Usage.CompletionTokens > 0 {
+func serverTotal(q *measure.Request) (int, string, bool) {
+	if q.Finished() && q.Usage != nil && q.Usage.CompletionTokens > 0 {
 		return q.Usage.CompletionTokens, rundoc.CountServerTotals, true
 	}
 	if q.TextTokens != nil && *q.TextTokens > 0 {

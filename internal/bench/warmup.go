@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -23,7 +24,7 @@ import (
 // from the server's own count, at most twice.
 func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *PrefillRun) {
 	run := &PrefillRun{Context: context}
-	policy := r.policy()
+	policy := r.Opts.RetryPolicy()
 	started := time.Now()
 	perWord := r.calPerWord
 	failures, corrections := 0, 0
@@ -37,15 +38,15 @@ func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *Pre
 			return nil, run
 		}
 		if err == nil && res.NotStreamed {
-			run.Request, run.Error = RecordOf(res, r.clock), openai.ErrNotStreamed.Error()
+			run.Request, run.Error = measure.RecordOf(res, r.clock), openai.ErrNotStreamed.Error()
 			return nil, run
 		}
 		if err == nil && res.Outcome.Success() {
-			run.Request = RecordOf(res, r.clock)
+			run.Request = measure.RecordOf(res, r.clock)
 			if res.Usage != nil && res.Usage.PromptTokens > 0 {
 				pctx.Actual = res.Usage.PromptTokens
 			}
-			if r.Server.Exact || context == 0 || res.Usage == nil || relDiff(pctx.Actual, context) <= 0.01 || corrections >= 2 {
+			if r.Server.Exact || context == 0 || res.Usage == nil || measure.RelDiff(pctx.Actual, context) <= 0.01 || corrections >= 2 {
 				return pctx, run
 			}
 			// Sized from a ratio: the server's own count of this request corrects it.
@@ -57,7 +58,7 @@ func (r *Runner) warmUp(ctx context.Context, context int) (*prompt.Context, *Pre
 		}
 		var retryAfter time.Duration
 		if err == nil {
-			run.Request = RecordOf(res, r.clock)
+			run.Request = measure.RecordOf(res, r.clock)
 			err, retryAfter = res.Err, res.RetryAfter
 		} else {
 			var herr *openai.HTTPError
@@ -100,7 +101,7 @@ func (r *Runner) coldRequest(ctx context.Context, context int, perWord float64) 
 		return nil, nil, err
 	}
 	res := r.Server.Send(ctx, pctx.Payload(0), 1, nil, false)
-	r.Opts.Events.Request(r.meta(EventMeta{Phase: "warmup", Context: context, Concurrency: 1}), RecordOf(res, r.clock))
+	r.Opts.Events.Request(r.meta(measure.EventMeta{Phase: "warmup", Context: context, Concurrency: 1}), measure.RecordOf(res, r.clock))
 	return pctx, res, nil
 }
 
@@ -138,8 +139,8 @@ func (r *Runner) warmSlots(ctx context.Context, pctx *prompt.Context, n, warmed 
 			slot = openai.Ptr(k)
 		}
 		wg.Go(func() {
-			res := r.Server.send(ctx, pctx.Payload(i), 1, nil, false, slot)
-			r.Opts.Events.Request(r.meta(EventMeta{Phase: "warmup", Context: pctx.Target, Concurrency: want}), RecordOf(res, r.clock))
+			res := r.Server.SendIn(ctx, pctx.Payload(i), 1, nil, false, slot)
+			r.Opts.Events.Request(r.meta(measure.EventMeta{Phase: "warmup", Context: pctx.Target, Concurrency: want}), measure.RecordOf(res, r.clock))
 		})
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -27,7 +28,7 @@ type Cell struct {
 // NewCell plans a cell of streams concurrent requests of maxTokens output tokens to
 // the server at base; startTimeout bounds the wait for every stream's first token.
 func NewCell(base string, streams, maxTokens int, nonce string, startTimeout time.Duration) *Cell {
-	srv := &bench.Server{
+	srv := &measure.Server{
 		Client: openai.NewClient(base+"/v1", "", streams), Model: "zerostream", API: prompt.Chat,
 		IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
 		Counter: fixedCounter{}, Exact: true,
@@ -39,7 +40,7 @@ func NewCell(base string, streams, maxTokens int, nonce string, startTimeout tim
 	bench.Plan(doc, rundoc.Limits{})
 	prog := &countingProgress{}
 	return &Cell{
-		runner: &bench.Runner{Server: srv, Opts: bench.Options{Progress: prog, Nonce: nonce, StartTimeout: startTimeout}},
+		runner: &bench.Runner{Server: srv, Opts: measure.Options{Progress: prog, Nonce: nonce, StartTimeout: startTimeout}},
 		doc:    doc,
 		prog:   prog,
 	}
@@ -48,7 +49,7 @@ func NewCell(base string, streams, maxTokens int, nonce string, startTimeout tim
 // Run runs the cell until ctx ends; an ending context is not an error.
 func (c *Cell) Run(ctx context.Context) error {
 	err := c.runner.Run(ctx, c.doc)
-	if errors.Is(err, bench.ErrInterrupted) {
+	if errors.Is(err, measure.ErrInterrupted) {
 		return nil
 	}
 	return err

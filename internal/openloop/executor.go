@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 )
@@ -15,9 +15,9 @@ import (
 // retries) replaces it without touching the schedule or the scoring.
 type sendFunc func(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult
 
-// RateRequest is one request of a rate cell as the executor saw it. Scheduled is the
-// time every latency is measured from: its place on the schedule, or, at rate inf
-// (no schedule), when its slot let it go.
+// RateRequest is one request of a rate cell as the executor saw it, on the wall
+// clock. Scheduled is the time every latency is measured from: its place on the
+// schedule, or, at rate inf (no schedule), when its slot let it go.
 type RateRequest struct {
 	Index        int
 	Scheduled    time.Time
@@ -25,6 +25,24 @@ type RateRequest struct {
 	InputTarget  int       // prompt tokens asked
 	OutputTarget int       // output tokens asked
 	Result       *openai.StreamResult
+}
+
+// Record is the request as it is scored and logged: the core's record, its times
+// and schedule on c.
+func (r *RateRequest) Record(c measure.Clock) measure.Request {
+	q := measure.RecordOf(r.Result, c)
+	q.Index, q.Scheduled, q.Slot = r.Index, c.NS(r.Scheduled), c.NS(r.Slot)
+	q.InputTarget, q.OutputTarget = r.InputTarget, r.OutputTarget
+	return q
+}
+
+// Records are a cell's requests as they are scored and logged (RateRequest.Record).
+func Records(reqs []RateRequest, c measure.Clock) []measure.Request {
+	out := make([]measure.Request, len(reqs))
+	for i := range reqs {
+		out[i] = reqs[i].Record(c)
+	}
+	return out
 }
 
 // rateExecutor runs one cell's schedule open loop: each request is sent at its
@@ -134,17 +152,6 @@ dispatch:
 		}
 	}
 	return reqs, start
-}
-
-// tokenObserver feeds a live display with tokens as they stream in.
-type tokenObserver struct{ progress bench.Progress }
-
-func (o tokenObserver) FirstToken(time.Time) {}
-
-func (o tokenObserver) Tokens(_ time.Time, n int) {
-	if o.progress != nil {
-		o.progress.Tokens(n)
-	}
 }
 
 // slotQueue hands the client's concurrency slots to requests first come, first

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -47,7 +48,7 @@ func TestRateIntervalsCoverage(t *testing.T) {
 	truthShare := 1 - math.Exp(-80.0/50)
 	in := map[string]int{}
 	for i := range cells {
-		cell := ScoreRate(jitteredRate(uint64(i+1), n, 20, ttftMean, gap), RateInput{Rate: 10, Arrival: "constant", SLO: &rundoc.SLO{TTFTMs: &slo, Target: 0.5}})
+		cell := ScoreRate(Records(jitteredRate(uint64(i+1), n, 20, ttftMean, gap), measure.Clock{}), RateInput{Rate: 10, Arrival: "constant", SLO: &rundoc.SLO{TTFTMs: &slo, Target: 0.5}})
 		ri := cell.RateIntervals
 		if ri == nil || ri.TTFTMs == nil || ri.TTFTMs.P50 == nil || ri.TTFTMs.P90 == nil || ri.ITLMs == nil || ri.ITLMs.P50 == nil || ri.SLOMetRatioCI == nil || ri.GoodputRPSCI == nil {
 			t.Fatalf("cell %d: intervals %+v", i, ri)

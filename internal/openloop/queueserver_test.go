@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
-	"github.com/llmbench/llmbench/internal/prompt"
-	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // queueServer is an OpenAI-compatible server with exactly known timing, for open-loop
@@ -133,12 +134,12 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), 400)
 		return
 	}
-	if req.MaxTokens == bench.CheckMaxTokens {
+	if req.MaxTokens == measure.CheckMaxTokens {
 		// The stream check before the first cell: answered at once, outside the queue
 		// and its log, so that the hand-computed schedules count the cells' arrivals.
 		w.Header().Set("Content-Type", "text/event-stream")
-		for k := range bench.CheckMaxTokens {
-			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == bench.CheckMaxTokens-1])
+		for k := range measure.CheckMaxTokens {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},\"finish_reason\":%s}]}\n\n", map[bool]string{true: `"length"`, false: "null"}[k == measure.CheckMaxTokens-1])
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		return
@@ -223,27 +224,53 @@ func (q *queueServer) byArrival() []*served {
 	return append([]*served(nil), q.log...)
 }
 
-func newQueueTestServer(srv *httptest.Server) *bench.Server {
-	client := openai.NewClient(srv.URL+"/v1", "", 256)
-	return &bench.Server{
-		Client: client, Model: "fake", API: prompt.Chat, IgnoreEOS: true, IgnoreEOSKnown: true, ContinuousUsage: true,
-		Counter: &prompt.TokenizeCounter{Client: client, URL: srv.URL + "/tokenize"}, Exact: true,
+// flushErrors pairs every request the client saw with the server's log of when it
+// flushed that request's first token: the client's error in TTFT (both TTFTs count
+// from the same scheduled time, so the difference is all of it), in ms, sorted.
+func flushErrors(t *testing.T, q *queueServer, run rateRun) []float64 {
+	t.Helper()
+	flush := q.firstFlush()
+	var errs []float64
+	for key, res := range run.sent {
+		at, ok := flush[key]
+		if !ok || res.FirstToken.IsZero() {
+			t.Fatalf("request %q: the server flushed no first token, or the client saw none", key)
+		}
+		errs = append(errs, math.Abs(float64(res.FirstToken.Sub(at))/1e6))
 	}
+	slices.Sort(errs)
+	return errs
 }
 
-func newRateRun(cfg rundoc.RateConfig, duration time.Duration) *rundoc.Run {
-	seed := int64(1)
-	if cfg.Arrival == "" {
-		cfg.Arrival = "constant"
+// onSchedule drives a cell up to three times, until the client measured the TTFTs
+// as the server's log has them — median error under 1 ms, nine in ten within
+// timingTolerance: a loaded machine stalls this process now and then, on either side
+// of the socket, never by design — and held the schedule (every request sent within
+// 5 ms of when it could go: the hand-computed truth assumes requests left on time).
+// It fails when no attempt measured that well; onTime is false when none held the
+// schedule — the cells then say so (client_send_lag_ms, and client_lagged past the
+// threshold) — and the caller skips the checks against hand-computed truth.
+func onSchedule(t *testing.T, attempt func() (*queueServer, rateRun)) (q *queueServer, run rateRun, onTime bool) {
+	t.Helper()
+	measuredOK := false
+	for try := 1; try <= 3; try++ {
+		var r rateRun
+		q, r = attempt()
+		errs := flushErrors(t, q, r)
+		median, p90, worst := stats.Quantile(errs, 0.5), stats.Quantile(errs, 0.9), errs[len(errs)-1]
+		lag := maxSendLag(r.events)
+		t.Logf("attempt %d: TTFT error vs the server's flush log over %d requests: median %.3f ms, p90 %.3f ms, max %.3f ms; latest send %s after it could go",
+			try, len(errs), median, p90, worst, lag.Round(time.Microsecond))
+		ok := median <= 1 && p90 <= timingTolerance
+		measuredOK = measuredOK || ok
+		run = r
+		if ok && lag <= 5*time.Millisecond {
+			return q, r, true
+		}
 	}
-	if cfg.LenDist == "" {
-		cfg.LenDist = "fixed"
+	if !measuredOK {
+		t.Errorf("no attempt measured the TTFTs within 1 ms (median) and %.0f ms (p90) of the server's exact timing", timingTolerance)
 	}
-	if cfg.DrainTimeoutS == 0 {
-		cfg.DrainTimeoutS = 30
-	}
-	doc := &rundoc.Run{SchemaVersion: rundoc.SchemaVersion, ID: "rate-test",
-		Config: rundoc.Config{DurationS: duration.Seconds(), API: "chat", Seed: &seed, Rate: &cfg, DecodeTest: "request-rate"}}
-	PlanRates(doc)
-	return doc
+	t.Log("the machine was too loaded for the client to hold the schedule: the hand-computed figures are not checked")
+	return q, run, false
 }

@@ -2,60 +2,35 @@ package openloop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
-	"github.com/llmbench/llmbench/internal/power"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
-// Options configure a Runner: what of the run beside the server the open loop reads.
-type Options struct {
-	// Checkpoint is called after every cell with the document so far.
-	Checkpoint func(*rundoc.Run) error
-	// Events, if set, receives every request and what scoring each cell needs.
-	Events *bench.EventLog
-	// Progress, if set, is told what is happening.
-	Progress bench.Progress
-	// NewMonitor, if set, makes a server-metrics sampler for each cell.
-	NewMonitor func() bench.Monitor
-	// Nonce is the run's unique id; Attempt names this run invocation in the events
-	// log (default: Nonce).
-	Nonce   string
-	Attempt string
-	// Retry is the stream check's policy for a request that does not succeed
-	// (default bench.DefaultRetryPolicy); a cell's requests are never retried.
-	Retry *bench.RetryPolicy
-	// Telemetry, if set, meters the server's machine over every cell; Price, if set,
-	// is what the machine costs.
-	Telemetry power.Telemetry
-	Price     *rundoc.Price
-}
-
 // Runner measures an open-loop run: a cell per rate of the document's plan, or a
 // --find-max-rate search, each cell planned (schedule, lengths, prompts), executed
 // open loop and scored by ScoreRate.
 type Runner struct {
-	Server *bench.Server
-	Opts   Options
+	Server *measure.Server
+	Opts   measure.Options
 	// Send, if set, replaces the executor's send (tests; a richer request executor).
 	Send sendFunc
 
 	// The invocation's clock and attempt id, which its events carry.
-	clock   bench.Clock
+	clock   measure.Clock
 	attempt string
 }
 
 // Run measures every pending cell of doc, checkpointing after each. On cancellation
-// the cell in progress is marked interrupted and bench.ErrInterrupted returned.
+// the cell in progress is marked interrupted and measure.ErrInterrupted returned.
 func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	cfg := doc.Config.Rate
 	if cfg == nil {
@@ -65,29 +40,21 @@ func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	if doc.Config.Seed != nil {
 		builder.Seed = *doc.Config.Seed
 	}
-	r.clock, r.attempt = bench.NewClock(), r.Opts.Attempt
-	if r.attempt == "" {
-		r.attempt = r.Opts.Nonce
-	}
+	r.clock, r.attempt = measure.NewClock(), r.Opts.AttemptID()
 	r.Opts.Events.Attempt(r.attempt, r.clock)
-	checkpoint := func() error {
-		if r.Opts.Checkpoint == nil {
-			return nil
-		}
-		return r.Opts.Checkpoint(doc)
-	}
-	if err := r.preflight(ctx, doc, builder, checkpoint); err != nil {
+	checkpoint := func() error { return r.Opts.Save(doc) }
+	if err := r.preflight(ctx, doc, builder); err != nil {
 		return err
 	}
-	measure := func(i int) error {
+	measureCell := func(i int) error {
 		cell := &doc.Rate[i]
 		if r.Opts.Progress != nil {
 			total := len(doc.Rate)
 			if cfg.Search != nil {
 				total = max(total, cfg.Search.MaxSteps)
 			}
-			if pp, ok := r.Opts.Progress.(bench.PlanProgress); ok {
-				pp.Left(bench.PlanLeft{Windows: time.Duration(total-i) * doc.Config.Duration()})
+			if pp, ok := r.Opts.Progress.(measure.PlanProgress); ok {
+				pp.Left(measure.PlanLeft{Windows: time.Duration(total-i) * doc.Config.Duration()})
 			}
 			r.Opts.Progress.Step(fmt.Sprintf("rate %s req/s", cell.RateRPS), i, total, doc.Config.Duration())
 		}
@@ -97,7 +64,7 @@ func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 			if err := checkpoint(); err != nil {
 				return err
 			}
-			return bench.ErrInterrupted
+			return measure.ErrInterrupted
 		}
 		if r.Opts.Progress != nil {
 			r.Opts.Progress.Log(rateLine(cell))
@@ -108,34 +75,34 @@ func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 		for {
 			var tried []rundoc.RateCell
 			for _, c := range doc.Rate {
-				if bench.StatusDone(c.Status) {
+				if measure.StatusDone(c.Status) {
 					tried = append(tried, c)
 				}
 			}
 			// A cell interrupted mid-search is measured again.
-			doc.Rate = slices.DeleteFunc(doc.Rate, func(c rundoc.RateCell) bool { return !bench.StatusDone(c.Status) })
+			doc.Rate = slices.DeleteFunc(doc.Rate, func(c rundoc.RateCell) bool { return !measure.StatusDone(c.Status) })
 			next, done, out := NextSearchRate(*cfg.Search, tried)
 			doc.MaxRate = &out
 			if done {
 				break
 			}
 			if ctx.Err() != nil {
-				return bench.ErrInterrupted
+				return measure.ErrInterrupted
 			}
 			doc.Rate = append(doc.Rate, rundoc.RateCell{RateRPS: next, Arrival: cfg.Arrival, Status: rundoc.StatusPending, SearchStep: len(tried) + 1})
-			if err := measure(len(doc.Rate) - 1); err != nil {
+			if err := measureCell(len(doc.Rate) - 1); err != nil {
 				return err
 			}
 		}
 	} else {
 		for i := range doc.Rate {
-			if bench.StatusDone(doc.Rate[i].Status) {
+			if measure.StatusDone(doc.Rate[i].Status) {
 				continue
 			}
 			if ctx.Err() != nil {
-				return bench.ErrInterrupted
+				return measure.ErrInterrupted
 			}
-			if err := measure(i); err != nil {
+			if err := measureCell(i); err != nil {
 				return err
 			}
 		}
@@ -193,14 +160,14 @@ func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell,
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
 		res := send(ctx, *pc.set.PrefixPayload, 1, nil)
-		r.Opts.Events.Request(bench.EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, bench.RecordOf(res, r.clock))
+		r.Opts.Events.Request(measure.EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, measure.RecordOf(res, r.clock))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
 			return
 		}
 	}
 	drain := time.Duration(cfg.DrainTimeoutS * float64(time.Second))
-	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: tokenObserver{r.Opts.Progress}, startDelay: 10 * time.Millisecond}
+	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: measure.TokenObserver{Progress: r.Opts.Progress}, startDelay: 10 * time.Millisecond}
 	reqs, metrics, clientCPU := r.execute(ctx, exec, pc, cell.RateRPS, doc.Config.Duration())
 	if ctx.Err() != nil {
 		return // the caller marks the cell interrupted
@@ -271,7 +238,7 @@ func (r *Runner) sender() sendFunc {
 // a rate-inf burst arrives at once, so its gauges are read for the whole cell), and
 // returns its requests, the gauges and the client's share of the CPUs.
 func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCell, rate rundoc.Rate, duration time.Duration) ([]RateRequest, *rundoc.ServerMetrics, float64) {
-	var monitor bench.Monitor
+	var monitor measure.Monitor
 	if r.Opts.NewMonitor != nil {
 		monitor = r.Opts.NewMonitor()
 	}
@@ -280,7 +247,7 @@ func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCe
 		if monitor == nil {
 			return
 		}
-		metrics = bench.StopMonitor(monitor)
+		metrics = measure.StopMonitor(monitor)
 		monitor = nil
 	}
 	if !rate.IsInf() {
@@ -289,9 +256,9 @@ func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCe
 	if monitor != nil {
 		monitor.Start(ctx, min(500*time.Millisecond, max(100*time.Millisecond, duration/8)))
 	}
-	cpuStart, wallStart := bench.CPUTime(), time.Now()
+	cpuStart, wallStart := measure.CPUTime(), time.Now()
 	reqs, _ := exec.run(ctx, pc.plan, pc.set.Payloads)
-	cpu, wall := bench.CPUTime()-cpuStart, time.Since(wallStart)
+	cpu, wall := measure.CPUTime()-cpuStart, time.Since(wallStart)
 	stopMonitor()
 	clientCPU := 0.0
 	if wall > 0 && cpu > 0 {
@@ -303,63 +270,32 @@ func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCe
 // score logs the cell's requests and what scoring them needs, and scores them in the
 // form the log holds them.
 func (r *Runner) score(ctx context.Context, cellNo int, reqs []RateRequest, in RateInput) rundoc.RateCell {
-	evs := make([]Event, len(reqs))
-	for i := range reqs {
-		evs[i] = rateEvent(r.attempt, cellNo, &reqs[i], r.clock)
-		r.Opts.Events.Append(evs[i])
+	recs := Records(reqs, r.clock)
+	meta := measure.EventMeta{Attempt: r.attempt, Phase: "rate", Cell: cellNo}
+	for _, q := range recs {
+		r.Opts.Events.Request(meta, q)
 	}
-	logged := asLogged(evs)
-	in.Energy = r.energyInput(ctx, logged)
+	if r.Opts.Telemetry != nil || r.Opts.Price != nil {
+		start, end := rateSpan(recs)
+		in.Energy = r.Opts.ReadEnergy(ctx, start, end)
+	}
 	logRateCell(r.Opts.Events, r.attempt, cellNo, in)
-	return ScoreRate(logged, in)
+	return ScoreRate(recs, in)
 }
 
-// energyInput reads the meter over a cell's span, when the run is metered or priced.
-func (r *Runner) energyInput(ctx context.Context, reqs []RateRequest) *bench.EnergyInput {
-	if r.Opts.Telemetry == nil && r.Opts.Price == nil {
+// preflight is the stream check (measure.Preflight) before the first schedule: a
+// server that does not stream, or cannot generate at all, stops the run before any
+// arrival is sent, with the reason in the document. A run with nothing left to
+// measure skips it.
+func (r *Runner) preflight(ctx context.Context, doc *rundoc.Run, builder *prompt.Builder) error {
+	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool { return !measure.StatusDone(c.Status) }) {
 		return nil
 	}
-	in := &bench.EnergyInput{Price: r.Opts.Price}
-	if r.Opts.Telemetry == nil {
-		return in
-	}
-	start, end := rateSpan(reqs)
-	tr := power.Trace{Problem: "no request of the cell ended: it has no span to meter"}
-	if end.After(start) {
-		tr = r.Opts.Telemetry.Summary(ctx, start, end)
-	}
-	in.Trace = &tr
-	return in
-}
-
-// preflight is the closed loop's stream check (bench.CheckStream) before the first
-// schedule: a server that does not stream, or cannot generate at all, stops the run
-// before any arrival is sent, with the reason in the document. A run with nothing
-// left to measure skips it.
-func (r *Runner) preflight(ctx context.Context, doc *rundoc.Run, builder *prompt.Builder, checkpoint func() error) error {
-	if doc.Config.Rate.Search == nil && !slices.ContainsFunc(doc.Rate, func(c rundoc.RateCell) bool { return !bench.StatusDone(c.Status) }) {
-		return nil
-	}
-	check, err := bench.CheckStream(ctx, r.Server, builder, r.Opts.Retry)
-	if ctx.Err() != nil {
-		return bench.ErrInterrupted
-	}
-	doc.StreamCheck = check
-	switch {
-	case errors.Is(err, bench.ErrNotStreaming):
+	return measure.Preflight(ctx, r.Server, builder, &r.Opts, doc, func(reason string) {
 		for i := range doc.Rate {
-			if c := &doc.Rate[i]; !bench.StatusDone(c.Status) {
-				c.Status, c.Reason = rundoc.StatusFailed, "the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed"
+			if c := &doc.Rate[i]; !measure.StatusDone(c.Status) {
+				c.Status, c.Reason = rundoc.StatusFailed, reason
 			}
 		}
-		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")
-	case errors.Is(err, bench.ErrCannotGenerate):
-		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
-	default:
-		return nil
-	}
-	if cerr := checkpoint(); cerr != nil {
-		return cerr
-	}
-	return err
+	})
 }

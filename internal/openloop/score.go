@@ -1,15 +1,13 @@
 package openloop
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/openai"
-	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -39,23 +37,12 @@ type RateInput struct {
 	SearchStep int `json:"search_step,omitempty"`
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
-	Energy *bench.EnergyInput `json:"energy,omitempty"`
+	Energy *measure.EnergyInput `json:"energy,omitempty"`
 }
 
-// Thresholds of the rate checks, each a judgement stated once.
+// Thresholds of the rate cell's saturation evidence, each a judgement stated once
+// (its validity rules' are measure's; evidence.go says what the cell gives them).
 const (
-	// uniqueCacheTolerance: cached tokens a unique prompt may show beyond the template
-	// (a cache block that the template and a first word filled).
-	uniqueCacheTolerance = 64
-	// prefixBlockSlack: a block-granular cache holds the shared prefix rounded down
-	// to whole blocks (vLLM: 16 tokens; allow two).
-	prefixBlockSlack = 32
-	// lateSend is how late the client may send a request (against its schedule or its
-	// slot) before the request counts as late; more than lateShare of them, or a
-	// median over lateMedian, and the latencies are partly the client's.
-	lateSend   = 50 * time.Millisecond
-	lateShare  = 0.01
-	lateMedian = 5 * time.Millisecond
 	// ttftRise: TTFT whose median over the last third of the schedule is more than
 	// this many times the first third's, and more than ttftRiseMin above it, grew
 	// with a queue.
@@ -86,41 +73,39 @@ type requestTimes struct {
 	tokens            int
 }
 
-func timesOf(r *RateRequest) requestTimes {
+func timesOf(q *measure.Request) requestTimes {
 	var t requestTimes
-	res := r.Result
-	if res == nil {
-		res = &openai.StreamResult{Cancelled: true}
-	}
-	base := r.Scheduled
-	t.tokens = outputTokens(res)
-	t.failed = res.Err != nil
-	t.finished = res.Finished()
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	base := q.Scheduled
+	t.tokens = outputTokens(q)
+	t.failed = q.Error != ""
+	t.finished = q.Finished()
 	t.unfinished = !t.failed && !t.finished
-	if !r.Slot.IsZero() {
-		t.slotWait = ms(r.Slot.Sub(r.Scheduled))
-		if !res.Sent.IsZero() {
-			t.sendLag, t.hasSend = ms(res.Sent.Sub(r.Slot)), true
+	if wait, ok := q.SlotWait(); ok {
+		t.slotWait = ms(wait)
+		if q.Sent != 0 {
+			t.sendLag, t.hasSend = ms(q.Sent-q.Slot), true
 		}
 	}
-	if !res.FirstToken.IsZero() {
-		t.ttft, t.hasTTFT = latencySample{V: ms(res.FirstToken.Sub(base))}, true
-	} else if t.unfinished && !res.End.IsZero() {
-		t.ttft, t.hasTTFT = latencySample{V: ms(res.End.Sub(base)), Censored: true}, true
+	if q.FirstToken != 0 {
+		t.ttft, t.hasTTFT = latencySample{V: ms(q.FirstToken - base)}, true
+	} else if t.unfinished && q.End != 0 {
+		t.ttft, t.hasTTFT = latencySample{V: ms(q.End - base), Censored: true}, true
 	}
 	switch {
 	case t.finished:
-		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base))}, true
+		t.e2e, t.hasE2E = latencySample{V: ms(q.End - base)}, true
 		if t.tokens >= 2 && t.hasTTFT {
 			t.tpot, t.hasTPOT = latencySample{V: (t.e2e.V - t.ttft.V) / float64(t.tokens-1)}, true
 		}
-	case t.unfinished && !res.End.IsZero():
-		t.e2e, t.hasE2E = latencySample{V: ms(res.End.Sub(base)), Censored: true}, true
+	case t.unfinished && q.End != 0:
+		t.e2e, t.hasE2E = latencySample{V: ms(q.End - base), Censored: true}, true
 	}
-	for i := 1; i < len(res.Chunks); i++ {
-		c := res.Chunks[i]
-		g := ms(c.At.Sub(res.Chunks[i-1].At)) / float64(c.N)
-		for k := 0; k < c.N; k++ {
+	for i := 1; i < len(q.Chunks); i++ {
+		c := q.Chunks[i]
+		n := int(c[1])
+		g := ms(c[0]-q.Chunks[i-1][0]) / float64(n)
+		for k := 0; k < n; k++ {
 			t.gaps = append(t.gaps, g)
 		}
 	}
@@ -134,17 +119,17 @@ func timesOf(r *RateRequest) requestTimes {
 // exact, as vLLM defines it: (end − first token) / (tokens − 1). A server count below
 // the client's, or one that contradicts per-chunk counts, is not taken:
 // verifyTokens invalidates the cell instead.
-func outputTokens(res *openai.StreamResult) int {
-	if res.Finished() && res.Usage != nil && !res.ChunkUsage && res.Usage.CompletionTokens > res.Tokens {
-		return res.Usage.CompletionTokens
+func outputTokens(q *measure.Request) int {
+	if q.Finished() && q.Usage != nil && !q.ChunkUsage && q.Usage.CompletionTokens > q.Tokens {
+		return q.Usage.CompletionTokens
 	}
-	return res.Tokens
+	return q.Tokens
 }
 
 // ScoreRate computes a rate cell from what every request saw, as methodology.md
 // defines it. It is the one place those numbers come from: the live run and a
 // re-score of its events log both call it.
-func ScoreRate(reqs []RateRequest, in RateInput) rundoc.RateCell {
+func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	cell := rundoc.RateCell{RateRPS: in.Rate, Arrival: in.Arrival, Seed: in.Seed, Status: rundoc.StatusValid, SearchStep: in.SearchStep}
 	f := &rundoc.RateFigures{Requests: len(reqs), MaxConcurrency: in.MaxConcurrency, LatencyFrom: "scheduled", Server: in.Server}
 	if in.Rate.IsInf() {
@@ -155,15 +140,14 @@ func ScoreRate(reqs []RateRequest, in RateInput) rundoc.RateCell {
 	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
 	scoreSLO(f, s.times, s.span(), in.SLO)
-	verifyTokens(&cell, reqs, s.times, in)
-	clientChecks(&cell, s, in)
+	judge(&cell, evidence(f, reqs, s, in))
 	f.Saturation = saturationEvidence(reqs, s.times, f, in)
 	if len(f.Saturation) > 0 {
 		f.Flags = append(f.Flags, "saturated")
 	}
 	if f.FailedRequests > 0 {
 		f.Flags = append(f.Flags, "errors")
-		f.ErrorSamples = rateErrorSamples(reqs)
+		f.ErrorSamples = measure.ErrorSamples(reqs)
 	}
 	if f.UnfinishedRequests > 0 {
 		f.Flags = append(f.Flags, "unfinished")
@@ -175,25 +159,17 @@ func ScoreRate(reqs []RateRequest, in RateInput) rundoc.RateCell {
 		}
 	}
 	if in.Energy != nil {
-		cell.Energy = rateEnergy(s, f, *in.Energy)
+		// Over the span its throughput is measured on.
+		cell.Energy = in.Energy.Decode(measure.Time(s.firstSched), measure.Time(s.last), f.OutputTokens, f.TotalTokS)
 	}
 	return cell
 }
 
-// rateEnergy is a cell's energy over the span its throughput is measured on.
-func rateEnergy(s *rateSamples, f *rundoc.RateFigures, in bench.EnergyInput) *rundoc.CellEnergy {
-	ps := rundoc.PowerStats{Reason: "no telemetry"}
-	if in.Trace != nil {
-		ps = power.Score(*in.Trace, s.firstSched, s.last)
-	}
-	return power.DecodeEnergy(ps, f.OutputTokens, f.TotalTokS, in.Price)
-}
-
 // rateSpan is the span a cell's throughput and energy are measured on: its first
 // scheduled send to its last request's end.
-func rateSpan(reqs []RateRequest) (start, end time.Time) {
+func rateSpan(reqs []measure.Request) (start, end time.Time) {
 	s := gatherRate(reqs, &rundoc.RateFigures{})
-	return s.firstSched, s.last
+	return measure.Time(s.firstSched), measure.Time(s.last)
 }
 
 // rateSamples are a cell's per-request values, gathered once.
@@ -201,27 +177,23 @@ type rateSamples struct {
 	times                       []requestTimes
 	ttft, e2e, tpot, itl        []latencySample
 	slotWait, sendLag           []latencySample
-	late                        int // requests sent over lateSend late
-	firstSched, lastSched, last time.Time
+	late                        int   // requests sent over measure.LateSend late
+	firstSched, lastSched, last int64 // on the run's clock
 	coalesced                   bool
 }
 
 // gatherRate reads every request's times and counts outcomes and tokens into f.
-func gatherRate(reqs []RateRequest, f *rundoc.RateFigures) *rateSamples {
+func gatherRate(reqs []measure.Request, f *rundoc.RateFigures) *rateSamples {
 	s := &rateSamples{times: make([]requestTimes, len(reqs)), coalesced: coalesced(reqs)}
 	for i := range reqs {
-		r := &reqs[i]
-		t := timesOf(r)
+		q := &reqs[i]
+		t := timesOf(q)
 		s.times[i] = t
-		if s.firstSched.IsZero() || r.Scheduled.Before(s.firstSched) {
-			s.firstSched = r.Scheduled
+		if s.firstSched == 0 || q.Scheduled < s.firstSched {
+			s.firstSched = q.Scheduled
 		}
-		if r.Scheduled.After(s.lastSched) {
-			s.lastSched = r.Scheduled
-		}
-		if res := r.Result; res != nil && res.End.After(s.last) {
-			s.last = res.End
-		}
+		s.lastSched = max(s.lastSched, q.Scheduled)
+		s.last = max(s.last, q.End)
 		f.OutputTokens += t.tokens
 		switch {
 		case t.finished:
@@ -243,12 +215,12 @@ func gatherRate(reqs []RateRequest, f *rundoc.RateFigures) *rateSamples {
 		for _, g := range t.gaps {
 			s.itl = append(s.itl, latencySample{V: g})
 		}
-		if !r.Slot.IsZero() {
+		if q.Slot != 0 {
 			s.slotWait = append(s.slotWait, latencySample{V: t.slotWait})
 		}
 		if t.hasSend {
 			s.sendLag = append(s.sendLag, latencySample{V: t.sendLag})
-			if t.sendLag > ms(lateSend) {
+			if t.sendLag > measure.Millis(measure.LateSend) {
 				s.late++
 			}
 		}
@@ -261,10 +233,10 @@ func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	if span := s.span(); span > 0 {
 		f.DurationS = stats.Round(span, 3)
 		f.TotalTokS = stats.Round(float64(f.OutputTokens)/span, 2)
-		f.AchievedRPS = ptrRound(float64(f.CompletedRequests)/span, 3)
+		f.AchievedRPS = measure.RoundPtr(float64(f.CompletedRequests)/span, 3)
 	}
-	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched.After(s.firstSched) {
-		f.OfferedRPS = ptrRound(float64(n-1)/s.lastSched.Sub(s.firstSched).Seconds(), 3)
+	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched > s.firstSched {
+		f.OfferedRPS = measure.RoundPtr(float64(n-1)/time.Duration(s.lastSched-s.firstSched).Seconds(), 3)
 	}
 	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(s.ttft), latencyStats(s.e2e), latencyStats(s.tpot), latencyStats(s.itl)
 	rateIntervals(f, s)
@@ -274,7 +246,7 @@ func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 		f.SlotWaitMs = &st
 	}
 	if p := f.TPOTMs.P50; p != nil && *p > 0 {
-		f.PerRequestTokS = ptrRound(1000 / *p, 2)
+		f.PerRequestTokS = measure.RoundPtr(1000 / *p, 2)
 	}
 	if s.coalesced {
 		// Tokens came in few chunks: TPOT is still what a user saw (they got the
@@ -283,40 +255,14 @@ func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	}
 }
 
-// clientChecks flags what the client did to the latencies: waits for its own slots
-// (part of the latency, and said), and lateness that makes them partly its own.
-func clientChecks(cell *rundoc.RateCell, s *rateSamples, in RateInput) {
-	f := cell.RateFigures
-	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
-		f.Flags = append(f.Flags, "slot_wait")
-	}
-	if n := len(s.sendLag); n > 0 {
-		med := quantileOf(s.sendLag, 0.5)
-		if float64(s.late) > lateShare*float64(n) || med > ms(lateMedian) {
-			f.Flags = append(f.Flags, "client_lagged")
-			invalidate(cell, rundoc.RateClientLate.Write(strconv.Itoa(s.late), strconv.Itoa(n), lateSend.String(), strconv.FormatFloat(med, 'f', 1, 64)))
-		}
-	}
-	if in.ClientCPU > 0.9 {
-		f.Flags = append(f.Flags, "client_cpu_saturated")
-		invalidate(cell, rundoc.RateClientCPU.Write())
-	}
-}
-
-func invalidate(c *rundoc.RateCell, reason string) {
-	if c.Status == rundoc.StatusValid {
-		c.Status, c.Reason = rundoc.StatusInvalid, reason
-	}
-}
-
 // span is the cell's seconds from the first scheduled send to the last end: achieved
 // and goodput both divide by it unrounded, so that goodput equals achieved exactly
 // when every completed request met the SLO (duration_s is it rounded, for reading).
 func (s *rateSamples) span() float64 {
-	if s.firstSched.IsZero() || !s.last.After(s.firstSched) {
+	if s.firstSched == 0 || s.last <= s.firstSched {
 		return 0
 	}
-	return s.last.Sub(s.firstSched).Seconds()
+	return time.Duration(s.last - s.firstSched).Seconds()
 }
 
 // scoreSLO counts the requests that met every target. A request that failed or did
@@ -340,145 +286,17 @@ func scoreSLO(f *rundoc.RateFigures, times []requestTimes, span float64, slo *ru
 	ratio := stats.Round(float64(met)/float64(len(times)), 4)
 	f.SLOMetRatio = &ratio
 	if span > 0 {
-		f.GoodputRPS = ptrRound(float64(met)/span, 3)
+		f.GoodputRPS = measure.RoundPtr(float64(met)/span, 3)
 	}
 	sloIntervals(f, met, len(times), span)
 	meets := ratio >= slo.Target
 	f.MeetsSLO = &meets
 }
 
-// verifyChunkCounts compares the client's count of the finished requests' tokens
-// with the server's. More on the server's side means chunks carried several tokens:
-// the finished requests were counted by the server (outputTokens), which the flag
-// multi_token_chunks says; the unfinished ones, counted one per chunk, may then be
-// short by up to the finished requests' excess ratio, and the cell is not valid when
-// that bound passes bench.MaxCountBound of its tokens. Fewer on the server's side, or any
-// difference where the server counted every chunk, is a count the run cannot trust.
-func verifyChunkCounts(cell *rundoc.RateCell, reqs []RateRequest, client, server, unfinishedChunked int) {
-	if relDiff(client, server) <= 0.01 {
-		return
-	}
-	f := cell.RateFigures
-	perChunk := slices.ContainsFunc(reqs, func(r RateRequest) bool { return r.Result != nil && r.Result.ChunkUsage })
-	if perChunk || server < client {
-		invalidate(cell, fmt.Sprintf("client counted %d output tokens, the server %d", client, server))
-		return
-	}
-	f.Flags = append(f.Flags, "multi_token_chunks")
-	if unfinishedChunked == 0 || f.OutputTokens == 0 {
-		return
-	}
-	bound := float64(unfinishedChunked) * (float64(server)/float64(client) - 1) / float64(f.OutputTokens)
-	f.TokenCountBound = ptrRound(bound, 4)
-	if bound > bench.MaxCountBound {
-		invalidate(cell, fmt.Sprintf("chunks carry %.2f tokens on average and %d tokens of unfinished requests were counted one per chunk: the output count is bounded only to ±%.1f%%, more than %.0f%%",
-			float64(server)/float64(client), unfinishedChunked, 100*bound, 100*bench.MaxCountBound))
-	}
-}
-
-// verifyTokens checks the counts against the server's: output tokens, prompt lengths,
-// and the prefix cache (unique prompts must not hit it beyond the template; shared
-// prefixes must).
-func verifyTokens(cell *rundoc.RateCell, reqs []RateRequest, times []requestTimes, in RateInput) {
-	f := cell.RateFigures
-	var client, server, withUsage, prompted, asked, promptReqs, cached, cachedReqs int
-	var unfinishedChunked int // unfinished requests' tokens, counted one per chunk
-	for i := range reqs {
-		res := reqs[i].Result
-		if res == nil {
-			continue
-		}
-		if times[i].finished && (res.FinishReason != "length" || outputTokens(res) < reqs[i].OutputTarget) {
-			f.EndedEarly++
-		}
-		if !times[i].finished && !res.ChunkUsage {
-			unfinishedChunked += res.Tokens
-		}
-		if res.Usage == nil {
-			continue
-		}
-		if times[i].finished {
-			client += res.Tokens
-			server += res.Usage.CompletionTokens
-			withUsage++
-		}
-		if res.Usage.PromptTokens > 0 {
-			prompted += res.Usage.PromptTokens
-			asked += reqs[i].InputTarget
-			promptReqs++
-			if d := res.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-				cached += *d.CachedTokens
-				cachedReqs++
-			}
-		}
-	}
-	switch {
-	case withUsage == 0 && f.CompletedRequests > 0:
-		f.Flags = append(f.Flags, "token_counts_unverified")
-		invalidate(cell, "the server reported no usage: nothing verifies the client's token counts")
-	case withUsage > 0:
-		f.ServerOutputTokens = openai.Ptr(server)
-		verifyChunkCounts(cell, reqs, client, server, unfinishedChunked)
-	}
-	if f.EndedEarly > 0 {
-		f.Flags = append(f.Flags, "ended_early")
-		if in.IgnoreEOSKnown {
-			invalidate(cell, fmt.Sprintf("%d requests ended before their output length despite ignore_eos", f.EndedEarly))
-		}
-	}
-	if promptReqs > 0 {
-		f.PromptTokensMean = stats.Round(float64(prompted)/float64(promptReqs), 1)
-		f.PromptTokensTarget = stats.Round(float64(asked)/float64(promptReqs), 1)
-		if relDiff(prompted, asked) > 0.01 {
-			invalidate(cell, fmt.Sprintf("prompts averaged %.1f tokens, %.1f asked (more than 1%% off)", f.PromptTokensMean, f.PromptTokensTarget))
-		}
-	}
-	// The prefix cache: per-request cached tokens where the server reports them, its
-	// hit counters over the cell where it does not.
-	perRequest, have := 0.0, false
-	meanPrompt := f.PromptTokensMean
-	if cachedReqs > 0 {
-		f.CachedTokens = openai.Ptr(cached)
-		perRequest, have = float64(cached)/float64(cachedReqs), true
-		if prompted > 0 {
-			f.CacheHitRatio = ptrRound(float64(cached)/float64(prompted), 4)
-		}
-	} else if s := in.Server; s != nil && s.PrefixCacheQueries != nil && s.PrefixCacheHits != nil && *s.PrefixCacheQueries > 0 {
-		ratio := *s.PrefixCacheHits / *s.PrefixCacheQueries
-		f.CacheHitRatio = ptrRound(ratio, 4)
-		if meanPrompt == 0 {
-			meanPrompt = float64(in.Overhead + in.PrefixTokens)
-		}
-		perRequest, have = ratio*meanPrompt, meanPrompt > 0
-	}
-	if !have {
-		if in.PrefixTokens > 0 {
-			f.Flags = append(f.Flags, "prefix_unverified")
-		} else {
-			f.Flags = append(f.Flags, "uniqueness_unverified")
-		}
-		return
-	}
-	hi := float64(in.PrefixTokens + in.Overhead + uniqueCacheTolerance)
-	if perRequest > hi {
-		f.Flags = append(f.Flags, "prompts_shared")
-		if in.PrefixTokens == 0 {
-			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request: the prompts were not unique to it", perRequest))
-		} else {
-			invalidate(cell, fmt.Sprintf("the server found %.0f cached tokens per request, more than the %d-token shared prefix", perRequest, in.PrefixTokens))
-		}
-	}
-	if in.PrefixTokens > 0 && perRequest < float64(in.PrefixTokens-prefixBlockSlack)*0.9 {
-		// The server did not keep the shared prefix (evicted under load, or no prefix
-		// cache): the measurement is the server's, but not of the share asked.
-		f.Flags = append(f.Flags, "prefix_not_cached")
-	}
-}
-
 // saturationEvidence says why the cell's queue grew, if it did: TTFT rising through
 // the schedule, the server's waiting gauge, completions slower than arrivals, or
 // requests still unfinished at the drain timeout.
-func saturationEvidence(reqs []RateRequest, times []requestTimes, f *rundoc.RateFigures, in RateInput) []string {
+func saturationEvidence(reqs []measure.Request, times []requestTimes, f *rundoc.RateFigures, in RateInput) []string {
 	if in.Rate.IsInf() {
 		// A burst is beyond every rate by design: it measures the most the server
 		// completes, and its queue says nothing about a rate it could sustain.
@@ -492,7 +310,7 @@ func saturationEvidence(reqs []RateRequest, times []requestTimes, f *rundoc.Rate
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return reqs[a].Scheduled.Compare(reqs[b].Scheduled) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(reqs[a].Scheduled, reqs[b].Scheduled) })
 	for _, i := range idx {
 		if times[i].hasTTFT {
 			ordered = append(ordered, times[i].ttft.V)
@@ -525,20 +343,17 @@ func saturationEvidence(reqs []RateRequest, times []requestTimes, f *rundoc.Rate
 // (when the queue, if any, was short). achieved_rps is measured over the whole cell,
 // drain included, so the allowance keeps a slow but steady server from looking
 // saturated; one whose backlog grew finishes far later than that.
-func schedulePace(reqs []RateRequest, times []requestTimes) (float64, bool) {
+func schedulePace(reqs []measure.Request, times []requestTimes) (float64, bool) {
 	if len(reqs) < 9 {
 		return 0, false
 	}
 	first, last := reqs[0].Scheduled, reqs[0].Scheduled
 	for i := range reqs {
-		first = minTime(first, reqs[i].Scheduled)
-		if reqs[i].Scheduled.After(last) {
-			last = reqs[i].Scheduled
-		}
+		first, last = min(first, reqs[i].Scheduled), max(last, reqs[i].Scheduled)
 	}
 	var early []float64
 	for i := range reqs {
-		if reqs[i].Scheduled.Sub(first) <= last.Sub(first)/3 && times[i].hasE2E && !times[i].e2e.Censored {
+		if reqs[i].Scheduled-first <= (last-first)/3 && times[i].hasE2E && !times[i].e2e.Censored {
 			early = append(early, times[i].e2e.V)
 		}
 	}
@@ -546,15 +361,8 @@ func schedulePace(reqs []RateRequest, times []requestTimes) (float64, bool) {
 		return 0, false
 	}
 	slices.Sort(early)
-	span := last.Sub(first).Seconds() + stats.Quantile(early, 0.5)/1000
+	span := time.Duration(last-first).Seconds() + stats.Quantile(early, 0.5)/1000
 	return float64(len(reqs)) / span, span > 0
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // latencyStats summarises samples. A quantile is reported only with enough samples
@@ -587,20 +395,20 @@ func latencyStats(s []latencySample) rundoc.LatencyStats {
 		if a != b || math.IsInf(b, 0) || math.IsNaN(b) {
 			return nil
 		}
-		return ptrRound(a, 2)
+		return measure.RoundPtr(a, 2)
 	}
 	st.P50 = q(0.5, 1)
-	st.P90 = q(0.9, bench.MinSamplesP90)
-	st.P99 = q(0.99, bench.MinSamplesP99)
+	st.P90 = q(0.9, measure.MinSamplesP90)
+	st.P99 = q(0.99, measure.MinSamplesP99)
 	if st.Censored == 0 {
 		mean := sum / float64(len(s))
-		st.Mean = ptrRound(mean, 2)
+		st.Mean = measure.RoundPtr(mean, 2)
 		if len(s) >= 2 {
 			ss := 0.0
 			for _, x := range s {
 				ss += (x.V - mean) * (x.V - mean)
 			}
-			st.Stdev = ptrRound(math.Sqrt(ss/float64(len(s)-1)), 2)
+			st.Stdev = measure.RoundPtr(math.Sqrt(ss/float64(len(s)-1)), 2)
 		}
 	}
 	return st
@@ -617,58 +425,22 @@ func quantileOf(s []latencySample, p float64) float64 {
 
 // coalesced reports whether the cell's requests brought fewer than half as many
 // chunks as tokens: a server (or a proxy) that batches its stream.
-func coalesced(reqs []RateRequest) bool {
+func coalesced(reqs []measure.Request) bool {
 	chunks, tokens := 0, 0
 	for i := range reqs {
-		if res := reqs[i].Result; res != nil {
-			chunks += len(res.Chunks)
-			tokens += res.Tokens
-		}
+		chunks += len(reqs[i].Chunks)
+		tokens += reqs[i].Tokens
 	}
 	return tokens > 0 && 2*chunks < tokens
 }
 
 // peakInFlight is the most requests between send and end at one instant.
-func peakInFlight(reqs []RateRequest) int {
-	type edge struct {
-		at    time.Time
-		delta int
-	}
-	var edges []edge
+func peakInFlight(reqs []measure.Request) int {
+	var spans []measure.Span
 	for i := range reqs {
-		res := reqs[i].Result
-		if res == nil || res.Sent.IsZero() || res.End.IsZero() {
-			continue
-		}
-		edges = append(edges, edge{res.Sent, +1}, edge{res.End, -1})
-	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return a.delta - b.delta
-	})
-	peak, now := 0, 0
-	for _, e := range edges {
-		now += e.delta
-		peak = max(peak, now)
-	}
-	return peak
-}
-
-func rateErrorSamples(reqs []RateRequest) []string {
-	var out []string
-	for i := range reqs {
-		res := reqs[i].Result
-		if res == nil || res.Err == nil {
-			continue
-		}
-		if e := res.Err.Error(); !slices.Contains(out, e) {
-			out = append(out, e)
-			if len(out) == 3 {
-				break
-			}
+		if q := &reqs[i]; q.Sent != 0 && q.End != 0 {
+			spans = append(spans, measure.Span{From: q.Sent, To: q.End})
 		}
 	}
-	return out
+	return measure.PeakOverlap(spans)
 }

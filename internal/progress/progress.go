@@ -12,10 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
+
+	"github.com/llmbench/llmbench/internal/measure"
 )
 
 // Display shows a long run's state on w (stderr), and the run's own lines on out
@@ -36,10 +37,10 @@ type Display struct {
 	bar    *mpb.Bar
 	closed bool
 
-	// The plan's own durations (bench.PlanProgress): what its work still needed at
+	// The plan's own durations (measure.PlanProgress): what its work still needed at
 	// this step's start (left) and at the first step (first, at planAt), and this
 	// step's window (expect; 0 for a cold prompt read).
-	left, first    bench.PlanLeft
+	left, first    measure.PlanLeft
 	expect         time.Duration
 	stepAt, planAt time.Time
 	planned        bool
@@ -117,8 +118,8 @@ func (p *Display) Step(desc string, done, total int, expect time.Duration) {
 	bar.SetCurrent(int64(done))
 }
 
-// Left is bench.PlanProgress's: what the plan still needs as this step starts.
-func (p *Display) Left(pl bench.PlanLeft) {
+// Left is measure.PlanProgress's: what the plan still needs as this step starts.
+func (p *Display) Left(pl measure.PlanLeft) {
 	p.started()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -31,13 +31,9 @@ func writeCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 	if run.Config.Rate != nil || len(run.Rate) > 0 {
 		return writeRateCSV(w, run, opts)
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(csvColumns); err != nil {
+	cw, col, err := csvStart(w, csvColumns)
+	if err != nil {
 		return err
-	}
-	col := make(map[string]int, len(csvColumns))
-	for i, c := range csvColumns {
-		col[c] = i
 	}
 	for _, p := range run.Prefill {
 		rec := make([]string, len(csvColumns))
@@ -96,13 +92,7 @@ func csvFigure(set func(k, v string), k string, v float64) {
 }
 
 func csvDecodeRecord(c *rundoc.DecodeCell, col map[string]int) []string {
-	rec := make([]string, len(csvColumns))
-	set := func(k, v string) { rec[col[k]] = v }
-	setPtr := func(k string, v *float64) {
-		if v != nil {
-			set(k, num(*v))
-		}
-	}
+	rec, set, setPtr := csvRecord(len(csvColumns), col)
 	set("phase", "decode")
 	set("context", strconv.Itoa(c.Context))
 	set("concurrency", strconv.Itoa(c.Concurrency))
@@ -178,6 +168,24 @@ func csvPtr(set func(k, v string), k string, v *float64) {
 	if v != nil {
 		set(k, num(*v))
 	}
+}
+
+// csvStart writes the header row of columns, and maps each column to its place.
+func csvStart(w io.Writer, columns []string) (*csv.Writer, map[string]int, error) {
+	cw := csv.NewWriter(w)
+	col := make(map[string]int, len(columns))
+	for i, c := range columns {
+		col[c] = i
+	}
+	return cw, col, cw.Write(columns)
+}
+
+// csvRecord is an empty row of n columns, with its setters by column name: set a
+// text, setPtr a number that may be absent.
+func csvRecord(n int, col map[string]int) (rec []string, set func(k, v string), setPtr func(k string, v *float64)) {
+	rec = make([]string, n)
+	set = func(k, v string) { rec[col[k]] = v }
+	return rec, set, func(k string, v *float64) { csvPtr(set, k, v) }
 }
 
 // csvPowerStats writes a window's power figures: empty where unknown, the reason beside.

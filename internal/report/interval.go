@@ -109,29 +109,30 @@ func csvInterval(set func(k, v string), name string, iv *stats.Interval) {
 }
 
 func csvDecodeIntervals(set func(k, v string), c *rundoc.DecodeCell) {
-	ci := c.CellIntervals
-	if ci == nil {
-		return
-	}
-	csvInterval(set, "total_tok_s", ci.TotalTokSCI)
-	csvInterval(set, "ttft_ms", ci.TTFTMsCI)
-	csvInterval(set, "tbt_ms", ci.TBTMsCI)
-	set("ci_method", ci.CIMethod)
-	if len(ci.Repeats) > 0 {
-		set("repeats", strconv.Itoa(len(ci.Repeats)))
-		set("unstable", strconv.FormatBool(ci.Unstable))
+	if ci := c.CellIntervals; ci != nil {
+		csvIntervals(set, ci.CIMethod, len(ci.Repeats), &ci.Unstable,
+			map[string]*stats.Interval{"total_tok_s": ci.TotalTokSCI, "ttft_ms": ci.TTFTMsCI, "tbt_ms": ci.TBTMsCI})
 	}
 }
 
 func csvPrefillIntervals(set func(k, v string), p *rundoc.PrefillRow) {
-	pi := p.PrefillIntervals
-	if pi == nil {
-		return
+	if pi := p.PrefillIntervals; pi != nil {
+		csvIntervals(set, pi.CIMethod, len(pi.Repeats), nil,
+			map[string]*stats.Interval{"prompt_tok_s": pi.PromptTokSCI, "ttft_ms": pi.TTFTMsCI})
 	}
-	csvInterval(set, "prompt_tok_s", pi.PromptTokSCI)
-	csvInterval(set, "ttft_ms", pi.TTFTMsCI)
-	set("ci_method", pi.CIMethod)
-	if len(pi.Repeats) > 0 {
-		set("repeats", strconv.Itoa(len(pi.Repeats)))
+}
+
+// csvIntervals writes a measurement's intervals by name, how they were computed, and
+// its repeats (with whether they disagree, where it is judged: a cell's).
+func csvIntervals(set func(k, v string), method string, repeats int, unstable *bool, ivs map[string]*stats.Interval) {
+	for name, iv := range ivs {
+		csvInterval(set, name, iv)
+	}
+	set("ci_method", method)
+	if repeats > 0 {
+		set("repeats", strconv.Itoa(repeats))
+		if unstable != nil {
+			set("unstable", strconv.FormatBool(*unstable))
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // seedLacking is the seed's document with figures left out, as the site stores a
-// valid cell without one (store.Measured): cell 0 × 1 has no ttft_ms, 0 × 2 no
+// valid cell without one (metric.Measured): cell 0 × 1 has no ttft_ms, 0 × 2 no
 // total_tok_s, 0 × 4 no per_request_tok_s, 0 × 8 no tbt_ms; prefill 8K no ttft_ms,
 // 16K no prompt_tok_s.
 func seedLacking(t *testing.T) *rundoc.Run {

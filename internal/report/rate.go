@@ -215,17 +215,8 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		info = append(info, locale.T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
 	}
 	info = append(info, rateIntervalInfo(lang, f)...)
-	if s := f.Server; s != nil {
-		var g []string
-		if s.Running != nil {
-			g = append(g, locale.T(lang, "n_running", locale.T(lang, "n_mean_max", FormatNumber(lang, s.Running.Mean, 1), FormatNumber(lang, s.Running.Max, 0))))
-		}
-		if s.Waiting != nil {
-			g = append(g, locale.T(lang, "n_waiting", locale.T(lang, "n_mean_max", FormatNumber(lang, s.Waiting.Mean, 1), FormatNumber(lang, s.Waiting.Max, 0))))
-		}
-		if len(g) > 0 {
-			info = append(info, locale.T(lang, "n_server", strings.Join(g, ", ")))
-		}
+	if g := serverGauges(lang, f.Server, false); g != "" {
+		info = append(info, g)
 	}
 	return warnings, info
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"io"
 	"strconv"
 	"strings"
@@ -30,13 +29,9 @@ var rateCSVColumns = func() []string {
 }()
 
 func writeRateCSV(w io.Writer, run *rundoc.Run, opts Options) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(rateCSVColumns); err != nil {
+	cw, col, err := csvStart(w, rateCSVColumns)
+	if err != nil {
 		return err
-	}
-	col := make(map[string]int, len(rateCSVColumns))
-	for i, c := range rateCSVColumns {
-		col[c] = i
 	}
 	for i := range run.Rate {
 		rec := rateRecord(&run.Rate[i], col)
@@ -57,13 +52,7 @@ func writeRateCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 }
 
 func rateRecord(c *rundoc.RateCell, col map[string]int) []string {
-	rec := make([]string, len(rateCSVColumns))
-	set := func(k, v string) { rec[col[k]] = v }
-	opt := func(k string, v *float64) {
-		if v != nil {
-			set(k, num(*v))
-		}
-	}
+	rec, set, opt := csvRecord(len(rateCSVColumns), col)
 	set("rate_rps", c.RateRPS.String())
 	set("arrival", c.Arrival)
 	if c.SearchStep > 0 {

@@ -58,29 +58,6 @@ func textTable(t *testing.T, out, title string) [][]string {
 	return nil
 }
 
-func TestTextReproducesSeedTables(t *testing.T) {
-	seed := loadSeedTables(t)
-	out := render(t, readSeed(t), Options{Format: "text"})
-	for _, s := range append(seed.Header, seed.Notes...) {
-		if !strings.Contains(out, s) {
-			t.Errorf("text report lacks %q", s)
-		}
-	}
-	if diff := cmp.Diff(seed.Prefill, textTable(t, out, "Prefill —")); diff != "" {
-		t.Errorf("Prefill table (-seed +text):\n%s", diff)
-	}
-	var matrix [][]string
-	for _, r := range textTable(t, out, "Sustained decode —") {
-		matrix = append(matrix, r[1:])
-	}
-	if diff := cmp.Diff(seed.Matrix, matrix); diff != "" {
-		t.Errorf("Sustained decode table (-seed +text):\n%s", diff)
-	}
-	if diff := cmp.Diff(seed.All, textTable(t, out, "All measurements —")); diff != "" {
-		t.Errorf("All measurements table (-seed +text):\n%s", diff)
-	}
-}
-
 // mdTable returns the body rows of the Markdown table that follows the heading.
 func mdTableRows(t *testing.T, out, heading string) [][]string {
 	t.Helper()
@@ -107,6 +84,35 @@ func mdTableRows(t *testing.T, out, heading string) [][]string {
 	return rows[2:] // header and alignment rows
 }
 
+func TestTextReproducesSeedTables(t *testing.T) {
+	seed := loadSeedTables(t)
+	out := render(t, readSeed(t), Options{Format: "text"})
+	for _, s := range append(seed.Header, seed.Notes...) {
+		if !strings.Contains(out, s) {
+			t.Errorf("text report lacks %q", s)
+		}
+	}
+	checkSeedTables(t, seed, "text", func(title string) [][]string { return textTable(t, out, title+" —") })
+}
+
+// checkSeedTables compares a report's three tables, read from it by title, with the
+// seed's (the matrix without its row labels).
+func checkSeedTables(t *testing.T, seed seedTables, format string, table func(title string) [][]string) {
+	t.Helper()
+	var matrix [][]string
+	for _, r := range table("Sustained decode") {
+		matrix = append(matrix, r[1:])
+	}
+	for _, c := range []struct {
+		title     string
+		seed, got [][]string
+	}{{"Prefill", seed.Prefill, table("Prefill")}, {"Sustained decode", seed.Matrix, matrix}, {"All measurements", seed.All, table("All measurements")}} {
+		if diff := cmp.Diff(c.seed, c.got); diff != "" {
+			t.Errorf("%s table (-seed +%s):\n%s", c.title, format, diff)
+		}
+	}
+}
+
 func TestMarkdownReproducesSeedTables(t *testing.T) {
 	seed := loadSeedTables(t)
 	out := render(t, readSeed(t), Options{Format: "md"})
@@ -117,17 +123,5 @@ func TestMarkdownReproducesSeedTables(t *testing.T) {
 			t.Errorf("markdown report lacks %q", s)
 		}
 	}
-	if diff := cmp.Diff(seed.Prefill, mdTableRows(t, out, "Prefill")); diff != "" {
-		t.Errorf("Prefill table (-seed +md):\n%s", diff)
-	}
-	var matrix [][]string
-	for _, r := range mdTableRows(t, out, "Sustained decode") {
-		matrix = append(matrix, r[1:])
-	}
-	if diff := cmp.Diff(seed.Matrix, matrix); diff != "" {
-		t.Errorf("Sustained decode table (-seed +md):\n%s", diff)
-	}
-	if diff := cmp.Diff(seed.All, mdTableRows(t, out, "All measurements")); diff != "" {
-		t.Errorf("All measurements table (-seed +md):\n%s", diff)
-	}
+	checkSeedTables(t, seed, "md", func(title string) [][]string { return mdTableRows(t, out, title) })
 }

@@ -532,20 +532,8 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 	if d.CacheHitRatio != nil {
 		info = append(info, locale.T(lang, "n_cache_hit", FormatPercent(lang, *d.CacheHitRatio)))
 	}
-	if s := d.Server; s != nil {
-		var g []string
-		if s.Running != nil {
-			g = append(g, locale.T(lang, "n_running", locale.T(lang, "n_mean_max", FormatNumber(lang, s.Running.Mean, 1), FormatNumber(lang, s.Running.Max, 0))))
-		}
-		if s.Waiting != nil {
-			g = append(g, locale.T(lang, "n_waiting", locale.T(lang, "n_mean_max", FormatNumber(lang, s.Waiting.Mean, 1), FormatNumber(lang, s.Waiting.Max, 0))))
-		}
-		if s.KVUsage != nil {
-			g = append(g, locale.T(lang, "n_kv_usage", locale.T(lang, "n_mean_max", FormatPercent(lang, s.KVUsage.Mean), FormatPercent(lang, s.KVUsage.Max))))
-		}
-		if len(g) > 0 {
-			info = append(info, locale.T(lang, "n_server", strings.Join(g, ", ")))
-		}
+	if g := serverGauges(lang, d.Server, true); g != "" {
+		info = append(info, g)
 	}
 	if d.TTFTP90Ms != nil {
 		info = append(info, percentiles(lang, "TTFT", d.TTFTP90Ms, d.TTFTP99Ms, 0))
@@ -554,6 +542,32 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 		info = append(info, percentiles(lang, "TBT", d.TBTP90Ms, d.TBTP99Ms, 1))
 	}
 	return warnings, info
+}
+
+// serverGauges is what the server's gauges said during a measurement, as a line of
+// its details ("" when it has none): its running and waiting requests, and with kv
+// its KV cache's use (a rate cell's table shows none).
+func serverGauges(lang string, s *rundoc.ServerMetrics, kv bool) string {
+	if s == nil {
+		return ""
+	}
+	meanMax := func(m *rundoc.MinMean, decimals int) string {
+		return locale.T(lang, "n_mean_max", FormatNumber(lang, m.Mean, decimals), FormatNumber(lang, m.Max, 0))
+	}
+	var g []string
+	if s.Running != nil {
+		g = append(g, locale.T(lang, "n_running", meanMax(s.Running, 1)))
+	}
+	if s.Waiting != nil {
+		g = append(g, locale.T(lang, "n_waiting", meanMax(s.Waiting, 1)))
+	}
+	if kv && s.KVUsage != nil {
+		g = append(g, locale.T(lang, "n_kv_usage", locale.T(lang, "n_mean_max", FormatPercent(lang, s.KVUsage.Mean), FormatPercent(lang, s.KVUsage.Max))))
+	}
+	if len(g) == 0 {
+		return ""
+	}
+	return locale.T(lang, "n_server", strings.Join(g, ", "))
 }
 
 func percentiles(lang, name string, p90, p99 *float64, decimals int) string {

@@ -226,11 +226,15 @@ type RateFigures struct {
 	ServerOutputTokens *int    `json:"server_output_tokens,omitempty"`
 	// TokenCountBound is the relative bound on output_tokens where chunks carried
 	// several tokens and unfinished requests were counted one per chunk.
-	TokenCountBound *float64       `json:"token_count_bound,omitempty"`
-	CachedTokens    *int           `json:"cached_tokens,omitempty"`
-	CacheHitRatio   *float64       `json:"cache_hit_ratio,omitempty"`
-	EndedEarly      int            `json:"ended_early,omitempty"`
-	Server          *ServerMetrics `json:"server_metrics,omitempty"`
+	TokenCountBound *float64 `json:"token_count_bound,omitempty"`
+	CachedTokens    *int     `json:"cached_tokens,omitempty"`
+	CacheHitRatio   *float64 `json:"cache_hit_ratio,omitempty"`
+	EndedEarly      int      `json:"ended_early,omitempty"`
+	// EarlyEndLoss is the share of the finished requests that ended before their
+	// output length: the most the SLO-met ratio and an E2E percentile's rank can have
+	// moved (more than 3%: not valid, docs/run.md).
+	EarlyEndLoss *float64       `json:"early_end_loss,omitempty"`
+	Server       *ServerMetrics `json:"server_metrics,omitempty"`
 
 	// Saturation lists the evidence that the queue grew (flags then has "saturated").
 	Saturation   []string `json:"saturation,omitempty"`

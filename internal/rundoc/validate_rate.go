@@ -78,6 +78,7 @@ func (v *validator) rates(r *Run, predicted bool) {
 		v.optNumber(f+".goodput_rps", fig.GoodputRPS, MaxRPS)
 		v.ratio(f+".slo_met_ratio", fig.SLOMetRatio)
 		v.ratio(f+".cache_hit_ratio", fig.CacheHitRatio)
+		v.ratio(f+".early_end_loss", fig.EarlyEndLoss)
 		v.number(f+".prompt_tokens_mean", fig.PromptTokensMean, MaxTokens)
 		v.latency(f+".ttft_ms", &fig.TTFTMs)
 		v.latency(f+".tpot_ms", &fig.TPOTMs)

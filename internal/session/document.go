@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -46,20 +47,23 @@ func newRunDocument(c *Config) (*rundoc.Run, error) {
 	return newDocument(c, cfg), nil
 }
 
+// flagValue is a flag's value read by parse; an error names the flag.
+func flagValue[T any](flag, value string, parse func(string) (T, error)) (T, error) {
+	v, err := parse(value)
+	if err != nil {
+		return v, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return v, nil
+}
+
 // matrixConfig is the closed-loop plan c asks for.
 func matrixConfig(c *Config) (rundoc.Config, error) {
 	var cfg rundoc.Config
-	contexts, err := rundoc.ParseTokenList(c.Contexts)
-	if err != nil {
-		return cfg, fmt.Errorf("--contexts: %w", err)
-	}
-	concurrency, err := rundoc.ParseIntList(c.Concurrency)
-	if err != nil {
-		return cfg, fmt.Errorf("--concurrency: %w", err)
-	}
-	prefill, err := rundoc.ParseTokenList(c.Prefill)
-	if err != nil {
-		return cfg, fmt.Errorf("--prefill: %w", err)
+	contexts, errC := flagValue("contexts", c.Contexts, rundoc.ParseTokenList)
+	concurrency, errN := flagValue("concurrency", c.Concurrency, rundoc.ParseIntList)
+	prefill, errP := flagValue("prefill", c.Prefill, rundoc.ParseTokenList)
+	if err := cmp.Or(errC, errN, errP); err != nil {
+		return cfg, err
 	}
 	if err := checkMatrix(c, contexts, concurrency, prefill); err != nil {
 		return cfg, err

@@ -4,44 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// prepare names the document's file, opens the events log, starts the meter and
-// writes the document with every measurement pending.
-func (s *Session) prepare(ctx context.Context) error {
-	c := &s.cfg
-	if c.Out == "" {
-		c.Out = DefaultOutName(c.Model, s.doc.CreatedAt)
-	}
-	if err := rundoc.WriteFile(c.Out, s.doc); err != nil {
-		return err
-	}
-	if err := s.eventLog(); err != nil {
-		return err
-	}
-	if err := s.setupEnergy(ctx); err != nil {
-		return err
-	}
-	return rundoc.WriteFile(c.Out, s.doc)
-}
-
 // Run calibrates the client and runs the plan, closed or open loop, writing the
-// document after each cell and when it is done. It returns bench.ErrInterrupted
+// document after each cell and when it is done. It returns measure.ErrInterrupted
 // when ctx is cancelled (every finished cell is saved: ResumeHint finishes it).
 func (s *Session) Run(ctx context.Context) error {
 	if s.cfg.DryRun {
 		return errDryRun
 	}
 	err := s.measure(ctx)
-	if err != nil && !errors.Is(err, bench.ErrInterrupted) {
+	if err != nil && !errors.Is(err, measure.ErrInterrupted) {
 		s.failed = true
 	}
 	return s.explain(err)
@@ -59,7 +40,7 @@ func (s *Session) measure(ctx context.Context) error {
 	}
 	var err error
 	if doc.Config.Rate != nil {
-		err = (&openloop.Runner{Server: srv, Opts: openLoopOptions(opts)}).Run(ctx, doc)
+		err = (&openloop.Runner{Server: srv, Opts: opts}).Run(ctx, doc)
 	} else {
 		err = (&bench.Runner{Server: srv, Opts: opts}).Run(ctx, doc)
 	}
@@ -74,18 +55,18 @@ func (s *Session) measure(ctx context.Context) error {
 // explain says what a failed measurement means.
 func (s *Session) explain(err error) error {
 	switch {
-	case errors.Is(err, bench.ErrNotStreaming):
+	case errors.Is(err, measure.ErrNotStreaming):
 		return fmt.Errorf("%s answered stream:true with one JSON body: it does not stream, so no token's arrival can be timed and nothing was measured (the run document %s says so)", s.base, s.cfg.Out)
-	case errors.Is(err, bench.ErrCannotGenerate):
+	case errors.Is(err, measure.ErrCannotGenerate):
 		return fmt.Errorf("%s: %w; nothing was measured: run again once the server answers", s.base, err)
 	}
 	return err
 }
 
 // benchServer is what the runner needs to know of the server, from the probe.
-func (s *Session) benchServer() *bench.Server {
+func (s *Session) benchServer() *measure.Server {
 	info := s.info
-	srv := &bench.Server{
+	srv := &measure.Server{
 		Client: s.client, Model: s.cfg.Model, API: prompt.API(s.doc.Config.API),
 		// Sent unless the server is known not to take it (harmless where unknown)...
 		IgnoreEOS: info.IgnoreEOS == nil || *info.IgnoreEOS,
@@ -116,34 +97,11 @@ func (s *Session) benchServer() *bench.Server {
 	return srv
 }
 
-// eventLog opens --events for appending, when given.
-func (s *Session) eventLog() error {
-	if s.cfg.Events == "" {
-		return nil
-	}
-	ef, err := os.OpenFile(s.cfg.Events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening events log: %w", err)
-	}
-	events := bench.NewEventLog(ef)
-	s.events = events
-	s.closers = append(s.closers, func() { events.Flush(); ef.Close() })
-	return nil
-}
-
-// openLoopOptions are the open loop's share of the runner's options: it opens no
-// windows and settles nothing between its cells.
-func openLoopOptions(o bench.Options) openloop.Options {
-	return openloop.Options{
-		Checkpoint: o.Checkpoint, Events: o.Events, Progress: o.Progress, NewMonitor: o.NewMonitor,
-		Nonce: o.Nonce, Attempt: o.Attempt, Retry: o.Retry, Telemetry: o.Telemetry, Price: o.Price,
-	}
-}
-
-// options are the runner's: progress, events, power, the checkpoint after each cell.
-func (s *Session) options() bench.Options {
+// options are the load shape's: progress, events, power, the checkpoint after each
+// cell, and the matrix's start timeout and settle.
+func (s *Session) options() measure.Options {
 	c, base, info, events := &s.cfg, s.base, s.info, s.events
-	return bench.Options{
+	return measure.Options{
 		StartTimeout: c.StartTimeout,
 		Events:       events,
 		Progress:     s.obs,
@@ -156,7 +114,7 @@ func (s *Session) options() bench.Options {
 			}
 			return rundoc.WriteFile(c.Out, r)
 		},
-		NewMonitor: func() bench.Monitor {
+		NewMonitor: func() measure.Monitor {
 			if m := engine.NewSampler(s.discovery, base, info); m != nil {
 				return m
 			}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,21 +44,13 @@ func newRateDocument(c *Config) (*rundoc.Run, error) {
 // config builds the open-loop plan.
 func (o *OpenLoop) config() (*rundoc.RateConfig, error) {
 	var rates []rundoc.Rate
+	var errR error
 	if o.Rates != "" {
-		var err error
-		if rates, err = rundoc.ParseRateList(o.Rates); err != nil {
-			return nil, fmt.Errorf("--rate: %w", err)
-		}
+		rates, errR = flagValue("rate", o.Rates, rundoc.ParseRateList)
 	}
-	arr, err := rundoc.ParseArrival(o.Arrival)
-	if err != nil {
-		return nil, fmt.Errorf("--arrival: %w", err)
-	}
-	dist, err := rundoc.ParseLenDist(o.LenDist)
-	if err != nil {
-		return nil, fmt.Errorf("--len-dist: %w", err)
-	}
-	if err := o.checkSizes(); err != nil {
+	arr, errA := flagValue("arrival", o.Arrival, rundoc.ParseArrival)
+	dist, errD := flagValue("len-dist", o.LenDist, rundoc.ParseLenDist)
+	if err := cmp.Or(errR, errA, errD, o.checkSizes()); err != nil {
 		return nil, err
 	}
 	cfg := &rundoc.RateConfig{

@@ -1,14 +1,17 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/hw"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -129,4 +132,36 @@ func TokenizeRoute(info *engine.Info, base string) prompt.Route {
 		r.Style = "tgi"
 	}
 	return r
+}
+
+// prepare names the document's file, opens the events log, starts the meter and
+// writes the document with every measurement pending.
+func (s *Session) prepare(ctx context.Context) error {
+	c := &s.cfg
+	c.Out = cmp.Or(c.Out, DefaultOutName(c.Model, s.doc.CreatedAt))
+	if err := rundoc.WriteFile(c.Out, s.doc); err != nil {
+		return err
+	}
+	if err := s.eventLog(); err != nil {
+		return err
+	}
+	if err := s.setupEnergy(ctx); err != nil {
+		return err
+	}
+	return rundoc.WriteFile(c.Out, s.doc)
+}
+
+// eventLog opens --events for appending, when given.
+func (s *Session) eventLog() error {
+	if s.cfg.Events == "" {
+		return nil
+	}
+	ef, err := os.OpenFile(s.cfg.Events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening events log: %w", err)
+	}
+	events := measure.NewEventLog(ef)
+	s.events = events
+	s.closers = append(s.closers, func() { events.Flush(); ef.Close() })
+	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -38,7 +36,7 @@ func Rescore(w io.Writer, eventsPath string, docs []string, out string) error {
 	if err != nil {
 		return fmt.Errorf("reading the events log: %w", err)
 	}
-	rc, err := bench.RecheckRun(doc, events, openloop.RescoreRateCells)
+	rc, err := RecheckRun(doc, events)
 	if err != nil {
 		return fmt.Errorf("%s: %w", eventsPath, err)
 	}

@@ -7,17 +7,17 @@ import (
 	"os"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/engine"
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // Observer is told what a session does, for a terminal (or a test) to show: the
-// measurement's steps, tokens and log lines (bench.Progress, and bench.PlanProgress
-// where it implements it), and the lines around them.
+// measurement's steps, tokens and log lines (measure.Progress, and
+// measure.PlanProgress where it implements it), and the lines around them.
 type Observer interface {
-	bench.Progress
+	measure.Progress
 	// Say is a line of the run's own output: which server is measured.
 	Say(line string)
 	// Note is a line beside it: a warning, a note, what is being waited for.
@@ -39,7 +39,7 @@ type Session struct {
 	client        *openai.Client
 	discovery     engine.Doer
 	info          *engine.Info
-	events        *bench.EventLog
+	events        *measure.EventLog
 	meter         *energySetup
 	closers       []func()
 	failed        bool

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -349,7 +350,7 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 // TestWireRateInfIsTheStores: the API writes "inf" for the level the store keeps for
 // a rate "inf" cell.
 func TestWireRateInfIsTheStores(t *testing.T) {
-	if wire.RateInf != store.RateInf {
-		t.Errorf("wire.RateInf %v, store.RateInf %v", float64(wire.RateInf), store.RateInf)
+	if wire.RateInf != metric.RateInf {
+		t.Errorf("wire.RateInf %v, metric.RateInf %v", float64(wire.RateInf), metric.RateInf)
 	}
 }

@@ -91,7 +91,7 @@ func countRows(ctx context.Context, dsn, table string) (int, error) {
 
 // multiplyRuns copies each of the benchRuns seeded runs times−1 more times, with ids
 // "<id>-<k>" (in the row, the document and its metrics), and scales the counts that
-// run_groups, run_pairs and metric_cells keep. Every copy is one transaction.
+// run_groups, run_pairs, run_sizes and metric_cells keep. Every copy is one transaction.
 func multiplyRuns(ctx context.Context, dsn string, times int) error {
 	db, err := openBenchDB(dsn)
 	if err != nil {
@@ -122,6 +122,7 @@ func multiplyRuns(ctx context.Context, dsn string, times int) error {
 		fmt.Sprintf(`UPDATE metric_cells SET runs = runs * %d`, times),
 		fmt.Sprintf(`UPDATE run_groups SET runs = runs * %d`, times),
 		fmt.Sprintf(`UPDATE run_pairs SET runs = runs * %d`, times),
+		fmt.Sprintf(`UPDATE run_sizes SET runs = runs * %d`, times),
 		`ANALYZE`,
 	})
 }

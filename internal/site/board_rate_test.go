@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -133,7 +134,7 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 			c.LenDist != "fixed" || c.MaxConcurrency != 8 || c.SLO == nil || *c.SLO.TTFTMs != 1000 || *c.SLO.TPOTMs != 60 || c.SLO.Target != 0 {
 			t.Errorf("the answer's cell: rate %v, context %v, conditions %+v", a.Rate, a.Context, c)
 		}
-		if a.Entries[0].Mode != store.ModeRate {
+		if a.Entries[0].Mode != metric.ModeRate {
 			t.Errorf("a rate run's entry has mode %q", a.Entries[0].Mode)
 		}
 		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); inf.Rate == nil || *inf.Rate != wire.RateInf || inf.Conditions.Requests != 20 {
@@ -223,7 +224,7 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 		code, body := ts.get(t, "/api/v1/runs?mode=rate")
 		var list wire.RunList
 		json.Unmarshal([]byte(body), &list)
-		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != store.ModeRate {
+		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != metric.ModeRate {
 			t.Errorf("GET /api/v1/runs?mode=rate = %d, %d runs", code, len(list.Runs))
 		}
 	})

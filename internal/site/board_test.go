@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/wire"
@@ -101,8 +102,8 @@ func TestLeaderboardAPIRanksAnyCell(t *testing.T) {
 		if e := a.Entries[1]; e.Rank != 2 || e.Model != "RedHatAI/Qwen3.8-27B-INT4" || e.Family != "qwen3.8-27b" || e.GPU != "RTX 3090" || e.Engine != "vllm" || e.Quantization != "INT4 W4A16 g128" {
 			t.Errorf("the seed's entry = %+v", e)
 		}
-		if len(a.Metrics) != len(store.CellMetrics) {
-			t.Errorf("the answer lists %d metrics, the registry has %d", len(a.Metrics), len(store.CellMetrics))
+		if len(a.Metrics) != len(metric.CellMetrics) {
+			t.Errorf("the answer lists %d metrics, the registry has %d", len(a.Metrics), len(metric.CellMetrics))
 		}
 		for _, bad := range []struct{ q, field string }{{"metric=speed", "metric"}, {"metric=total_tok_s&context=lots", "context"},
 			{"metric=total_tok_s&concurrency=0", "concurrency"}, {"size=huge", "size"}, {"sort=best", "sort"}} {

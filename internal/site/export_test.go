@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/api"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -41,15 +42,15 @@ var dynamicKeyValues = map[string]func() []string{
 	"level_": func() []string { return []string{"concurrency", "rate"} },
 	"metric_": func() []string {
 		var out []string
-		for _, m := range store.CellMetrics {
+		for _, m := range metric.CellMetrics {
 			out = append(out, m.Name)
 		}
-		for _, m := range store.Metrics {
+		for _, m := range metric.Metrics {
 			out = append(out, string(m))
 		}
 		return out
 	},
-	"mode_": func() []string { return []string{store.ModeMatrix, store.ModeRate} },
+	"mode_": func() []string { return []string{metric.ModeMatrix, metric.ModeRate} },
 	"nav_":  func() []string { return []string{"hardware", "models", "families"} },
 	"size_": func() []string {
 		var out []string

@@ -16,6 +16,7 @@ import (
 // is this package): a package imports only packages on floors below its own, so that
 // no import points up or sideways, and a new package must be given its floor here.
 var floors = [][]string{
+	{"metric"},
 	{"store"},
 	{"store/storetest", "wire", "pagecache"},
 	{"guard", "client"},

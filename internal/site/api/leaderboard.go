@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/site/board"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
@@ -49,17 +49,17 @@ func (s *API) Leaderboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := wire.Leaderboard{Metric: cell.Metric.Name, LowerIsBetter: cell.Metric.LowerIsBetter, Unit: cell.Metric.Unit, Entries: []wire.Entry{}}
-	if cell.Metric.Axis != store.AxisRun {
+	if cell.Metric.Axis != metric.AxisRun {
 		c := cell.Context
 		out.Context = &c
 	}
 	switch cell.Metric.Axis {
-	case store.AxisConcurrency:
+	case metric.AxisConcurrency:
 		out.Concurrency = &cell.Level
-	case store.AxisRate:
+	case metric.AxisRate:
 		rate := wire.Rate(cell.Level)
 		out.Rate = &rate
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		out.Speed = &cell.Level
 	}
 	if cell.Rated() {
@@ -79,7 +79,7 @@ func (s *API) Leaderboard(w http.ResponseWriter, r *http.Request) {
 	if next >= 0 {
 		out.NextOffset = &next
 	}
-	for _, m := range store.CellMetrics {
+	for _, m := range metric.CellMetrics {
 		out.Metrics = append(out.Metrics, wire.Metric{Name: m.Name, Axis: string(m.Axis), LowerIsBetter: m.LowerIsBetter, Unit: m.Unit, Conditions: m.Under.String()})
 	}
 	wire.Write(w, http.StatusOK, out)

@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -33,7 +34,7 @@ func (s *API) SubmitRun(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, http.StatusBadRequest, ferr.Field, ferr.Reason)
 		return
 	}
-	rec := store.RunRecord{ID: run.ID, Summary: store.Summarize(run), CreatedAt: run.CreatedAt,
+	rec := store.RunRecord{ID: run.ID, Summary: metric.Summarize(run), CreatedAt: run.CreatedAt,
 		SubmittedAt: time.Now().UTC(), Submitter: user.Name, Org: user.Org}
 	created, err := s.store.PutRun(r.Context(), rec, body)
 	if errors.Is(err, store.ErrNotCounted) {

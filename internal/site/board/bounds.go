@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -148,12 +148,12 @@ func boundsOf(run *rundoc.Run) runBounds {
 	over := map[boundKey]bool{}
 	for _, c := range run.Decode {
 		if c.Status == rundoc.StatusOverCapacity {
-			over[boundKey{string(store.AxisConcurrency), c.Context, float64(c.Concurrency), ""}] = true
+			over[boundKey{string(metric.AxisConcurrency), c.Context, float64(c.Concurrency), ""}] = true
 		}
 	}
 	for _, p := range run.Prefill {
 		if p.Status == rundoc.StatusOverCapacity {
-			over[boundKey{string(store.AxisPrefill), p.Context, 0, ""}] = true
+			over[boundKey{string(metric.AxisPrefill), p.Context, 0, ""}] = true
 		}
 	}
 	return runBounds{ci: intervalsOf(run), over: over}
@@ -163,7 +163,7 @@ func boundsOf(run *rundoc.Run) runBounds {
 func intervalsOf(run *rundoc.Run) map[boundKey]stats.Interval {
 	out := map[boundKey]stats.Interval{}
 	for name, subst := range boundSubst {
-		m, ok := store.MetricByName(name)
+		m, ok := metric.MetricByName(name)
 		if !ok {
 			continue
 		}
@@ -218,9 +218,9 @@ func (b *Board) bounds(ctx context.Context, ids []string) map[string]runBounds {
 // over capacity: over(id, axis, context, level) for a decode cell (AxisConcurrency)
 // or a prefill row (AxisPrefill, level 0). The board marks those as such rather than
 // as missing.
-func (b *Board) OverCapacity(ctx context.Context, ids []string) func(id string, axis store.Axis, context int, level float64) bool {
+func (b *Board) OverCapacity(ctx context.Context, ids []string) func(id string, axis metric.Axis, context int, level float64) bool {
 	bs := b.bounds(ctx, ids)
-	return func(id string, axis store.Axis, context int, level float64) bool {
+	return func(id string, axis metric.Axis, context int, level float64) bool {
 		return bs[id].over[boundKey{string(axis), context, level, ""}]
 	}
 }

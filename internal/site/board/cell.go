@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -17,14 +18,14 @@ import (
 // rate of an open-loop cell) and, for an open-loop metric, the conditions its values
 // were measured under (conditions.go).
 type Cell struct {
-	Metric  store.CellMetric
+	Metric  metric.CellMetric
 	Context int
 	Level   float64
-	Cond    store.RateCond
+	Cond    metric.RateCond
 }
 
 // rated reports whether the cell is an open-loop one, ranked under conditions.
-func (c Cell) Rated() bool { return c.Metric.Under != store.NoConditions }
+func (c Cell) Rated() bool { return c.Metric.Under != metric.NoConditions }
 
 // legacySorts maps the leaderboard's first rankings (sort=…) to the cells they are.
 var legacySorts = map[string]Cell{
@@ -39,18 +40,18 @@ var legacyMetric = map[string]string{"decode": "total_tok_s", "peak": "peak_tok_
 // DefaultCell is what the leaderboard ranks by when asked nothing: single-stream
 // decode at context 0, the seed site's first ranking.
 func DefaultCell() Cell {
-	m, _ := store.MetricByName("total_tok_s")
+	m, _ := metric.MetricByName("total_tok_s")
 	return Cell{Metric: m, Context: 0, Level: 1}
 }
 
 // LevelParam is the query parameter naming a metric's second axis.
-func LevelParam(a store.Axis) string {
+func LevelParam(a metric.Axis) string {
 	switch a {
-	case store.AxisRate:
+	case metric.AxisRate:
 		return "rate"
-	case store.AxisConcurrency:
+	case metric.AxisConcurrency:
 		return "concurrency"
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		return "speed"
 	}
 	return ""
@@ -67,21 +68,21 @@ func CellFromQuery(v url.Values) (Cell, *guard.FieldError) {
 			if !ok {
 				return DefaultCell(), guard.Refuse("sort", "qerr_sort")
 			}
-			sel.Metric, _ = store.MetricByName(legacyMetric[legacy])
+			sel.Metric, _ = metric.MetricByName(legacyMetric[legacy])
 			return sel, nil
 		}
 		name = "total_tok_s"
 	}
-	m, ok := store.MetricByName(name)
+	m, ok := metric.MetricByName(name)
 	if !ok {
-		return DefaultCell(), guard.Refuse("metric", "qerr_one_of", strings.Join(store.MetricNames(), ", "))
+		return DefaultCell(), guard.Refuse("metric", "qerr_one_of", strings.Join(metric.MetricNames(), ", "))
 	}
 	sel := Cell{Metric: m}
-	if m.Axis == store.AxisRun {
+	if m.Axis == metric.AxisRun {
 		return sel, nil
 	}
 	if sel.Rated() {
-		sel.Context = store.DefaultInputLen
+		sel.Context = metric.DefaultInputLen
 	}
 	if c := v.Get("context"); c != "" {
 		n, err := rundoc.ParseTokens(c)
@@ -112,13 +113,13 @@ func CellFromQuery(v url.Values) (Cell, *guard.FieldError) {
 
 // levelFromRequest reads a cell's level: a concurrency, or a request rate (or inf);
 // 1 when the query gives none.
-func levelFromRequest(s, param string, axis store.Axis) (float64, *guard.FieldError) {
+func levelFromRequest(s, param string, axis metric.Axis) (float64, *guard.FieldError) {
 	switch {
-	case axis == store.AxisTarget:
+	case axis == metric.AxisTarget:
 		return ParseSpeed(s)
 	case s == "":
 		return 1, nil
-	case axis == store.AxisRate:
+	case axis == metric.AxisRate:
 		return parseRateLevel(s)
 	}
 	x, err := strconv.ParseFloat(s, 64)
@@ -132,18 +133,18 @@ func levelFromRequest(s, param string, axis store.Axis) (float64, *guard.FieldEr
 func (c Cell) Label(lang string) string {
 	name := locale.T(lang, "metric_"+c.Metric.Name)
 	switch c.Metric.Axis {
-	case store.AxisRun:
+	case metric.AxisRun:
 		return name
-	case store.AxisPrefill:
+	case metric.AxisPrefill:
 		return locale.T(lang, "cell_prefill", name, rundoc.FormatTokens(c.Context))
-	case store.AxisRate:
-		if c.Level == store.RateInf {
+	case metric.AxisRate:
+		if c.Level == metric.RateInf {
 			return locale.T(lang, "cell_rate_inf", name, report.FormatInt(lang, c.Context))
 		}
 		return locale.T(lang, "cell_rate", name, report.FormatInt(lang, c.Context), FormatLevel(c.Level))
-	case store.AxisRateRun:
+	case metric.AxisRateRun:
 		return locale.T(lang, "cell_rate_run", name, report.FormatInt(lang, c.Context))
-	case store.AxisTarget:
+	case metric.AxisTarget:
 		return locale.T(lang, "cell_target", name, FormatLevel(c.Level), rundoc.FormatTokens(c.Context))
 	}
 	return locale.T(lang, "cell_decode", name, rundoc.FormatTokens(c.Context), FormatLevel(c.Level))
@@ -151,10 +152,10 @@ func (c Cell) Label(lang string) string {
 
 // shortLabel names an open-loop cell without its metric: "512 in, 4 req/s".
 func (c Cell) ShortLabel(lang string) string {
-	if c.Metric.Axis == store.AxisRateRun {
+	if c.Metric.Axis == metric.AxisRateRun {
 		return locale.T(lang, "cell_short_run", report.FormatInt(lang, c.Context))
 	}
-	if c.Level == store.RateInf {
+	if c.Level == metric.RateInf {
 		return locale.T(lang, "cell_short_inf", report.FormatInt(lang, c.Context))
 	}
 	return locale.T(lang, "cell_short_rate", report.FormatInt(lang, c.Context), FormatLevel(c.Level))
@@ -162,7 +163,7 @@ func (c Cell) ShortLabel(lang string) string {
 
 // FormatLevel writes a level as URLs take it: 8, 0.5, inf (a rate inf cell).
 func FormatLevel(l float64) string {
-	if l == store.RateInf {
+	if l == metric.RateInf {
 		return "inf"
 	}
 	return strconv.FormatFloat(l, 'f', -1, 64)
@@ -176,7 +177,7 @@ func (c Cell) Query(v url.Values) url.Values {
 	v.Del("context")
 	v.Del("concurrency")
 	v.Del("rate")
-	if c.Metric.Axis != store.AxisRun {
+	if c.Metric.Axis != metric.AxisRun {
 		v.Set("context", strconv.Itoa(c.Context))
 	}
 	if p := LevelParam(c.Metric.Axis); p != "" {
@@ -210,11 +211,11 @@ func MissingSLO(ferr *guard.FieldError, v url.Values) bool {
 const MaxSpeed = 10000
 
 // ParseSpeed reads a target speed per user (the capacity metrics' level, the compare
-// page's and the calculator's speed=): store.DefaultSpeed when not given.
+// page's and the calculator's speed=): metric.DefaultSpeed when not given.
 func ParseSpeed(s string) (float64, *guard.FieldError) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return store.DefaultSpeed, nil
+		return metric.DefaultSpeed, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > MaxSpeed {

@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -27,7 +28,7 @@ const ErrNoSLO = "slo"
 // parseRateLevel reads a request rate: a positive number or "inf".
 func parseRateLevel(s string) (float64, *guard.FieldError) {
 	if strings.EqualFold(strings.TrimSpace(s), "inf") {
-		return store.RateInf, nil
+		return metric.RateInf, nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(x > 0) || x > maxRateLevel {
@@ -37,8 +38,8 @@ func parseRateLevel(s string) (float64, *guard.FieldError) {
 }
 
 // rateCondFromRequest reads the conditions a rate metric's cell is ranked under.
-func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store.RateCond, *guard.FieldError) {
-	c := store.RateCond{OutputLen: store.DefaultOutputLen}
+func rateCondFromRequest(v url.Values, m metric.CellMetric, level float64) (metric.RateCond, *guard.FieldError) {
+	c := metric.RateCond{OutputLen: metric.DefaultOutputLen}
 	intParam := func(name string, lo, hi int, into *int) *guard.FieldError {
 		s := v.Get(name)
 		if s == "" {
@@ -81,10 +82,10 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 	}
 	switch {
 	case c.Requests > 0:
-	case m.Axis == store.AxisRate && level == store.RateInf:
+	case m.Axis == metric.AxisRate && level == metric.RateInf:
 		return c, guard.Refuse("requests", "qerr_requests_inf")
 	default:
-		c.DurationS = store.DefaultDurationS
+		c.DurationS = metric.DefaultDurationS
 		if s := v.Get("duration"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0) || x > rundoc.MaxSeconds {
@@ -93,19 +94,19 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 			c.DurationS = x
 		}
 	}
-	if m.Under >= store.UnderSLO {
+	if m.Under >= metric.UnderSLO {
 		text := v.Get("slo")
 		if strings.TrimSpace(text) == "" {
 			return c, &guard.FieldError{Field: ErrNoSLO, Reason: fmt.Sprintf("%s is judged against an SLO, and runs judged against other targets are not comparable: state the targets the runs were measured under, e.g. slo=ttft:500ms,tpot:50ms", m.Name)}
 		}
-		slo, err := store.ParseSLOText(text)
+		slo, err := metric.ParseSLOText(text)
 		if err != nil {
 			return c, guard.Refuse("slo", "qerr_slo", err.Error())
 		}
 		c.SLO = slo
 	}
-	if m.Under >= store.UnderSLOTarget {
-		c.Target = store.DefaultTarget
+	if m.Under >= metric.UnderSLOTarget {
+		c.Target = metric.DefaultTarget
 		if s := v.Get("target"); s != "" {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0 && x <= 1) {
@@ -118,7 +119,7 @@ func rateCondFromRequest(v url.Values, m store.CellMetric, level float64) (store
 }
 
 // setCondParams writes a rate cell's conditions on v, leaving out the defaults.
-func setCondParams(v url.Values, c store.RateCond) {
+func setCondParams(v url.Values, c metric.RateCond) {
 	for _, p := range CondParams {
 		v.Del(p)
 	}
@@ -137,11 +138,11 @@ func setCondParams(v url.Values, c store.RateCond) {
 	}
 	if c.Requests > 0 {
 		v.Set("requests", strconv.Itoa(c.Requests))
-	} else if c.DurationS != store.DefaultDurationS {
+	} else if c.DurationS != metric.DefaultDurationS {
 		v.Set("duration", strconv.FormatFloat(c.DurationS, 'f', -1, 64))
 	}
 	if c.SLO != nil {
-		v.Set("slo", store.SLOText(c.SLO))
+		v.Set("slo", metric.SLOText(c.SLO))
 	}
 	if c.Target > 0 {
 		v.Set("target", strconv.FormatFloat(c.Target, 'f', -1, 64))
@@ -151,7 +152,7 @@ func setCondParams(v url.Values, c store.RateCond) {
 // CondLabel says the conditions in words, with the run report's own phrases where
 // they are short: "64 output tokens · Poisson arrivals · at most 8 in flight (client
 // cap) · SLO: TTFT ≤ 1,000 ms, TPOT ≤ 60 ms".
-func CondLabel(lang string, c store.RateCond) string {
+func CondLabel(lang string, c metric.RateCond) string {
 	parts := []string{locale.T(lang, "cond_output", report.FormatInt(lang, c.OutputLen))}
 	switch arrival := c.Arrival; {
 	case strings.HasPrefix(arrival, "gamma:"):
@@ -206,11 +207,11 @@ func KnownSLOs(cells []store.MetricCell, limit int) []string {
 	runs := map[string]int{}
 	var out []string
 	for _, c := range cells {
-		cond, err := store.ParseCondKey(c.Cond)
+		cond, err := metric.ParseCondKey(c.Cond)
 		if err != nil || cond.SLO == nil {
 			continue
 		}
-		text := store.SLOText(cond.SLO)
+		text := metric.SLOText(cond.SLO)
 		if _, ok := runs[text]; !ok {
 			out = append(out, text)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -33,7 +34,7 @@ func Filters(v url.Values, maxLimit int) (store.Query, *guard.FieldError) {
 		q.SizeMin, q.SizeMax = b.Min, b.Max
 	}
 	switch m := v.Get("mode"); m {
-	case "", store.ModeMatrix, store.ModeRate:
+	case "", metric.ModeMatrix, metric.ModeRate:
 		q.Mode = m
 	default:
 		return q, guard.Refuse("mode", "qerr_mode")
@@ -49,7 +50,7 @@ func Filters(v url.Values, maxLimit int) (store.Query, *guard.FieldError) {
 		}
 	}
 	if m := v.Get("sort"); m != "" && m != "newest" && v.Get("metric") == "" {
-		q.Sort = store.Metric(m)
+		q.Sort = metric.Metric(m)
 		if !q.Sort.Valid() {
 			return q, guard.Refuse("sort", "qerr_sort")
 		}

@@ -4,13 +4,13 @@ import (
 	"net/http"
 
 	"github.com/llmbench/llmbench/internal/locale"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 type profileView struct {
 	Name, Description string
 	Runs              int
-	Profile           store.Profile
+	Profile           metric.Profile
 }
 
 // Benchmarks shows GET /benchmarks: the benchmark profiles and their runs.
@@ -26,7 +26,7 @@ func (s *Pages) Benchmarks(w http.ResponseWriter, r *http.Request) {
 		counts[p.Value] = p.Runs
 	}
 	var out []profileView
-	for _, p := range append(append([]store.Profile{}, store.Profiles...), store.Profile{Name: store.ProfileCustom}) {
+	for _, p := range append(append([]metric.Profile{}, metric.Profiles...), metric.Profile{Name: metric.ProfileCustom}) {
 		out = append(out, profileView{Name: p.Name, Description: locale.T(lang, "profile_"+p.Name), Runs: counts[p.Name], Profile: p})
 	}
 	s.render(w, r, http.StatusOK, "benchmarks", "benchmarks", "", out)

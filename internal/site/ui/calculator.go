@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -46,7 +47,7 @@ func (s *Pages) measuredLike(ctx context.Context, gpu, model string) ([]store.Ru
 	seen := map[string]bool{}
 	for _, g := range gpus {
 		for _, mo := range models {
-			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: store.MetricDecode, Limit: 20})
+			rs, err := s.store.ListRuns(ctx, store.Query{GPU: g, Model: mo, Kinds: []string{rundoc.RunMeasured}, Sort: metric.MetricDecode, Limit: 20})
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +151,7 @@ func (s *Pages) fillPrediction(ctx context.Context, d *calcData, lang string) {
 		}
 		return
 	}
-	rec := store.RunRecord{Summary: store.Summarize(p.Run)}
+	rec := store.RunRecord{Summary: metric.Summarize(p.Run)}
 	rv := newRunView(rec, p.Run, lang)
 	d.Predicted, d.Memory, d.Notes = &rv, &p.Memory, p.Run.Notes
 	d.Energy, d.EnergyNotes = energyMatrix(p.Run, lang)

@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -45,14 +46,14 @@ func (s *Pages) usersBest(ctx context.Context, q store.Query, dim, name, lang st
 	}
 	runs := map[int]int{}
 	for _, c := range cells {
-		if c.Level == store.DefaultSpeed {
+		if c.Level == metric.DefaultSpeed {
 			runs[c.Context] += c.Runs
 		}
 	}
 	if len(runs) == 0 {
 		return nil, nil
 	}
-	ub := &usersBest{Sub: locale.T(lang, "users_best_sub", report.FormatNumber(lang, store.DefaultSpeed, 0))}
+	ub := &usersBest{Sub: locale.T(lang, "users_best_sub", report.FormatNumber(lang, metric.DefaultSpeed, 0))}
 	for _, c := range topKeys(runs, usersBestContexts, -1) {
 		if runs[c] == 0 {
 			continue // -1, which topKeys adds as the key that must be there
@@ -62,7 +63,7 @@ func (s *Pages) usersBest(ctx context.Context, q store.Query, dim, name, lang st
 			return nil, err
 		}
 		if ok {
-			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {board.FormatLevel(store.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
+			row.BoardURL = "/?" + url.Values{"metric": {"users_per_gpu"}, "context": {strconv.Itoa(c)}, "speed": {board.FormatLevel(metric.DefaultSpeed)}, dim: {name}, "lang": {lang}}.Encode()
 			ub.Rows = append(ub.Rows, row)
 		}
 	}
@@ -72,7 +73,7 @@ func (s *Pages) usersBest(ctx context.Context, q store.Query, dim, name, lang st
 // usersBestAt is the best run at one context, with its users and users per GPU.
 func (s *Pages) usersBestAt(ctx context.Context, q store.Query, context int, lang string) (usersBestRow, bool, error) {
 	q.Limit, q.Offset, q.Sort = 1, 0, ""
-	top, err := s.store.RankByCell(ctx, store.CellQuery{Query: q, Metric: "users_per_gpu", Context: context, Level: store.DefaultSpeed})
+	top, err := s.store.RankByCell(ctx, store.CellQuery{Query: q, Metric: "users_per_gpu", Context: context, Level: metric.DefaultSpeed})
 	if err != nil || len(top) == 0 {
 		return usersBestRow{}, false, err
 	}
@@ -82,7 +83,7 @@ func (s *Pages) usersBestAt(ctx context.Context, q store.Query, context int, lan
 	}
 	row := usersBestRow{Context: rundoc.FormatTokens(context), Users: "—", PerGPU: report.FormatNumber(lang, top[0].Value, 1), Rec: top[0].RunRecord}
 	for _, v := range values[top[0].ID] {
-		if v.Context == context && v.Level == store.DefaultSpeed {
+		if v.Context == context && v.Level == metric.DefaultSpeed {
 			row.Users = report.FormatNumber(lang, v.Value, 0)
 		}
 	}
@@ -109,7 +110,7 @@ func compareUsersOf(runs []*rundoc.Run, ids []string, speedParam, lang string) *
 	speed, ferr := board.ParseSpeed(speedParam)
 	cu := &compareUsers{Speed: board.FormatLevel(speed), IDs: ids}
 	if ferr != nil {
-		speed, cu.Speed, cu.Error = store.DefaultSpeed, board.FormatLevel(store.DefaultSpeed), ferr.Error()
+		speed, cu.Speed, cu.Error = metric.DefaultSpeed, board.FormatLevel(metric.DefaultSpeed), ferr.Error()
 	}
 	t := capacity.DefaultTargets().WithSpeed(speed)
 	cu.Label = locale.T(lang, "compare_users", report.FormatNumber(lang, speed, decimalsOf(speed)))

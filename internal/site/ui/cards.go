@@ -8,6 +8,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -44,7 +45,7 @@ const p90Samples = 64
 
 // runCards are the run's headline figures in lang.
 func runCards(rec store.RunRecord, run *rundoc.Run, lang string) []figureCard {
-	if store.ModeOf(run) == store.ModeRate {
+	if metric.ModeOf(run) == metric.ModeRate {
 		return rateCards(run, lang)
 	}
 	num := func(v *float64, decimals int) string {
@@ -222,7 +223,7 @@ func compareCardRows(runs []runView) []compareCardRow {
 // away from the achieved rate, requests began missing the SLO; where the achieved
 // rate falls below the offered one, the server stopped keeping up.
 func rateRunChart(run *rundoc.Run, lang string) *chartView {
-	if store.ModeOf(run) != store.ModeRate {
+	if metric.ModeOf(run) != metric.ModeRate {
 		return nil
 	}
 	cells := slices.Clone(run.Rate)
@@ -233,7 +234,7 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		c := &cells[i]
 		x := float64(c.RateRPS)
 		if c.RateRPS.IsInf() {
-			x = store.RateInf // the axis is categorical: inf is its last place
+			x = metric.RateInf // the axis is categorical: inf is its last place
 		}
 		if !validRate(c) || slices.Contains(xs, x) {
 			continue
@@ -255,7 +256,7 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		lines, title = append(lines, goodput), locale.T(lang, "chart_rate_goodput")
 	}
 	label := func(x float64) string {
-		if x == store.RateInf {
+		if x == metric.RateInf {
 			return "inf"
 		}
 		return strconv.FormatFloat(x, 'f', -1, 64)

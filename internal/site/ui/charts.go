@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -154,7 +155,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		for _, c := range concurrency {
 			cell := rv.Run.Cell(0, c)
 			if cell == nil || cell.DecodeFigures == nil || (cell.Status != rundoc.StatusValid && cell.Status != rundoc.StatusPredicted) ||
-				!store.Measured(cell.TotalTokS) || !store.Measured(cell.PerRequestTokS) {
+				!metric.Measured(cell.TotalTokS) || !metric.Measured(cell.PerRequestTokS) {
 				continue
 			}
 			d.Points = append(d.Points, report.XY{X: float64(c), Y: cell.TotalTokS, Title: fmt.Sprintf("%s · 0 × %d: %s tok/s", rv.Rec.Title, c, report.FormatNumber(lang, cell.TotalTokS, 1))})
@@ -164,7 +165,7 @@ func compareCharts(runs []runView, concurrency []int, lang string) []chartView {
 		p := report.Line{Name: mark}
 		for _, c := range prefillCtx {
 			for _, row := range rv.Run.Prefill {
-				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) && store.Measured(row.PromptTokS) {
+				if row.Context == c && row.PrefillFigures != nil && (row.Status == rundoc.StatusValid || row.Status == rundoc.StatusPredicted) && metric.Measured(row.PromptTokS) {
 					p.Points = append(p.Points, report.XY{X: float64(c), Y: row.PromptTokS, Title: fmt.Sprintf("%s · %s: %s tok/s", rv.Rec.Title, rundoc.FormatTokens(c), report.FormatNumber(lang, row.PromptTokS, 0))})
 				}
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 type compareData struct {
@@ -83,7 +83,7 @@ func (s *Pages) Compare(w http.ResponseWriter, r *http.Request) {
 	d.CardRows = compareCardRows(d.Runs)
 	d.Rate = compareRates(d.Runs, lang)
 	d.AB = abHTML(runs, lang)
-	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return store.ModeOf(r) == store.ModeMatrix })
+	d.HasMatrix = slices.ContainsFunc(runs, func(r *rundoc.Run) bool { return metric.ModeOf(r) == metric.ModeMatrix })
 	d.Users = compareUsersOf(runs, ids, r.URL.Query().Get("speed"), lang)
 	s.render(w, r, http.StatusOK, "compare", "runs", locale.T(lang, "compare"), d)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
 	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -26,7 +27,7 @@ type bestRun struct {
 
 // bestRunOf is the measured run of q with the best figure m (the one run_groups'
 // best is of), nil when no measured run has it.
-func (s *Pages) bestRunOf(ctx context.Context, lang string, q store.Query, m store.Metric) (*bestRun, error) {
+func (s *Pages) bestRunOf(ctx context.Context, lang string, q store.Query, m metric.Metric) (*bestRun, error) {
 	q.Kinds, q.Sort, q.Limit, q.Offset = []string{rundoc.RunMeasured}, m, 1, 0
 	rs, err := s.store.ListRuns(ctx, q)
 	if err != nil || len(rs) == 0 {
@@ -144,15 +145,15 @@ func (s *Pages) groupPage(w http.ResponseWriter, r *http.Request, kind board.Gro
 			s.serverError(w, r, "listing runs", err)
 			return
 		}
-		if d.BestDecode, err = s.bestRunOf(ctx, lang, q, store.MetricDecode); err == nil {
-			d.BestPeak, err = s.bestRunOf(ctx, lang, q, store.MetricPeak)
+		if d.BestDecode, err = s.bestRunOf(ctx, lang, q, metric.MetricDecode); err == nil {
+			d.BestPeak, err = s.bestRunOf(ctx, lang, q, metric.MetricPeak)
 		}
 		if err != nil {
 			s.serverError(w, r, "finding the best runs", err)
 			return
 		}
 		rate := q
-		rate.Mode = store.ModeRate
+		rate.Mode = metric.ModeRate
 		if d.RateRuns, err = s.store.CountRuns(ctx, rate); err != nil {
 			s.serverError(w, r, "counting open-loop runs", err)
 			return
@@ -166,7 +167,7 @@ func (s *Pages) groupPage(w http.ResponseWriter, r *http.Request, kind board.Gro
 		measured := q
 		measured.Kinds = []string{rundoc.RunMeasured}
 		// The trade-off of the best measured runs (by peak total tok/s), at the cell's context.
-		peak, _ := store.MetricByName("peak_tok_s")
+		peak, _ := metric.MetricByName("peak_tok_s")
 		measured.Limit = tradeoffRuns
 		top, err := s.store.RankByCell(ctx, board.Cell{Metric: peak}.Store(measured))
 		if err != nil {

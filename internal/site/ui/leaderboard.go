@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -50,8 +51,8 @@ type metricOption struct {
 // metrics too (group pages' small form has no way to state their conditions).
 func metricOptions(lang, selected string, rated bool) []metricOption {
 	var out []metricOption
-	for _, m := range store.CellMetrics {
-		isRated := m.Under != store.NoConditions
+	for _, m := range metric.CellMetrics {
+		isRated := m.Under != metric.NoConditions
 		if isRated && !rated && m.Name != selected {
 			continue
 		}
@@ -118,7 +119,7 @@ type condForm struct {
 
 func newCondForm(c board.Cell) condForm {
 	f := condForm{Output: strconv.Itoa(c.Cond.OutputLen), Arrival: c.Cond.Arrival, LenDist: c.Cond.LenDist,
-		SLOMetric: c.Metric.Under >= store.UnderSLO, TargetMetric: c.Metric.Under >= store.UnderSLOTarget, Inf: c.Level == store.RateInf}
+		SLOMetric: c.Metric.Under >= metric.UnderSLO, TargetMetric: c.Metric.Under >= metric.UnderSLOTarget, Inf: c.Level == metric.RateInf}
 	if c.Cond.MaxConcurrency > 0 {
 		f.MaxConcurrency = strconv.Itoa(c.Cond.MaxConcurrency)
 	}
@@ -131,7 +132,7 @@ func newCondForm(c board.Cell) condForm {
 		f.Duration = strconv.FormatFloat(c.Cond.DurationS, 'f', -1, 64)
 	}
 	if c.Cond.SLO != nil {
-		f.SLO = store.SLOText(c.Cond.SLO)
+		f.SLO = metric.SLOText(c.Cond.SLO)
 	}
 	if c.Cond.Target > 0 {
 		f.Target = strconv.FormatFloat(c.Cond.Target, 'f', -1, 64)
@@ -252,11 +253,11 @@ func (s *Pages) boardCells(ctx context.Context, u *url.URL, d *boardData, cell b
 		d.Conds = condOptions(u, cell, cells, lang)
 		cells = board.CellsUnder(cells, cell.Cond.Key())
 	}
-	if cell.Metric.Axis != store.AxisRun && !d.NeedSLO {
+	if cell.Metric.Axis != metric.AxisRun && !d.NeedSLO {
 		d.Picker = buildPicker(u, cell, cells)
 	}
 	d.RowHeads, d.rowLevels, d.Entries, err = s.boardRows(ctx, cell, q, cells, entries, lang)
-	if err == nil && cell.Metric.Axis == store.AxisRate {
+	if err == nil && cell.Metric.Axis == metric.AxisRate {
 		d.RateChart = boardRateChart(cell, d.rowLevels, d.Entries, lang)
 	}
 	return err
@@ -275,7 +276,7 @@ func buildPicker(u *url.URL, sel board.Cell, cells []store.MetricCell) *pickerVi
 	contexts := topKeys(ctxRuns, pickerContexts, sel.Context)
 	levels := topKeys(lvlRuns, pickerLevels, sel.Level)
 	p := &pickerView{}
-	if sel.Metric.Axis != store.AxisPrefill && sel.Metric.Axis != store.AxisRateRun {
+	if sel.Metric.Axis != metric.AxisPrefill && sel.Metric.Axis != metric.AxisRateRun {
 		for _, l := range levels {
 			p.Levels = append(p.Levels, board.FormatLevel(l))
 		}
@@ -327,7 +328,7 @@ func topKeys[K int | float64](runs map[K]int, n int, must K) []K {
 func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, cells []store.MetricCell, ranked []store.RankedRun, lang string) ([]string, []float64, []boardEntry, error) {
 	offset := q.Offset
 	rowMetric, rowContext := cell.Metric, cell.Context
-	if cell.Metric.Axis == store.AxisRateRun {
+	if cell.Metric.Axis == metric.AxisRateRun {
 		// One value per run: the cell is the row. Show the ranked values alone.
 		var out []boardEntry
 		for i, r := range ranked {
@@ -335,8 +336,8 @@ func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, c
 		}
 		return nil, nil, out, nil
 	}
-	if cell.Metric.Axis == store.AxisRun {
-		rowMetric, _ = store.MetricByName("total_tok_s")
+	if cell.Metric.Axis == metric.AxisRun {
+		rowMetric, _ = metric.MetricByName("total_tok_s")
 		rowContext = 0
 		var err error
 		if cells, err = s.board.MetricCells(ctx, rowMetric.Name, q); err != nil {
@@ -350,7 +351,7 @@ func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, c
 	var cols []key
 	var heads []string
 	switch rowMetric.Axis {
-	case store.AxisPrefill:
+	case metric.AxisPrefill:
 		runs := map[int]int{}
 		for _, c := range cells {
 			runs[c.Context] += c.Runs
@@ -367,7 +368,7 @@ func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, c
 			}
 		}
 		for _, l := range topKeys(runs, pickerLevels, cell.Level) {
-			if cell.Metric.Axis == store.AxisRun && runs[l] == 0 {
+			if cell.Metric.Axis == metric.AxisRun && runs[l] == 0 {
 				continue
 			}
 			cols = append(cols, key{rowContext, l})
@@ -386,8 +387,8 @@ func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, c
 	if rowMetric.Name == cell.Metric.Name {
 		rowCond = cell.Store(store.Query{}).Cond
 	}
-	over := func(string, store.Axis, int, float64) bool { return false }
-	if rowMetric.Axis == store.AxisConcurrency || rowMetric.Axis == store.AxisPrefill {
+	over := func(string, metric.Axis, int, float64) bool { return false }
+	if rowMetric.Axis == metric.AxisConcurrency || rowMetric.Axis == metric.AxisPrefill {
 		over = s.board.OverCapacity(ctx, ids) // the cells each run had over capacity
 	}
 	var out []boardEntry
@@ -465,14 +466,14 @@ type condOption struct {
 func condOptions(u *url.URL, sel board.Cell, cells []store.MetricCell, lang string) []condOption {
 	type best struct {
 		cell store.MetricCell
-		cond store.RateCond
+		cond metric.RateCond
 	}
 	byCond := map[string]*best{}
 	var keys []string
 	for _, c := range cells {
 		b := byCond[c.Cond]
 		if b == nil {
-			cond, err := store.ParseCondKey(c.Cond)
+			cond, err := metric.ParseCondKey(c.Cond)
 			if err != nil {
 				continue // written by a later release: not rankable here
 			}
@@ -490,7 +491,7 @@ func condOptions(u *url.URL, sel board.Cell, cells []store.MetricCell, lang stri
 		if d := byCond[b].cell.Runs - byCond[a].cell.Runs; d != 0 {
 			return d
 		}
-		return cmpBool(byCond[a].cell.Level == store.RateInf, byCond[b].cell.Level == store.RateInf)
+		return cmpBool(byCond[a].cell.Level == metric.RateInf, byCond[b].cell.Level == metric.RateInf)
 	})
 	var out []condOption
 	for _, k := range keys {

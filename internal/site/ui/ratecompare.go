@@ -11,7 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
-	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // The compare page's open-loop part: the rate cells of the compared rate runs side
@@ -57,7 +57,7 @@ const maxCompareRates = rundoc.MaxAxis
 func compareRates(runs []runView, lang string) *rateCompare {
 	var rated, matrix []runView
 	for _, rv := range runs {
-		if store.ModeOf(rv.Run) == store.ModeRate {
+		if metric.ModeOf(rv.Run) == metric.ModeRate {
 			rated = append(rated, rv)
 		} else {
 			matrix = append(matrix, rv)
@@ -162,7 +162,7 @@ func rateCellView(lang string, c *rundoc.RateCell) rateCompareCell {
 
 // runCondLabel is "512 input tokens · 64 output tokens · …".
 func runCondLabel(r *rundoc.Run, lang string) string {
-	c, in, ok := store.RunConditions(r)
+	c, in, ok := metric.RunConditions(r)
 	if !ok {
 		return locale.T(lang, "compare_rate_no_plan")
 	}
@@ -173,10 +173,10 @@ func runCondLabel(r *rundoc.Run, lang string) string {
 // workload (lengths, arrivals, cap, prefix, cell length) makes every figure unlike;
 // the SLO only goodput and the share meeting it.
 func conditionWarnings(runs []runView, lang string) []string {
-	first, firstIn, _ := store.RunConditions(runs[0].Run)
+	first, firstIn, _ := metric.RunConditions(runs[0].Run)
 	var out []string
 	for i, rv := range runs[1:] {
-		c, in, ok := store.RunConditions(rv.Run)
+		c, in, ok := metric.RunConditions(rv.Run)
 		mark := strconv.Itoa(i + 2)
 		w0, w := first, c
 		w0.SLO, w0.Target, w.SLO, w.Target = nil, 0, nil, 0
@@ -190,11 +190,11 @@ func conditionWarnings(runs []runView, lang string) []string {
 	return out
 }
 
-func sloKey(c store.RateCond) string {
+func sloKey(c metric.RateCond) string {
 	if c.SLO == nil {
 		return ""
 	}
-	return store.SLOText(c.SLO) + fmt.Sprintf("@%g", c.Target)
+	return metric.SLOText(c.SLO) + fmt.Sprintf("@%g", c.Target)
 }
 
 // latencyThroughputChart draws each run's TTFT p50 against the rate it achieved,

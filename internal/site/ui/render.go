@@ -14,6 +14,7 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/wire"
 )
@@ -141,12 +142,12 @@ func (p *page) KindLabel(kind string) string { return locale.T(p.Lang, "kind_"+k
 
 // Metric is the value of metric m of a run.
 func (p *page) Metric(r store.RunRecord, m string) string {
-	switch store.Metric(m) {
-	case store.MetricPeak:
+	switch metric.Metric(m) {
+	case metric.MetricPeak:
 		return p.NumP(r.PeakTokS, 1)
-	case store.MetricPrefill32K:
+	case metric.MetricPrefill32K:
 		return p.NumP(r.Prefill32KTokS, 0)
-	case store.MetricPerGB:
+	case metric.MetricPerGB:
 		return p.NumP(r.TokSPerGB, 2)
 	default:
 		return p.NumP(r.DecodeTokS, 1)

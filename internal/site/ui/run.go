@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -59,7 +60,7 @@ func (s *Pages) RunPage(w http.ResponseWriter, r *http.Request) {
 	}
 	lang := locale.FromRequest(r)
 	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
-	if d.Rated = store.ModeOf(run) == store.ModeRate; d.Rated {
+	if d.Rated = metric.ModeOf(run) == metric.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
 			d.RateRows = append(d.RateRows, rateRunRow{Rate: rateText(lang, run.Rate[i].RateRPS), rateCompareCell: rateCellView(lang, &run.Rate[i])})

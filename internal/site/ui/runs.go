@@ -8,6 +8,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/board"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
@@ -52,7 +53,7 @@ type listData struct {
 func (s *Pages) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (*listData, bool) {
 	q, ferr := board.Filters(r.URL.Query(), 200)
 	d := &listData{}
-	for _, m := range store.Metrics {
+	for _, m := range metric.Metrics {
 		d.Metrics = append(d.Metrics, string(m))
 	}
 	if ferr != nil {
@@ -63,7 +64,7 @@ func (s *Pages) listRuns(w http.ResponseWriter, r *http.Request, ranked bool) (*
 		Family: q.Family, Size: r.URL.Query().Get("size"), All: r.URL.Query().Get("kind") == "all", Mode: q.Mode}
 	if ranked {
 		if q.Sort == "" {
-			q.Sort = store.MetricDecode
+			q.Sort = metric.MetricDecode
 		}
 		d.Sel.Metric = string(q.Sort)
 		if len(q.Kinds) == 0 && !d.Sel.All {

@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -61,11 +62,11 @@ func newRunView(rec store.RunRecord, run *rundoc.Run, lang string) runView {
 	v := runView{Rec: rec, Run: run}
 	for _, p := range run.Prefill {
 		pv := prefillView{Context: rundoc.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
-		// A figure a row lacks is "—", not 0 (store.Measured).
-		if p.PrefillFigures != nil && store.Measured(p.PromptTokS) {
+		// A figure a row lacks is "—", not 0 (metric.Measured).
+		if p.PrefillFigures != nil && metric.Measured(p.PromptTokS) {
 			pv.TokS = report.FormatNumber(lang, p.PromptTokS, 0)
 		}
-		if p.PrefillFigures != nil && store.Measured(p.TTFTMs) {
+		if p.PrefillFigures != nil && metric.Measured(p.TTFTMs) {
 			pv.TTFT = report.FormatMs(lang, p.TTFTMs, 0)
 		}
 		v.Prefill = append(v.Prefill, pv)
@@ -100,7 +101,7 @@ func axis(runs []*rundoc.Run, planned func(rundoc.Config) []int, of func(rundoc.
 func buildMatrix(run *rundoc.Run, contexts, concurrency []int, lang string) matrixView {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range run.Decode {
-		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && store.Measured(c.TotalTokS) {
+		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && metric.Measured(c.TotalTokS) {
 			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
 		}
 	}
@@ -129,9 +130,9 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 	case c.Status == rundoc.StatusOverCapacity:
 		return cellView{Class: "over", Main: locale.T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
 	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
-		// A figure the cell lacks is "—", not 0 (store.Measured).
+		// A figure the cell lacks is "—", not 0 (metric.Measured).
 		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + locale.T(lang, "ttft")}
-		if store.Measured(c.TotalTokS) {
+		if metric.Measured(c.TotalTokS) {
 			shade := 0
 			if hi > lo {
 				shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
@@ -139,7 +140,7 @@ func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
 			v := c.TotalTokS
 			cv.Class, cv.Main, cv.tokS = fmt.Sprintf("valid shade-%d", shade), report.FormatNumber(lang, c.TotalTokS, 1), &v
 		}
-		if store.Measured(c.TTFTMs) {
+		if metric.Measured(c.TTFTMs) {
 			cv.Sub = report.FormatMs(lang, c.TTFTMs, 0) + " " + locale.T(lang, "ttft")
 		}
 		if cv.tokS != nil {

@@ -76,7 +76,7 @@ type Leaderboard struct {
 }
 
 // RateInf is the request rate of an open-loop cell that sends every request at once,
-// as the store keeps it (store.RateInf: the largest finite number).
+// as the store keeps it (metric.RateInf: the largest finite number).
 const RateInf = math.MaxFloat64
 
 // Rate is a request rate: a number, or "inf" (RateInf).

@@ -1,4 +1,4 @@
-package bench
+package measure
 
 import (
 	"bufio"
@@ -7,33 +7,33 @@ import (
 	"strings"
 )
 
-// machineTicks are the whole machine's CPU time counters (Linux /proc/stat, in clock
+// MachineTicks are the whole machine's CPU time counters (Linux /proc/stat, in clock
 // ticks): busy and total. ok is false where they cannot be read.
-type machineTicks struct {
+type MachineTicks struct {
 	busy, total uint64
 	ok          bool
 }
 
-// readMachineTicks reads the aggregate "cpu" line of /proc/stat.
-func readMachineTicks() machineTicks {
+// ReadMachineTicks reads the aggregate "cpu" line of /proc/stat.
+func ReadMachineTicks() MachineTicks {
 	f, err := os.Open("/proc/stat")
 	if err != nil {
-		return machineTicks{}
+		return MachineTicks{}
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	if !sc.Scan() {
-		return machineTicks{}
+		return MachineTicks{}
 	}
 	fields := strings.Fields(sc.Text())
 	if len(fields) < 5 || fields[0] != "cpu" {
-		return machineTicks{}
+		return MachineTicks{}
 	}
-	var t machineTicks
+	var t MachineTicks
 	for i, f := range fields[1:] {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
-			return machineTicks{}
+			return MachineTicks{}
 		}
 		if i >= 8 {
 			break // guest time is already counted in user time
@@ -47,8 +47,8 @@ func readMachineTicks() machineTicks {
 	return t
 }
 
-// busySince is the share of the machine's CPU time that was busy between t and later.
-func (t machineTicks) busySince(later machineTicks) *float64 {
+// BusySince is the share of the machine's CPU time that was busy between t and later.
+func (t MachineTicks) BusySince(later MachineTicks) *float64 {
 	if !t.ok || !later.ok || later.total <= t.total {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bench
+package measure
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// Server is the server under test as the runner needs it: a client, a model, and what
-// the server takes in a request.
+// Server is the server under test as every load shape sends to it: a client, a
+// model, and what the server takes in a request.
 type Server struct {
 	Client *openai.Client
 	Model  string
@@ -57,11 +57,11 @@ type Server struct {
 // happened to it: its outcome and every token arrival. keepText keeps the generated
 // text (for TextTokenizer). It never retries: RetryPolicy says when to try again.
 func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool) *openai.StreamResult {
-	return s.send(ctx, p, maxTokens, obs, keepText, nil)
+	return s.SendIn(ctx, p, maxTokens, obs, keepText, nil)
 }
 
-// send is Send, in a given slot where slot is not nil (PinSlots).
-func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool, slot *int) *openai.StreamResult {
+// SendIn is Send, in a given slot where slot is not nil (PinSlots).
+func (s *Server) SendIn(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool, slot *int) *openai.StreamResult {
 	so := &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
 	cfg := openai.StreamConfig{KeepText: keepText, ExpectTokens: maxTokens}
 	var ignore *bool
@@ -85,10 +85,10 @@ func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 	}, obs, cfg)
 }
 
-// keepsText says whether requests keep their text to be counted afterwards: where
+// KeepsText says whether requests keep their text to be counted afterwards: where
 // the server has a tokenize route and the run's stream check did not see it count
 // every chunk.
-func (s *Server) keepsText(check *rundoc.StreamCheck) bool {
+func (s *Server) KeepsText(check *rundoc.StreamCheck) bool {
 	return s.TextTokenizer != nil && (check == nil || !check.ChunkUsage)
 }
 

@@ -1,4 +1,4 @@
-package store
+package metric
 
 import (
 	"slices"
@@ -38,7 +38,7 @@ type Summary struct {
 	Mode string
 	// Cells holds every registered metric's values (CellMetrics), for run_metrics.
 	Cells []CellValue
-	// Accuracy is the run's finished evaluations, for run_accuracy (accuracy.go).
+	// Accuracy is the run's finished evaluations, for the store's run_accuracy (accuracy.go).
 	Accuracy []AccuracyScore
 }
 
@@ -68,20 +68,6 @@ const (
 
 // Metrics lists the rankable figures in the order the leaderboard offers them.
 var Metrics = []Metric{MetricDecode, MetricPeak, MetricPrefill32K, MetricPerGB}
-
-// column is the runs column holding the metric; only these fixed strings reach SQL.
-func (m Metric) column() string {
-	switch m {
-	case MetricPeak:
-		return "peak_tok_s"
-	case MetricPrefill32K:
-		return "prefill32k_tok_s"
-	case MetricPerGB:
-		return "tok_s_per_gb"
-	default:
-		return "decode_tok_s"
-	}
-}
 
 // Valid reports whether m is one of Metrics.
 func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
@@ -118,13 +104,13 @@ func Summarize(r *rundoc.Run) Summary {
 	s.Model = strings.TrimSpace(ModelName(r.Model))
 	s.Engine = strings.TrimSpace(r.Engine.Name)
 	s.EngineVersion = strings.TrimSpace(r.Engine.Version)
-	s.Quantization = catalogQuantName(r.Engine.Quantization)
+	s.Quantization = CatalogQuantName(r.Engine.Quantization)
 	s.Profile = ProfileOf(r.Config)
 	s.Author = strings.TrimSpace(r.Submitter)
 	s.Family, s.ParamsB = names.Family(s.Model)
 	s.Mode = ModeOf(r)
 	s.GPU, s.GPUCount = GPUName(r.Hardware)
-	s.GPU = catalogGPUName(s.GPU)
+	s.GPU = CatalogGPUName(s.GPU)
 	if len(r.Hardware.GPUs) == 0 && r.Hardware.CPU == nil && (r.Hardware.Type == "emulated" || s.Kind == "emulated") {
 		// The emulator runs on no particular hardware; name it by its preset.
 		s.GPU = "Emulated"
@@ -140,10 +126,10 @@ func Summarize(r *rundoc.Run) Summary {
 	return s
 }
 
-// catalogGPUName is the catalog's name for a GPU as a tool printed it, so that
+// CatalogGPUName is the catalog's name for a GPU as a tool printed it, so that
 // nvidia-smi's "NVIDIA GeForce RTX 4090" and a document's "RTX 4090" are one GPU of
 // the site (perf.Catalog.GPUName); a GPU the catalog does not hold keeps its name.
-func catalogGPUName(name string) string {
+func CatalogGPUName(name string) string {
 	c, err := perf.Load()
 	if err != nil {
 		return strings.TrimSpace(name)
@@ -151,11 +137,11 @@ func catalogGPUName(name string) string {
 	return c.GPUName(name)
 }
 
-// catalogQuantName is the catalog's name for a weight format as a run labels it, so
+// CatalogQuantName is the catalog's name for a weight format as a run labels it, so
 // that Ollama's "Q4_K_M" and a prediction's "GGUF Q4_K_M", or "AWQ" and "AWQ INT4
 // g128", are one quantization of the site (perf.Catalog.QuantName); a label the
 // catalog does not hold, or that could be several of its formats, keeps its name.
-func catalogQuantName(label string) string {
+func CatalogQuantName(label string) string {
 	c, err := perf.Load()
 	if err != nil {
 		return strings.TrimSpace(label)
@@ -253,6 +239,3 @@ func sorted(s []int) []int {
 	slices.Sort(s)
 	return s
 }
-
-// normalize folds a filter value the way stored names are compared.
-func normalize(s string) string { return strings.TrimSpace(s) }

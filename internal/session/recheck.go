@@ -1,15 +1,17 @@
-package bench
+package session
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
 	"slices"
 	"sort"
 
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/measure"
+	"github.com/llmbench/llmbench/internal/openloop"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -23,21 +25,21 @@ type Recheck struct {
 	Rescored              *rundoc.Run
 }
 
-// RateRescorer re-scores an events log's open-loop cells by their number (the
-// document's index + 1): openloop.RescoreRateCells, which bench cannot import.
-type RateRescorer func(events io.Reader) (map[int]rundoc.RateCell, error)
-
-// RecheckRun re-scores doc's prefill rows, decode cells and rate cells (through
-// rescoreRate) from the events log with the live run's own scoring functions, and
+// RecheckRun re-scores doc's prefill rows, decode cells and rate cells from the events
+// log, read once, with each load shape's own scoring — the live run's functions — and
 // compares them with doc field by field. A measurement doc has as scored (valid or
 // invalid) that the log cannot re-score is a difference too, so that an empty log
 // never passes.
-func RecheckRun(doc *rundoc.Run, events []byte, rescoreRate RateRescorer) (*Recheck, error) {
-	all, err := RescoreAll(bytes.NewReader(events))
+func RecheckRun(doc *rundoc.Run, events []byte) (*Recheck, error) {
+	log, err := measure.ReadLog(bytes.NewReader(events))
 	if err != nil {
 		return nil, err
 	}
-	rates, err := rescoreRate(bytes.NewReader(events))
+	all, err := bench.RescoreLog(log)
+	if err != nil {
+		return nil, err
+	}
+	rates, err := openloop.RescoreLog(log)
 	if err != nil {
 		return nil, err
 	}

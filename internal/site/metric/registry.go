@@ -1,4 +1,11 @@
-package store
+// Package metric is what the site ranks and filters runs by, read from run documents
+// without SQL: the registry of cell metrics (every figure a leaderboard can rank by,
+// which axis its cells lie on, which way is better, and how to read its values from a
+// document), the conditions open-loop values are measured under, and a run's summary
+// (its names, kind, profile, mode, family and size, headline figures and accuracy).
+// The store writes what it reads into its tables; the site's pages and API name the
+// metrics from it.
+package metric
 
 import (
 	"crypto/sha256"
@@ -20,7 +27,7 @@ import (
 //
 // Adding a metric is one entry below (and its label, "metric_<name>", in the site's
 // texts): runs stored before it get its values when the site next starts, because the
-// store re-reads every document when the registry's signature changes (Reindex).
+// store re-reads every document when the registry's signature changes (store.Reindex).
 
 // Axis is what a metric's values are keyed by besides the context.
 type Axis string
@@ -71,7 +78,7 @@ type CellMetric struct {
 }
 
 // CellMetrics is the registry, in the order the leaderboard offers the metrics (the
-// capacity metrics, capacitymetrics.go, join it at init).
+// capacity metrics, capacity.go, join it at init).
 var CellMetrics = []CellMetric{
 	// Rev 1 of the four below: a figure a cell lacks (0, which a document without it
 	// reads as) is left out of its board (issue 37 item 6: a valid cell without
@@ -88,14 +95,14 @@ var CellMetrics = []CellMetric{
 	// Energy and cost per cell (issue 18's CellEnergy): only what was metered ranks;
 	// an estimate (energy_method "estimate") is shown on the run's page, not ranked.
 	{Name: "tok_s_per_w", Axis: AxisConcurrency, Unit: "tok/s/W", Decimals: 2,
-		Values: decodeCells(func(c rundoc.DecodeCell) (float64, bool) {
+		Values: DecodeCells(func(c rundoc.DecodeCell) (float64, bool) {
 			if e := c.CellEnergy; e != nil && e.TokSPerW != nil && e.Method != rundoc.MethodEstimate {
 				return *e.TokSPerW, true
 			}
 			return 0, false
 		})},
 	{Name: "usd_per_mtok", Axis: AxisConcurrency, LowerIsBetter: true, Unit: "USD/Mtok", Decimals: 3,
-		Values: decodeCells(func(c rundoc.DecodeCell) (float64, bool) {
+		Values: DecodeCells(func(c rundoc.DecodeCell) (float64, bool) {
 			if e := c.CellEnergy; e != nil && e.USDPerMTok != nil {
 				return *e.USDPerMTok, true
 			}
@@ -107,7 +114,7 @@ var CellMetrics = []CellMetric{
 		Values: runValue(func(s Summary) *float64 { return s.TokSPerGB })},
 	// Open-loop cells (llmbench run --rate): at the run's input length and each cell's
 	// rate, under the workload and, for goodput, the SLO they were measured under
-	// (ratemetrics.go). A rate "inf" cell's level is RateInf.
+	// (rate.go). A rate "inf" cell's level is RateInf.
 	{Name: "goodput_rps", Axis: AxisRate, Under: UnderSLO, Unit: "req/s", Decimals: 2,
 		Values: rateValues(UnderSLO, func(f *rundoc.RateFigures) *float64 { return f.GoodputRPS })},
 	{Name: "slo_met_ratio", Axis: AxisRate, Under: UnderSLO, Unit: "share", Decimals: 3,
@@ -142,9 +149,9 @@ func decodeValues(figure func(*rundoc.DecodeFigures) float64) func(*rundoc.Run) 
 // figure, and keeps its others.
 func Measured(v float64) bool { return rundoc.Measured(v) }
 
-// decodeCells reads any value of every valid (or predicted) decode cell: value says
+// DecodeCells reads any value of every valid (or predicted) decode cell: value says
 // whether the cell has one. For figures outside DecodeFigures (energy, cost).
-func decodeCells(value func(rundoc.DecodeCell) (float64, bool)) func(*rundoc.Run) []CellValue {
+func DecodeCells(value func(rundoc.DecodeCell) (float64, bool)) func(*rundoc.Run) []CellValue {
 	return func(r *rundoc.Run) []CellValue {
 		var out []CellValue
 		for _, c := range r.Decode {
@@ -200,9 +207,9 @@ func MetricNames() []string {
 	return out
 }
 
-// rankKey orders a metric's values so that the best comes first in ascending order,
+// RankKey orders a metric's values so that the best comes first in ascending order,
 // whichever way the metric is better: one index then serves every metric.
-func (m CellMetric) rankKey(v float64) float64 {
+func (m CellMetric) RankKey(v float64) float64 {
 	if m.LowerIsBetter {
 		return v
 	}
@@ -233,9 +240,9 @@ const summaryRev = 5
 // condRev is bumped when RateCond.Key writes the same conditions differently.
 const condRev = 1
 
-// registrySignature names the registry and the summary rules; a store whose runs were
-// indexed under another signature re-reads them (Reindex).
-func registrySignature() string {
+// Signature names the registry and the summary rules; a store whose runs were indexed
+// under another signature re-reads them (store.Reindex).
+func Signature() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "summary:%d|cond:%d", summaryRev, condRev)
 	for _, m := range CellMetrics {

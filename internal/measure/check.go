@@ -1,4 +1,4 @@
-package bench
+package measure
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
-// ErrNotStreaming is returned by Run when the server does not stream: no cell could
+// ErrNotStreaming is returned by a run when the server does not stream: no cell could
 // time a token, so none is measured.
 var ErrNotStreaming = errors.New("the server does not stream")
 
-// ErrCannotGenerate is returned (wrapped, with the server's answer) by Run when the
+// ErrCannotGenerate is returned (wrapped, with the server's answer) by a run when the
 // stream check failed on every try: a server that cannot generate one short answer
 // would only fail every measurement, a minute of retries each.
 var ErrCannotGenerate = errors.New("the server cannot generate")
@@ -25,16 +25,19 @@ var ErrCannotGenerate = errors.New("the server cannot generate")
 // for this long stops the run (docs/run.md: within 30 s, the last wait included).
 const checkBudget = 15 * time.Second
 
-// checkStream sends one short request before any measurement and records what it
+// CheckMaxTokens is how many tokens the stream check asks for (a test server tells
+// the check from a measured request by it).
+const CheckMaxTokens = 16
+
+// CheckStream sends one short request before any measurement and records what it
 // shows: whether the server streams at all, and whether it counts every chunk's
 // tokens when asked. A field the server refuses (HTTP 400 for continuous usage or
-// timings_per_token, as strict gateways answer unknown fields) is dropped and the
-// request tried once more. A request that fails otherwise is retried under the retry
-// policy for at most checkBudget; when every try failed, the error wraps
-// ErrCannotGenerate with the server's last answer.
-func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
+// timings_per_token, as strict gateways answer unknown fields) is dropped from srv and
+// the request tried once more. A request that fails otherwise is retried under policy
+// for at most checkBudget; when every try failed, the error wraps ErrCannotGenerate
+// with the server's last answer. Prompts come from builder.
+func CheckStream(ctx context.Context, srv *Server, builder *prompt.Builder, policy RetryPolicy) (*rundoc.StreamCheck, error) {
 	check := &rundoc.StreamCheck{}
-	policy := r.policy()
 	budget := min(checkBudget, policy.Budget)
 	started := time.Now()
 	var res *openai.StreamResult
@@ -43,9 +46,9 @@ func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
 		// that cannot answer that fails the check the same way.
 		check.Tries++
 		var retryAfter time.Duration
-		pctx, err := r.builder.Build(ctx, 0, "")
+		pctx, err := builder.Build(ctx, 0, "")
 		if err == nil {
-			res = r.sendCheck(ctx, pctx.Payload(0), check)
+			res = sendCheck(ctx, srv, pctx.Payload(0), check)
 			if res.Outcome.Success() || res.NotStreamed || ctx.Err() != nil {
 				break
 			}
@@ -85,45 +88,47 @@ func (r *Runner) checkStream(ctx context.Context) (*rundoc.StreamCheck, error) {
 	return check, nil
 }
 
-// CheckStream is the stream check for a measurement other than the matrix's (the
-// open loop, internal/openloop): the same request, retried under retry (nil:
-// DefaultRetryPolicy), with prompts from builder.
-func CheckStream(ctx context.Context, srv *Server, builder *prompt.Builder, retry *RetryPolicy) (*rundoc.StreamCheck, error) {
-	return (&Runner{Server: srv, Opts: Options{Retry: retry}, builder: builder}).checkStream(ctx)
-}
-
-// CheckMaxTokens is how many tokens the stream check asks for (a test server tells
-// the check from a measured request by it).
-const CheckMaxTokens = 16
-
 // sendCheck sends the check's request; a field the server refuses with HTTP 400 is
 // dropped and the request sent once more.
-func (r *Runner) sendCheck(ctx context.Context, payload prompt.Payload, check *rundoc.StreamCheck) *openai.StreamResult {
-	res := r.Server.Send(ctx, payload, CheckMaxTokens, nil, false)
-	if res.Status != 400 || !(r.Server.ContinuousUsage || r.Server.TimingsPerToken) {
+func sendCheck(ctx context.Context, srv *Server, payload prompt.Payload, check *rundoc.StreamCheck) *openai.StreamResult {
+	res := srv.Send(ctx, payload, CheckMaxTokens, nil, false)
+	if res.Status != 400 || !(srv.ContinuousUsage || srv.TimingsPerToken) {
 		return res
 	}
-	if r.Server.ContinuousUsage {
-		r.Server.ContinuousUsage = false
+	if srv.ContinuousUsage {
+		srv.ContinuousUsage = false
 		check.Dropped = append(check.Dropped, "stream_options.continuous_usage_stats")
 	}
-	if r.Server.TimingsPerToken {
-		r.Server.TimingsPerToken = false
+	if srv.TimingsPerToken {
+		srv.TimingsPerToken = false
 		check.Dropped = append(check.Dropped, "timings_per_token")
 	}
-	return r.Server.Send(ctx, payload, 16, nil, false)
+	return srv.Send(ctx, payload, 16, nil, false)
 }
 
-// failPending marks every measurement not done yet failed, for reason.
-func failPending(doc *rundoc.Run, reason string) {
-	for i := range doc.Prefill {
-		if !StatusDone(doc.Prefill[i].Status) {
-			doc.Prefill[i].Status, doc.Prefill[i].Reason = rundoc.StatusFailed, reason
-		}
+// Preflight runs the stream check before a run's first measurement and records it in
+// doc. Against a server that does not stream, fail marks every measurement not done
+// yet failed with the reason, the document notes it, and ErrNotStreaming is returned;
+// against one that cannot generate, the document notes it (every measurement stays
+// pending, for --resume once the server answers) and the error is returned. The
+// document is saved before either. nil: measure.
+func Preflight(ctx context.Context, srv *Server, builder *prompt.Builder, opts *Options, doc *rundoc.Run, fail func(reason string)) error {
+	check, err := CheckStream(ctx, srv, builder, opts.RetryPolicy())
+	if ctx.Err() != nil {
+		return ErrInterrupted
 	}
-	for i := range doc.Decode {
-		if !StatusDone(doc.Decode[i].Status) {
-			doc.Decode[i].Status, doc.Decode[i].Reason = rundoc.StatusFailed, reason
-		}
+	doc.StreamCheck = check
+	switch {
+	case errors.Is(err, ErrNotStreaming):
+		fail("the server does not stream: it answered stream:true with one JSON body, so no token's arrival can be timed")
+		doc.Notes = append(doc.Notes, "The server answered stream:true with one JSON body: it does not stream, so nothing was measured.")
+	case errors.Is(err, ErrCannotGenerate):
+		doc.Notes = append(doc.Notes, fmt.Sprintf("The run stopped before measuring: %v.", err))
+	default:
+		return nil
 	}
+	if cerr := opts.Save(doc); cerr != nil {
+		return cerr
+	}
+	return err
 }
