@@ -2,17 +2,17 @@ package report
 
 import (
 	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 )
 
 // seedTables are the seed page's tables and words, copied from
-// the seed page (internal/seed/seed-page.txt) into testdata/seed-tables.json (shared with
-// the browser tests). The renderers must reproduce every one of them from seed-run.json.
+// the seed page (internal/seed/seed-page.txt) into seed-tables.json (internal/rundoc/rundoctest, shared
+// with the browser tests). The renderers must reproduce every one of them from seed-run.json.
 type seedTables struct {
 	Header  []string   `json:"header"`
 	Notes   []string   `json:"notes"`
@@ -23,7 +23,7 @@ type seedTables struct {
 
 func loadSeedTables(t testing.TB) seedTables {
 	t.Helper()
-	b, err := os.ReadFile("testdata/seed-tables.json")
+	b, err := rundoctest.Read("seed-tables.json")
 	if err != nil {
 		t.Fatal(err)
 	}
