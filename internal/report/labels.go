@@ -325,4 +325,22 @@ var labels = map[string][2]string{
 	"matrix_more_notes": {"%d more reasons are not listed here; the run's JSON holds every cell's.", "ほかに %d 件の理由はここに挙げていません。すべてのセルの理由は実行の JSON にあります。"},
 	"reason_ref":        {"why: reason %d under the matrix", "理由：マトリクスの下の %d"},
 	"reason_unlisted":   {"why: not listed here (the run's JSON holds it)", "理由：ここには挙げていません（実行の JSON にあります）"},
+
+	// A run laid over the best run of its GPU and model (overlay.go, --against).
+	"ov_title":          {"Against the best run", "ベストランとの比較"},
+	"ov_sub":            {"this run over %s (%s), cell by cell", "この実行を %s（%s）とセルごとに比較"},
+	"ov_rule":           {"A figure is marked ▲ or ▼ only where both runs measured it in a valid cell with a 95% interval and the two intervals do not overlap (intervals that touch overlap). A cell over capacity, invalid or failed on either side, measured in one run only, or a figure without an interval is never marked.", "▲ / ▼ の印は、両方の実行が有効なセルで 95% 信頼区間つきで測定し、二つの区間が重ならない場合（端が接する場合は重なりとみなす）にだけ付きます。どちらかで容量超過・無効・失敗のセル、一方の実行にしかないセル、区間のない値には印を付けません。"},
+	"ov_summary":        {"%d figures beyond the noise (%d better, %d worse), %d within it.", "ノイズを超える差 %d 件（良い %d、悪い %d）、ノイズ内 %d 件。"},
+	"ov_figure":         {"Figure", "指標"},
+	"ov_mine":           {"This run", "この実行"},
+	"ov_best":           {"Best run", "ベストラン"},
+	"ov_delta":          {"Difference", "差"},
+	"ov_mark":           {"Beyond the noise?", "ノイズを超えるか"},
+	"ov_better":         {"▲ better", "▲ 良い"},
+	"ov_worse":          {"▼ worse", "▼ 悪い"},
+	"ov_noise":          {"within the noise", "ノイズ内"},
+	"ov_no_interval":    {"no interval to judge by", "判断できる区間なし"},
+	"ov_not_comparable": {"not comparable", "比較不可"},
+	"ov_only_mine":      {"this run only", "この実行のみ"},
+	"ov_only_best":      {"best run only", "ベストランのみ"},
 }
