@@ -343,4 +343,17 @@ var labels = map[string][2]string{
 	"ov_not_comparable": {"not comparable", "比較不可"},
 	"ov_only_mine":      {"this run only", "この実行のみ"},
 	"ov_only_best":      {"best run only", "ベストランのみ"},
+	// The site's run page and upload page (internal/site againstpage.go).
+	"ov_none":          {"No other measured run of %s on %s is on this site to lay this one over.", "このサイトには、比較できる %s（%s）の計測済みの実行がほかにありません。"},
+	"ov_upload_link":   {"Lay a run of yours over the best…", "自分の実行をベストランと比較…"},
+	"ov_upload_title":  {"My run against the best", "自分の実行とベストランの比較"},
+	"ov_upload_intro":  {"Pick a run document (the JSON llmbench run writes): it is laid over the best measured run of its GPU and model on this site, cell by cell, and forgotten: nothing is stored.", "実行ドキュメント（llmbench run が書き出す JSON）を選ぶと、このサイトにある同じ GPU とモデルの最良の計測済み実行とセルごとに比較します。ドキュメントは保存しません。"},
+	"ov_upload_file":   {"Run document", "実行ドキュメント"},
+	"ov_upload_submit": {"Compare", "比較する"},
+	"ov_upload_mine":   {"Your run: %s", "あなたの実行: %s"},
+	"ov_err_rate":      {"Too many comparisons from this address; try again in %d s.", "このアドレスからの比較が多すぎます。%d 秒後にもう一度お試しください。"},
+	"ov_err_invalid":   {"This is not a run document the site accepts: %s", "サイトが受け付ける実行ドキュメントではありません: %s"},
+	"ov_err_rate_run":  {"This is an open-loop run (llmbench run --rate): it has no matrix to lay over the best.", "これはオープンループの実行（llmbench run --rate）で、比較するマトリクスがありません。"},
+	"ov_err_size":      {"The file is larger than a run document may be (%s KiB).", "ファイルが実行ドキュメントの上限（%s KiB）を超えています。"},
+	"ov_err_form":      {"Send the run document as the form's file (multipart/form-data, field \"run\").", "実行ドキュメントはフォームのファイルとして送ってください（multipart/form-data、フィールド \"run\"）。"},
 }

@@ -117,6 +117,7 @@ type Server struct {
 	// authFail limits failed authentications per client address; perIP (nil when
 	// Options.RatePerIP is 0) every request per client address.
 	authFail, perIP limiter
+	againstLimit    limiter     // uploads to lay over the best, per client address (againstpage.go)
 	bodies          *keyedSlots // API request bodies being read at once, per token
 	formBodies      *keyedSlots // the report form's (unauthenticated) bodies, per address
 	validations     bodySlots   // run documents being checked at once
@@ -162,12 +163,13 @@ func New(opt Options) (*Server, error) {
 		opt.BurstPerIP = 60
 	}
 	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
-		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
-		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
-		bodies:      newKeyedSlots(maxBodiesAtOnce, maxBodiesPerToken),
-		formBodies:  newKeyedSlots(maxFormBodiesAtOnce, maxFormBodiesPerAddr),
-		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
-		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
+		limit:        srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
+		authFail:     srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
+		againstLimit: srvLimiter(opt, "against:", againstPerMin/60.0, againstBurst),
+		bodies:       newKeyedSlots(maxBodiesAtOnce, maxBodiesPerToken),
+		formBodies:   newKeyedSlots(maxFormBodiesAtOnce, maxFormBodiesPerAddr),
+		validations:  make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
+		apiTimeout:   apiReadTimeout, formTimeout: formReadTimeout,
 		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
 		boundsCache: memo.New[runBounds](20000, 0)}
 	if opt.PageTTL > 0 {
@@ -198,6 +200,8 @@ func (s *Server) routes() []route {
 		{"GET /runs", s.runList},
 		{"GET /runs/{id}", s.runPage},
 		{"GET /compare", s.compare},
+		{"GET /against", s.againstForm},
+		{"POST /against", s.againstUpload},
 		{"GET /hardware", s.hardwareList},
 		{"GET /hardware/{name...}", s.hardwarePage},
 		{"GET /models", s.modelList},
