@@ -5,17 +5,21 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/overlay/overlaytest"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
@@ -53,7 +57,7 @@ func againstSite(t *testing.T) (base, minePath string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
 			t.Fatalf("submitting %s: %v", r.ID, err)
 		}
 	}
@@ -70,7 +74,7 @@ func TestReportAgainst(t *testing.T) {
 	base, mine := againstSite(t)
 	_, _, marked := overlaytest.Pair()
 	marks := func(out, lang string) int {
-		return strings.Count(out, report.T(lang, "ov_better")) + strings.Count(out, report.T(lang, "ov_worse"))
+		return strings.Count(out, locale.T(lang, "ov_better")) + strings.Count(out, locale.T(lang, "ov_worse"))
 	}
 	for _, against := range []string{base, base + "/", base + "/runs/best-seed", base + "/api/v1/runs/best-seed"} {
 		for _, lang := range []string{"en", "ja"} {
@@ -86,8 +90,9 @@ func TestReportAgainst(t *testing.T) {
 			}
 		}
 	}
+	sameMarks(t, base, mine)
 	out, err := runCmd(t, "report", mine, "--against", base, "--format", "md")
-	if err != nil || marks(out, "en") != len(marked) || !strings.Contains(out, "## "+report.T("en", "ov_title")) {
+	if err != nil || marks(out, "en") != len(marked) || !strings.Contains(out, "## "+locale.T("en", "ov_title")) {
 		t.Errorf("md: %v\n%s", err, out)
 	}
 	page := filepath.Join(t.TempDir(), "page.html")
@@ -115,6 +120,39 @@ func TestReportAgainst(t *testing.T) {
 		if out, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want one saying %q\n%s", c.args[2:], err, c.want, out)
 		}
+	}
+}
+
+// sameMarks: the terminal and the site mark the same figures of the same cells —
+// the marks of report --against's rows, in order, are the run page's.
+func sameMarks(t *testing.T, base, mine string) {
+	t.Helper()
+	out, err := runCmd(t, "report", mine, "--against", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := []string{"better", "worse", "noise", "no_interval", "not_comparable", "only_mine", "only_best"}
+	var terminal []string
+	for _, line := range strings.Split(out, "\n") {
+		for _, m := range marks {
+			if strings.HasSuffix(strings.TrimSpace(line), locale.T("en", "ov_"+m)) {
+				terminal = append(terminal, m)
+				break
+			}
+		}
+	}
+	resp, err := http.Get(base + "/runs/mine-seed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var site []string
+	for _, m := range regexp.MustCompile(`data-mark="([a-z_]+)"`).FindAllStringSubmatch(string(page), -1) {
+		site = append(site, m[1])
+	}
+	if len(terminal) < 10 || !slices.Equal(terminal, site) {
+		t.Errorf("the terminal's marks\n%v\nare not the run page's\n%v", terminal, site)
 	}
 }
 

@@ -7,9 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/session"
-	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -33,7 +34,7 @@ func newReportCmd() *cobra.Command {
 			}
 			opts := report.Options{Format: format, Lang: lang, Capacity: targets.targets()}
 			if against != "" {
-				opts.FindAgainst = site.FindAgainst(cmd.Context(), against)
+				opts.FindAgainst = client.FindAgainst(cmd.Context(), against)
 			}
 			if out == "" || out == "-" {
 				out, opts = "", opts.ForTerminal(os.Stdout, noColor, wide)
@@ -43,7 +44,7 @@ func newReportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
-	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(report.Languages(), ", "))
+	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(locale.Languages(), ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
 	cmd.Flags().StringVar(&rescore, "rescore", "", "re-score the run from this events log (run --events) and compare every figure; with -o, write the re-scored document there")
 	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/overlay"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
@@ -39,17 +40,17 @@ type OverlayRow struct {
 
 // NewOverlayView writes the overlay of mine over b in lang.
 func NewOverlayView(lang string, mine *rundoc.Run, b Baseline) *OverlayView {
-	lang = normLang(lang)
+	lang = locale.Norm(lang)
 	o := overlay.Of(mine, b.Run)
-	v := &OverlayView{Sub: T(lang, "ov_sub", runTitle(b.Run, lang), b.URL), Rule: T(lang, "ov_rule")}
+	v := &OverlayView{Sub: locale.T(lang, "ov_sub", runTitle(b.Run, lang), b.URL), Rule: locale.T(lang, "ov_rule")}
 	for _, k := range []string{"phase", "context", "requests_at_once", "ov_figure", "ov_mine", "ov_best", "ov_delta", "ov_mark"} {
-		v.Head = append(v.Head, T(lang, k))
+		v.Head = append(v.Head, locale.T(lang, k))
 	}
 	noise := 0
 	for _, r := range o.Rows {
-		phase, n := T(lang, "phase_decode"), FormatInt(lang, r.Concurrency)
+		phase, n := locale.T(lang, "phase_decode"), FormatInt(lang, r.Concurrency)
 		if r.Prefill {
-			phase, n = T(lang, "phase_prefill"), dash
+			phase, n = locale.T(lang, "phase_prefill"), dash
 		}
 		for _, f := range r.Figures {
 			if !rundoc.Measured(f.Mine.V) && !rundoc.Measured(f.Best.V) {
@@ -59,12 +60,12 @@ func NewOverlayView(lang string, mine *rundoc.Run, b Baseline) *OverlayView {
 				noise++
 			}
 			v.Rows = append(v.Rows, OverlayRow{Mark: f.Mark, Cells: []string{phase, rundoc.FormatTokens(r.Context), n,
-				T(lang, figureLabel[f.Name]), overlayValue(lang, f.Name, f.Mine), overlayValue(lang, f.Name, f.Best),
-				overlayDelta(lang, f), T(lang, "ov_"+string(f.Mark))}})
+				locale.T(lang, figureLabel[f.Name]), overlayValue(lang, f.Name, f.Mine), overlayValue(lang, f.Name, f.Best),
+				overlayDelta(lang, f), locale.T(lang, "ov_"+string(f.Mark))}})
 		}
 	}
 	better, worse := o.Marked()
-	v.Summary = T(lang, "ov_summary", better+worse, better, worse, noise)
+	v.Summary = locale.T(lang, "ov_summary", better+worse, better, worse, noise)
 	return v
 }
 
@@ -83,7 +84,7 @@ func overlayValue(lang, name string, v overlay.Value) string {
 	}
 	decimals, unit := 1, func(s string) string { return s }
 	if strings.HasSuffix(name, "_ms") {
-		decimals, unit = 0, func(s string) string { return T(lang, "ms", s) }
+		decimals, unit = 0, func(s string) string { return locale.T(lang, "ms", s) }
 	}
 	s := unit(FormatNumber(lang, v.V, decimals))
 	if v.CI != nil {
@@ -114,12 +115,12 @@ func writeOverlayText(b *strings.Builder, lang string, ov *OverlayView, p painte
 		rows = append(rows, r.Cells)
 	}
 	if md {
-		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", T(lang, "ov_title"), mdEscape(ov.Sub))
+		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", locale.T(lang, "ov_title"), mdEscape(ov.Sub))
 		mdTable(b, ov.Head, right, rows)
 		fmt.Fprintf(b, "\n%s\n\n%s\n", mdEscape(ov.Summary), mdEscape(ov.Rule))
 		return
 	}
-	b.WriteString("\n" + p.paint(ansiBold, T(lang, "ov_title")) + " — " + ov.Sub + "\n")
+	b.WriteString("\n" + p.paint(ansiBold, locale.T(lang, "ov_title")) + " — " + ov.Sub + "\n")
 	styles := make([][]string, len(ov.Rows))
 	for i, r := range ov.Rows {
 		styles[i] = make([]string, len(r.Cells))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/overlay/overlaytest"
 )
 
@@ -15,15 +16,15 @@ import (
 func TestOverlaySectionMarksWhatTheOverlayMarks(t *testing.T) {
 	mine, best, want := overlaytest.Pair()
 	const url = "https://llmbench.example.org/runs/best-seed"
-	for _, lang := range Languages() {
-		better, worse := T(lang, "ov_better"), T(lang, "ov_worse")
+	for _, lang := range locale.Languages() {
+		better, worse := locale.T(lang, "ov_better"), locale.T(lang, "ov_worse")
 		for _, format := range []string{"text", "md", "html"} {
 			var b bytes.Buffer
 			if err := Write(&b, mine, Options{Format: format, Lang: lang, Against: &Baseline{Run: best, URL: url}}); err != nil {
 				t.Fatalf("%s %s: %v", format, lang, err)
 			}
 			out := b.String()
-			for _, s := range []string{T(lang, "ov_title"), url, T(lang, "ov_summary", 4, 2, 2, 0)[:8]} {
+			for _, s := range []string{locale.T(lang, "ov_title"), url, locale.T(lang, "ov_summary", 4, 2, 2, 0)[:8]} {
 				if !strings.Contains(out, s) {
 					t.Errorf("%s %s: no %q", format, lang, s)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -21,7 +22,7 @@ func TestUploadAttacksAreRefused(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		const max = 64 << 10
 		ts := newTestSite(t, st, Options{MaxBodyBytes: max})
-		ts.srv.againstLimit = newRateLimiter(1000, 1000) // the rate limit has its own case below
+		ts.srv.guards.Against = guard.NewMemoryLimiter(1000, 1000) // the rate limit has its own case below
 		writes := st.Writes()
 		big := bytes.Repeat([]byte(" "), max+1)
 		bad := edited(t, func(r *rundoc.Run) { r.Decode[0].TotalTokS = -3 })
@@ -36,7 +37,7 @@ func TestUploadAttacksAreRefused(t *testing.T) {
 			field string
 		}{
 			{"declared larger than a document", func() (io.Reader, string) {
-				return uploadBody2(t, "run", append(big, bytes.Repeat([]byte(" "), multipartSlack)...))
+				return uploadBody2(t, "run", append(big, bytes.Repeat([]byte(" "), 16<<10)...))
 			}, http.StatusRequestEntityTooLarge, "64 KiB"},
 			{"chunked, larger than a document", func() (io.Reader, string) {
 				r, ct := uploadBody2(t, "run", big)
@@ -82,7 +83,7 @@ func TestUploadsAreRateLimitedPerAddress(t *testing.T) {
 		ts := newTestSite(t, st, Options{})
 		mine, _, _ := pairDocs(t)
 		var last *http.Response
-		for i := 0; i <= againstBurst; i++ {
+		for i := 0; i <= guard.AgainstBurst; i++ {
 			body, ctype := uploadBody(t, "run", mine)
 			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/against", bytes.NewReader(body))
 			req.Header.Set("Content-Type", ctype)
@@ -92,13 +93,13 @@ func TestUploadsAreRateLimitedPerAddress(t *testing.T) {
 			}
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if i < againstBurst && resp.StatusCode != http.StatusOK {
+			if i < guard.AgainstBurst && resp.StatusCode != http.StatusOK {
 				t.Fatalf("upload %d of the burst: %d", i+1, resp.StatusCode)
 			}
 			last = resp
 		}
 		if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
-			t.Errorf("upload %d: %d (Retry-After %q), want 429 with Retry-After", againstBurst+1, last.StatusCode, last.Header.Get("Retry-After"))
+			t.Errorf("upload %d: %d (Retry-After %q), want 429 with Retry-After", guard.AgainstBurst+1, last.StatusCode, last.Header.Get("Retry-After"))
 		}
 	})
 }

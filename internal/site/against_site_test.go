@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/overlay/overlaytest"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -87,7 +87,7 @@ func TestRunPageLaysTheRunOverTheBest(t *testing.T) {
 			if n := countMarked(marksOf(page)); n != marked {
 				t.Errorf("%s: %d figures marked, want %d", lang, n, marked)
 			}
-			if !strings.Contains(page, report.T(lang, "ov_title")) || !strings.Contains(page, report.T(lang, "ov_rule")) {
+			if !strings.Contains(page, locale.T(lang, "ov_title")) || !strings.Contains(page, locale.T(lang, "ov_rule")) {
 				t.Errorf("%s: the section's title or rule is missing", lang)
 			}
 		}
@@ -113,7 +113,7 @@ func TestUploadLaysOverAndStoresNothing(t *testing.T) {
 		ts := newTestSite(t, st, Options{RateBurst: 100})
 		mine, best, marked := pairDocs(t)
 		ts.mustSubmit(t, best)
-		if code, page := ts.get(t, "/against?lang=ja"); code != http.StatusOK || !strings.Contains(page, `enctype="multipart/form-data"`) || !strings.Contains(page, report.T("ja", "ov_upload_title")) {
+		if code, page := ts.get(t, "/against?lang=ja"); code != http.StatusOK || !strings.Contains(page, `enctype="multipart/form-data"`) || !strings.Contains(page, locale.T("ja", "ov_upload_title")) {
 			t.Fatalf("GET /against: %d", code)
 		}
 		writes := st.Writes()
