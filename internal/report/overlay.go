@@ -24,7 +24,8 @@ type Baseline struct {
 // per figure of a cell (its texts, and its mark's class for a page), the count of
 // marked figures and the rule.
 type OverlayView struct {
-	Sub     string
+	Sub       string
+	BestTitle string // the best run's title, for a page that links to it
 	Head    []string
 	Rows    []OverlayRow
 	Summary string
@@ -42,7 +43,7 @@ type OverlayRow struct {
 func NewOverlayView(lang string, mine *rundoc.Run, b Baseline) *OverlayView {
 	lang = locale.Norm(lang)
 	o := overlay.Of(mine, b.Run)
-	v := &OverlayView{Sub: locale.T(lang, "ov_sub", runTitle(b.Run, lang), b.URL), Rule: locale.T(lang, "ov_rule")}
+	v := &OverlayView{Sub: locale.T(lang, "ov_sub", runTitle(b.Run, lang), b.URL), BestTitle: runTitle(b.Run, lang), Rule: locale.T(lang, "ov_rule")}
 	for _, k := range []string{"phase", "context", "requests_at_once", "ov_figure", "ov_mine", "ov_best", "ov_delta", "ov_mark"} {
 		v.Head = append(v.Head, locale.T(lang, k))
 	}

@@ -81,7 +81,7 @@ func TestRunPageLaysTheRunOverTheBest(t *testing.T) {
 			if code != http.StatusOK {
 				t.Fatalf("GET /runs/mine-seed: %d", code)
 			}
-			if !strings.Contains(page, `id="against-best">/runs/best-seed<`) {
+			if !strings.Contains(page, `href="/runs/best-seed" id="against-best"`) {
 				t.Errorf("%s: mine is not laid over best-seed", lang)
 			}
 			if n := countMarked(marksOf(page)); n != marked {
@@ -94,7 +94,7 @@ func TestRunPageLaysTheRunOverTheBest(t *testing.T) {
 		// Mine has the highest peak: best's page is laid over it, the same cells marked
 		// the other way.
 		_, page := ts.get(t, "/runs/best-seed")
-		if !strings.Contains(page, `id="against-best">/runs/mine-seed<`) || countMarked(marksOf(page)) != marked {
+		if !strings.Contains(page, `href="/runs/mine-seed" id="against-best"`) || countMarked(marksOf(page)) != marked {
 			t.Errorf("best-seed's page: not laid over mine-seed with %d marks", marked)
 		}
 		lonely := edited(t, func(r *rundoc.Run) { r.ID, r.Hardware.GPUs[0].Name = "lonely", "RTX 5090" })
@@ -119,7 +119,7 @@ func TestUploadLaysOverAndStoresNothing(t *testing.T) {
 		writes := st.Writes()
 		body, ctype := uploadBody(t, "run", mine)
 		code, _, page := ts.do(t, http.MethodPost, "/against", "", body, "Content-Type", ctype)
-		if code != http.StatusOK || countMarked(marksOf(page)) != marked || !strings.Contains(page, `id="against-best">/runs/best-seed<`) {
+		if code != http.StatusOK || countMarked(marksOf(page)) != marked || !strings.Contains(page, `href="/runs/best-seed" id="against-best"`) {
 			t.Fatalf("POST /against: %d, %d marks (want %d)\n%.2000s", code, countMarked(marksOf(page)), marked, page)
 		}
 		if !strings.Contains(page, "Mine: Qwen3.8-27B-INT4 on RTX 3090") {

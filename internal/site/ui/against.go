@@ -29,7 +29,7 @@ const multipartSlack = 16 << 10
 // language, or None saying why there is nothing to lay the run over.
 type againstView struct {
 	*report.OverlayView
-	Title, BestURL, None string
+	Title, Lead, BestURL, None string
 	Upload               string // the link to the upload page
 }
 
@@ -39,7 +39,7 @@ func (s *Pages) against(ctx context.Context, run *rundoc.Run, lang string) (*aga
 	if metric.ModeOf(run) == metric.ModeRate {
 		return nil, nil
 	}
-	v := &againstView{Title: locale.T(lang, "ov_title"), Upload: locale.T(lang, "ov_upload_link")}
+	v := &againstView{Title: locale.T(lang, "ov_title"), Lead: locale.T(lang, "ov_site_lead"), Upload: locale.T(lang, "ov_upload_link")}
 	best, id, err := s.board.BestAgainst(ctx, run)
 	switch {
 	case err != nil:
