@@ -26,10 +26,10 @@ type Baseline struct {
 type OverlayView struct {
 	Sub       string
 	BestTitle string // the best run's title, for a page that links to it
-	Head    []string
-	Rows    []OverlayRow
-	Summary string
-	Rule    string
+	Head      []string
+	Rows      []OverlayRow
+	Summary   string
+	Rule      string
 }
 
 // OverlayRow is one figure of one cell: Cells in Head's order; Mark the overlay's

@@ -30,7 +30,7 @@ const multipartSlack = 16 << 10
 type againstView struct {
 	*report.OverlayView
 	Title, Lead, BestURL, None string
-	Upload               string // the link to the upload page
+	Upload                     string // the link to the upload page
 }
 
 // against lays run over the best other run of its GPU and model on this site (the
