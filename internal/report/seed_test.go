@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,30 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 )
-
-// seedTables are the seed page's tables and words, copied from
-// the seed page (internal/seed/seed-page.txt) into seed-tables.json (internal/rundoc/rundoctest, shared
-// with the browser tests). The renderers must reproduce every one of them from seed-run.json.
-type seedTables struct {
-	Header  []string   `json:"header"`
-	Notes   []string   `json:"notes"`
-	Prefill [][]string `json:"prefill"` // context, prompt tok/s, TTFT
-	Matrix  [][]string `json:"matrix"`  // rows 0, 16K, 32K, 56K; columns 1 … 128: "48.2 (85 ms)"
-	All     [][]string `json:"all"`     // All measurements, the seed's 12 columns
-}
-
-func loadSeedTables(t testing.TB) seedTables {
-	t.Helper()
-	b, err := rundoctest.Read("seed-tables.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s seedTables
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 var columnGap = regexp.MustCompile(`\s{2,}`)
 
@@ -85,7 +60,7 @@ func mdTableRows(t *testing.T, out, heading string) [][]string {
 }
 
 func TestTextReproducesSeedTables(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := rundoctest.LoadSeed(t)
 	out := render(t, readSeed(t), Options{Format: "text"})
 	for _, s := range append(seed.Header, seed.Notes...) {
 		if !strings.Contains(out, s) {
@@ -97,7 +72,7 @@ func TestTextReproducesSeedTables(t *testing.T) {
 
 // checkSeedTables compares a report's three tables, read from it by title, with the
 // seed's (the matrix without its row labels).
-func checkSeedTables(t *testing.T, seed seedTables, format string, table func(title string) [][]string) {
+func checkSeedTables(t *testing.T, seed rundoctest.SeedTables, format string, table func(title string) [][]string) {
 	t.Helper()
 	var matrix [][]string
 	for _, r := range table("Sustained decode") {
@@ -114,7 +89,7 @@ func checkSeedTables(t *testing.T, seed seedTables, format string, table func(ti
 }
 
 func TestMarkdownReproducesSeedTables(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := rundoctest.LoadSeed(t)
 	out := render(t, readSeed(t), Options{Format: "md"})
 	for _, s := range []string{"# Qwen3.8-27B-INT4 on RTX 3090 24GB", "**Measured**", "- **VRAM:** 24 GB", "- **RAM:** 32 GB", "- **Type:** Discrete GPU",
 		"- **Max output:** 8,192 tokens", "- **Time per measurement:** 30 s", "- **Prefill mode:** Measured during decode warm-up", "- **Decode test:** Fixed duration",
