@@ -39,8 +39,11 @@ type CellRun struct {
 	MachineCPU  *float64              `json:"machine_cpu,omitempty"`
 	Server      *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
-	Settle   *Settle           `json:"settle,omitempty"`
-	Requests []measure.Request `json:"-"`
+	Settle *Settle `json:"settle,omitempty"`
+	// PromptSource is what the row's context was made of (prompt.Builder.Source;
+	// empty in logs from before, whose prompts were random words).
+	PromptSource string            `json:"prompt_source,omitempty"`
+	Requests     []measure.Request `json:"-"`
 }
 
 // Settle is a wait before a measurement for the server to finish what the previous
@@ -122,6 +125,10 @@ func (s *scoring) describe(c counting) {
 	s.describeCPU()
 	s.describeCache(t)
 	s.describeQueue()
+	describeReasoning(d, run.Requests)
+	if measure.DraftedOnRandomWords(run.Server, run.PromptSource) {
+		addFlag(d, measure.FlagSpecRandomWords)
+	}
 }
 
 // requestTally is what describe sums over the cell's requests.
@@ -291,6 +298,26 @@ func (s *scoring) describeQueue() {
 	}
 	if d.EndedEarly > 0 {
 		addFlag(d, "ended_early")
+	}
+}
+
+// describeReasoning records a reasoning model's cell: its time to the first answer
+// token, timed from the send as TTFT is, and its tokens by kind.
+func describeReasoning(d *rundoc.CellDetail, reqs []measure.Request) {
+	reasoning, answer, ok := measure.ReasoningSplit(reqs)
+	if !ok {
+		return
+	}
+	d.ReasoningTokens, d.AnswerTokens = openai.Ptr(reasoning), openai.Ptr(answer)
+	var ttfo []float64
+	for i := range reqs {
+		if q := &reqs[i]; q.FirstAnswer != 0 && q.Sent != 0 {
+			ttfo = append(ttfo, float64(q.FirstAnswer-q.Sent)/1e6)
+		}
+	}
+	if len(ttfo) > 0 {
+		slices.Sort(ttfo)
+		d.TTFOMs, d.TTFOSamples = openai.Ptr(stats.Round(stats.Quantile(ttfo, 0.5), 1)), len(ttfo)
 	}
 }
 

@@ -93,6 +93,15 @@ type Config struct {
 	Stall *Stall `json:"stall,omitempty"`
 	// TokensPerStep overrides the shape's tokens per step.
 	TokensPerStep []int `json:"tokens_per_step,omitempty"`
+	// Reasoning makes the server a reasoning model: the first this many tokens of every
+	// streamed decode request are its thinking, sent under ReasoningField
+	// ("reasoning", vLLM's name since vllm-project/vllm#27752; "reasoning_content",
+	// its name before, SGLang's and DeepSeek's) by a shape that writes .DeltaKey.
+	Reasoning      int    `json:"reasoning,omitempty"`
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// SpecDecode, with Metrics, serves a speculative-decoding server's draft counters
+	// from two recorded pages, advancing with the tokens generated (specdecode.go).
+	SpecDecode *SpecPages `json:"spec_decode,omitempty"`
 	// PrefillContention slows a cold prefill by this factor per request the server is
 	// still running (decoding or aborting) when it starts: engines interleave prefill
 	// with their running batch.
@@ -184,6 +193,7 @@ type Server struct {
 
 	slots chan struct{}
 	llama *llamaSlots
+	spec  *specCounters
 	fails []failCount
 
 	mu       sync.Mutex
@@ -265,6 +275,11 @@ func newServer(cfg Config) (*Server, error) {
 		s.slots = make(chan struct{}, cfg.Slots)
 	}
 	s.fails = make([]failCount, len(cfg.Failures))
+	if cfg.SpecDecode != nil {
+		if s.spec, err = loadSpecPages(cfg.SpecDecode); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -690,6 +705,7 @@ func (st *streamState) stepEvents(k int, last bool) []byte {
 			words--
 		}
 		st.frame.Text, st.frame.K = strings.Repeat(" tok", words), n
+		st.frame.DeltaKey = st.deltaKey()
 		st.frame.Generated += n
 		st.frame.Total = st.frame.Prompt + st.frame.Generated
 		st.frame.Finish = ""
@@ -713,6 +729,19 @@ func (st *streamState) stepEvents(k int, last bool) []byte {
 		emit(k, true)
 	}
 	return out
+}
+
+// deltaKey is the field the next token's text goes in: the reasoning field while
+// the request is thinking (Config.Reasoning), then content.
+func (st *streamState) deltaKey() string {
+	cfg := &st.s.cfg
+	if st.rec.MaxTokens <= 1 || st.frame.Generated >= cfg.Reasoning {
+		return "content"
+	}
+	if cfg.ReasoningField != "" {
+		return cfg.ReasoningField
+	}
+	return "reasoning"
 }
 
 func (st *streamState) endEvents(produced int) []byte {
@@ -859,6 +888,9 @@ func (s *Server) metrics(w http.ResponseWriter, path string) {
 		fmt.Fprintf(&b, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d.0\n", labels, running)
 		fmt.Fprintf(&b, "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting%s %d.0\n", labels, waiting)
 		fmt.Fprintf(&b, "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total%s %d.0\n", labels, gen)
+	}
+	if s.spec != nil {
+		b.WriteString(s.spec.page(gen))
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))

@@ -163,6 +163,16 @@ type CellDetail struct {
 	// SettledBy says how it knew ("gauge", "gauge_timeout", "time").
 	SettleMs  *float64 `json:"settle_ms,omitempty"`
 	SettledBy string   `json:"settled_by,omitempty"`
+	// A reasoning model's cell (docs/run.md "Reasoning"): TTFOMs is the median time to
+	// the first answer token — the first that is not reasoning, AIPerf's time to first
+	// output token — from the request's send, over the TTFOSamples requests that had
+	// one (ttft_ms counts reasoning tokens as first tokens); ReasoningTokens and
+	// AnswerTokens are the client's counts by each chunk's kind over the cell's
+	// requests. Absent where no token came as reasoning.
+	TTFOMs          *float64 `json:"ttfo_ms,omitempty"`
+	TTFOSamples     int      `json:"ttfo_samples,omitempty"`
+	ReasoningTokens *int     `json:"reasoning_tokens,omitempty"`
+	AnswerTokens    *int     `json:"answer_tokens,omitempty"`
 }
 
 // ServerMetrics summarises the server's live gauges sampled during a cell.
@@ -178,6 +188,35 @@ type ServerMetrics struct {
 	// GenerationTokens is the server's generation-token counter's increase over the
 	// window, where the counter moves every step (vLLM's vllm:generation_tokens).
 	GenerationTokens *float64 `json:"generation_tokens,omitempty"`
+	// SpecDecode is speculative decoding over the window, from the server's draft
+	// counters (absent where it exposes none or drafted nothing).
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SpecDecode is speculative decoding over a window, from the server's counters
+// (docs/workloads.md "Speculative decoding"): vLLM's spec_decode counters or SGLang's
+// verify steps and generated tokens.
+type SpecDecode struct {
+	// Source names the counters the figures come from.
+	Source string `json:"source"`
+	// Drafts (draft rounds; SGLang's verify steps), drafted and accepted tokens: the
+	// counters' increases over the window (SGLang counts neither drafted nor accepted
+	// tokens).
+	Drafts         float64 `json:"drafts"`
+	DraftTokens    float64 `json:"draft_tokens,omitempty"`
+	AcceptedTokens float64 `json:"accepted_tokens,omitempty"`
+	// AcceptanceRate is accepted / drafted tokens (absent where the counters cannot
+	// say: SGLang's rate is a gauge, GaugeAcceptRate).
+	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
+	// MeanAcceptedLength is the tokens one draft round yields, the bonus token
+	// included: vLLM's 1 + accepted/drafts, SGLang's generated tokens per verify step.
+	MeanAcceptedLength *float64 `json:"mean_accepted_length,omitempty"`
+	// PerPosition is vLLM's acceptance by draft position: accepted at position i /
+	// drafts.
+	PerPosition []float64 `json:"acceptance_by_position,omitempty"`
+	// GaugeAcceptRate is SGLang's spec_accept_rate gauge (its last logging interval,
+	// averaged over the window's readings).
+	GaugeAcceptRate *float64 `json:"gauge_acceptance_rate,omitempty"`
 }
 
 // MinMean is min/mean/max of a sampled gauge.

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/session"
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// reasoningTokens is how many tokens the reasoning server thinks before it answers.
+const reasoningTokens = 20
+
+// TestReasoningTimeToFirstAnswer: against a server that streams 20 reasoning tokens,
+// then the answer, one token every 20 ms on exact, logged timing (the replay's
+// vllm-reasoning shape), under either of the field names servers use, a matrix cell
+// and a rate cell give the time to the first answer token (ttfo_ms) within one gap
+// between tokens of what the server's log says, TTFT stays the first token's, the
+// tokens are counted apart, and the events log re-scores to every figure.
+func TestReasoningTimeToFirstAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a matrix and a rate cell against the replay")
+	}
+	for _, field := range []string{"reasoning", "reasoning_content"} {
+		cfg := replay.Config{Shape: "vllm-reasoning", Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true, ChatOverhead: 3,
+			Reasoning: reasoningTokens, ReasoningField: field}
+		t.Run(field+"/matrix", func(t *testing.T) {
+			t.Parallel()
+			cr := runReplay(t, cfg, false, "--contexts", "0", "--concurrency", "1,4", "--prefill", "", "--duration", "2s", "--max-output", "48")
+			if cr.err != nil || cr.doc == nil || len(cr.doc.Decode) != 2 {
+				t.Fatalf("run: %v\n%s", cr.err, cr.output)
+			}
+			gap, truth := answerTruth(cr.log, 48)
+			for i := range cr.doc.Decode {
+				c := &cr.doc.Decode[i]
+				if c.CellDetail == nil || c.TTFOMs == nil || c.ReasoningTokens == nil || c.AnswerTokens == nil {
+					t.Fatalf("%d × %d: no reasoning figures: %+v", c.Context, c.Concurrency, c.CellDetail)
+				}
+				t.Logf("%d × %d: TTFT %.1f ms, TTFO %.1f ms (server %.1f, gap %.1f); %d reasoning, %d answer tokens",
+					c.Context, c.Concurrency, c.TTFTMs, *c.TTFOMs, truth, gap, *c.ReasoningTokens, *c.AnswerTokens)
+				checkFirstAnswer(t, *c.TTFOMs, c.TTFTMs, truth, gap)
+				if *c.ReasoningTokens == 0 || *c.AnswerTokens == 0 || *c.ReasoningTokens > *c.AnswerTokens {
+					t.Errorf("tokens by kind: %d reasoning, %d answer; want 20 of every 48 thinking", *c.ReasoningTokens, *c.AnswerTokens)
+				}
+			}
+			cr.checkRescore(t)
+		})
+		t.Run(field+"/rate", func(t *testing.T) {
+			t.Parallel()
+			cr := runReplay(t, cfg, false, "--rate", "10", "--requests", "12", "--duration", "2s", "--input-len", "64", "--output-len", "48")
+			c := rateCell(t, cr)
+			if c.TTFOMs == nil || c.TTFOMs.P50 == nil || c.TTFTMs.P50 == nil || c.ReasoningTokens == nil || c.AnswerTokens == nil {
+				t.Fatalf("no reasoning figures: %+v", c.RateFigures)
+			}
+			gap, truth := answerTruth(cr.log, 48)
+			t.Logf("TTFT p50 %.1f ms, TTFO p50 %.1f ms (server %.1f after its receipt, gap %.1f)", *c.TTFTMs.P50, *c.TTFOMs.P50, truth, gap)
+			checkFirstAnswer(t, *c.TTFOMs.P50, *c.TTFTMs.P50, truth, gap)
+			if want := 12 * reasoningTokens; *c.ReasoningTokens != want || *c.AnswerTokens != 12*(48-reasoningTokens) {
+				t.Errorf("tokens by kind: %d reasoning, %d answer; want %d and %d", *c.ReasoningTokens, *c.AnswerTokens, want, 12*(48-reasoningTokens))
+			}
+			checkRecheck(t, cr)
+		})
+	}
+}
+
+// answerTruth is, by the server's own log of its streamed requests of maxTokens, the
+// median gap between its writes and the median time from receiving a request to
+// writing its first answer token.
+func answerTruth(log []*replay.Record, maxTokens int) (gapMs, ttfoMs float64) {
+	var gaps, ttfo []float64
+	for _, r := range log {
+		if !r.Stream || r.MaxTokens != maxTokens || len(r.Emits) <= reasoningTokens {
+			continue
+		}
+		gaps = append(gaps, float64(r.Emits[len(r.Emits)-1].At.Sub(r.Emits[0].At))/1e6/float64(len(r.Emits)-1))
+		ttfo = append(ttfo, float64(r.Emits[reasoningTokens].At.Sub(r.Start))/float64(time.Millisecond))
+	}
+	return stats.Median(gaps), stats.Median(ttfo)
+}
+
+// checkFirstAnswer: the time to the first answer token is the server's within one
+// gap between tokens, and 20 gaps after the first token, within one gap.
+func checkFirstAnswer(t *testing.T, ttfo, ttft, truth, gap float64) {
+	t.Helper()
+	if abs(ttfo-truth) > gap {
+		t.Errorf("time to first answer token %.1f ms, the server's %.1f ms: more than one gap (%.1f ms) off", ttfo, truth, gap)
+	}
+	if thought := ttfo - ttft; abs(thought-reasoningTokens*gap) > gap {
+		t.Errorf("TTFO − TTFT = %.1f ms, want %d gaps of %.1f ms within one", thought, reasoningTokens, gap)
+	}
+}
+
+// checkRecheck: the run's events log re-scores to every figure of its document,
+// rate cells included (session.RecheckRun, what report --rescore runs).
+func checkRecheck(t *testing.T, cr *conformanceRun) {
+	t.Helper()
+	rc, err := session.RecheckRun(cr.doc, cr.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Decode+rc.Rate+rc.Prefill == 0 {
+		t.Fatal("the events log re-scores to nothing")
+	}
+	for _, d := range rc.Differences {
+		t.Errorf("re-score: %s", d)
+	}
+}
