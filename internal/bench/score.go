@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
@@ -42,8 +43,10 @@ type CellRun struct {
 	Settle *Settle `json:"settle,omitempty"`
 	// PromptSource is what the row's context was made of (prompt.Builder.Source;
 	// empty in logs from before, whose prompts were random words).
-	PromptSource string            `json:"prompt_source,omitempty"`
-	Requests     []measure.Request `json:"-"`
+	PromptSource string `json:"prompt_source,omitempty"`
+	// SliceNs is the series' slice (--timeslice; 0: measure.DefaultTimeslice).
+	SliceNs  int64             `json:"slice_ns,omitempty"`
+	Requests []measure.Request `json:"-"`
 }
 
 // Settle is a wait before a measurement for the server to finish what the previous
@@ -93,7 +96,15 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	}
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
-	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
+	if win.seconds() > 0 {
+		b := batchesOf(own.Requests, c, win)
+		cell.CellIntervals = cellIntervals(own.Requests, b, fig)
+		if d.RateDrift = rateDrift(b); d.RateDrift != nil {
+			addFlag(d, "rate_drift")
+		}
+	}
+	d.Series = measure.Series(own.Requests, measure.SeriesSpan{From: run.Open, To: run.Close, Slice: time.Duration(run.SliceNs),
+		Tokens: func(i, j int) int { return c.counts[i][j] }, Origin: func(q *measure.Request) int64 { return q.Sent }})
 
 	cell.Status = rundoc.StatusValid
 	failed, reason := measure.Judge(s.evidence())

@@ -38,6 +38,8 @@ type RateInput struct {
 	// PromptSource is what the cell's prompts were made of (empty in logs from
 	// before, whose prompts were random words).
 	PromptSource string `json:"prompt_source,omitempty"`
+	// SliceNs is the series' slice (--timeslice; 0: measure.DefaultTimeslice).
+	SliceNs int64 `json:"slice_ns,omitempty"`
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
 	Energy *measure.EnergyInput `json:"energy,omitempty"`
@@ -149,6 +151,8 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	s := gatherRate(reqs, f)
 	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
+	f.Series = measure.Series(reqs, measure.SeriesSpan{From: s.firstSched, To: s.last, Slice: time.Duration(in.SliceNs),
+		Origin: func(q *measure.Request) int64 { return q.Scheduled }})
 	if reasoning, answer, ok := measure.ReasoningSplit(reqs); ok {
 		ttfo := latencyStats(s.ttfo)
 		f.TTFOMs, f.ReasoningTokens, f.AnswerTokens = &ttfo, &reasoning, &answer

@@ -99,6 +99,8 @@ type Config struct {
 	// its name before, SGLang's and DeepSeek's) by a shape that writes .DeltaKey.
 	Reasoning      int    `json:"reasoning,omitempty"`
 	ReasoningField string `json:"reasoning_field,omitempty"`
+	// Slowdown makes the server slower part-way through (a GPU that throttles).
+	Slowdown *Slowdown `json:"slowdown,omitempty"`
 	// SpecDecode, with Metrics, serves a speculative-decoding server's draft counters
 	// from two recorded pages, advancing with the tokens generated (specdecode.go).
 	SpecDecode *SpecPages `json:"spec_decode,omitempty"`
@@ -114,6 +116,14 @@ type Config struct {
 type Stall struct {
 	Every int           `json:"every"`
 	After time.Duration `json:"after"`
+}
+
+// Slowdown makes every step take Factor × Step from After past the arrival of the
+// first request that asks for more than 16 tokens (so never the run's 16-token stream
+// check): a server that throttles in the middle of a window.
+type Slowdown struct {
+	After  time.Duration `json:"after"`
+	Factor float64       `json:"factor"`
 }
 
 // LlamaSlots is llama-server's context and slots (llamaserver.go): every generation
@@ -204,6 +214,8 @@ type Server struct {
 	genTotal int64
 	nextID   int64
 	long     int // requests seen that asked for more than 16 tokens (Stall)
+	// slowFrom is when Slowdown sets in (zero until the first long request).
+	slowFrom time.Time
 }
 
 // Record is what the server did with one request.
@@ -403,6 +415,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &Record{Prompt: s.promptTokens(body), MaxTokens: body.maxTokens(), Stream: body.Stream, Start: time.Now(), Body: body}
 	s.mu.Lock()
+	if sl := s.cfg.Slowdown; sl != nil && s.slowFrom.IsZero() && rec.MaxTokens > 16 {
+		s.slowFrom = rec.Start.Add(sl.After)
+	}
 	shared := sharedPart(body.text())
 	rec.Cold = !s.cached[shared]
 	s.cached[shared] = true
@@ -535,7 +550,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		// burst.
 		due := start.Add(ttft)
 		if step > 0 {
-			due = prevWrite.Add(s.cfg.Step)
+			due = prevWrite.Add(s.step(prevWrite))
 		}
 		if !stallAt.IsZero() && due.After(stallAt) {
 			due = time.Now().Add(24 * time.Hour) // stuck: silent until the client leaves
@@ -576,6 +591,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	if l := s.cfg.Llama; l != nil && l.CloseAfterStream {
 		closeAfterStream(w, l.CloseLate)
 	}
+}
+
+// step is the time from a write at prev to the request's next step: Step, or
+// Slowdown's Factor × Step once it has set in.
+func (s *Server) step(prev time.Time) time.Duration {
+	sl := s.cfg.Slowdown
+	if sl == nil {
+		return s.cfg.Step
+	}
+	s.mu.Lock()
+	from := s.slowFrom
+	s.mu.Unlock()
+	if from.IsZero() || prev.Before(from) {
+		return s.cfg.Step
+	}
+	return time.Duration(float64(s.cfg.Step) * sl.Factor)
 }
 
 // ttft is a request's time to first token: a prompt already cached is WarmTTFT; a

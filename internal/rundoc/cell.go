@@ -173,6 +173,41 @@ type CellDetail struct {
 	TTFOSamples     int      `json:"ttfo_samples,omitempty"`
 	ReasoningTokens *int     `json:"reasoning_tokens,omitempty"`
 	AnswerTokens    *int     `json:"answer_tokens,omitempty"`
+	// Series is the window slice by slice; RateDrift, with the flag rate_drift, says
+	// where its rate moved beyond its own noise (docs/run.md "Inside a window").
+	Series    *Series `json:"series,omitempty"`
+	RateDrift *Drift  `json:"rate_drift,omitempty"`
+}
+
+// Series is a measurement slice by slice (docs/run.md "Inside a window"): its span — a
+// decode cell's window, a rate cell's first scheduled send to its last end — cut into
+// equal slices of about --timeslice (one second unless asked), each slice's figures
+// at its index.
+type Series struct {
+	// SliceS is the slices' length in seconds.
+	SliceS float64 `json:"slice_s"`
+	// TokS is the output tokens that arrived in each slice over its length (a decode
+	// cell's counted as output_tokens is; a rate cell's by the client's count).
+	TokS []float64 `json:"tok_s"`
+	// Producing is the mean number of requests streaming in each slice: past their
+	// first token, not ended.
+	Producing []float64 `json:"producing"`
+	// TTFTMs is the median time to first token of the requests that started in each
+	// slice (a decode cell's sent, a rate cell's scheduled), as the cell times TTFT;
+	// null where none started.
+	TTFTMs []*float64 `json:"ttft_ms"`
+}
+
+// Drift is how a window's rate moved (flag rate_drift): split where its one-second
+// batches' rates differ most, the mean rate before and after the split, and how
+// many standard errors of the batches' own noise apart they are.
+type Drift struct {
+	AtS        float64 `json:"at_s"` // the split, in seconds after the window opened
+	BeforeTokS float64 `json:"before_tok_s"`
+	AfterTokS  float64 `json:"after_tok_s"`
+	// T is the difference over its standard error (the batches' pooled spread); absent
+	// where the batches on either side did not vary at all.
+	T *float64 `json:"t,omitempty"`
 }
 
 // ServerMetrics summarises the server's live gauges sampled during a cell.

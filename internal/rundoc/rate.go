@@ -249,6 +249,8 @@ type RateFigures struct {
 	TTFOMs          *LatencyStats `json:"ttfo_ms,omitempty"`
 	ReasoningTokens *int          `json:"reasoning_tokens,omitempty"`
 	AnswerTokens    *int          `json:"answer_tokens,omitempty"`
+	// Series is the cell slice by slice, from its first scheduled send to its last end.
+	Series *Series `json:"series,omitempty"`
 
 	// The cell's 95% intervals (internal/openloop's interval.go).
 	*RateIntervals
