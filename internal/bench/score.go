@@ -100,7 +100,7 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 		b := batchesOf(own.Requests, c, win)
 		cell.CellIntervals = cellIntervals(own.Requests, b, fig)
 		if d.RateDrift = rateDrift(b); d.RateDrift != nil {
-			addFlag(d, "rate_drift")
+			addFlag(d, rundoc.FlagRateDrift)
 		}
 	}
 	d.Series = measure.Series(own.Requests, measure.SeriesSpan{From: run.Open, To: run.Close, Slice: time.Duration(run.SliceNs),

@@ -133,11 +133,8 @@ func ReasoningSplit(reqs []Request) (reasoning, answer int, ok bool) {
 	return reasoning, answer, reasoning > 0
 }
 
-// FlagSpecRandomWords flags a measurement whose server drafted tokens (speculative
-// decoding) while its prompts were random common words: drafts are accepted far less
-// on random words than on real text, so its acceptance rate, and its speed, under-state
-// what drafting gains on what users send (docs/workloads.md "Prompt text").
-const FlagSpecRandomWords = "spec_decode_random_words"
+// FlagSpecRandomWords is rundoc.FlagSpecRandomWords, for the shapes that raise it.
+const FlagSpecRandomWords = rundoc.FlagSpecRandomWords
 
 // DraftedOnRandomWords says the server's counters show speculative decoding over a
 // measurement whose prompts were random words: source is the prompts' (empty in logs

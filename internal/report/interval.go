@@ -76,6 +76,9 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 		}
 		out = append(out, T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
 	}
+	if p := publishedNote(lang, ci); p != "" {
+		out = append(out, p)
+	}
 	if ci.Unstable {
 		out = append(out, T(lang, "n_unstable_hint"))
 	}
@@ -88,6 +91,8 @@ func ciMethodLabel(lang, method string) string {
 		return T(lang, "ci_batch_means")
 	case rundoc.CIMethodRepeats:
 		return T(lang, "ci_repeats")
+	case rundoc.CIMethodTwoRepeats:
+		return T(lang, "ci_two_repeats")
 	case rundoc.CIMethodRate:
 		return T(lang, "ci_rate")
 	}

@@ -261,6 +261,29 @@ var labels = map[string][2]string{
 	"ci_repeats":      {"over the repeats", "繰り返し間"},
 	"ci_rate":         {"order statistics, Wilson", "順序統計量・Wilson"},
 	"n_unstable_hint": {"the repeats disagree beyond their intervals: the server changed speed during the run", "繰り返しの結果が区間を超えて食い違っています：実行中にサーバーの速度が変化しました"},
+	"ci_two_repeats":  {"the span of the two repeats' own intervals", "2 回の繰り返しそれぞれの区間の範囲"},
+	"n_published":     {"published: repeat %d, %s", "掲載値：%d 回目の繰り返し（%s）"},
+	"pub_median":      {"the median", "中央値"},
+	"pub_slower":      {"the slower of the middle two", "中央の 2 つのうち遅い方"},
+	"pub_only":        {"the only valid one", "唯一の有効な繰り返し"},
+
+	// What a cell says of inside its window, reasoning and speculative decoding
+	// (cellnotes.go, serieschart.go).
+	"n_rate_drift": {"the rate moved beyond its noise %s s into the window: %s → %s tok/s (the figure is the window's mean)",
+		"ウィンドウ開始 %s 秒でレートがノイズを超えて変化：%s → %s tok/s（値はウィンドウ全体の平均）"},
+	"n_ttfo":            {"time to first answer token %s", "最初の回答トークンまで %s"},
+	"n_ttfo_p50":        {"time to first answer token p50 %s", "最初の回答トークンまで p50 %s"},
+	"n_reasoning_split": {"%s reasoning and %s answer tokens", "推論トークン %s、回答トークン %s"},
+	"n_spec":            {"speculative decoding: %s", "投機的デコーディング：%s"},
+	"n_spec_rate":       {"acceptance %s", "受理率 %s"},
+	"n_spec_length":     {"mean accepted length %s", "平均受理長 %s"},
+	"n_spec_random":     {"the prompts were random words, on which drafts are accepted less than on real text", "プロンプトはランダムな単語で、実際の文章よりドラフトの受理率が低くなります"},
+	"chart_series":      {"Total tok/s through the window, %s context", "ウィンドウ内の合計 tok/s（コンテキスト %s）"},
+	"chart_rate_series": {"Total tok/s through each rate's run", "各レートの実行中の合計 tok/s"},
+	"axis_window_s":     {"seconds into the window", "ウィンドウ開始からの秒数"},
+	"axis_cell_s":       {"seconds from the first scheduled send", "最初の予定送信からの秒数"},
+	"legend_requests":   {"Requests", "同時数"},
+	"series_point":      {"%s, %s–%s s: %s tok/s, %s streaming, TTFT %s", "%s、%s–%s 秒：%s tok/s、生成中 %s、TTFT %s"},
 
 	// The reasons and notes written again (reasons.go).
 	"reason_over_length": {"context + max output = %s tokens exceeds max_model_len %s", "コンテキスト + 最大出力 = %s トークンが max_model_len（%s）を超えています"},

@@ -179,6 +179,19 @@ type CellDetail struct {
 	RateDrift *Drift  `json:"rate_drift,omitempty"`
 }
 
+// Flags that the report writes as sentences of their own (the others it names).
+const (
+	// FlagSpecRandomWords flags a measurement whose server drafted tokens (speculative
+	// decoding) while its prompts were random common words: drafts are accepted far
+	// less on random words than on real text, so its acceptance rate, and its speed,
+	// under-state what drafting gains on what users send (docs/workloads.md "Prompt
+	// text").
+	FlagSpecRandomWords = "spec_decode_random_words"
+	// FlagRateDrift flags a matrix cell whose window's rate stepped beyond its noise
+	// (CellDetail.RateDrift).
+	FlagRateDrift = "rate_drift"
+)
+
 // Series is a measurement slice by slice (docs/run.md "Inside a window"): its span — a
 // decode cell's window, a rate cell's first scheduled send to its last end — cut into
 // equal slices of about --timeslice (one second unless asked), each slice's figures
