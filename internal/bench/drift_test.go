@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"fmt"
+	"github.com/llmbench/llmbench/internal/golden"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,24 +45,51 @@ func TestRateDriftFlagsAStep(t *testing.T) {
 
 // TestDriftFalseFlags: steady servers — independent per-token jitter of ±30%, one
 // jitter shared by every stream each step, short requests replaced at once, one slow
-// stream — give no rate_drift over 400 windows of ten seconds.
+// stream — give no rate_drift over 100 windows of ten seconds each; a server that
+// slows by 1.5× in the middle is flagged in all 100. How often smaller steps are
+// flagged is measured, not asserted: the table in docs/run.md "Inside a window" is
+// this test's (go test ./internal/bench -run TestDriftFalseFlags -update).
 func TestDriftFalseFlags(t *testing.T) {
-	servers := map[string]jitteredServer{
-		"independent":    {streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 10 * time.Second},
-		"shared steps":   {streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 10 * time.Second, shared: true},
-		"short requests": {streams: 8, interval: 10 * time.Millisecond, ttft: 40 * time.Millisecond, jitter: 0.3, maxOutput: 20, duration: 10 * time.Second},
-		"one slow":       {streams: 1, interval: 100 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 10 * time.Second},
+	base := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 10 * time.Second}
+	stepped := func(by float64) jitteredServer {
+		s := base
+		s.slowAt, s.slowBy = 5*time.Second+30*time.Millisecond, by
+		return s
 	}
-	for name, s := range servers {
+	shared, short, slow := base, base, base
+	shared.shared = true
+	short.streams, short.interval, short.ttft, short.maxOutput = 8, 10*time.Millisecond, 40*time.Millisecond, 20
+	slow.streams, slow.interval = 1, 100*time.Millisecond
+	cases := []struct {
+		name   string
+		s      jitteredServer
+		steady bool
+	}{
+		{"steady: 4 streams, each token's gap ±30% at random", base, true},
+		{"noisy but steady: one ±30% draw per engine step, shared by every stream", shared, true},
+		{"steady: 8 streams of 20-token requests, each replaced at once", short, true},
+		{"steady: one stream, 100 ms a token ±30%", slow, true},
+		{"a step: every gap 1.1× longer from 5 s", stepped(1.1), false},
+		{"a step: every gap 1.2× longer from 5 s", stepped(1.2), false},
+		{"a step: every gap 1.5× longer from 5 s", stepped(1.5), false},
+	}
+	var table strings.Builder
+	table.WriteString("| server (10 s windows) | windows | flagged `rate_drift` |\n|---|---|---|\n")
+	for _, c := range cases {
 		flagged := 0
 		for seed := range uint64(100) {
-			if d := ScoreCell(s.cell(seed + 500)).CellDetail; d.RateDrift != nil {
+			if d := ScoreCell(c.s.cell(seed + 500)).CellDetail; d.RateDrift != nil {
 				flagged++
-				t.Logf("%s, seed %d: %+v", name, seed, *d.RateDrift)
 			}
 		}
-		if flagged > 0 {
-			t.Errorf("%s: %d of 100 steady windows flagged rate_drift", name, flagged)
+		fmt.Fprintf(&table, "| %s | 100 | %d |\n", c.name, flagged)
+		switch {
+		case c.steady && flagged > 0:
+			t.Errorf("%s: %d of 100 steady windows flagged rate_drift", c.name, flagged)
+		case c.s.slowBy == 1.5 && flagged < 100:
+			t.Errorf("%s: %d of 100 windows flagged rate_drift, want all", c.name, flagged)
 		}
 	}
+	golden.Section(t, "../../docs/run.md", "<!-- BEGIN rate_drift cases (go test ./internal/bench -run TestDriftFalseFlags -update) -->\n",
+		"<!-- END rate_drift cases -->", table.String())
 }
