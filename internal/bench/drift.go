@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
@@ -51,4 +52,11 @@ func (b windowBatches) rates() []float64 {
 		r[i] = float64(t) / b.seconds
 	}
 	return r
+}
+
+// cellSeries is the cell's window slice by slice (measure.Series): its tokens as the
+// cell counts them, each request's TTFT from its send.
+func cellSeries(run *CellRun, reqs []measure.Request, c counting) *rundoc.Series {
+	return measure.Series(reqs, measure.SeriesSpan{From: run.Open, To: run.Close, Slice: time.Duration(run.SliceNs),
+		Tokens: func(i, j int) int { return c.counts[i][j] }, Origin: func(q *measure.Request) int64 { return q.Sent }})
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"math"
 	"slices"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/openai"
@@ -103,8 +102,7 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 			addFlag(d, rundoc.FlagRateDrift)
 		}
 	}
-	d.Series = measure.Series(own.Requests, measure.SeriesSpan{From: run.Open, To: run.Close, Slice: time.Duration(run.SliceNs),
-		Tokens: func(i, j int) int { return c.counts[i][j] }, Origin: func(q *measure.Request) int64 { return q.Sent }})
+	d.Series = cellSeries(run, own.Requests, c)
 
 	cell.Status = rundoc.StatusValid
 	failed, reason := measure.Judge(s.evidence())
