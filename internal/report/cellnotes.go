@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -11,11 +12,11 @@ import (
 func flagNote(lang, flag string, drift *rundoc.Drift) string {
 	switch {
 	case flag == rundoc.FlagRateDrift && drift != nil:
-		return T(lang, "n_rate_drift", FormatNumber(lang, drift.AtS, 1), FormatNumber(lang, drift.BeforeTokS, 1), FormatNumber(lang, drift.AfterTokS, 1))
+		return locale.T(lang, "n_rate_drift", FormatNumber(lang, drift.AtS, 1), FormatNumber(lang, drift.BeforeTokS, 1), FormatNumber(lang, drift.AfterTokS, 1))
 	case flag == rundoc.FlagSpecRandomWords:
-		return T(lang, "n_spec_random")
+		return locale.T(lang, "n_spec_random")
 	}
-	return T(lang, "n_flag", flag)
+	return locale.T(lang, "n_flag", flag)
 }
 
 // workloadInfo is what a cell says of the work's kind: a reasoning model's time to
@@ -25,9 +26,9 @@ func flagNote(lang, flag string, drift *rundoc.Drift) string {
 func workloadInfo(lang string, ttfoKey string, ttfo *float64, reasoning, answer *int, server *rundoc.ServerMetrics) []string {
 	var info []string
 	if ttfo != nil {
-		line := T(lang, ttfoKey, FormatMs(lang, *ttfo, 0))
+		line := locale.T(lang, ttfoKey, FormatMs(lang, *ttfo, 0))
 		if reasoning != nil && answer != nil {
-			line += " (" + T(lang, "n_reasoning_split", FormatInt(lang, *reasoning), FormatInt(lang, *answer)) + ")"
+			line += " (" + locale.T(lang, "n_reasoning_split", FormatInt(lang, *reasoning), FormatInt(lang, *answer)) + ")"
 		}
 		info = append(info, line)
 	}
@@ -37,15 +38,15 @@ func workloadInfo(lang string, ttfoKey string, ttfo *float64, reasoning, answer 
 	sd := server.SpecDecode
 	var parts []string
 	if r := sd.AcceptanceRate; r != nil {
-		parts = append(parts, T(lang, "n_spec_rate", FormatPercent(lang, *r)))
+		parts = append(parts, locale.T(lang, "n_spec_rate", FormatPercent(lang, *r)))
 	} else if g := sd.GaugeAcceptRate; g != nil {
-		parts = append(parts, T(lang, "n_spec_rate", FormatPercent(lang, *g)))
+		parts = append(parts, locale.T(lang, "n_spec_rate", FormatPercent(lang, *g)))
 	}
 	if l := sd.MeanAcceptedLength; l != nil {
-		parts = append(parts, T(lang, "n_spec_length", FormatNumber(lang, *l, 2)))
+		parts = append(parts, locale.T(lang, "n_spec_length", FormatNumber(lang, *l, 2)))
 	}
 	if len(parts) > 0 {
-		info = append(info, T(lang, "n_spec", strings.Join(parts, ", ")))
+		info = append(info, locale.T(lang, "n_spec", strings.Join(parts, ", ")))
 	}
 	return info
 }
@@ -70,5 +71,5 @@ func publishedNote(lang string, ci *rundoc.CellIntervals) string {
 	if ci.PublishedRepeat == 0 || why == "" || len(ci.Repeats) < 2 {
 		return ""
 	}
-	return T(lang, "n_published", ci.PublishedRepeat, T(lang, why))
+	return locale.T(lang, "n_published", ci.PublishedRepeat, locale.T(lang, why))
 }

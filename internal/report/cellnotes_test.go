@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -44,14 +45,14 @@ func withWorkloadFigures(t *testing.T) (*rundoc.Run, *rundoc.Run) {
 // document without series (the seed) has no such chart.
 func TestWorkloadFiguresShown(t *testing.T) {
 	run, rate := withWorkloadFigures(t)
-	for _, lang := range Languages() {
+	for _, lang := range locale.Languages() {
 		notes := []string{
-			T(lang, "n_rate_drift", FormatNumber(lang, 4, 1), FormatNumber(lang, 190, 1), FormatNumber(lang, 126.7, 1)),
-			T(lang, "n_ttfo", FormatMs(lang, 412, 0)) + " (" + T(lang, "n_reasoning_split", "200", "280") + ")",
-			T(lang, "n_spec", T(lang, "n_spec_rate", "54%")+", "+T(lang, "n_spec_length", FormatNumber(lang, 2.62, 2))),
-			T(lang, "n_spec_random"),
-			T(lang, "n_published", 2, T(lang, "pub_slower")),
-			T(lang, "ci_two_repeats"),
+			locale.T(lang, "n_rate_drift", FormatNumber(lang, 4, 1), FormatNumber(lang, 190, 1), FormatNumber(lang, 126.7, 1)),
+			locale.T(lang, "n_ttfo", FormatMs(lang, 412, 0)) + " (" + locale.T(lang, "n_reasoning_split", "200", "280") + ")",
+			locale.T(lang, "n_spec", locale.T(lang, "n_spec_rate", "54%")+", "+locale.T(lang, "n_spec_length", FormatNumber(lang, 2.62, 2))),
+			locale.T(lang, "n_spec_random"),
+			locale.T(lang, "n_published", 2, locale.T(lang, "pub_slower")),
+			locale.T(lang, "ci_two_repeats"),
 		}
 		for _, format := range []string{"text", "html"} {
 			got := render(t, run, Options{Format: format, Lang: lang})
@@ -62,11 +63,11 @@ func TestWorkloadFiguresShown(t *testing.T) {
 			}
 		}
 		page := render(t, run, Options{Format: "html", Lang: lang})
-		point := T(lang, "series_point", "0 × 1", "4", "5", FormatNumber(lang, 127, 1), FormatNumber(lang, 4, 1), dash)
+		point := locale.T(lang, "series_point", "0 × 1", "4", "5", FormatNumber(lang, 127, 1), FormatNumber(lang, 4, 1), dash)
 		if !strings.Contains(page, `id="lb-chart-series-0-t"`) {
 			t.Errorf("%s html: no series chart", lang)
 		}
-		for _, want := range []string{T(lang, "chart_series", "0"), point} {
+		for _, want := range []string{locale.T(lang, "chart_series", "0"), point} {
 			if !strings.Contains(page, html.EscapeString(want)) {
 				t.Errorf("%s html: no %q", lang, want)
 			}
@@ -75,13 +76,13 @@ func TestWorkloadFiguresShown(t *testing.T) {
 			t.Errorf("%s: the seed, without series, has a series chart", lang)
 		}
 		rhtml := render(t, rate, Options{Format: "html", Lang: lang})
-		rpoint := T(lang, "series_point", rateLabel(lang, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
+		rpoint := locale.T(lang, "series_point", rateLabel(lang, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
 		if !strings.Contains(rhtml, `id="lb-chart-rate-series-t"`) {
 			t.Errorf("%s rate html: no series chart", lang)
 		}
 		for _, want := range []string{rpoint,
-			T(lang, "n_ttfo_p50", FormatMs(lang, 321, 0)) + " (" + T(lang, "n_reasoning_split", "20", "28") + ")",
-			T(lang, "n_spec", T(lang, "n_spec_rate", "54%")+", "+T(lang, "n_spec_length", FormatNumber(lang, 2.62, 2)))} {
+			locale.T(lang, "n_ttfo_p50", FormatMs(lang, 321, 0)) + " (" + locale.T(lang, "n_reasoning_split", "20", "28") + ")",
+			locale.T(lang, "n_spec", locale.T(lang, "n_spec_rate", "54%")+", "+locale.T(lang, "n_spec_length", FormatNumber(lang, 2.62, 2)))} {
 			if !strings.Contains(rhtml, html.EscapeString(want)) {
 				t.Errorf("%s rate html: no %q", lang, want)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -26,8 +27,8 @@ func seriesCharts(run *rundoc.Run, v *view) []lineChart {
 	for _, ctx := range slices.Sorted(maps.Keys(byContext)) {
 		cells := byContext[ctx]
 		slices.SortFunc(cells, func(a, b *rundoc.DecodeCell) int { return cmp.Compare(a.Concurrency, b.Concurrency) })
-		c := seriesChart(v.Lang, "lb-chart-series-"+strconv.Itoa(ctx), T(v.Lang, "chart_series", rundoc.FormatTokens(ctx)), T(v.Lang, "axis_window_s"))
-		c.LegendTitle = T(v.Lang, "legend_requests")
+		c := seriesChart(v.Lang, "lb-chart-series-"+strconv.Itoa(ctx), locale.T(v.Lang, "chart_series", rundoc.FormatTokens(ctx)), locale.T(v.Lang, "axis_window_s"))
+		c.LegendTitle = locale.T(v.Lang, "legend_requests")
 		end := 0.0
 		for i, cell := range cells {
 			name := rundoc.FormatTokens(ctx) + " × " + strconv.Itoa(cell.Concurrency)
@@ -42,8 +43,8 @@ func seriesCharts(run *rundoc.Run, v *view) []lineChart {
 // rateSeriesChart is the open loop's: each rate cell's total tok/s slice by slice from
 // its first scheduled send; ok is false when no cell has a series.
 func rateSeriesChart(run *rundoc.Run, v *view) (lineChart, bool) {
-	c := seriesChart(v.Lang, "lb-chart-rate-series", T(v.Lang, "chart_rate_series"), T(v.Lang, "axis_cell_s"))
-	c.LegendTitle = T(v.Lang, "rate")
+	c := seriesChart(v.Lang, "lb-chart-rate-series", locale.T(v.Lang, "chart_rate_series"), locale.T(v.Lang, "axis_cell_s"))
+	c.LegendTitle = locale.T(v.Lang, "rate")
 	end := 0.0
 	for i := range run.Rate {
 		rc := &run.Rate[i]
@@ -57,7 +58,7 @@ func rateSeriesChart(run *rundoc.Run, v *view) (lineChart, bool) {
 }
 
 func seriesChart(lang, id, title, xLabel string) lineChart {
-	return lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: T(lang, "axis_total"), Lang: lang, Empty: T(lang, "no_data"),
+	return lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: locale.T(lang, "axis_total"), Lang: lang, Empty: locale.T(lang, "no_data"),
 		XTickLabel: func(x float64) string { return trimNumber(lang, x) }}
 }
 
@@ -75,7 +76,7 @@ func seriesLine(lang, legend, name, color string, s *rundoc.Series) chartSeries 
 		if i < len(s.Producing) {
 			producing = FormatNumber(lang, s.Producing[i], 1)
 		}
-		title := T(lang, "series_point", name, trimNumber(lang, from), trimNumber(lang, to), FormatNumber(lang, r, 1), producing, ttft)
+		title := locale.T(lang, "series_point", name, trimNumber(lang, from), trimNumber(lang, to), FormatNumber(lang, r, 1), producing, ttft)
 		line.Points = append(line.Points, chartPoint{X: (from + to) / 2, Y: r, Title: title})
 	}
 	return line
