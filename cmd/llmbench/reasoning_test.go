@@ -1,10 +1,12 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/replay"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/session"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -31,63 +33,87 @@ func TestReasoningTimeToFirstAnswer(t *testing.T) {
 			if cr.err != nil || cr.doc == nil || len(cr.doc.Decode) != 2 {
 				t.Fatalf("run: %v\n%s", cr.err, cr.output)
 			}
-			gap, truth := answerTruth(cr.log, 48)
+			var prevClose time.Time // the cells ran one after the other, in the document's order
 			for i := range cr.doc.Decode {
 				c := &cr.doc.Decode[i]
+				// The server's truth is the cell's own requests' (a loaded machine runs
+				// the replay slower in one cell than in the next).
+				win := cr.windows[[2]int{c.Context, c.Concurrency}]
+				gap, truth, think := answerTruth(cr.log, 48, prevClose, win[1])
+				prevClose = win[1]
 				if c.CellDetail == nil || c.TTFOMs == nil || c.ReasoningTokens == nil || c.AnswerTokens == nil {
 					t.Fatalf("%d × %d: no reasoning figures: %+v", c.Context, c.Concurrency, c.CellDetail)
 				}
 				t.Logf("%d × %d: TTFT %.1f ms, TTFO %.1f ms (server %.1f, gap %.1f); %d reasoning, %d answer tokens",
 					c.Context, c.Concurrency, c.TTFTMs, *c.TTFOMs, truth, gap, *c.ReasoningTokens, *c.AnswerTokens)
-				checkFirstAnswer(t, *c.TTFOMs, c.TTFTMs, truth, gap)
-				if *c.ReasoningTokens == 0 || *c.AnswerTokens == 0 || *c.ReasoningTokens > *c.AnswerTokens {
-					t.Errorf("tokens by kind: %d reasoning, %d answer; want 20 of every 48 thinking", *c.ReasoningTokens, *c.AnswerTokens)
+				checkFirstAnswer(t, *c.TTFOMs, c.TTFTMs, truth, think, gap)
+				// The window cuts requests anywhere: at most 20 of each request's tokens in it
+				// are reasoning.
+				if *c.ReasoningTokens == 0 || *c.AnswerTokens == 0 || *c.ReasoningTokens > reasoningTokens*c.Requests {
+					t.Errorf("tokens by kind: %d reasoning, %d answer of %d requests; want at most 20 a request thinking", *c.ReasoningTokens, *c.AnswerTokens, c.Requests)
 				}
 			}
 			cr.checkRescore(t)
 		})
 		t.Run(field+"/rate", func(t *testing.T) {
 			t.Parallel()
-			cr := runReplay(t, cfg, false, "--rate", "10", "--requests", "12", "--duration", "2s", "--input-len", "64", "--output-len", "48")
-			c := rateCell(t, cr)
+			// A loaded machine can send late (client_lagged): the cell then says its
+			// latencies from the schedule are partly the client's, so the run is tried
+			// again, three times at most; the counts and the re-score are judged anyway.
+			var cr *conformanceRun
+			var c *rundoc.RateCell
+			lagged := true
+			for attempt := 0; attempt < 3 && lagged; attempt++ {
+				cr = runReplay(t, cfg, false, "--rate", "10", "--requests", "12", "--duration", "2s", "--input-len", "64", "--output-len", "48")
+				c = rateCell(t, cr)
+				lagged = slices.Contains(c.Flags, "client_lagged")
+			}
 			if c.TTFOMs == nil || c.TTFOMs.P50 == nil || c.TTFTMs.P50 == nil || c.ReasoningTokens == nil || c.AnswerTokens == nil {
 				t.Fatalf("no reasoning figures: %+v", c.RateFigures)
 			}
-			gap, truth := answerTruth(cr.log, 48)
+			gap, truth, think := answerTruth(cr.log, 48, time.Time{}, time.Time{})
 			t.Logf("TTFT p50 %.1f ms, TTFO p50 %.1f ms (server %.1f after its receipt, gap %.1f)", *c.TTFTMs.P50, *c.TTFOMs.P50, truth, gap)
-			checkFirstAnswer(t, *c.TTFOMs.P50, *c.TTFTMs.P50, truth, gap)
 			if want := 12 * reasoningTokens; *c.ReasoningTokens != want || *c.AnswerTokens != 12*(48-reasoningTokens) {
 				t.Errorf("tokens by kind: %d reasoning, %d answer; want %d and %d", *c.ReasoningTokens, *c.AnswerTokens, want, 12*(48-reasoningTokens))
 			}
 			checkRecheck(t, cr)
+			if lagged {
+				t.Skipf("the loaded machine sent late in three runs (%s): no latency to judge", c.Reason)
+			}
+			checkFirstAnswer(t, *c.TTFOMs.P50, *c.TTFTMs.P50, truth, think, gap)
 		})
 	}
 }
 
-// answerTruth is, by the server's own log of its streamed requests of maxTokens, the
-// median gap between its writes and the median time from receiving a request to
-// writing its first answer token.
-func answerTruth(log []*replay.Record, maxTokens int) (gapMs, ttfoMs float64) {
-	var gaps, ttfo []float64
+// answerTruth is, by the server's own log of its streamed requests of maxTokens
+// received after from and by to (either zero: unbounded), the median gap between its
+// writes, the median time from receiving a request to writing its first answer
+// token, and from writing its first token to writing its first answer token.
+func answerTruth(log []*replay.Record, maxTokens int, from, to time.Time) (gapMs, ttfoMs, thinkMs float64) {
+	var gaps, ttfo, think []float64
 	for _, r := range log {
-		if !r.Stream || r.MaxTokens != maxTokens || len(r.Emits) <= reasoningTokens {
+		if !r.Stream || r.MaxTokens != maxTokens || len(r.Emits) <= reasoningTokens ||
+			!from.IsZero() && !r.Start.After(from) || !to.IsZero() && r.Start.After(to) {
 			continue
 		}
 		gaps = append(gaps, float64(r.Emits[len(r.Emits)-1].At.Sub(r.Emits[0].At))/1e6/float64(len(r.Emits)-1))
 		ttfo = append(ttfo, float64(r.Emits[reasoningTokens].At.Sub(r.Start))/float64(time.Millisecond))
+		think = append(think, float64(r.Emits[reasoningTokens].At.Sub(r.Emits[0].At))/float64(time.Millisecond))
 	}
-	return stats.Median(gaps), stats.Median(ttfo)
+	return stats.Median(gaps), stats.Median(ttfo), stats.Median(think)
 }
 
 // checkFirstAnswer: the time to the first answer token is the server's within one
-// gap between tokens, and 20 gaps after the first token, within one gap.
-func checkFirstAnswer(t *testing.T, ttfo, ttft, truth, gap float64) {
+// gap between tokens; and the time from the first token to it, a difference of two
+// medians each within one gap, is the server's 20 reasoning tokens (by its own log:
+// a loaded machine stretches some gaps) within two.
+func checkFirstAnswer(t *testing.T, ttfo, ttft, truth, think, gap float64) {
 	t.Helper()
 	if abs(ttfo-truth) > gap {
 		t.Errorf("time to first answer token %.1f ms, the server's %.1f ms: more than one gap (%.1f ms) off", ttfo, truth, gap)
 	}
-	if thought := ttfo - ttft; abs(thought-reasoningTokens*gap) > gap {
-		t.Errorf("TTFO − TTFT = %.1f ms, want %d gaps of %.1f ms within one", thought, reasoningTokens, gap)
+	if thought := ttfo - ttft; abs(thought-think) > 2*gap {
+		t.Errorf("TTFO − TTFT = %.1f ms, the server's %d reasoning tokens took %.1f ms: more than two gaps (%.1f ms) off", thought, reasoningTokens, think, gap)
 	}
 }
 

@@ -101,6 +101,11 @@ type Config struct {
 	ReasoningField string `json:"reasoning_field,omitempty"`
 	// Slowdown makes the server slower part-way through (a GPU that throttles).
 	Slowdown *Slowdown `json:"slowdown,omitempty"`
+	// OnSchedule makes each step due Step after the previous step was due, not after
+	// it was written: a machine too loaded to write on time writes late and catches up,
+	// so the server's rate over a second is its schedule's whatever the load of the
+	// machine running the test (the rate_drift tests judge a rate over seconds).
+	OnSchedule bool `json:"on_schedule,omitempty"`
 	// SpecDecode, with Metrics, serves a speculative-decoding server's draft counters
 	// from two recorded pages, advancing with the tokens generated (specdecode.go).
 	SpecDecode *SpecPages `json:"spec_decode,omitempty"`
@@ -539,7 +544,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	st.finish = finish
 	stallAt := s.stallAt(rec, start)
 	produced, step := 0, 0
-	var prevWrite time.Time
+	var prevWrite, prevDue time.Time
 	for produced < limit {
 		k := min(s.shape.TokensPerStep[step%len(s.shape.TokensPerStep)], limit-produced)
 		if cut > 0 {
@@ -549,9 +554,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		// its last: a server that falls behind streams slower, it does not catch up in a
 		// burst.
 		due := start.Add(ttft)
-		if step > 0 {
+		switch {
+		case step > 0 && s.cfg.OnSchedule:
+			due = prevDue.Add(s.step(prevDue))
+		case step > 0:
 			due = prevWrite.Add(s.step(prevWrite))
 		}
+		prevDue = due
 		if !stallAt.IsZero() && due.After(stallAt) {
 			due = time.Now().Add(24 * time.Hour) // stuck: silent until the client leaves
 		}
