@@ -26,6 +26,18 @@ const (
 	driftShare = 0.10
 )
 
+// flagDrift records how the window's rate moved and flags rate_drift where it moved
+// beyond its noise; not for a cell logged before series (SliceNs 0), whose document
+// has neither.
+func flagDrift(run *CellRun, d *rundoc.CellDetail, b windowBatches) {
+	if run.SliceNs <= 0 {
+		return
+	}
+	if d.RateDrift = rateDrift(b); d.RateDrift != nil {
+		addFlag(d, rundoc.FlagRateDrift)
+	}
+}
+
 // rateDrift is how the window's rate moved, when it moved beyond its noise (the
 // flag); nil when it held.
 func rateDrift(b windowBatches) *rundoc.Drift {

@@ -13,7 +13,8 @@ import (
 // TestRateDriftFlagsAStep: a server that slows by 1.5× five seconds into a ten-second
 // window gets the cell flagged rate_drift, the split at the step and the levels
 // 1.5 apart; its series shows the step, slice by slice; the cell stays valid (the flag
-// describes: its rate is the window's mean of what the server did).
+// describes: its rate is the window's mean of what the server did). Logged by a
+// version before series, the same cell has neither.
 func TestRateDriftFlagsAStep(t *testing.T) {
 	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000,
 		duration: 10 * time.Second, slowAt: 5*time.Second + 30*time.Millisecond, slowBy: 1.5}
@@ -26,6 +27,13 @@ func TestRateDriftFlagsAStep(t *testing.T) {
 		dr := d.RateDrift
 		if math.Abs(dr.AtS-5) > 0.5 || math.Abs(dr.BeforeTokS/dr.AfterTokS-1.5) > 0.05 {
 			t.Errorf("seed %d: drift %+v; want the split at 5 s, levels 200 and 133 tok/s", seed, *dr)
+		}
+		// The same cell logged by a version before series (no slice_ns) re-scores as
+		// its document was: neither series nor flag.
+		old := s.cell(seed + 1)
+		old.SliceNs = 0
+		if o := ScoreCell(old).CellDetail; o.Series != nil || o.RateDrift != nil || slices.Contains(o.Flags, "rate_drift") {
+			t.Errorf("seed %d: a cell logged before series: series %v, drift %+v, flags %v; want none", seed, o.Series != nil, o.RateDrift, o.Flags)
 		}
 		sr := d.Series
 		if sr == nil || len(sr.TokS) != 10 || sr.SliceS != 1 {

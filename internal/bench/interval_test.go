@@ -42,7 +42,7 @@ func (s jitteredServer) cell(seed uint64) *CellRun {
 		}
 		return steps[k]
 	}
-	run := &CellRun{Concurrency: s.streams, DurationS: s.duration.Seconds(), MaxOutput: s.maxOutput}
+	run := &CellRun{Concurrency: s.streams, DurationS: s.duration.Seconds(), MaxOutput: s.maxOutput, SliceNs: int64(time.Second)}
 	type stream struct{ sent, first int64 }
 	first := make([]int64, s.streams)
 	var reqs [][]int64 // per request: sent, then arrival times

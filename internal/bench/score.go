@@ -43,7 +43,8 @@ type CellRun struct {
 	// PromptSource is what the row's context was made of (prompt.Builder.Source;
 	// empty in logs from before, whose prompts were random words).
 	PromptSource string `json:"prompt_source,omitempty"`
-	// SliceNs is the series' slice (--timeslice; 0: measure.DefaultTimeslice).
+	// SliceNs is the series' slice (measure.SliceNs; 0 in logs from before series,
+	// whose cells are re-scored without series or rate_drift, as they were).
 	SliceNs  int64             `json:"slice_ns,omitempty"`
 	Requests []measure.Request `json:"-"`
 }
@@ -98,9 +99,7 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	if win.seconds() > 0 {
 		b := batchesOf(own.Requests, c, win)
 		cell.CellIntervals = cellIntervals(own.Requests, b, fig)
-		if d.RateDrift = rateDrift(b); d.RateDrift != nil {
-			addFlag(d, rundoc.FlagRateDrift)
-		}
+		flagDrift(run, d, b)
 	}
 	d.Series = cellSeries(run, own.Requests, c)
 

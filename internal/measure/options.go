@@ -36,7 +36,7 @@ type Options struct {
 	Telemetry power.Telemetry
 	Price     *rundoc.Price
 	// Timeslice is the slice of every measurement's series (--timeslice; 0:
-	// DefaultTimeslice).
+	// DefaultTimeslice, SliceNs).
 	Timeslice time.Duration
 
 	// The matrix's alone. StartTimeout bounds how long a cell waits for all its

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"math"
 	"time"
 
@@ -11,8 +12,14 @@ import (
 // DefaultTimeslice is a series' slice when the run asks for none (--timeslice).
 const DefaultTimeslice = time.Second
 
+// SliceNs is the slice a measurement's record carries for its series: the run's
+// --timeslice, DefaultTimeslice where it gave none. A record without one (0) is from
+// a version before series: re-scoring it gives none, as its document has none, so
+// `report --rescore` still reproduces that document exactly.
+func SliceNs(d time.Duration) int64 { return int64(cmp.Or(d, DefaultTimeslice)) }
+
 // SeriesSpan is what a measurement's series is cut from: its span on the run's clock,
-// the slices' target length (0: DefaultTimeslice), each chunk's tokens as the shape
+// the slices' target length (0: a record from before series, which has none), each chunk's tokens as the shape
 // counts them (nil: the chunk's own count), and when each request's TTFT counts from
 // (the shape's origin: its send, or its scheduled time).
 type SeriesSpan struct {
@@ -26,13 +33,9 @@ type SeriesSpan struct {
 // over its length, the requests streaming in each (time-weighted), and the median
 // TTFT of the requests that started in each. Pure, so a re-score gives the same.
 func Series(reqs []Request, sp SeriesSpan) *rundoc.Series {
-	span := sp.To - sp.From
-	if span <= 0 {
+	span, slice := sp.To-sp.From, sp.Slice
+	if span <= 0 || slice <= 0 {
 		return nil
-	}
-	slice := sp.Slice
-	if slice <= 0 {
-		slice = DefaultTimeslice
 	}
 	n := max(1, int(math.Round(float64(span)/float64(slice))))
 	width := float64(span) / float64(n)

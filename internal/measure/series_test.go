@@ -48,7 +48,10 @@ func TestSeries(t *testing.T) {
 	if odd := Series(reqs, SeriesSpan{From: 0, To: ms(4000), Slice: 1500 * time.Millisecond, Origin: func(q *Request) int64 { return q.Sent }}); len(odd.TokS) != 3 || odd.SliceS != 1.333 {
 		t.Errorf("4 s in slices of about 1.5 s: %d slices of %v s, want 3 of 1.333", len(odd.TokS), odd.SliceS)
 	}
-	if Series(reqs, SeriesSpan{From: ms(10), To: ms(10)}) != nil {
+	if Series(reqs, SeriesSpan{From: ms(10), To: ms(10), Slice: time.Second}) != nil {
 		t.Error("an empty span has a series")
+	}
+	if Series(reqs, SeriesSpan{From: 0, To: ms(4000), Origin: func(q *Request) int64 { return q.Sent }}) != nil {
+		t.Error("a record from before series (no slice) has one")
 	}
 }

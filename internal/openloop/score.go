@@ -38,7 +38,8 @@ type RateInput struct {
 	// PromptSource is what the cell's prompts were made of (empty in logs from
 	// before, whose prompts were random words).
 	PromptSource string `json:"prompt_source,omitempty"`
-	// SliceNs is the series' slice (--timeslice; 0: measure.DefaultTimeslice).
+	// SliceNs is the series' slice (measure.SliceNs; 0 in logs from before series,
+	// whose cells are re-scored without one, as they were).
 	SliceNs int64 `json:"slice_ns,omitempty"`
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
