@@ -29,9 +29,15 @@ func TestReasoningTimeToFirstAnswer(t *testing.T) {
 			Reasoning: reasoningTokens, ReasoningField: field}
 		t.Run(field+"/matrix", func(t *testing.T) {
 			t.Parallel()
-			cr := runReplay(t, cfg, false, "--contexts", "0", "--concurrency", "1,4", "--prefill", "", "--duration", "2s", "--max-output", "48")
-			if cr.err != nil || cr.doc == nil || len(cr.doc.Decode) != 2 {
-				t.Fatalf("run: %v\n%s", cr.err, cr.output)
+			// A loaded machine can spoil a cell's timing (timing_unresolved: the client
+			// read late), which the cell then says: the run is tried again, three times
+			// at most, and a spoilt cell's times are not judged.
+			var cr *conformanceRun
+			for attempt := 0; attempt < 3 && (cr == nil || !allValid(cr.doc)); attempt++ {
+				cr = runReplay(t, cfg, false, "--contexts", "0", "--concurrency", "1,4", "--prefill", "", "--duration", "2s", "--max-output", "48")
+				if cr.err != nil || cr.doc == nil || len(cr.doc.Decode) != 2 {
+					t.Fatalf("run: %v\n%s", cr.err, cr.output)
+				}
 			}
 			var prevClose time.Time // the cells ran one after the other, in the document's order
 			for i := range cr.doc.Decode {
@@ -44,9 +50,11 @@ func TestReasoningTimeToFirstAnswer(t *testing.T) {
 				if c.CellDetail == nil || c.TTFOMs == nil || c.ReasoningTokens == nil || c.AnswerTokens == nil {
 					t.Fatalf("%d × %d: no reasoning figures: %+v", c.Context, c.Concurrency, c.CellDetail)
 				}
-				t.Logf("%d × %d: TTFT %.1f ms, TTFO %.1f ms (server %.1f, gap %.1f); %d reasoning, %d answer tokens",
-					c.Context, c.Concurrency, c.TTFTMs, *c.TTFOMs, truth, gap, *c.ReasoningTokens, *c.AnswerTokens)
-				checkFirstAnswer(t, *c.TTFOMs, c.TTFTMs, truth, think, gap)
+				t.Logf("%d × %d (%s %v): TTFT %.1f ms, TTFO %.1f ms (server %.1f, gap %.1f); %d reasoning, %d answer tokens",
+					c.Context, c.Concurrency, c.Status, c.Flags, c.TTFTMs, *c.TTFOMs, truth, gap, *c.ReasoningTokens, *c.AnswerTokens)
+				if c.Status == rundoc.StatusValid {
+					checkFirstAnswer(t, *c.TTFOMs, c.TTFTMs, truth, think, gap)
+				}
 				// The window cuts requests anywhere: at most 20 of each request's tokens in it
 				// are reasoning.
 				if *c.ReasoningTokens == 0 || *c.AnswerTokens == 0 || *c.ReasoningTokens > reasoningTokens*c.Requests {
@@ -54,6 +62,9 @@ func TestReasoningTimeToFirstAnswer(t *testing.T) {
 				}
 			}
 			cr.checkRescore(t)
+			if !allValid(cr.doc) {
+				t.Skip("the loaded machine spoilt a cell's timing in three runs: its times are not judged")
+			}
 		})
 		t.Run(field+"/rate", func(t *testing.T) {
 			t.Parallel()
@@ -83,6 +94,11 @@ func TestReasoningTimeToFirstAnswer(t *testing.T) {
 			checkFirstAnswer(t, *c.TTFOMs.P50, *c.TTFTMs.P50, truth, think, gap)
 		})
 	}
+}
+
+// allValid says every decode cell of doc is valid.
+func allValid(doc *rundoc.Run) bool {
+	return doc != nil && !slices.ContainsFunc(doc.Decode, func(c rundoc.DecodeCell) bool { return c.Status != rundoc.StatusValid })
 }
 
 // answerTruth is, by the server's own log of its streamed requests of maxTokens
