@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
+
+// seedTables are the seed page's tables and words (internal/seed's seed-tables.json).
+type seedTables = seedcopy.Tables
 
 var columnGap = regexp.MustCompile(`\s{2,}`)
 
@@ -60,7 +63,7 @@ func mdTableRows(t *testing.T, out, heading string) [][]string {
 }
 
 func TestTextReproducesSeedTables(t *testing.T) {
-	seed := rundoctest.LoadSeed(t)
+	seed := seedcopy.PageTables()
 	out := render(t, readSeed(t), Options{Format: "text"})
 	for _, s := range append(seed.Header, seed.Notes...) {
 		if !strings.Contains(out, s) {
@@ -72,7 +75,7 @@ func TestTextReproducesSeedTables(t *testing.T) {
 
 // checkSeedTables compares a report's three tables, read from it by title, with the
 // seed's (the matrix without its row labels).
-func checkSeedTables(t *testing.T, seed rundoctest.SeedTables, format string, table func(title string) [][]string) {
+func checkSeedTables(t *testing.T, seed seedTables, format string, table func(title string) [][]string) {
 	t.Helper()
 	var matrix [][]string
 	for _, r := range table("Sustained decode") {
@@ -89,7 +92,7 @@ func checkSeedTables(t *testing.T, seed rundoctest.SeedTables, format string, ta
 }
 
 func TestMarkdownReproducesSeedTables(t *testing.T) {
-	seed := rundoctest.LoadSeed(t)
+	seed := seedcopy.PageTables()
 	out := render(t, readSeed(t), Options{Format: "md"})
 	for _, s := range []string{"# Qwen3.8-27B-INT4 on RTX 3090 24GB", "**Measured**", "- **VRAM:** 24 GB", "- **RAM:** 32 GB", "- **Type:** Discrete GPU",
 		"- **Max output:** 8,192 tokens", "- **Time per measurement:** 30 s", "- **Prefill mode:** Measured during decode warm-up", "- **Decode test:** Fixed duration",

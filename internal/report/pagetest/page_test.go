@@ -228,7 +228,7 @@ func checkSorted(t *testing.T, p *page, eval func(string) string, col int, numer
 func TestBrowserSeedPage(t *testing.T) {
 	for _, lang := range []string{"en", "ja"} {
 		t.Run(lang, func(t *testing.T) {
-			seed := rundoctest.LoadSeed(t)
+			seed := seedcopy.PageTables()
 			run := readSeed(t)
 			p, eval := openPage(t, run, lang)
 			ttft := func(s string) string { return locale.T(lang, "x_ttft", s) }
@@ -358,7 +358,7 @@ func TestBrowserPredictedPage(t *testing.T) {
 // Without JavaScript the page still shows the matrix, the charts and every row, and the
 // buttons that need a script stay hidden.
 func TestBrowserPageReadsWithoutScript(t *testing.T) {
-	seed := rundoctest.LoadSeed(t)
+	seed := seedcopy.PageTables()
 	p, eval := openPageWith(t, readSeed(t), "en", true)
 	if got := eval(`String(document.querySelector(".lb-copy").hidden)`); got != "true" {
 		t.Errorf("Copy button shown without script (hidden=%s)", got)
