@@ -80,3 +80,34 @@ func ciHigh(iv *stats.Interval) *float64 {
 	}
 	return &iv.High
 }
+
+// HistoryPair is a GPU × model that has runs, and how many (of any kind and mode).
+type HistoryPair struct {
+	GPU, Model string
+	Runs       int
+}
+
+// HistoryPairs lists the GPU × model pairs of one GPU (dim "gpu") or one model (dim
+// "model"), as the store names it, from run_pairs' counts (no run is read): most runs
+// first, then by name, at most limit. The hardware and model pages link each pair's
+// history.
+func (s *Store) HistoryPairs(ctx context.Context, dim, name string, limit int) ([]HistoryPair, error) {
+	// run_pairs holds the pair as (model, gpu): model comes first in groupDims.
+	own, other := "name_a", "name_b"
+	if dim == "gpu" {
+		own, other = "name_b", "name_a"
+	} else if dim != "model" {
+		return nil, fmt.Errorf("listing the pairs of %s %q: not gpu or model", dim, name)
+	}
+	out, err := queryRows(ctx, s.db, s.rebind(`SELECT name_b, name_a, runs FROM run_pairs WHERE dim_a = 'model' AND dim_b = 'gpu' AND `+own+
+		` = ? ORDER BY runs DESC, `+other+` LIMIT ?`), []any{name, max(limit, 1)},
+		func(sc scanner) (HistoryPair, error) {
+			var p HistoryPair
+			err := sc.Scan(&p.GPU, &p.Model, &p.Runs)
+			return p, err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pairs of %s %q: %w", dim, name, err)
+	}
+	return out, nil
+}

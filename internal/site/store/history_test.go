@@ -107,6 +107,14 @@ func TestHistoryOrdersVersionsAsTheEngines(t *testing.T) {
 		if err != nil || !more || len(some) != 3 || some[0].ID != "l3" {
 			t.Errorf("History with a limit of 3 = %v, more %v, %v; want the 3 newest (l3 first) and more", some, more, err)
 		}
+		gpus, err := s.HistoryPairs(ctx, "model", model, 10)
+		if want := []store.HistoryPair{{"H200", model, len(runs)}}; err != nil || !cmp.Equal(gpus, want) {
+			t.Errorf("HistoryPairs of the model = %v, %v; want %v", gpus, err, want)
+		}
+		models, err := s.HistoryPairs(ctx, "gpu", "H200", 10)
+		if want := []store.HistoryPair{{"H200", model, len(runs)}, {"H200", "org/other", 1}}; err != nil || !cmp.Equal(models, want) {
+			t.Errorf("HistoryPairs of the GPU = %v, %v; want %v", models, err, want)
+		}
 		none, _, err := s.History(ctx, "H200", model, "GGUF Q4_K_M", 0)
 		if err != nil || len(none) != 0 {
 			t.Errorf("History of another weight format = %v, %v; want none", none, err)
