@@ -13,7 +13,7 @@ import (
 // before it as text), Ollama's tags with their release candidates (v0.12.4-rc1;
 // /api/version), TGI's /info versions, TensorRT-LLM's pip versions (1.0.0rc4).
 var releaseOrder = map[string][]string{
-	VLLM: {"0.6.3", "0.6.3.post1", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2rc1", "0.10.2", "0.10.2+cu128",
+	VLLM: {"0.6.3", "0.6.3.post1", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2rc1", "0.10.2", "0.10.2+cu128", "0.10.2.post1",
 		"0.11.0rc1", "0.11.0rc2", "0.11.0", "v0.11.1.dev12+g1234abc", "0.11.1rc1", "0.11.1"},
 	SGLang:   {"0.4.1", "0.4.1.post3", "0.4.6.post5", "0.4.10", "0.5.0rc2", "0.5.0", "0.5.3"},
 	TRTLLM:   {"0.9.0", "0.21.0", "1.0.0rc4", "1.0.0", "1.1.0rc2", "1.1.0rc2.post1", "1.2.0rc1"},
