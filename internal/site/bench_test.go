@@ -22,7 +22,6 @@ import (
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // benchRuns is how many runs the page benchmarks seed: the goal is p95 under
@@ -167,7 +166,7 @@ func benchSiteAt(b *testing.B, path string, pageTTL time.Duration) *httptest.Ser
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	srv, err := site.New(wire.Options(site.Options{Store: st, PageTTL: pageTTL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv, err := site.New(site.Wired(site.Options{Store: st, PageTTL: pageTTL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		b.Fatal(err)
 	}
