@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"math"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // This file holds the history chart of the site (a GPU × model across one engine's
@@ -41,7 +43,7 @@ func HistoryChart(lang, id, title, xLabel, yLabel string, labels []string, bestN
 		xs[i] = float64(i)
 	}
 	shown := thinLabels(labels)
-	c := lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: yLabel, XTicks: xs, Categorical: true, Lang: lang, Empty: T(lang, "no_data"),
+	c := lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: yLabel, XTicks: xs, Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"),
 		XTickLabel: func(x float64) string {
 			if i := int(x); i >= 0 && i < len(labels) && shown[i] {
 				return labels[i]
