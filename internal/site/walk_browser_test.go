@@ -126,6 +126,8 @@ var walkPaths = map[string][]string{
 	"GET /calculator": {"/calculator?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=INT4+W4A16+g128&kv_dtype=fp8", "/calculator", "/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq",
 		"/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&gpus=99", "/calculator?gpu=B200&model=Qwen%2FQwen3-32B",
 		"/calculator?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=INT4+W4A16+g128&kv_dtype=fp8&speed=20&users_context=16K"},
+	"GET /history": {"/history?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4", "/history?gpu=H200&model=deepseek-ai%2FDeepSeek-R1-Distill-Qwen-32B-Instruct-Long-Name&quant=INT4+W4A16+g128",
+		"/history?gpu=H200&model=nobody%2Fnothing", "/history?gpu=H200"},
 	"GET /benchmarks":                {"/benchmarks"},
 	"GET /orgs":                      {"/orgs"},
 	"GET /orgs/{name}":               {"/orgs/Acme%20Labs"},
@@ -154,6 +156,7 @@ var walkPaths = map[string][]string{
 	"GET /api/v1/leaderboard":        nil,
 	"GET /api/v1/predict":            nil,
 	"GET /api/v1/families":           nil,
+	"GET /api/v1/history":            nil,
 }
 
 // pageCheck is what the page's own script finds wrong with it as laid out.

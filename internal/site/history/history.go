@@ -8,45 +8,15 @@ package history
 import (
 	"cmp"
 	"slices"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/engine"
 	"github.com/llmbench/llmbench/internal/site/store"
-	"github.com/llmbench/llmbench/internal/stats"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
-
-// Point is one run's decode figure.
-type Point struct {
-	RunID      string          `json:"run_id"`
-	DecodeTokS float64         `json:"decode_tok_s"`
-	CI         *stats.Interval `json:"decode_tok_s_ci,omitempty"` // absent when the run gives none
-	CreatedAt  time.Time       `json:"created_at"`
-	GPUCount   int             `json:"gpu_count"`
-}
-
-// Version is one engine version's runs.
-type Version struct {
-	// Version is as the runs spell it (the first run's spelling when several spell one
-	// release: v0.10.2 and 0.10.2); empty when they do not say.
-	Version string `json:"version"`
-	// ByDate says that the engine's rule cannot read it: it is placed after the
-	// versions the rule orders, by the date of its first run.
-	ByDate bool  `json:"by_date"`
-	Best   Point `json:"best"`
-	// Runs are oldest first.
-	Runs []Point `json:"runs"`
-}
-
-// Series is one engine's versions with one weight format, in the engine's order.
-type Series struct {
-	Engine       string    `json:"engine"`
-	Quantization string    `json:"quantization"`
-	Versions     []Version `json:"versions"`
-}
 
 // Build groups runs into series by engine and weight format (by name), and each
 // series' runs by version, ordered as the engine orders them.
-func Build(runs []store.HistoryRun) []Series {
+func Build(runs []store.HistoryRun) []wire.HistorySeries {
 	type key struct{ engine, quant string }
 	groups := map[key][]store.HistoryRun{}
 	var keys []key
@@ -58,9 +28,9 @@ func Build(runs []store.HistoryRun) []Series {
 		groups[k] = append(groups[k], r)
 	}
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.engine, b.engine), cmp.Compare(a.quant, b.quant)) })
-	out := make([]Series, 0, len(keys))
+	out := make([]wire.HistorySeries, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, Series{Engine: k.engine, Quantization: k.quant, Versions: versions(k.engine, groups[k])})
+		out = append(out, wire.HistorySeries{Engine: k.engine, Quantization: k.quant, Versions: versions(k.engine, groups[k])})
 	}
 	return out
 }
@@ -74,7 +44,7 @@ type release struct {
 
 // versions orders one engine's runs by version: the versions its rule reads in its
 // order, one release however spelled; then the others by their first run's date.
-func versions(eng string, runs []store.HistoryRun) []Version {
+func versions(eng string, runs []store.HistoryRun) []wire.HistoryVersion {
 	runs = slices.Clone(runs)
 	slices.SortFunc(runs, func(a, b store.HistoryRun) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
@@ -109,7 +79,7 @@ func versions(eng string, runs []store.HistoryRun) []Version {
 		}
 		return 0
 	})
-	out := make([]Version, len(rel))
+	out := make([]wire.HistoryVersion, len(rel))
 	for i, r := range rel {
 		out[i] = version(r)
 	}
@@ -118,10 +88,10 @@ func versions(eng string, runs []store.HistoryRun) []Version {
 
 // version is a release's points and its best: the highest figure, the earliest run
 // among equals.
-func version(r release) Version {
-	v := Version{Version: r.runs[0].EngineVersion, ByDate: !r.ok}
+func version(r release) wire.HistoryVersion {
+	v := wire.HistoryVersion{Version: r.runs[0].EngineVersion, ByDate: !r.ok}
 	for _, run := range r.runs {
-		p := Point{RunID: run.ID, DecodeTokS: run.DecodeTokS, CI: run.DecodeCI, CreatedAt: run.CreatedAt, GPUCount: run.GPUCount}
+		p := wire.HistoryPoint{RunID: run.ID, DecodeTokS: run.DecodeTokS, CI: run.DecodeCI, CreatedAt: run.CreatedAt, GPUCount: run.GPUCount}
 		v.Runs = append(v.Runs, p)
 		if len(v.Runs) == 1 || p.DecodeTokS > v.Best.DecodeTokS {
 			v.Best = p
