@@ -91,7 +91,7 @@ func walkSite(t *testing.T) *httptest.Server {
 	for i, v := range []string{"0.6.3.post1", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2rc1", "0.10.2", "0.10.2+cu128", "0.11.0rc2", "0.11.0",
 		"0.11.1.dev12+g1234abc", "0.11.1", "main"} {
 		docs = append(docs, variant(seed, func(r *rundoc.Run) {
-			r.ID, r.Title, r.Hardware.GPUs[0].Name, r.Engine.Version = fmt.Sprintf("l40s-%02d", i), "Qwen3.8-27B-INT4 on L40S, vLLM "+v, "L40S", v
+			r.ID, r.Title, r.Hardware.GPUs[0].Name, r.Engine.Version = fmt.Sprintf("l40s-%02d", i), "", "L40S", v
 			r.Hardware.GPUs[0].VRAMBytes = 48 << 30
 			r.Cell(0, 1).TotalTokS = 40 + float64(i%5)
 			interval(r)
