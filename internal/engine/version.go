@@ -95,8 +95,8 @@ var pep440 = regexp.MustCompile(`(?i)^v?(\d+(?:\.\d+)*)` +
 
 // Sentinels for PEP 440's absent segments, placed as packaging's _cmpkey places them.
 const (
-	below = -1 << 62
-	above = 1 << 62
+	pepAbsentLow  = -1 << 62
+	pepAbsentHigh = 1 << 62
 )
 
 // parsePEP440 reads a Python package version: 0.10.1, 0.10.1.1, 0.4.1.post3,
@@ -106,7 +106,7 @@ func parsePEP440(s string) (Version, bool) {
 	if m == nil {
 		return Version{}, false
 	}
-	v := Version{scheme: schemePEP440, release: releaseParts(m[1]), pre: [2]int{above, 0}, post: below, dev: above,
+	v := Version{scheme: schemePEP440, release: releaseParts(m[1]), pre: [2]int{pepAbsentHigh, 0}, post: pepAbsentLow, dev: pepAbsentHigh,
 		local: strings.ToLower(m[9])}
 	if m[2] != "" {
 		v.pre = [2]int{preKind(strings.ToLower(m[2])), atoi(m[3])}
@@ -119,8 +119,8 @@ func parsePEP440(s string) (Version, bool) {
 	}
 	if m[7] != "" {
 		v.dev = atoi(m[8])
-		if m[2] == "" && v.post == below {
-			v.pre = [2]int{below, 0} // X.devN comes before X's pre-releases
+		if m[2] == "" && v.post == pepAbsentLow {
+			v.pre = [2]int{pepAbsentLow, 0} // X.devN comes before X's pre-releases
 		}
 	}
 	return v, true
