@@ -41,11 +41,30 @@ var versionSchemes = map[string]string{
 	LlamaCpp: schemeBuild,
 }
 
-// ParseVersion reads v by engine's rule. It is false when engine has no rule or v
+// engineAliases are other names documents give engines (tools other than llmbench
+// write them; the site's filters take any case).
+var engineAliases = map[string]string{
+	"llama.cpp": LlamaCpp, "llama-cpp": LlamaCpp, "llama-server": LlamaCpp,
+	"tensorrt-llm": TRTLLM, "tensorrt_llm": TRTLLM, "trt-llm": TRTLLM,
+	"text-generation-inference": TGI, "lm-studio": LMStudio, "lm studio": LMStudio,
+}
+
+// engineKey is engine's name as versionSchemes holds it: in lower case, an alias as
+// the name it stands for.
+func engineKey(engine string) string {
+	e := strings.ToLower(strings.TrimSpace(engine))
+	if a, ok := engineAliases[e]; ok {
+		return a
+	}
+	return e
+}
+
+// ParseVersion reads v by engine's rule (engine in any case, or an alias: llama.cpp,
+// tensorrt-llm). It is false when engine has no rule or v
 // does not follow it (an empty version, "b0-unknown", a commit hash).
 func ParseVersion(engine, v string) (Version, bool) {
 	v = strings.TrimSpace(v)
-	switch versionSchemes[engine] {
+	switch versionSchemes[engineKey(engine)] {
 	case schemePEP440:
 		return parsePEP440(v)
 	case schemeSemver:

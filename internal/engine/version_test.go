@@ -48,9 +48,12 @@ func TestVersionsOrderAsTheirEngines(t *testing.T) {
 }
 
 func TestVersionSpellingsOfOneRelease(t *testing.T) {
+	if c, ok := CompareVersions("llama.cpp", "b6700", "b10587"); !ok || c != -1 {
+		t.Errorf("llama.cpp (an alias): b6700 vs b10587 = %d, %v; want -1", c, ok)
+	}
 	for _, tc := range []struct{ eng, a, b string }{
 		{VLLM, "0.11", "0.11.0"}, {VLLM, "v0.10.2", "0.10.2"}, {VLLM, "0.11.0-rc1", "0.11.0rc1"}, {SGLang, "0.4.1-post3", "0.4.1.post3"}, {TRTLLM, "1.0.0RC4", "1.0.0rc4"},
-		{Ollama, "v0.12.3", "0.12.3"}, {TGI, "3.3.6+sha-0a4bd5e", "3.3.6"}, {LlamaCpp, "b6609-1a2b3c4", "b6609"},
+		{Ollama, "v0.12.3", "0.12.3"}, {"vLLM", "0.10.2", "v0.10.2"}, {"llama.cpp", "b6609", "b6609-1a2b3c4"}, {"TensorRT-LLM", "1.0.0rc4", "1.0.0RC4"}, {TGI, "3.3.6+sha-0a4bd5e", "3.3.6"}, {LlamaCpp, "b6609-1a2b3c4", "b6609"},
 	} {
 		if c, ok := CompareVersions(tc.eng, tc.a, tc.b); !ok || c != 0 {
 			t.Errorf("%s: %q vs %q = %d, %v; want one release", tc.eng, tc.a, tc.b, c, ok)
