@@ -65,6 +65,7 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		Context: spec.context, Concurrency: spec.concurrency, DurationS: spec.duration.Seconds(),
 		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
+		PromptSource: r.builder.Source(), SliceNs: measure.SliceNs(r.Opts.Timeslice),
 	}
 	keepText := r.Server.KeepsText(r.check)
 	cellCtx, cancel := context.WithCancel(ctx)

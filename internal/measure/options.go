@@ -35,6 +35,9 @@ type Options struct {
 	// set, is what the machine costs (energy.go).
 	Telemetry power.Telemetry
 	Price     *rundoc.Price
+	// Timeslice is the slice of every measurement's series (--timeslice; 0:
+	// DefaultTimeslice, SliceNs).
+	Timeslice time.Duration
 
 	// The matrix's alone. StartTimeout bounds how long a cell waits for all its
 	// streams' first tokens. Running reads the server's running-requests gauge, where

@@ -176,6 +176,8 @@ func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell,
 		Rate: cell.RateRPS, Arrival: pc.arr.String(), Seed: pc.seed, MaxConcurrency: cfg.MaxConcurrency,
 		DrainNs: int64(drain), PrefixTokens: pc.set.Prefix, Overhead: pc.set.Overhead, SLO: cfg.SLO,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics, ClientCPU: clientCPU, SearchStep: step,
+		PromptSource: prompt.RandomWords, // Unique's prompts are random words, a document or not
+		SliceNs:      measure.SliceNs(r.Opts.Timeslice),
 	}
 	*cell = r.score(ctx, cellNo, reqs, in)
 }

@@ -123,6 +123,7 @@ func (s *Session) options() measure.Options {
 		Running:       engine.RunningGauge(s.discovery, base, info),
 		Settle:        c.Settle,
 		SettleTimeout: c.SettleTimeout,
+		Timeslice:     c.Timeslice,
 	}
 }
 
