@@ -2,9 +2,10 @@ package report
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 )
 
 // TestAccuracyInHTML: "llmbench report --format html" shows a document's evaluation
@@ -14,7 +15,7 @@ import (
 // text prints for the same two documents (a hand count of the fixtures: items 0, 5,
 // …, 35 and the unfinished 39 wrong in A; B adds 3, 17, 24, 38 and 10 right).
 func TestAccuracyInHTML(t *testing.T) {
-	a, b := filepath.Join("testdata", "eval-bf16-run.json"), filepath.Join("testdata", "eval-fp8-run.json")
+	a, b := rundoctest.Path("eval-bf16-run.json"), rundoctest.Path("eval-fp8-run.json")
 	for lang, want := range map[string]struct{ one, ab []string }{
 		"en": {
 			one: []string{"<h2>Accuracy — mmlu-pro</h2>", "<li>77.5% right (31 of 40), 95% CI 62.5%–87.7%</li>", `<th scope="row">history</th><td class="lb-num">10</td><td class="lb-num">70.0%</td>`, `<p class="lb-eyebrow">Accuracy</p>`},

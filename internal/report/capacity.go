@@ -146,7 +146,7 @@ func tableCell(lang string, r capacity.Row) string {
 }
 
 // lowerStatus is a status as a word inside a sentence: "invalid".
-func lowerStatus(lang string, st rundoc.Status) string { return strings.ToLower(statusLabel(lang, st)) }
+func lowerStatus(lang string, st rundoc.Status) string { return strings.ToLower(StatusLabel(lang, st)) }
 
 func usersText(lang string, n int) string {
 	switch n {

@@ -59,7 +59,7 @@ func writeCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 			return err
 		}
 	}
-	contexts, concurrency := axes(run)
+	contexts, concurrency := MatrixAxes(run)
 	cells := cellIndex(run)
 	for _, ctx := range contexts {
 		for _, n := range concurrency {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 )
 
 func TestFormatNumber(t *testing.T) {
@@ -253,7 +254,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 
 // FuzzWrite: any run document that decodes renders in every format without a panic.
 func FuzzWrite(f *testing.F) {
-	for _, p := range []string{seedPath, "testdata/failures-run.json", "testdata/predicted-run.json"} {
+	for _, p := range []string{seedPath, rundoctest.Path("failures-run.json"), rundoctest.Path("predicted-run.json")} {
 		run, err := rundoc.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

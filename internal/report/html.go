@@ -234,7 +234,7 @@ func (d *htmlData) T(key string, args ...any) string { return locale.T(d.Lang, k
 
 // CellStyle shades a matrix cell on one colour scale by its tok/s: light blue for the
 // slowest, deep blue for the fastest.
-func (d *htmlData) CellStyle(c matrixCell) template.CSS {
+func (d *htmlData) CellStyle(c MatrixCell) template.CSS {
 	if !c.HasFigures || !rundoc.Measured(c.TotalTokS) {
 		return ""
 	}
@@ -247,7 +247,7 @@ func (d *htmlData) CellStyle(c matrixCell) template.CSS {
 }
 
 // CellTitle is a matrix cell's hover text: its figures, its reason, its notes.
-func (d *htmlData) CellTitle(c matrixCell) string {
+func (d *htmlData) CellTitle(c MatrixCell) string {
 	where := rundoc.FormatTokens(c.Context) + " × " + strconv.Itoa(c.Concurrency)
 	var parts []string
 	switch {
@@ -278,7 +278,7 @@ func (d *htmlData) reasonOrRef(reason string) string {
 
 // ReasonNumber is the number of a cell's reason under the matrix, 0 when the cell
 // has none there.
-func (d *htmlData) ReasonNumber(c matrixCell) int {
+func (d *htmlData) ReasonNumber(c MatrixCell) int {
 	n, _ := d.Reasons.Number(c.Reason)
 	return n
 }
@@ -292,7 +292,7 @@ func (d *htmlData) FootnoteText(f footnote) string {
 }
 
 // CellClass names a matrix cell's status for the stylesheet.
-func (d *htmlData) CellClass(c matrixCell) string {
+func (d *htmlData) CellClass(c MatrixCell) string {
 	cls := "lb-cell lb-st-" + string(c.Status)
 	if !c.Present {
 		cls = "lb-cell lb-st-missing"

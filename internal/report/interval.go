@@ -70,7 +70,7 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 		var v []string
 		for _, r := range ci.Repeats {
 			if r.DecodeFigures == nil || r.Status != rundoc.StatusValid {
-				v = append(v, statusLabel(lang, r.Status))
+				v = append(v, StatusLabel(lang, r.Status))
 				continue
 			}
 			v = append(v, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))

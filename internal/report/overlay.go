@@ -81,7 +81,7 @@ func overlayValue(lang, name string, v overlay.Value) string {
 		return dash
 	}
 	if !rundoc.Measured(v.V) {
-		return statusLabel(lang, v.Status)
+		return StatusLabel(lang, v.Status)
 	}
 	decimals, unit := 1, func(s string) string { return s }
 	if strings.HasSuffix(name, "_ms") {
@@ -92,7 +92,7 @@ func overlayValue(lang, name string, v overlay.Value) string {
 		s += " (" + FormatNumber(lang, v.CI.Low, decimals) + "–" + FormatNumber(lang, v.CI.High, decimals) + ")"
 	}
 	if v.Status != rundoc.StatusValid {
-		s += " · " + statusLabel(lang, v.Status)
+		s += " · " + StatusLabel(lang, v.Status)
 	}
 	return s
 }

@@ -64,7 +64,7 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	}
 	for i := range run.Rate {
 		c := &run.Rate[i]
-		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
+		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: StatusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
 		if f := c.RateFigures; f != nil {
 			row.HasFigures = true
 			row.Achieved = optNum(lang, f.AchievedRPS, 2)

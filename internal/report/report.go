@@ -15,11 +15,13 @@
 //	Write(w, run, Options{Format: "html", Lang: "ja"})  // any format
 //	Formats()                                            // the format names
 //	Render(w, stderr, paths, output, opts)  // "llmbench report": read the documents (ReadRun), render them (WriteRuns)
-//	Rescore(w, events, paths, output)       // "llmbench report --rescore": re-score from the events log, compare
 //	HTMLBody(w, run, lang)  // the run page's content, for another page's layout (the site)
 //	HTMLStyles()            // the CSS HTMLBody's markup needs, for that layout's <head>
-//	locale.T(lang, key, args...)   // every label in en and ja, site menu included (nav_*)
+//	NewMatrix(run, MatrixAxes(run), lang), StatusLabel  // the decode matrix as every renderer lays it out, the site's pages too
 //	FormatNumber, FormatInt, FormatMs, FormatSeconds, FormatGB, FormatPercent
+//
+// Re-scoring a document from its events log ("llmbench report --rescore") is
+// internal/session's (Rescore); every text is internal/locale's, in both languages.
 //
 // The package knows nothing of HTTP: the site serves what it writes.
 package report

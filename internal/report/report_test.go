@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/llmbench/llmbench/internal/golden"
@@ -26,7 +27,7 @@ func readSeed(t testing.TB) *rundoc.Run {
 
 func readFixture(t testing.TB, name string) *rundoc.Run {
 	t.Helper()
-	run, err := rundoc.ReadFile(filepath.Join("testdata", name))
+	run, err := rundoc.ReadFile(rundoctest.Path(name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,7 +155,7 @@ func writeMatrixText(b *strings.Builder, v *view, p painter) {
 	writeTable(b, p, head, make([]bool, len(head)), rows, styles)
 }
 
-func matrixStyle(c matrixCell) string {
+func matrixStyle(c MatrixCell) string {
 	s := statusStyle(c.Status)
 	if c.Warn && s == "" {
 		s = ansiYellow
@@ -187,7 +187,7 @@ func transpose(corner string, head []string, rows, styles [][]string) ([]string,
 }
 
 // cellText is a matrix cell with its footnote mark: "48.2 (85 ms) [1]".
-func cellText(c matrixCell) string {
+func cellText(c MatrixCell) string {
 	s := c.Text()
 	if c.Footnote > 0 {
 		s += " [" + strconv.Itoa(c.Footnote) + "]"

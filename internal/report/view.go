@@ -36,7 +36,7 @@ type view struct {
 
 	Contexts    []int
 	Concurrency []int
-	Matrix      [][]matrixCell // [context][concurrency]
+	Matrix      [][]MatrixCell // [context][concurrency]
 	HasOverCap  bool
 
 	Measurements []measurement
@@ -74,32 +74,6 @@ type prefillRow struct {
 	TokS       float64
 	TokSStr    string // "2,163"
 	TTFTStr    string // "3,808 ms"
-}
-
-type matrixCell struct {
-	Context, Concurrency int
-	Status               rundoc.Status
-	StatusStr            string
-	Present              bool // the run has this cell
-	HasFigures           bool
-	TotalTokS            float64
-	ValueStr             string // "48.2"
-	TTFTStr              string // "85 ms"
-	PerRequestStr        string // "48.2"
-	TBTStr               string // "20.7 ms"
-	Reason               string
-	Details              []string // every extension note: warnings first, then information
-	Warn                 bool     // queueing, preemptions, errors, ended early, flags, client-limited, or a failure reason
-	Footnote             int      // 1-based footnote number in text and md, 0 if none
-	Shade                float64  // 0..1 position on the colour scale (valid and predicted cells)
-}
-
-// Text is the cell as the seed's text matrix writes it: "48.2 (85 ms)" or "Over capacity".
-func (c matrixCell) Text() string {
-	if !c.HasFigures {
-		return c.StatusStr
-	}
-	return c.ValueStr + " (" + c.TTFTStr + ")"
 }
 
 // measurement is one row of the All measurements table: display strings and the raw
@@ -156,7 +130,7 @@ func newView(run *rundoc.Run, lang string) *view {
 		}
 		v.Tool = joinNonEmpty(" ", run.Tool.Name, ver)
 	}
-	v.Contexts, v.Concurrency = axes(run)
+	v.Contexts, v.Concurrency = MatrixAxes(run)
 	v.Plan = planLine(run, v.Contexts, v.Concurrency, lang)
 	v.Cards = cards(run, lang)
 	v.Headroom = clientHeadroom(run, lang)
@@ -168,7 +142,7 @@ func newView(run *rundoc.Run, lang string) *view {
 	v.HasEnergy = hasEnergy(run)
 
 	for _, p := range run.Prefill {
-		r := prefillRow{Context: p.Context, ContextStr: rundoc.FormatTokens(p.Context), Status: p.Status, StatusStr: statusLabel(lang, p.Status), Reason: CapacityReason(p.Reason, lang)}
+		r := prefillRow{Context: p.Context, ContextStr: rundoc.FormatTokens(p.Context), Status: p.Status, StatusStr: StatusLabel(lang, p.Status), Reason: CapacityReason(p.Reason, lang)}
 		if p.PrefillFigures != nil {
 			r.HasFigures = true
 			r.TokS = p.PromptTokS
@@ -178,28 +152,9 @@ func newView(run *rundoc.Run, lang string) *view {
 		v.Prefill = append(v.Prefill, r)
 	}
 
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range run.Decode {
-		c := &run.Decode[i]
-		if c.DecodeFigures != nil && c.TotalTokS > 0 {
-			lo, hi = min(lo, c.TotalTokS), max(hi, c.TotalTokS)
-		}
-	}
+	m := NewMatrix(run, v.Contexts, v.Concurrency, lang)
+	v.Matrix, v.HasOverCap = m.Cells, m.HasOverCap
 	cells := cellIndex(run)
-	v.Matrix = make([][]matrixCell, len(v.Contexts))
-	for i, ctx := range v.Contexts {
-		v.Matrix[i] = make([]matrixCell, len(v.Concurrency))
-		for j, n := range v.Concurrency {
-			mc := matrixCell{Context: ctx, Concurrency: n, StatusStr: dash}
-			if c := cells[cellKey{ctx, n}]; c != nil {
-				mc = decodeCell(lang, c, lo, hi)
-				if c.Status == rundoc.StatusOverCapacity {
-					v.HasOverCap = true
-				}
-			}
-			v.Matrix[i][j] = mc
-		}
-	}
 
 	// Footnotes follow the matrix order, so [1] is the top-left cell with something to say.
 	for i := range v.Matrix {
@@ -262,38 +217,6 @@ func runTitle(run *rundoc.Run, lang string) string {
 		return model
 	}
 	return locale.T(lang, "on", model, gpu)
-}
-
-// axes are the matrix's rows and columns: the plan's contexts and concurrency levels,
-// then any a cell has that the plan lacks (a cell is never silently dropped).
-func axes(run *rundoc.Run) (contexts, concurrency []int) {
-	seenCtx, seenN := map[int]bool{}, map[int]bool{}
-	for _, c := range run.Config.Contexts {
-		if !seenCtx[c] {
-			seenCtx[c] = true
-			contexts = append(contexts, c)
-		}
-	}
-	for _, n := range run.Config.Concurrency {
-		if !seenN[n] {
-			seenN[n] = true
-			concurrency = append(concurrency, n)
-		}
-	}
-	var extraCtx, extraN []int
-	for _, c := range run.Decode {
-		if !seenCtx[c.Context] {
-			seenCtx[c.Context] = true
-			extraCtx = append(extraCtx, c.Context)
-		}
-		if !seenN[c.Concurrency] {
-			seenN[c.Concurrency] = true
-			extraN = append(extraN, c.Concurrency)
-		}
-	}
-	slices.Sort(extraCtx)
-	slices.Sort(extraN)
-	return append(contexts, extraCtx...), append(concurrency, extraN...)
 }
 
 // cellIndex finds decode cells by (context, concurrency) in constant time; the first
@@ -456,42 +379,6 @@ func labelOr(lang, key, raw string) string {
 	return raw
 }
 
-func statusLabel(lang string, s rundoc.Status) string {
-	if s == "" {
-		return dash
-	}
-	return labelOr(lang, "st_"+string(s), string(s))
-}
-
-func decodeCell(lang string, c *rundoc.DecodeCell, lo, hi float64) matrixCell {
-	mc := matrixCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status, StatusStr: statusLabel(lang, c.Status), Present: true, Reason: CapacityReason(c.Reason, lang)}
-	if c.DecodeFigures != nil && c.Status != rundoc.StatusOverCapacity {
-		mc.HasFigures = true
-		mc.TotalTokS = c.TotalTokS
-		mc.ValueStr = figureOr(c.TotalTokS, FormatNumber(lang, c.TotalTokS, 1))
-		mc.TTFTStr = figureOr(c.TTFTMs, FormatMs(lang, c.TTFTMs, 0))
-		mc.PerRequestStr = figureOr(c.PerRequestTokS, FormatNumber(lang, c.PerRequestTokS, 1))
-		mc.TBTStr = figureOr(c.TBTMs, FormatMs(lang, c.TBTMs, 1))
-		mc.Shade = shade(c.TotalTokS, lo, hi)
-	}
-	warnings, info := cellDetails(lang, c)
-	info = append(info, energyInfo(lang, c.CellEnergy)...)
-	info = append(info, intervalInfo(lang, c)...)
-	mc.Details = append(warnings, info...)
-	failedStatus := c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusInvalid || c.Status == rundoc.StatusInterrupted
-	mc.Warn = len(warnings) > 0 || (failedStatus && c.Reason != "")
-	return mc
-}
-
-// shade places a tok/s value on the colour scale: log-spaced, because a matrix spans
-// from one stream to hundreds and a linear scale would leave the first columns flat.
-func shade(x, lo, hi float64) float64 {
-	if x <= 0 || hi <= lo {
-		return 1
-	}
-	return math.Max(0, math.Min(1, math.Log(x/lo)/math.Log(hi/lo)))
-}
-
 // cellDetails lists what a cell's extensions say. Warnings are what a reader must not
 // miss (the server queued or preempted, requests failed or ended early, the client
 // was the limit); info is context (cache hits, server gauges, tail latencies).
@@ -588,7 +475,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 	slices.SortStableFunc(prefill, func(a, b rundoc.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
 	for _, p := range prefill {
 		m := measurement{Phase: "prefill", Status: p.Status, Reason: CapacityReason(p.Reason, lang)}
-		m.Cells = []string{locale.T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+		m.Cells = []string{locale.T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", StatusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
 			pi := prefillIntervals(&p)
@@ -615,7 +502,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 				continue
 			}
 			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: mc.Reason}
-			m.Cells = []string{locale.T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+			m.Cells = []string{locale.T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), StatusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
 			if f := c.DecodeFigures; f != nil && c.Status != rundoc.StatusOverCapacity {
 				ci := cellIntervals(c)

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 )
 
 // validateJSON decodes a document and validates it, as the site does once the
@@ -22,7 +23,7 @@ func validateJSON(t testing.TB, doc []byte) *FieldError {
 
 func rateDoc(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../report/testdata/rate-run.json")
+	b, err := rundoctest.Read("rate-run.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -23,7 +23,7 @@ import (
 // emulator, or its --find-max-rate twin) as a measured run under another id, edited.
 func rateVariant(t testing.TB, file, id, title string, edit func(r *rundoc.Run)) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../report/testdata/" + file)
+	b, err := rundoctest.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/client"
 )
 
@@ -23,7 +23,7 @@ import (
 func browserRateSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	hs, tok := browserSiteWithToken(t)
-	b, err := os.ReadFile("../report/testdata/rate-run.json")
+	b, err := rundoctest.Read("rate-run.json")
 	if err != nil {
 		t.Fatal(err)
 	}

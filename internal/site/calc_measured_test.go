@@ -2,12 +2,12 @@ package site_test
 
 import (
 	"html"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -58,7 +58,7 @@ func TestCalculatorListsEachMeasuredRunOnce(t *testing.T) {
 // warm-up" (issue 37 item 11); the seed's page keeps its mode.
 func TestPredictedRunPageSaysItsPrefillWasPredicted(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		doc, err := os.ReadFile("../report/testdata/predicted-run.json")
+		doc, err := rundoctest.Read("predicted-run.json")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/calc"
@@ -221,7 +222,7 @@ func TestRunPageComparesWithPrediction(t *testing.T) {
 func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 	var docs [][]byte
 	for _, f := range []string{"rate-run.json", "rate-search-run.json", "energy-run.json", "predicted-run.json"} {
-		b, err := os.ReadFile("../report/testdata/" + f)
+		b, err := rundoctest.Read(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,12 @@ package site
 
 import (
 	"html"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 	"github.com/llmbench/llmbench/internal/site/ui"
@@ -118,7 +118,7 @@ func TestRateRunCardsAndCharts(t *testing.T) {
 // energyDoc is the report package's metered run (2× H200, nvidia-smi, a RunPod price).
 func energyDoc(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../report/testdata/energy-run.json")
+	b, err := rundoctest.Read("energy-run.json")
 	if err != nil {
 		t.Fatal(err)
 	}

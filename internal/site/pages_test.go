@@ -112,7 +112,7 @@ func TestRunPageShowsTheSeedMatrix(t *testing.T) {
 				t.Errorf("(%s) the run page lacks %s", lang, v)
 			}
 		}
-		if !strings.Contains(body, locale.T(lang, "over_capacity")) {
+		if !strings.Contains(body, locale.T(lang, "st_over_capacity")) {
 			t.Errorf("(%s) no over-capacity cells shown", lang)
 		}
 	}

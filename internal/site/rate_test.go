@@ -3,11 +3,11 @@ package site
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -18,7 +18,7 @@ import (
 // llmbench run --quick --rate against the emulator).
 func rateDoc(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../report/testdata/rate-run.json")
+	b, err := rundoctest.Read("rate-run.json")
 	if err != nil {
 		t.Fatal(err)
 	}

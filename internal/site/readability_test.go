@@ -62,7 +62,7 @@ func TestBoardMarksOverCapacityCells(t *testing.T) {
 			_, body := ts.get(t, "/?metric=per_request_tok_s&context=16K&concurrency=1&lang="+lang)
 			row := regexp.MustCompile(`(?s)<tr data-id="` + seedID + `">.*?</tr>`).FindString(body)
 			over := strings.Count(row, `class="num glance over"`)
-			if over == 0 || !strings.Contains(row, ">"+locale.T(lang, "over_capacity")+"<") {
+			if over == 0 || !strings.Contains(row, ">"+locale.T(lang, "st_over_capacity")+"<") {
 				t.Errorf("%s: the seed's row at 16K marks %d cells over capacity:\n%s", lang, over, row)
 			}
 			if strings.Contains(row, ">—<") {

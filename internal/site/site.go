@@ -11,9 +11,10 @@
 // for what parsers read differently, body sizes, rate limits per token and address
 // (in the database across instances, on PostgreSQL), API tokens — is
 // internal/site/guard's. internal/site/pagecache keeps whole answers; all SQL lives
-// in internal/site/store. Here: the options, the route table, the middleware
-// (security headers, the limit per address, recovery), and serving (serve.go) and
-// API tokens (tokens.go) for the command line.
+// in internal/site/store. Here: the options, the route table (routes.go), the
+// middleware (security headers, the limit per address, recovery), what "llmbench
+// serve" plugs in (join.go: the report renderer, internal/perf's calculator) and
+// serving (serve.go). The command line's API tokens are internal/site/guard's.
 package site
 
 import (

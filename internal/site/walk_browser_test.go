@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
 	"github.com/llmbench/llmbench/internal/site/client"
@@ -40,7 +41,7 @@ func walkSite(t *testing.T) *httptest.Server {
 	}
 	variant := func(b []byte, edit func(r *rundoc.Run)) []byte { return docVariant(t, b, edit) }
 	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../report/testdata/" + name)
+		b, err := rundoctest.Read(name)
 		if err != nil {
 			t.Fatal(err)
 		}

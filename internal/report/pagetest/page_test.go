@@ -8,7 +8,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -40,7 +40,7 @@ func readRun(t testing.TB, path string) *rundoc.Run {
 func readSeed(t testing.TB) *rundoc.Run { return readRun(t, seedcopy.RunPath()) }
 
 func readFixture(t testing.TB, name string) *rundoc.Run {
-	return readRun(t, filepath.Join("../testdata", name))
+	return readRun(t, rundoctest.Path(name))
 }
 
 // page is a rendered report loaded in headless Chromium from a loopback server that
@@ -379,7 +379,7 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 // An open-loop run's page: the rate table as the document has it (a null percentile
 // shows as —), the saturated cell marked, and its four charts drawn without script.
 func TestBrowserRatePage(t *testing.T) {
-	run := readRun(t, "../testdata/rate-run.json")
+	run := readRun(t, rundoctest.Path("rate-run.json"))
 	p, eval := openPageUntil(t, run, "en", true, ".lb-rate-table")
 	rows := tableRows(eval, ".lb-rate-table")
 	if len(rows) != len(run.Rate) {

@@ -9,8 +9,8 @@ import (
 
 func ms(v float64) *float64 { return &v }
 
-// TestRateCondKey: a key names its conditions canonically (those of the report
-// package's fixture rate-run.json here) and reads back as the same conditions.
+// TestRateCondKey: a key names its conditions canonically (those of the fixture
+// rate-run.json here, internal/rundoc/rundoctest) and reads back as the same conditions.
 func TestRateCondKey(t *testing.T) {
 	c := metric.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8, Requests: 20,
 		SLO: &rundoc.SLO{TTFTMs: ms(1000), TPOTMs: ms(60)}}

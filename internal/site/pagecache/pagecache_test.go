@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/locale"
@@ -118,32 +119,37 @@ func TestPageCacheJapaneseAnswerIsKeptApart(t *testing.T) {
 }
 
 // TestPageCacheRendersOnceForConcurrentReaders: readers arriving while a page renders
-// wait for it instead of rendering it too. The rendering is held until every other
-// reader has found it pending and started waiting, so each of them is known to have
-// waited for it (not found it kept, having come late).
+// wait for that one rendering instead of rendering it too. In a synctest bubble the
+// rendering is held until every reader is blocked (synctest.Wait): then exactly one
+// rendering has started and every other reader is counted waiting for it, so each of
+// them is known to have waited on the shared render (not found it kept, having come
+// late, and not rendered it itself).
 func TestPageCacheRendersOnceForConcurrentReaders(t *testing.T) {
-	c, page := New(time.Hour, 1<<20), &countingPage{release: make(chan struct{})}
-	const readers = 16
-	waiting := make(chan struct{}, readers)
-	c.Waiting = func() { waiting <- struct{}{} }
-	bodies := make([]string, readers)
-	var wg sync.WaitGroup
-	for i := range readers {
-		wg.Go(func() { bodies[i], _ = cachedGet(t, c, page, "/hardware/H100", 0) })
-	}
-	for range readers - 1 {
-		<-waiting
-	}
-	close(page.release)
-	wg.Wait()
-	if n := page.calls.Load(); n != 1 {
-		t.Errorf("%d readers at once rendered the page %d times, want 1", readers, n)
-	}
-	for i, b := range bodies {
-		if b != "answer 1 in en" {
-			t.Errorf("reader %d got %q", i, b)
+	synctest.Test(t, func(t *testing.T) {
+		c, page := New(time.Hour, 1<<20), &countingPage{release: make(chan struct{})}
+		const readers = 16
+		var waiting atomic.Int32
+		c.Waiting = func() { waiting.Add(1) }
+		bodies := make([]string, readers)
+		var wg sync.WaitGroup
+		for i := range readers {
+			wg.Go(func() { bodies[i], _ = cachedGet(t, c, page, "/hardware/H100", 0) })
 		}
-	}
+		synctest.Wait() // every reader blocked: rendering (held) or waiting
+		if n, w := page.calls.Load(), waiting.Load(); n != 1 || w != readers-1 {
+			t.Errorf("with the rendering held, %d renderings started and %d readers waited; want 1 and %d", n, w, readers-1)
+		}
+		close(page.release)
+		wg.Wait()
+		if n := page.calls.Load(); n != 1 {
+			t.Errorf("%d readers at once rendered the page %d times, want 1", readers, n)
+		}
+		for i, b := range bodies {
+			if b != "answer 1 in en" {
+				t.Errorf("reader %d got %q", i, b)
+			}
+		}
+	})
 }
 
 // bigPage answers with size bytes, each rendering waiting for release; started gets a

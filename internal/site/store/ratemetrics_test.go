@@ -2,12 +2,12 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/rundoc/rundoctest"
 	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -18,7 +18,7 @@ import (
 // the emulator; or its --find-max-rate twin) as a measured run under another id.
 func rateRun(t *testing.T, file, id string) *rundoc.Run {
 	t.Helper()
-	b, err := os.ReadFile("../../report/testdata/" + file)
+	b, err := rundoctest.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}

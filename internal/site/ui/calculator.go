@@ -203,9 +203,11 @@ func energyMatrix(run *rundoc.Run, lang string) (*matrixView, []string) {
 		notes = append(notes, locale.T(lang, "calc_energy_cost", report.FormatNumber(lang, p.USDPerHour, 2), p.Source, p.Date))
 	}
 	shown := false
-	m := matrixOf(run, axisContexts(run), axisConcurrency(run), func(c *rundoc.DecodeCell) cellView {
+	contexts, concurrency := report.MatrixAxes(run)
+	m := matrixOf(report.NewMatrix(run, contexts, concurrency, lang), func(mc report.MatrixCell) cellView {
+		c := mc.Doc
 		if c == nil || c.CellEnergy == nil || c.CellEnergy.PowerWMean == nil {
-			v := cellOf(c, 0, 0, lang)
+			v := cellOf(mc, lang)
 			v.Sub = ""
 			return v
 		}

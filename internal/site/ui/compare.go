@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/locale"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/metric"
 )
@@ -65,7 +66,7 @@ func (s *Pages) Compare(w http.ResponseWriter, r *http.Request) {
 		d.Runs = append(d.Runs, runView{Rec: rec, Run: run, Cards: runCards(rec, run, lang)})
 		runs = append(runs, run)
 	}
-	contexts, concurrency := axisContexts(runs...), axisConcurrency(runs...)
+	contexts, concurrency := report.MatrixAxes(runs...)
 	if len(contexts) > rundoc.MaxAxis || len(concurrency) > rundoc.MaxAxis {
 		// Each run's axes are within the limit; together they could make a matrix of
 		// 256 × 256 cells per run.

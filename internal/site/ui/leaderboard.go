@@ -406,7 +406,7 @@ func (s *Pages) boardRows(ctx context.Context, cell board.Cell, q store.Query, c
 			case ok:
 				e.Row = append(e.Row, glanceCell{Text: report.FormatNumber(lang, x, rowMetric.Decimals)})
 			case over(r.ID, rowMetric.Axis, c.context, c.level):
-				e.Row, x = append(e.Row, glanceCell{Text: locale.T(lang, "over_capacity"), Over: true}), math.NaN()
+				e.Row, x = append(e.Row, glanceCell{Text: report.StatusLabel(lang, rundoc.StatusOverCapacity), Over: true}), math.NaN()
 			default:
 				e.Row, x = append(e.Row, glanceCell{Text: "—"}), math.NaN()
 			}

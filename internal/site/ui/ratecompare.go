@@ -149,7 +149,7 @@ func rateCellView(lang string, c *rundoc.RateCell) rateCompareCell {
 	case c == nil:
 		return rateCompareCell{Class: "missing", Status: "—"}
 	case c.RateFigures == nil || (c.Status != rundoc.StatusValid && c.Status != rundoc.StatusPredicted):
-		return rateCompareCell{Class: "failed", Status: statusText(lang, c.Status), Title: locale.DocText(lang, c.Reason)}
+		return rateCompareCell{Class: "failed", Status: report.StatusLabel(lang, c.Status), Title: locale.DocText(lang, c.Reason)}
 	}
 	f := c.RateFigures
 	v := rateCompareCell{Class: "valid", Achieved: optFigure(lang, f.AchievedRPS, 2), TTFT50: optFigure(lang, f.TTFTMs.P50, 0),

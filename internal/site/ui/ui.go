@@ -1,8 +1,10 @@
 // Package ui is the site's pages, one file each (leaderboard.go, run.go, compare.go,
 // calculator.go, groups.go, …), their templates beside them (templates/) and the
 // files /static/ serves (static/), in English and Japanese: what they show comes
-// from the board's ranking, the calculator, the store and the report package, and
-// the report form publishes through the API's own checks (api.PublishReport).
+// from the board's ranking, the calculator, the store and the report package (a
+// run's decode matrix is the report's, report.NewMatrix, shown in the site's
+// colours), and the report form publishes through the API's own checks
+// (api.PublishReport).
 package ui
 
 import (

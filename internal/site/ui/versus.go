@@ -58,7 +58,7 @@ func (s *Pages) versus(ctx context.Context, rec store.RunRecord, run *rundoc.Run
 		vv.KVMeasured = report.FormatInt(lang, int(*run.Engine.KVCacheTokens))
 	}
 	vv.KVPredict = report.FormatInt(lang, int(p.Memory.KVTokens))
-	contexts, concurrency := axisContexts(run, p.Run), axisConcurrency(run, p.Run)
+	contexts, concurrency := report.MatrixAxes(run, p.Run)
 	vv.Matrix = matrixView{Concurrency: concurrency}
 	var errs []float64
 	for _, c := range contexts {
@@ -116,9 +116,9 @@ func versusOf(m, p *rundoc.DecodeCell, lang string) (cellView, *float64) {
 	case has(m) && m.Status == rundoc.StatusValid:
 		cv.Class, cv.Main = "valid shade-0", report.FormatNumber(lang, m.TotalTokS, 1)
 	case m != nil && m.Status == rundoc.StatusOverCapacity:
-		cv.Class, cv.Main, cv.Title = "over", locale.T(lang, "over_capacity"), report.CapacityReason(m.Reason, lang)
+		cv.Class, cv.Main, cv.Title = "over", report.StatusLabel(lang, m.Status), report.CapacityReason(m.Reason, lang)
 	case m != nil:
-		cv.Class, cv.Main = "failed", statusText(lang, m.Status)
+		cv.Class, cv.Main = "failed", report.StatusLabel(lang, m.Status)
 	}
 	switch {
 	case has(p):

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"slices"
 
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
@@ -61,7 +60,7 @@ type cellView struct {
 func newRunView(rec store.RunRecord, run *rundoc.Run, lang string) runView {
 	v := runView{Rec: rec, Run: run}
 	for _, p := range run.Prefill {
-		pv := prefillView{Context: rundoc.FormatTokens(p.Context), Status: statusText(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
+		pv := prefillView{Context: rundoc.FormatTokens(p.Context), Status: report.StatusLabel(lang, p.Status), Class: string(p.Status), TokS: "—", TTFT: "—"}
 		// A figure a row lacks is "—", not 0 (metric.Measured).
 		if p.PrefillFigures != nil && metric.Measured(p.PromptTokS) {
 			pv.TokS = report.FormatNumber(lang, p.PromptTokS, 0)
@@ -71,97 +70,53 @@ func newRunView(rec store.RunRecord, run *rundoc.Run, lang string) runView {
 		}
 		v.Prefill = append(v.Prefill, pv)
 	}
-	v.Matrix = buildMatrix(run, axisContexts(run), axisConcurrency(run), lang)
+	contexts, concurrency := report.MatrixAxes(run)
+	v.Matrix = buildMatrix(run, contexts, concurrency, lang)
 	v.Cards = runCards(rec, run, lang)
 	return v
 }
 
-// axisContexts and axisConcurrency are the matrix axes that show every cell of runs:
-// the planned values and any a cell has beyond them.
-func axisContexts(runs ...*rundoc.Run) []int {
-	return axis(runs, func(c rundoc.Config) []int { return c.Contexts }, func(d rundoc.DecodeCell) int { return d.Context })
-}
-
-func axisConcurrency(runs ...*rundoc.Run) []int {
-	return axis(runs, func(c rundoc.Config) []int { return c.Concurrency }, func(d rundoc.DecodeCell) int { return d.Concurrency })
-}
-
-func axis(runs []*rundoc.Run, planned func(rundoc.Config) []int, of func(rundoc.DecodeCell) int) []int {
-	var xs []int
-	for _, r := range runs {
-		xs = append(xs, planned(r.Config)...)
-		for _, c := range r.Decode {
-			xs = append(xs, of(c))
-		}
-	}
-	slices.Sort(xs)
-	return slices.Compact(xs)
-}
-
 func buildMatrix(run *rundoc.Run, contexts, concurrency []int, lang string) matrixView {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range run.Decode {
-		if c.DecodeFigures != nil && (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && metric.Measured(c.TotalTokS) {
-			lo, hi = math.Min(lo, c.TotalTokS), math.Max(hi, c.TotalTokS)
-		}
-	}
-	return matrixOf(run, contexts, concurrency, func(c *rundoc.DecodeCell) cellView { return cellOf(c, lo, hi, lang) })
+	return matrixOf(report.NewMatrix(run, contexts, concurrency, lang), func(c report.MatrixCell) cellView { return cellOf(c, lang) })
 }
 
-// matrixOf lays out one view of each cell of run (nil where the run has none) on the
-// axes: the tok/s matrix, the calculator's energy matrix.
-func matrixOf(run *rundoc.Run, contexts, concurrency []int, view func(*rundoc.DecodeCell) cellView) matrixView {
-	m := matrixView{Concurrency: concurrency}
-	for _, ctx := range contexts {
+// matrixOf lays out one view of each cell of the report's matrix m (the report's axes,
+// status labels and shade, report.NewMatrix): the tok/s matrix, the calculator's
+// energy matrix.
+func matrixOf(m report.Matrix, view func(report.MatrixCell) cellView) matrixView {
+	v := matrixView{Concurrency: m.Concurrency}
+	for i, ctx := range m.Contexts {
 		row := matrixRow{Context: rundoc.FormatTokens(ctx)}
-		for _, conc := range concurrency {
-			row.Cells = append(row.Cells, view(run.Cell(ctx, conc)))
+		for _, c := range m.Cells[i] {
+			row.Cells = append(row.Cells, view(c))
 		}
-		m.Rows = append(m.Rows, row)
+		v.Rows = append(v.Rows, row)
 	}
-	placeReasons(&m)
-	return m
+	placeReasons(&v)
+	return v
 }
 
-func cellOf(c *rundoc.DecodeCell, lo, hi float64, lang string) cellView {
+// cellOf is a cell of the report's matrix as the site shows it: figures only on a
+// valid or predicted cell (a failed or invalid cell's numbers are not ones to read),
+// the report's shade in the five steps of site.css (shade-0 to shade-4).
+func cellOf(c report.MatrixCell, lang string) cellView {
 	switch {
-	case c == nil:
+	case !c.Present:
 		return cellView{Class: "missing", Main: "—"}
 	case c.Status == rundoc.StatusOverCapacity:
-		return cellView{Class: "over", Main: locale.T(lang, "over_capacity"), Reason: report.CapacityReason(c.Reason, lang)}
-	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.DecodeFigures != nil:
+		return cellView{Class: "over", Main: c.StatusStr, Reason: c.Reason}
+	case (c.Status == rundoc.StatusValid || c.Status == rundoc.StatusPredicted) && c.HasFigures:
 		// A figure the cell lacks is "—", not 0 (metric.Measured).
-		cv := cellView{Class: "valid shade-0", Main: "—", Sub: "— " + locale.T(lang, "ttft")}
+		cv := cellView{Class: "valid shade-0", Main: c.ValueStr, Sub: c.TTFTStr + " " + locale.T(lang, "ttft")}
 		if metric.Measured(c.TotalTokS) {
-			shade := 0
-			if hi > lo {
-				shade = int(math.Round((c.TotalTokS - lo) / (hi - lo) * 4))
-			}
 			v := c.TotalTokS
-			cv.Class, cv.Main, cv.tokS = fmt.Sprintf("valid shade-%d", shade), report.FormatNumber(lang, c.TotalTokS, 1), &v
-		}
-		if metric.Measured(c.TTFTMs) {
-			cv.Sub = report.FormatMs(lang, c.TTFTMs, 0) + " " + locale.T(lang, "ttft")
-		}
-		if cv.tokS != nil {
-			withCellCI(&cv, c, lang)
+			cv.Class, cv.tokS = fmt.Sprintf("valid shade-%d", int(math.Round(c.Shade*4))), &v
+			withCellCI(&cv, c.Doc, lang)
 		}
 		return cv
 	default:
-		return cellView{Class: "failed", Main: statusText(lang, c.Status), Reason: c.Reason}
+		return cellView{Class: "failed", Main: c.StatusStr, Reason: c.Reason}
 	}
-}
-
-func statusText(lang string, s rundoc.Status) string {
-	switch s {
-	case rundoc.StatusOverCapacity:
-		return locale.T(lang, "over_capacity")
-	case rundoc.StatusValid, rundoc.StatusFailed, rundoc.StatusInvalid, rundoc.StatusInterrupted:
-		return locale.T(lang, "st_"+string(s))
-	case rundoc.StatusPredicted:
-		return locale.T(lang, "kind_predicted")
-	}
-	return string(s)
 }
 
 // addDiffs marks every cell of m with its change against the same cell of base.
