@@ -39,7 +39,9 @@ type CellRun struct {
 	MachineCPU  *float64              `json:"machine_cpu,omitempty"`
 	Server      *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
-	Settle   *Settle           `json:"settle,omitempty"`
+	Settle *Settle `json:"settle,omitempty"`
+	// Workload says the cell sent a workload's requests (workload.go).
+	Workload *CellWorkload     `json:"workload,omitempty"`
 	Requests []measure.Request `json:"-"`
 }
 
@@ -91,6 +93,9 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
 	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
+	if wl := run.Workload; wl != nil {
+		cell.Workload = measure.ScoreWorkload(own.Requests, measure.WorkloadSpan{From: run.Open, To: run.Close, Turns: wl.Turns, Server: run.Server})
+	}
 
 	cell.Status = rundoc.StatusValid
 	failed, reason := measure.Judge(s.evidence())
@@ -145,7 +150,7 @@ func (s *scoring) tally() requestTally {
 		s.speculative = s.speculative || q.Speculative
 		if q.Finished() {
 			s.finished++
-			if q.EndedEarly(run.MaxOutput) {
+			if q.EndedEarly(q.Asked(run.MaxOutput)) {
 				d.EndedEarly++
 			}
 		}

@@ -58,7 +58,7 @@ func TestFormatNumber(t *testing.T) {
 // Every label has both languages, and the Japanese one is not a copy of the English
 // one unless it is a name (GPU, TTFT, API) or a format.
 func TestLabelsInBothLanguages(t *testing.T) {
-	same := map[string]bool{"gpu": true, "vram": true, "cpu": true, "os": true, "ttft": true, "x_ttft": false, "on": true, "plan": true, "ms": true, "nav_api": true, "n_p90_p99": true, "n_p90": true}
+	same := map[string]bool{"gpu": true, "vram": true, "cpu": true, "os": true, "ttft": true, "x_ttft": false, "on": true, "plan": true, "ms": true, "nav_api": true, "n_p90_p99": true, "n_p90": true, "wl_format_sharegpt": true}
 	for k, l := range labels {
 		if l[0] == "" || l[1] == "" {
 			t.Errorf("label %q lacks a language: %q", k, l)

@@ -113,6 +113,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 		}
 	}
 	writeRateText(&b, v, p, false)
+	writeWorkloadText(&b, v, p, false)
 	writeCapacityText(&b, v, p, false)
 	writeAccuracyText(&b, v, p, false)
 	// The client's headroom is a check on the measurements: it follows them.
@@ -420,6 +421,7 @@ func writeMarkdown(w io.Writer, v *view) error {
 		}
 	}
 	writeRateText(&b, v, painter{}, true)
+	writeWorkloadText(&b, v, painter{}, true)
 	writeCapacityText(&b, v, painter{}, true)
 	writeAccuracyText(&b, v, painter{}, true)
 	writeFootnotes(&b, v, "- ", mdEscape)

@@ -51,6 +51,9 @@ type view struct {
 	Capacity *capacityView
 	// Accuracy is what llmbench eval measured (accuracy.go).
 	Accuracy []rundoc.Accuracy
+	// Workload is what the run sent besides random words and its figures
+	// (workload.go), nil for random words.
+	Workload *workloadView
 }
 
 type card struct {
@@ -132,7 +135,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = normLang(lang)
-	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy, Workload: newWorkloadView(run, lang)}
 	v.KindLabel = T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:

@@ -16,6 +16,9 @@ func (s *Session) plan(ctx context.Context) error {
 		return nil
 	}
 	FillFromProbe(doc, info, c.Model, s.emulated, s.base)
+	if err := planWorkload(doc, info, s.loaded); err != nil {
+		return err
+	}
 	kv := s.capacity()
 	if doc.Config.Rate != nil {
 		if err := NotePlanLimits(doc, info.MaxModelLen); err != nil {
