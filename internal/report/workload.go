@@ -101,7 +101,7 @@ func workloadCellView(lang, where string, w *rundoc.WorkloadFigures) workloadCel
 		if w.CacheHitRatio != nil {
 			achieved = FormatPercent(lang, *w.CacheHitRatio)
 		}
-		s := T(lang, "wl_cache", achieved, optPercent(lang, w.IdealCacheHitRatio), FormatInt(lang, w.PromptTokens))
+		s := T(lang, "wl_cache", achieved, FormatInt(lang, w.PromptTokens), optPercent(lang, w.IdealCacheHitRatio))
 		if a := w.CacheAchieved; a != nil {
 			s += " " + T(lang, "wl_achieved", FormatPercent(lang, *a))
 		}
