@@ -129,6 +129,21 @@ func workloadCellView(lang, where string, w *rundoc.WorkloadFigures) workloadCel
 	return c
 }
 
+// workloadRateLengths says, in the rate section's plan line, what a workload's
+// requests are in place of random words' lengths ("" for random words, and for a pool,
+// whose prompts are random words of those lengths after a shared one).
+func workloadRateLengths(lang string, w *rundoc.Workload) string {
+	switch {
+	case w == nil || w.PrefixPool != nil:
+		return ""
+	case w.Sessions != nil:
+		return T(lang, "wl_rate_sessions", w.Sessions.Turns)
+	case w.Trace != nil:
+		return T(lang, "wl_rate_trace")
+	}
+	return T(lang, "wl_rate_dataset")
+}
+
 func optPercent(lang string, v *float64) string {
 	if v == nil {
 		return dash

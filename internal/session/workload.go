@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -254,7 +255,11 @@ func planWorkload(doc *rundoc.Run, info *engine.Info, l *loaded) error {
 		n = rc.Requests
 	}
 	t.Requests = n
+	// To 4 significant digits: the rate only names the cell (its schedule is the file's).
 	rate := openloop.TraceRate(offsets, n)
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(float64(rate), 'g', 4, 64), 64); err == nil {
+		rate = rundoc.Rate(r)
+	}
 	if !(rate > 0) {
 		return fmt.Errorf("--trace %s: its first %d requests are sent at once; a replay needs a span of time", t.File, n)
 	}

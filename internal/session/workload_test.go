@@ -251,3 +251,53 @@ func TestSessionsOpenLoopFollowTheServer(t *testing.T) {
 	}
 	checkRescore(t, doc, events)
 }
+
+// TestTraceReplayHitsTheTraceIdeal: the project's 2,000-request Mooncake-format trace
+// (internal/workload/testdata/synthetic-trace-2k.jsonl) replayed 50× faster than its
+// timestamps against the emulator (an exact prefix cache large enough to evict
+// nothing, fast enough that requests seldom overlap): the cache hits achieved equal
+// the trace's own ideal within 2%, both the plan's (config.workload.trace) and the
+// cell's over the requests the server counted, and the events log re-scores to every
+// figure.
+func TestTraceReplayHitsTheTraceIdeal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 2,000 requests, about 20 s")
+	}
+	cfg, err := sim.PresetConfig("h100-8b-fp16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Speed = 20
+	_, base := startTimedEmulator(t, cfg)
+	c := emulatorConfig("")
+	c.Preset, c.Workload = "", Workload{Trace: "../workload/testdata/synthetic-trace-2k.jsonl", TraceSpeed: 50, TraceBlock: 512, Think: "0s"}
+	c.Rate = OpenLoop{InputLen: 64, OutputLen: 16, Arrival: "poisson", LenDist: "fixed", DrainTimeout: time.Minute, Target: 0.9}
+	doc, events := runWorkload(t, c, base)
+	tp := doc.Config.Workload.Trace
+	if len(doc.Rate) != 1 || tp == nil || tp.Requests != 2000 || tp.IdealCacheHitRatio == nil {
+		t.Fatalf("plan %+v, %d cells", tp, len(doc.Rate))
+	}
+	cell := doc.Rate[0]
+	w := cell.Workload
+	if cell.Status != rundoc.StatusValid || w == nil || w.CacheHitRatio == nil || w.IdealCacheHitRatio == nil {
+		t.Fatalf("cell %s (%s): %+v", cell.Status, cell.Reason, w)
+	}
+	t.Logf("rate %v: %d of %d prompt tokens cached (%.4f); the cell's ideal %.4f, the trace's %.4f; send lag p99 %.2f ms",
+		cell.RateRPS, orZero(w.CachedTokens), w.PromptTokens, *w.CacheHitRatio, *w.IdealCacheHitRatio, *tp.IdealCacheHitRatio, orNaN(cell.RateFigures.ClientSendLagMs.P99))
+	for what, ideal := range map[string]float64{"the cell's": *w.IdealCacheHitRatio, "the trace's": *tp.IdealCacheHitRatio} {
+		if math.Abs(*w.CacheHitRatio/ideal-1) > 0.02 {
+			t.Errorf("cache hits %.4f, %s ideal %.4f: more than 2%% apart", *w.CacheHitRatio, what, ideal)
+		}
+	}
+	if f := cell.RateFigures; f.Requests != 2000 || f.CompletedRequests != 2000 {
+		t.Errorf("%d requests, %d completed; want all 2,000", f.Requests, f.CompletedRequests)
+	}
+	checkRescore(t, doc, events)
+}
+
+func orZero(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
