@@ -137,7 +137,7 @@ func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64, w *rundo
 	}
 	if c.Requests > 0 {
 		parts = append(parts, T(lang, "rate_requests", FormatInt(lang, c.Requests)))
-	} else if durationS > 0 {
+	} else if durationS > 0 && (w == nil || w.Trace == nil) { // a replay lasts as its trace does
 		parts = append(parts, T(lang, "rate_duration", strconv.FormatFloat(durationS, 'f', -1, 64)))
 	}
 	if c.MaxConcurrency > 0 {
