@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -270,4 +271,25 @@ func planWorkload(doc *rundoc.Run, info *engine.Info, l *loaded) error {
 		t.IdealCacheHitRatio = measure.RoundPtr(ratio, 4)
 	}
 	return nil
+}
+
+// writeWorkloadPlan is the dry run's line on the workload, if any.
+func writeWorkloadPlan(w io.Writer, wl *rundoc.Workload) {
+	if wl == nil {
+		return
+	}
+	var parts []string
+	if d := wl.Dataset; d != nil {
+		parts = append(parts, fmt.Sprintf("dataset %s (%s, %d entries)", d.File, d.Format, d.Entries))
+	}
+	if s := wl.Sessions; s != nil {
+		parts = append(parts, fmt.Sprintf("sessions of %d turns, think %s (with --rate: a rate is sessions a second)", s.Turns, s.Think))
+	}
+	if t := wl.Trace; t != nil {
+		parts = append(parts, fmt.Sprintf("replay of %s (%s, %d of %d requests, ×%v)", t.File, t.Format, t.Requests, t.Entries, t.Speed))
+	}
+	if p := wl.PrefixPool; p != nil {
+		parts = append(parts, fmt.Sprintf("%d shared system prompts of %d tokens", p.Prompts, p.Tokens))
+	}
+	fmt.Fprintf(w, "  workload: %s\n", strings.Join(parts, "; "))
 }
