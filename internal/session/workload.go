@@ -293,3 +293,9 @@ func writeWorkloadPlan(w io.Writer, wl *rundoc.Workload) {
 	}
 	fmt.Fprintf(w, "  workload: %s\n", strings.Join(parts, "; "))
 }
+
+// workloadSizesOwn says the workload's prompts are its own (a dataset, sessions, a
+// replay), not --input-len's; a pool's are random words of --input-len.
+func workloadSizesOwn(w *rundoc.Workload) bool {
+	return w != nil && w.PrefixPool == nil
+}
