@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/eval"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -43,7 +44,7 @@ func newEvalCmd() *cobra.Command {
 	fl.StringVarP(&c.Out, "out", "o", "", "run document to write, or an existing one to add this evaluation to (default: <model>-<time>-eval.json)")
 	fl.StringVar(&c.Resume, "resume", "", "finish the interrupted evaluation in this document")
 	fl.StringVar(&rescore, "rescore", "", "score this document's answers again from its answers file and compare (no server)")
-	fl.StringVar(&lang, "lang", "en", "language of the summary: "+strings.Join(report.Languages(), ", "))
+	fl.StringVar(&lang, "lang", "en", "language of the summary: "+strings.Join(locale.Languages(), ", "))
 	fl.BoolVar(&noProgress, "no-progress", false, "print one line per step instead of a live progress display")
 	fl.SetNormalizeFunc(aliasFlags)
 	return cmd

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/session"
 )
@@ -39,7 +40,7 @@ func newReportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
-	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(report.Languages(), ", "))
+	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: "+strings.Join(locale.Languages(), ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
 	cmd.Flags().StringVar(&rescore, "rescore", "", "re-score the run from this events log (run --events) and compare every figure; with -o, write the re-scored document there")
 	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")

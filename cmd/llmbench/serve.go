@@ -7,13 +7,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/site"
-	"github.com/llmbench/llmbench/internal/site/wire"
+	"github.com/llmbench/llmbench/internal/site/guard"
 )
 
 func init() { commands = append(commands, newServeCmd) }
 
 func newServeCmd() *cobra.Command {
-	c := site.Config{Join: wire.Options}
+	var c site.Config
 	cmd := &cobra.Command{
 		Use:     "serve",
 		Short:   "Run the site: leaderboard, run pages, hardware, models, compare, calculator and the API",
@@ -51,7 +51,7 @@ func newTokenCmd(db *string) *cobra.Command {
 		Example: helpExamples("serve-token-create"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return site.CreateToken(cmd.Context(), cmd.OutOrStdout(), *db, user, org)
+			return guard.CreateToken(cmd.Context(), cmd.OutOrStdout(), *db, user, org)
 		},
 	}
 	create.Flags().StringVar(&user, "user", "", "the user the token submits as, like @alice (required)")
@@ -62,7 +62,7 @@ func newTokenCmd(db *string) *cobra.Command {
 		Example: helpExamples("serve-token-list"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return site.ListTokens(cmd.Context(), cmd.OutOrStdout(), *db)
+			return guard.ListTokens(cmd.Context(), cmd.OutOrStdout(), *db)
 		},
 	}
 	revoke := &cobra.Command{
@@ -76,7 +76,7 @@ func newTokenCmd(db *string) *cobra.Command {
 				return errors.New("give a token or token ID, or --user @name (one of them)")
 			}
 			// The token is args[0]; with --user there is none.
-			return site.RevokeTokens(cmd.Context(), cmd.OutOrStdout(), *db, append(args, "")[0], revokeUser)
+			return guard.RevokeTokens(cmd.Context(), cmd.OutOrStdout(), *db, append(args, "")[0], revokeUser)
 		},
 	}
 	revoke.Flags().StringVar(&revokeUser, "user", "", "revoke every token of this user, like @alice")

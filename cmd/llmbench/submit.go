@@ -3,9 +3,8 @@ package main
 import (
 	"os"
 
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/spf13/cobra"
-
-	"github.com/llmbench/llmbench/internal/site"
 )
 
 func init() { commands = append(commands, newSubmitCmd) }
@@ -22,7 +21,7 @@ func newSubmitCmd() *cobra.Command {
 			if token == "" {
 				token = os.Getenv("LLMBENCH_TOKEN")
 			}
-			return site.SubmitFile(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), server, token, args[0])
+			return client.SubmitFile(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), server, token, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the site's URL (required)")

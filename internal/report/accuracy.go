@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/accuracy"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -17,7 +18,7 @@ func Percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) +
 
 func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 	for _, a := range v.Accuracy {
-		title, sub := T(v.Lang, "accuracy")+" — "+a.Set.Name, T(v.Lang, "accuracy_sub")
+		title, sub := locale.T(v.Lang, "accuracy")+" — "+a.Set.Name, locale.T(v.Lang, "accuracy_sub")
 		if md {
 			fmt.Fprintf(b, "\n## %s\n\n%s\n\n", mdEscape(title), mdEscape(sub))
 		} else {
@@ -46,7 +47,7 @@ func writeAccuracyText(b *strings.Builder, v *view, p painter, md bool) {
 // accuracyCategoryHead is the head of an entry's table of categories, and which of
 // its columns are numbers.
 func accuracyCategoryHead(lang string) ([]string, []bool) {
-	return []string{T(lang, "category"), T(lang, "items"), T(lang, "right"), T(lang, "ci95")}, []bool{false, true, true, true}
+	return []string{locale.T(lang, "category"), locale.T(lang, "items"), locale.T(lang, "right"), locale.T(lang, "ci95")}, []bool{false, true, true, true}
 }
 
 // AccuracyCategoryRows are an entry's categories as its table shows them: the name,
@@ -69,23 +70,23 @@ func AccuracyLines(lang string, a rundoc.Accuracy) []string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	lines := []string{T(lang, "accuracy_set", a.Set.Name, rev, FormatNumber(lang, float64(a.Planned), 0), FormatNumber(lang, float64(a.Set.Size), 0), a.Set.Prompt)}
+	lines := []string{locale.T(lang, "accuracy_set", a.Set.Name, rev, FormatNumber(lang, float64(a.Planned), 0), FormatNumber(lang, float64(a.Set.Size), 0), a.Set.Prompt)}
 	if a.Status != rundoc.AccuracyComplete {
-		lines = append(lines, T(lang, "accuracy_pending", a.Scored, a.Planned))
+		lines = append(lines, locale.T(lang, "accuracy_pending", a.Scored, a.Planned))
 	}
 	if a.Score != nil && a.CI != nil {
-		lines = append(lines, T(lang, "accuracy_line", Percent(*a.Score), a.Correct, a.Scored, Percent(a.CI.Low), Percent(a.CI.High)))
+		lines = append(lines, locale.T(lang, "accuracy_line", Percent(*a.Score), a.Correct, a.Scored, Percent(a.CI.Low), Percent(a.CI.High)))
 	}
 	var costs []string
 	if a.CompletionTokensMean != nil {
-		costs = append(costs, T(lang, "accuracy_tokens", FormatNumber(lang, *a.CompletionTokensMean, 1)))
+		costs = append(costs, locale.T(lang, "accuracy_tokens", FormatNumber(lang, *a.CompletionTokensMean, 1)))
 	}
 	for _, c := range []struct {
 		n   int
 		key string
 	}{{a.Reasoning, "accuracy_reason"}, {a.Truncated, "accuracy_trunc"}, {a.NoAnswer, "accuracy_none"}, {a.Errors, "accuracy_errors"}} {
 		if c.n > 0 {
-			costs = append(costs, T(lang, c.key, c.n))
+			costs = append(costs, locale.T(lang, c.key, c.n))
 		}
 	}
 	if len(costs) > 0 {
@@ -120,7 +121,7 @@ func comparisons(a, b *rundoc.Run) []accuracy.Comparison {
 // ComparisonLines are a comparison's lines: its title, the delta, the flips and p.
 func ComparisonLines(lang string, c accuracy.Comparison) []string {
 	if !c.Comparable {
-		return []string{T(lang, "ab_not_comparable", c.Set, c.Why)}
+		return []string{locale.T(lang, "ab_not_comparable", c.Set, c.Why)}
 	}
 	points := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
 	delta := points(c.Delta)
@@ -128,13 +129,13 @@ func ComparisonLines(lang string, c accuracy.Comparison) []string {
 		delta = "+" + delta
 	}
 	lines := []string{
-		T(lang, "ab_title", c.Set),
-		T(lang, "ab_line", Percent(c.AccA), Percent(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
-		T(lang, "ab_flips", c.OnlyA, c.OnlyB, c.BothRight, c.BothWrong),
-		T(lang, "ab_p", FormatP(c.P)),
+		locale.T(lang, "ab_title", c.Set),
+		locale.T(lang, "ab_line", Percent(c.AccA), Percent(c.AccB), c.Pairs, delta, points(c.DeltaCI.Low), points(c.DeltaCI.High)),
+		locale.T(lang, "ab_flips", c.OnlyA, c.OnlyB, c.BothRight, c.BothWrong),
+		locale.T(lang, "ab_p", FormatP(c.P)),
 	}
 	if c.Skipped > 0 {
-		lines = append(lines, T(lang, "ab_skipped", c.Skipped))
+		lines = append(lines, locale.T(lang, "ab_skipped", c.Skipped))
 	}
 	return lines
 }
@@ -171,7 +172,7 @@ func addAccuracyHTML(d *htmlData, opts Options) {
 // WriteAccuracy writes one evaluation's summary as text (llmbench eval's last lines).
 func WriteAccuracy(w io.Writer, a *rundoc.Accuracy, lang string) error {
 	var b strings.Builder
-	writeAccuracyText(&b, &view{Lang: normLang(lang), Accuracy: []rundoc.Accuracy{*a}}, painter{}, false)
+	writeAccuracyText(&b, &view{Lang: locale.Norm(lang), Accuracy: []rundoc.Accuracy{*a}}, painter{}, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // Bar is one bar of a bar chart; Title is shown on hover. Tied marks a bar whose
@@ -51,7 +53,7 @@ func BarChart(lang, id, title, valueLabel string, bars []Bar, decimals int) temp
 		}
 	}
 	if len(bars) == 0 || maxV == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, h/2, html.EscapeString(T(lang, "no_data")))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, h/2, html.EscapeString(locale.T(lang, "no_data")))
 		return template.HTML(b.String())
 	}
 	plotW := float64(chartW - 2*barInset)
@@ -80,7 +82,7 @@ func BarChart(lang, id, title, valueLabel string, bars []Bar, decimals int) temp
 		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`, barInset, top+20, w, barH, ChartColor(0), html.EscapeString(bar.Title))
 	}
 	if ties {
-		fmt.Fprintf(&b, `<text class="lb-tick lb-bar-note" x="%d" y="%d">%s</text>`, barInset, h-14, html.EscapeString(fitText(T(lang, "bar_tie_note"), plotW, textFontMax)))
+		fmt.Fprintf(&b, `<text class="lb-tick lb-bar-note" x="%d" y="%d">%s</text>`, barInset, h-14, html.EscapeString(fitText(locale.T(lang, "bar_tie_note"), plotW, textFontMax)))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // TestBarChartDrawsTiesAsTies: a bar tied with the one above shares its rank, its
@@ -23,7 +25,7 @@ func TestBarChartDrawsTiesAsTies(t *testing.T) {
 	if want := []string{"1  RTX 5090", "1  RTX 4090", "3  RTX 3080"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("bar labels %q, want %q", got, want)
 	}
-	if !strings.Contains(svg, ">≈ 47.5<") || strings.Contains(svg, ">≈ 46.0<") || !strings.Contains(svg, T("en", "bar_tie_note")) {
+	if !strings.Contains(svg, ">≈ 47.5<") || strings.Contains(svg, ">≈ 46.0<") || !strings.Contains(svg, locale.T("en", "bar_tie_note")) {
 		t.Errorf("the tie is not marked, or the untied bar is:\n%s", svg)
 	}
 	if plain := string(BarChart("en", "b", "best", "tok/s", []Bar{{Label: "a", Value: 2}, {Label: "b", Value: 1}}, 1)); strings.Contains(plain, "≈") {

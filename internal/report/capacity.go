@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -50,18 +51,18 @@ func newCapacityView(run *rundoc.Run, opts Options, lang string) *capacityView {
 	if sum == nil {
 		return nil
 	}
-	cv := &capacityView{Summary: sum, Sub: T(lang, "cap_sub")}
+	cv := &capacityView{Summary: sum, Sub: locale.T(lang, "cap_sub")}
 	if sum.Rate != nil {
-		cv.Sub, cv.Sentences = T(lang, "cap_sub_rate"), []string{rateSentence(lang, sum.Rate)}
+		cv.Sub, cv.Sentences = locale.T(lang, "cap_sub_rate"), []string{rateSentence(lang, sum.Rate)}
 		return cv
 	}
 	for _, r := range sum.Rows {
 		cv.Sentences = append(cv.Sentences, rowSentence(lang, t, r, capacity.GPUs(src)))
 	}
-	cv.TableSub = T(lang, "cap_table_sub", durationText(lang, t.TTFTMs))
-	cv.Head = []string{T(lang, "context")}
+	cv.TableSub = locale.T(lang, "cap_table_sub", durationText(lang, t.TTFTMs))
+	cv.Head = []string{locale.T(lang, "context")}
 	for _, a := range sum.Table {
-		cv.Head = append(cv.Head, T(lang, "cap_col", trimNumber(lang, a.Targets.TokS)))
+		cv.Head = append(cv.Head, locale.T(lang, "cap_col", trimNumber(lang, a.Targets.TokS)))
 	}
 	for i, r := range sum.Rows {
 		row := []string{rundoc.FormatTokens(r.Context)}
@@ -71,16 +72,16 @@ func newCapacityView(run *rundoc.Run, opts Options, lang string) *capacityView {
 		cv.Rows = append(cv.Rows, row)
 	}
 	if sum.Predicted && opts.CapacityFrom != nil {
-		cv.Notes = append(cv.Notes, T(lang, "cap_note_predicted"))
+		cv.Notes = append(cv.Notes, locale.T(lang, "cap_note_predicted"))
 	}
-	cv.Notes = append(cv.Notes, T(lang, "cap_note"))
+	cv.Notes = append(cv.Notes, locale.T(lang, "cap_note"))
 	return cv
 }
 
 // CapacitySentences are the capacity section's sentences, one per context row (one
 // for an open-loop run): what llmbench run prints last.
 func CapacitySentences(run *rundoc.Run, opts Options) []string {
-	if cv := newCapacityView(run, opts, normLang(opts.Lang)); cv != nil {
+	if cv := newCapacityView(run, opts, locale.Norm(opts.Lang)); cv != nil {
 		return cv.Sentences
 	}
 	return nil
@@ -92,27 +93,27 @@ func CapacitySentences(run *rundoc.Run, opts Options) []string {
 func rowSentence(lang string, t capacity.Targets, r capacity.Row, gpus int) string {
 	ctx := rundoc.FormatTokens(r.Context)
 	if !r.Answered() {
-		return T(lang, "cap_sentence_none", ctx, T(lang, "cap_first_cell", strconv.Itoa(r.Next), lowerStatus(lang, r.NextStatus)))
+		return locale.T(lang, "cap_sentence_none", ctx, locale.T(lang, "cap_first_cell", strconv.Itoa(r.Next), lowerStatus(lang, r.NextStatus)))
 	}
 	users := usersText(lang, r.Users)
 	if r.Interpolated {
-		users = T(lang, "cap_interpolated", users, strconv.Itoa(r.Measured), strconv.Itoa(r.Next))
+		users = locale.T(lang, "cap_interpolated", users, strconv.Itoa(r.Measured), strconv.Itoa(r.Next))
 	}
 	limit := limitText(lang, r)
 	var scaled []string
 	if r.PerGPU != nil && gpus > 1 {
-		scaled = append(scaled, T(lang, "cap_per_gpu", FormatNumber(lang, *r.PerGPU, 1)))
+		scaled = append(scaled, locale.T(lang, "cap_per_gpu", FormatNumber(lang, *r.PerGPU, 1)))
 	}
 	if r.PerKW != nil {
-		scaled = append(scaled, T(lang, "cap_per_kw", FormatNumber(lang, *r.PerKW, 1)))
+		scaled = append(scaled, locale.T(lang, "cap_per_kw", FormatNumber(lang, *r.PerKW, 1)))
 	}
 	if r.PerUSDHour != nil {
-		scaled = append(scaled, T(lang, "cap_per_usd_h", FormatNumber(lang, *r.PerUSDHour, 2)))
+		scaled = append(scaled, locale.T(lang, "cap_per_usd_h", FormatNumber(lang, *r.PerUSDHour, 2)))
 	}
 	if len(scaled) > 0 && r.Users > 0 { // 0 per GPU says nothing the sentence does not
-		limit = T(lang, "cap_scaled", limit, strings.Join(scaled, T(lang, "cap_and")))
+		limit = locale.T(lang, "cap_scaled", limit, strings.Join(scaled, locale.T(lang, "cap_and")))
 	}
-	return T(lang, "cap_sentence", ctx, users, targetsText(lang, t), limit)
+	return locale.T(lang, "cap_sentence", ctx, users, targetsText(lang, t), limit)
 }
 
 // limitText names what stopped the row, with the figure that did.
@@ -120,28 +121,28 @@ func limitText(lang string, r capacity.Row) string {
 	next := strconv.Itoa(r.Next)
 	switch r.Limit {
 	case capacity.LimitKVCache:
-		return T(lang, "cap_limit_kv", next)
+		return locale.T(lang, "cap_limit_kv", next)
 	case capacity.LimitSpeed:
-		return T(lang, "cap_limit_speed", next, FormatNumber(lang, deref(r.NextTokS), 1))
+		return locale.T(lang, "cap_limit_speed", next, FormatNumber(lang, deref(r.NextTokS), 1))
 	case capacity.LimitTTFT:
-		return T(lang, "cap_limit_ttft", next, FormatMs(lang, deref(r.NextTTFTMs), 0))
+		return locale.T(lang, "cap_limit_ttft", next, FormatMs(lang, deref(r.NextTTFTMs), 0))
 	}
 	if r.Next > 0 {
-		return T(lang, "cap_limit_cell", strconv.Itoa(r.Measured), next, lowerStatus(lang, r.NextStatus))
+		return locale.T(lang, "cap_limit_cell", strconv.Itoa(r.Measured), next, lowerStatus(lang, r.NextStatus))
 	}
-	return T(lang, "cap_limit_beyond", strconv.Itoa(r.Measured))
+	return locale.T(lang, "cap_limit_beyond", strconv.Itoa(r.Measured))
 }
 
 // tableCell is a row's answer in the table: "8 (KV cache)", "12 (speed, interpolated)".
 func tableCell(lang string, r capacity.Row) string {
 	if !r.Answered() {
-		return T(lang, "cap_short_none")
+		return locale.T(lang, "cap_short_none")
 	}
-	limit := T(lang, "cap_short_"+map[capacity.Limit]string{capacity.LimitKVCache: "kv", capacity.LimitSpeed: "speed", capacity.LimitTTFT: "ttft", capacity.LimitNotMeasured: "beyond"}[r.Limit])
+	limit := locale.T(lang, "cap_short_"+map[capacity.Limit]string{capacity.LimitKVCache: "kv", capacity.LimitSpeed: "speed", capacity.LimitTTFT: "ttft", capacity.LimitNotMeasured: "beyond"}[r.Limit])
 	if r.Interpolated {
-		limit = T(lang, "cap_short_interp", limit)
+		limit = locale.T(lang, "cap_short_interp", limit)
 	}
-	return T(lang, "cap_cell", FormatInt(lang, r.Users), limit)
+	return locale.T(lang, "cap_cell", FormatInt(lang, r.Users), limit)
 }
 
 // lowerStatus is a status as a word inside a sentence: "invalid".
@@ -150,23 +151,23 @@ func lowerStatus(lang string, st rundoc.Status) string { return strings.ToLower(
 func usersText(lang string, n int) string {
 	switch n {
 	case 0:
-		return T(lang, "cap_users_0")
+		return locale.T(lang, "cap_users_0")
 	case 1:
-		return T(lang, "cap_users_1")
+		return locale.T(lang, "cap_users_1")
 	}
-	return T(lang, "cap_users_n", FormatInt(lang, n))
+	return locale.T(lang, "cap_users_n", FormatInt(lang, n))
 }
 
 // targetsText is "≥ 20 tok/s each, first token ≤ 1 s".
 func targetsText(lang string, t capacity.Targets) string {
-	return T(lang, "cap_targets", trimNumber(lang, t.TokS), durationText(lang, t.TTFTMs))
+	return locale.T(lang, "cap_targets", trimNumber(lang, t.TokS), durationText(lang, t.TTFTMs))
 }
 
 // durationText writes a latency target: whole tenths of a second from 1 s up in
 // seconds ("1 s", "1.5 s"), anything else in ms ("500 ms").
 func durationText(lang string, ms float64) string {
 	if ms >= 1000 && math.Mod(ms, 100) == 0 {
-		return T(lang, "cap_ms_or_s_seconds", trimNumber(lang, ms/1000))
+		return locale.T(lang, "cap_ms_or_s_seconds", trimNumber(lang, ms/1000))
 	}
 	return FormatMs(lang, ms, decimalsOf(ms))
 }
@@ -194,4 +195,4 @@ func deref(v *float64) float64 {
 // CapacityCell is a row's answer as the capacity table writes it, for pages that lay
 // their own table out (the site's compare page): "8 (KV cache)", "12 (speed,
 // interpolated)".
-func CapacityCell(lang string, r capacity.Row) string { return tableCell(normLang(lang), r) }
+func CapacityCell(lang string, r capacity.Row) string { return tableCell(locale.Norm(lang), r) }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -28,7 +29,7 @@ func capacityChart(run *rundoc.Run, v *view) (lineChart, bool) {
 	}
 	c := decodeChart(run, v, "lb-chart-capacity", "cap_chart", "axis_per_request", func(f *rundoc.DecodeFigures) float64 { return f.PerRequestTokS })
 	for _, a := range cv.Summary.Table {
-		c.Rules = append(c.Rules, chartRule{Y: a.Targets.TokS, Label: T(v.Lang, "cap_chart_target", trimNumber(v.Lang, a.Targets.TokS)), Strong: a.Targets == cv.Summary.Targets})
+		c.Rules = append(c.Rules, chartRule{Y: a.Targets.TokS, Label: locale.T(v.Lang, "cap_chart_target", trimNumber(v.Lang, a.Targets.TokS)), Strong: a.Targets == cv.Summary.Targets})
 	}
 	return c, true
 }

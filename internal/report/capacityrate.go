@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // This file holds an open-loop run's capacity sentence: its highest rate meeting the SLO.
@@ -15,16 +16,16 @@ func rateSentence(lang string, a *capacity.RateAnswer) string {
 	in, out := FormatInt(lang, a.InputLen), FormatInt(lang, a.OutputLen)
 	slo, share := sloText(lang, a), FormatPercent(lang, a.SLO.Target)
 	if a.RPS == nil {
-		return T(lang, "cap_rate_none", in, out, slo, share)
+		return locale.T(lang, "cap_rate_none", in, out, slo, share)
 	}
-	limit := T(lang, "cap_rate_beyond")
+	limit := locale.T(lang, "cap_rate_beyond")
 	if a.FailedRPS != nil {
-		limit = T(lang, "cap_rate_failed", FormatNumber(lang, *a.FailedRPS, 2))
+		limit = locale.T(lang, "cap_rate_failed", FormatNumber(lang, *a.FailedRPS, 2))
 	}
 	if a.Searched {
-		limit = T(lang, "cap_rate_searched", limit)
+		limit = locale.T(lang, "cap_rate_searched", limit)
 	}
-	return T(lang, "cap_rate", in, out, FormatNumber(lang, *a.RPS, 2), slo, share, limit)
+	return locale.T(lang, "cap_rate", in, out, FormatNumber(lang, *a.RPS, 2), slo, share, limit)
 }
 
 // sloText is "TTFT ≤ 500 ms, TPOT ≤ 50 ms".
@@ -35,8 +36,8 @@ func sloText(lang string, a *capacity.RateAnswer) string {
 		v   *float64
 	}{{"cap_slo_ttft", a.SLO.TTFTMs}, {"cap_slo_tpot", a.SLO.TPOTMs}, {"cap_slo_e2e", a.SLO.E2EMs}} {
 		if p.v != nil {
-			parts = append(parts, T(lang, p.key, durationText(lang, *p.v)))
+			parts = append(parts, locale.T(lang, p.key, durationText(lang, *p.v)))
 		}
 	}
-	return strings.Join(parts, T(lang, "cap_and"))
+	return strings.Join(parts, locale.T(lang, "cap_and"))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -32,9 +33,9 @@ func writeCapacityText(b *strings.Builder, v *view, p painter, md bool) {
 	esc := func(s string) string { return s }
 	if md {
 		esc = mdEscape
-		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", T(v.Lang, "cap_title"), mdEscape(cv.Sub))
+		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", locale.T(v.Lang, "cap_title"), mdEscape(cv.Sub))
 	} else {
-		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "cap_title")) + " — " + cv.Sub + "\n")
+		b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "cap_title")) + " — " + cv.Sub + "\n")
 	}
 	for _, s := range cv.Sentences {
 		if md {
@@ -45,10 +46,10 @@ func writeCapacityText(b *strings.Builder, v *view, p painter, md bool) {
 	if len(cv.Rows) > 0 {
 		right := make([]bool, len(cv.Head))
 		if md {
-			fmt.Fprintf(b, "\n### %s\n\n%s\n\n", T(v.Lang, "cap_table"), esc(cv.TableSub))
+			fmt.Fprintf(b, "\n### %s\n\n%s\n\n", locale.T(v.Lang, "cap_table"), esc(cv.TableSub))
 			mdTable(b, cv.Head, right, cv.Rows)
 		} else {
-			b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "cap_table")) + " — " + cv.TableSub + "\n")
+			b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "cap_table")) + " — " + cv.TableSub + "\n")
 			writeTable(b, p, cv.Head, right, cv.Rows, nil)
 		}
 		b.WriteString("\n")
@@ -69,7 +70,7 @@ func writeJSON(w io.Writer, run *rundoc.Run, opts Options) error {
 		*rundoc.Run
 		Users *capacity.Summary `json:"users,omitempty"`
 	}{Run: run}
-	if cv := newCapacityView(run, opts, normLang(opts.Lang)); cv != nil {
+	if cv := newCapacityView(run, opts, locale.Norm(opts.Lang)); cv != nil {
 		cv.Summary.Sentences = cv.Sentences
 		out.Users = cv.Summary
 	}
@@ -82,13 +83,13 @@ func writeJSON(w io.Writer, run *rundoc.Run, opts Options) error {
 // WriteCapacity writes the capacity sentences under their heading, in opts' language:
 // what llmbench run prints as its last lines (nothing for a run with nothing to answer).
 func WriteCapacity(w io.Writer, run *rundoc.Run, opts Options) error {
-	lang := normLang(opts.Lang)
+	lang := locale.Norm(opts.Lang)
 	cv := newCapacityView(run, opts, lang)
 	if cv == nil {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("\n" + T(lang, "cap_title") + " (--capacity " + capacityTargets(opts).String() + "):\n")
+	b.WriteString("\n" + locale.T(lang, "cap_title") + " (--capacity " + capacityTargets(opts).String() + "):\n")
 	for _, s := range cv.Sentences {
 		b.WriteString("  " + s + "\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -306,7 +307,7 @@ func decodeChart(run *rundoc.Run, v *view, id, titleKey, yKey string, value func
 func decodeChartBy(run *rundoc.Run, v *view, id, titleKey, yKey string, value func(*rundoc.DecodeCell) (float64, bool), label func(float64) string) lineChart {
 	lang := v.Lang
 	cells := cellIndex(run)
-	c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_requests"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
+	c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, "axis_requests"), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "context")}
 	for _, n := range v.Concurrency {
 		c.XTicks = append(c.XTicks, float64(n))
 	}
@@ -346,13 +347,13 @@ func hasFigures(s rundoc.Status) bool {
 
 func prefillChart(v *view) lineChart {
 	lang := v.Lang
-	c := lineChart{ID: "lb-chart-prefill", Title: T(lang, "chart_prefill"), XLabel: T(lang, "axis_context"), YLabel: T(lang, "axis_prompt"), Lang: lang, Empty: T(lang, "no_data")}
+	c := lineChart{ID: "lb-chart-prefill", Title: locale.T(lang, "chart_prefill"), XLabel: locale.T(lang, "axis_context"), YLabel: locale.T(lang, "axis_prompt"), Lang: lang, Empty: locale.T(lang, "no_data")}
 	c.XTickLabel = func(x float64) string { return rundoc.FormatTokens(int(x)) }
-	s := chartSeries{Name: T(lang, "prefill"), Color: palette[0]}
+	s := chartSeries{Name: locale.T(lang, "prefill"), Color: palette[0]}
 	for _, p := range v.Prefill {
 		c.XTicks = append(c.XTicks, float64(p.Context))
 		if p.HasFigures && hasFigures(p.Status) && rundoc.Measured(p.TokS) {
-			s.Points = append(s.Points, chartPoint{X: float64(p.Context), Y: p.TokS, Title: fmt.Sprintf("%s: %s tok/s, %s", p.ContextStr, p.TokSStr, T(lang, "x_ttft", p.TTFTStr))})
+			s.Points = append(s.Points, chartPoint{X: float64(p.Context), Y: p.TokS, Title: fmt.Sprintf("%s: %s tok/s, %s", p.ContextStr, p.TokSStr, locale.T(lang, "x_ttft", p.TTFTStr))})
 		}
 	}
 	if len(s.Points) > 0 {

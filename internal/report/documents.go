@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -27,8 +28,8 @@ func Render(w, stderr io.Writer, paths []string, output string, opts Options) er
 	if !slices.Contains(Formats(), opts.Format) {
 		return fmt.Errorf("unknown --format %q (choose one of %s)", opts.Format, strings.Join(Formats(), ", "))
 	}
-	if !slices.Contains(Languages(), opts.Lang) {
-		return fmt.Errorf("unknown --lang %q (choose one of %s)", opts.Lang, strings.Join(Languages(), ", "))
+	if !slices.Contains(locale.Languages(), opts.Lang) {
+		return fmt.Errorf("unknown --lang %q (choose one of %s)", opts.Lang, strings.Join(locale.Languages(), ", "))
 	}
 	runs, err := ReadRuns(paths, opts.Format, stderr)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -98,23 +99,23 @@ func energyInfo(lang string, e *rundoc.CellEnergy) []string {
 	}
 	var out []string
 	if e.Reason != "" && e.Reason != "no telemetry" {
-		out = append(out, T(lang, "n_energy_reason", SentenceIn(lang, e.Reason)))
+		out = append(out, locale.T(lang, "n_energy_reason", locale.SentenceIn(lang, e.Reason)))
 	}
 	if e.PowerWMax != nil && e.PowerWMean != nil {
-		out = append(out, T(lang, "n_power", FormatNumber(lang, *e.PowerWMean, 0), FormatNumber(lang, *e.PowerWMax, 0)))
+		out = append(out, locale.T(lang, "n_power", FormatNumber(lang, *e.PowerWMean, 0), FormatNumber(lang, *e.PowerWMax, 0)))
 	}
 	if e.GPUUtilMean != nil {
 		mem := dash
 		if e.GPUMemUsedMiB != nil {
 			mem = FormatNumber(lang, *e.GPUMemUsedMiB, 0)
 		}
-		out = append(out, T(lang, "n_gpu_util", FormatNumber(lang, *e.GPUUtilMean, 0)+"%", mem))
+		out = append(out, locale.T(lang, "n_gpu_util", FormatNumber(lang, *e.GPUUtilMean, 0)+"%", mem))
 	}
 	if len(e.Throttle) > 0 {
-		out = append(out, T(lang, "n_throttle", strings.Join(e.Throttle, ", ")))
+		out = append(out, locale.T(lang, "n_throttle", strings.Join(e.Throttle, ", ")))
 	}
 	if e.Method == rundoc.MethodEstimate {
-		out = append(out, T(lang, "n_estimate"))
+		out = append(out, locale.T(lang, "n_estimate"))
 	}
 	return out
 }
@@ -125,20 +126,20 @@ func energyCard(run *rundoc.Run, lang string) (card, bool) {
 	if e == nil {
 		return card{}, false
 	}
-	c := card{Title: T(lang, "energy_card")}
+	c := card{Title: locale.T(lang, "energy_card")}
 	tel := e.Telemetry
 	if e.Reason != "" {
-		tel += " (" + SentenceIn(lang, e.Reason) + ")"
+		tel += " (" + locale.SentenceIn(lang, e.Reason) + ")"
 	}
-	c.Fields = append(c.Fields, field{T(lang, "telemetry"), tel})
+	c.Fields = append(c.Fields, field{locale.T(lang, "telemetry"), tel})
 	if e.Price != nil {
-		c.Fields = append(c.Fields, field{T(lang, "price"), priceLine(lang, e.Price)})
+		c.Fields = append(c.Fields, field{locale.T(lang, "price"), priceLine(lang, e.Price)})
 	}
 	return c, true
 }
 
 func priceLine(lang string, p *rundoc.Price) string {
-	s := T(lang, "usd_per_hour", FormatNumber(lang, p.USDPerHour, 2))
+	s := locale.T(lang, "usd_per_hour", FormatNumber(lang, p.USDPerHour, 2))
 	if p.Date != "" {
 		s += " · " + p.Date
 	}
@@ -154,21 +155,21 @@ func energyNotes(run *rundoc.Run, lang string) []string {
 	var out []string
 	switch {
 	case e.Counted != "":
-		out = append(out, T(lang, "note_power", e.Telemetry, e.Counted))
+		out = append(out, locale.T(lang, "note_power", e.Telemetry, e.Counted))
 	case e.Reason != "" && run.Kind() != rundoc.RunPredicted:
-		out = append(out, T(lang, "note_no_telemetry", SentenceIn(lang, e.Reason)))
+		out = append(out, locale.T(lang, "note_no_telemetry", locale.SentenceIn(lang, e.Reason)))
 	}
 	if p := e.Price; p != nil {
 		src := p.Source
 		if p.Note != "" {
 			src += "; " + priceNoteIn(lang, p.Note)
 		}
-		out = append(out, T(lang, "note_price", FormatNumber(lang, p.USDPerHour, 2), cmpOr(p.Date, dash), src))
+		out = append(out, locale.T(lang, "note_price", FormatNumber(lang, p.USDPerHour, 2), cmpOr(p.Date, dash), src))
 	}
 	out = append(out, e.Notes...)
 	out = append(out, missingEnergy(run, lang)...)
 	if hasEnergy(run) {
-		out = append(out, T(lang, "note_energy_columns"))
+		out = append(out, locale.T(lang, "note_energy_columns"))
 	}
 	return out
 }
@@ -201,7 +202,7 @@ func missingEnergy(run *rundoc.Run, lang string) []string {
 	}
 	for _, p := range run.Prefill {
 		if p.PrefillEnergy != nil && p.PrefillEnergy.EnergyJ == nil {
-			add(p.PrefillEnergy.Reason, T(lang, "phase_prefill")+" "+rundoc.FormatTokens(p.Context))
+			add(p.PrefillEnergy.Reason, locale.T(lang, "phase_prefill")+" "+rundoc.FormatTokens(p.Context))
 		}
 	}
 	for _, c := range run.Decode {
@@ -211,7 +212,7 @@ func missingEnergy(run *rundoc.Run, lang string) []string {
 	}
 	var out []string
 	for _, r := range order {
-		out = append(out, T(lang, "note_energy_missing", strings.Join(where[r], ", "), SentenceIn(lang, r)))
+		out = append(out, locale.T(lang, "note_energy_missing", strings.Join(where[r], ", "), locale.SentenceIn(lang, r)))
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -55,28 +56,6 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
-// Every label has both languages, and the Japanese one is not a copy of the English
-// one unless it is a name (GPU, TTFT, API) or a format.
-func TestLabelsInBothLanguages(t *testing.T) {
-	same := map[string]bool{"gpu": true, "vram": true, "cpu": true, "os": true, "ttft": true, "x_ttft": false, "on": true, "plan": true, "ms": true, "nav_api": true, "n_p90_p99": true, "n_p90": true, "wl_format_sharegpt": true}
-	for k, l := range labels {
-		if l[0] == "" || l[1] == "" {
-			t.Errorf("label %q lacks a language: %q", k, l)
-		}
-		if l[0] == l[1] && !same[k] {
-			t.Errorf("label %q is not translated: %q", k, l[0])
-		}
-	}
-	if got := T("ja", "nav_home"); got != "はじめに" {
-		t.Errorf("T(ja, nav_home) = %q", got)
-	}
-	for _, k := range []string{"nav_leaderboard", "nav_models", "nav_hardware", "nav_benchmarks", "nav_language"} {
-		if T("ja", k) == T("en", k) {
-			t.Errorf("site menu label %s is not translated", k)
-		}
-	}
-}
-
 func TestKindIsLoud(t *testing.T) {
 	emulated := readSeed(t)
 	emulated.Engine.Name = "llmbench-sim"
@@ -114,11 +93,11 @@ func TestPredictedPrefillModeIsAPrediction(t *testing.T) {
 	for _, lang := range []string{"en", "ja"} {
 		for _, f := range []string{"md", "html"} {
 			out := render(t, predicted, Options{Format: f, Lang: lang})
-			if !strings.Contains(out, T(lang, "pm_predicted")) || strings.Contains(out, T(lang, "pm_decode-warmup")) {
-				t.Errorf("%s %s report of a prediction: prefill mode is not %q", lang, f, T(lang, "pm_predicted"))
+			if !strings.Contains(out, locale.T(lang, "pm_predicted")) || strings.Contains(out, locale.T(lang, "pm_decode-warmup")) {
+				t.Errorf("%s %s report of a prediction: prefill mode is not %q", lang, f, locale.T(lang, "pm_predicted"))
 			}
-			if seed := render(t, readSeed(t), Options{Format: f, Lang: lang}); !strings.Contains(seed, T(lang, "pm_decode-warmup")) {
-				t.Errorf("%s %s report of the seed lacks its prefill mode %q", lang, f, T(lang, "pm_decode-warmup"))
+			if seed := render(t, readSeed(t), Options{Format: f, Lang: lang}); !strings.Contains(seed, locale.T(lang, "pm_decode-warmup")) {
+				t.Errorf("%s %s report of the seed lacks its prefill mode %q", lang, f, locale.T(lang, "pm_decode-warmup"))
 			}
 		}
 	}
@@ -259,7 +238,7 @@ func TestHTMLBodyIsAFragment(t *testing.T) {
 
 // The page stays offline: no external URL anywhere, and the CSP forbids fetching.
 func TestHTMLIsSelfContained(t *testing.T) {
-	for _, lang := range Languages() {
+	for _, lang := range locale.Languages() {
 		page := render(t, readSeed(t), Options{Format: "html", Lang: lang})
 		for _, bad := range []string{"http://", "https://", "@import", "url(", "<link rel=\"stylesheet\"", "<script src", "@font-face"} {
 			if i := strings.Index(page, bad); i >= 0 {
@@ -293,7 +272,7 @@ func FuzzWrite(f *testing.F) {
 			return
 		}
 		for _, format := range Formats() {
-			for _, lang := range Languages() {
+			for _, lang := range locale.Languages() {
 				var buf bytes.Buffer
 				if err := Write(&buf, run, Options{Format: format, Lang: lang, Color: true}); err != nil && format != "json" {
 					t.Errorf("%s/%s: %v", format, lang, err)

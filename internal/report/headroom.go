@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -18,18 +19,18 @@ func clientHeadroom(run *rundoc.Run, lang string) string {
 	}
 	ceiling := cl.Ceiling()
 	if ceiling <= 0 {
-		return T(lang, "headroom_unmeasured")
+		return locale.T(lang, "headroom_unmeasured")
 	}
 	ceilingStr := FormatNumber(lang, ceiling, 0)
 	fastest := fastestRate(run)
 	if fastest <= 0 {
-		return T(lang, "headroom_no_cell", ceilingStr, cl.Cores)
+		return locale.T(lang, "headroom_no_cell", ceilingStr, cl.Cores)
 	}
 	times, rate := FormatNumber(lang, ceiling/fastest, 1), FormatNumber(lang, fastest, 1)
-	if normLang(lang) == "ja" {
-		return T(lang, "headroom", rate, times, ceilingStr, cl.Cores)
+	if locale.Norm(lang) == "ja" {
+		return locale.T(lang, "headroom", rate, times, ceilingStr, cl.Cores)
 	}
-	return T(lang, "headroom", times, rate, ceilingStr, cl.Cores)
+	return locale.T(lang, "headroom", times, rate, ceilingStr, cl.Cores)
 }
 
 // fastestRate is the highest output rate the run measured: a decode cell's total

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -223,7 +224,7 @@ func (d *htmlData) Eyebrow() string {
 }
 
 // T is the label helper for templates: {{$.T "prefill"}}.
-func (d *htmlData) T(key string, args ...any) string { return T(d.Lang, key, args...) }
+func (d *htmlData) T(key string, args ...any) string { return locale.T(d.Lang, key, args...) }
 
 // CellStyle shades a matrix cell on one colour scale by its tok/s: light blue for the
 // slowest, deep blue for the fastest.
@@ -246,15 +247,15 @@ func (d *htmlData) CellTitle(c matrixCell) string {
 	switch {
 	case c.HasFigures:
 		parts = append(parts, fmt.Sprintf("%s: %s %s, %s %s, %s, %s %s", where,
-			T(d.Lang, "total_toks"), c.ValueStr, T(d.Lang, "per_request_toks"), c.PerRequestStr,
-			T(d.Lang, "x_ttft", c.TTFTStr), T(d.Lang, "tbt"), c.TBTStr))
+			locale.T(d.Lang, "total_toks"), c.ValueStr, locale.T(d.Lang, "per_request_toks"), c.PerRequestStr,
+			locale.T(d.Lang, "x_ttft", c.TTFTStr), locale.T(d.Lang, "tbt"), c.TBTStr))
 	default:
 		parts = append(parts, where+": "+c.StatusStr)
 	}
 	if c.Reason != "" {
 		parts = append(parts, d.reasonOrRef(c.Reason))
 	} else if c.Status == rundoc.StatusOverCapacity {
-		parts = append(parts, T(d.Lang, "note_over_capacity"))
+		parts = append(parts, locale.T(d.Lang, "note_over_capacity"))
 	}
 	parts = append(parts, c.Details...)
 	return strings.Join(parts, "\n")
@@ -297,10 +298,10 @@ func (d *htmlData) CellClass(c matrixCell) string {
 }
 
 // ContextLabel is "8K context" for the prefill table's row headers.
-func (d *htmlData) ContextLabel(s string) string { return T(d.Lang, "n_context", s) }
+func (d *htmlData) ContextLabel(s string) string { return locale.T(d.Lang, "n_context", s) }
 
 // TTFTLabel is "85 ms TTFT" (en) or "TTFT 85 ms" (ja).
-func (d *htmlData) TTFTLabel(s string) string { return T(d.Lang, "x_ttft", s) }
+func (d *htmlData) TTFTLabel(s string) string { return locale.T(d.Lang, "x_ttft", s) }
 
 // Tokens writes a context like the seed: 57344 → "56K".
 func (d *htmlData) Tokens(n int) string { return rundoc.FormatTokens(n) }

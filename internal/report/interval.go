@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -52,16 +53,16 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
 	}
 	if iv := ci.TTFTMsCI; iv != nil {
-		parts = append(parts, "TTFT "+T(lang, "ms", ciSpan(lang, *iv, 0)))
+		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *iv, 0)))
 	}
 	if iv := ci.TBTMsCI; iv != nil {
-		parts = append(parts, "TBT "+T(lang, "ms", ciSpan(lang, *iv, 1)))
+		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *iv, 1)))
 	}
 	var out []string
 	if len(parts) > 0 {
-		line := T(lang, "n_ci", strings.Join(parts, ", "))
+		line := locale.T(lang, "n_ci", strings.Join(parts, ", "))
 		if m := ciMethodLabel(lang, ci.CIMethod); m != "" {
-			line += " " + T(lang, "n_ci_method", m)
+			line += " " + locale.T(lang, "n_ci_method", m)
 		}
 		out = append(out, line)
 	}
@@ -74,10 +75,10 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 			}
 			v = append(v, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))
 		}
-		out = append(out, T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
+		out = append(out, locale.T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
 	}
 	if ci.Unstable {
-		out = append(out, T(lang, "n_unstable_hint"))
+		out = append(out, locale.T(lang, "n_unstable_hint"))
 	}
 	return out
 }
@@ -85,11 +86,11 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 func ciMethodLabel(lang, method string) string {
 	switch method {
 	case rundoc.CIMethodWindow:
-		return T(lang, "ci_batch_means")
+		return locale.T(lang, "ci_batch_means")
 	case rundoc.CIMethodRepeats:
-		return T(lang, "ci_repeats")
+		return locale.T(lang, "ci_repeats")
 	case rundoc.CIMethodRate:
-		return T(lang, "ci_rate")
+		return locale.T(lang, "ci_rate")
 	}
 	return method
 }

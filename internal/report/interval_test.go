@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -40,13 +41,13 @@ func withIntervals(t *testing.T) *rundoc.Run {
 func TestIntervalsShown(t *testing.T) {
 	run := withIntervals(t)
 	c := run.Cell(0, 1)
-	for _, lang := range Languages() {
+	for _, lang := range locale.Languages() {
 		for _, format := range []string{"text", "md", "html"} {
 			got := render(t, run, Options{Format: format, Lang: lang})
 			wants := []string{
 				FormatNumber(lang, c.TotalTokS, 1) + " ± 0.6",
 				FormatNumber(lang, run.Prefill[0].PromptTokS, 1) + " ± 30.0",
-				T(lang, "n_unstable_hint"),
+				locale.T(lang, "n_unstable_hint"),
 			}
 			if format == "html" {
 				// The matrix cell's hover; text and md show notes only for cells with a
@@ -58,7 +59,7 @@ func TestIntervalsShown(t *testing.T) {
 					t.Errorf("%s %s: no %q", lang, format, want)
 				}
 			}
-			if format == "html" && !strings.Contains(got, T(lang, "n_repeats", 3, "")[:8]) {
+			if format == "html" && !strings.Contains(got, locale.T(lang, "n_repeats", 3, "")[:8]) {
 				t.Errorf("%s html: the repeats are not in the cell's notes", lang)
 			}
 			if seed := render(t, readSeed(t), Options{Format: format, Lang: lang}); strings.Contains(seed, "±") {

@@ -1,43 +1,12 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
-
-// Languages lists the languages every label exists in.
-func Languages() []string { return []string{"en", "ja"} }
-
-// normLang maps a language tag to one this package speaks: "ja", "ja-JP" → "ja";
-// anything else → "en".
-func normLang(lang string) string {
-	if strings.HasPrefix(strings.ToLower(lang), "ja") {
-		return "ja"
-	}
-	return "en"
-}
-
-// labels holds every text the renderers write, in every language. Keys are stable so
-// that the site can use the same texts (the nav_* keys are the site's own menu).
-
-// T returns the label key in lang (en or ja), formatted with args when there are any.
-// An unknown key comes back as itself, so a missing label shows instead of vanishing.
-func T(lang, key string, args ...any) string {
-	l, ok := labels[key]
-	if !ok {
-		return key
-	}
-	s := l[0]
-	if normLang(lang) == "ja" && l[1] != "" {
-		s = l[1]
-	}
-	if len(args) > 0 {
-		return fmt.Sprintf(s, args...)
-	}
-	return s
-}
 
 // FormatNumber writes v with decimals digits after the point and the locale's digit
 // grouping: 2163 → "2,163.0" with one decimal. English and Japanese both group by
@@ -72,12 +41,12 @@ func FormatInt(lang string, n int) string { return FormatNumber(lang, float64(n)
 
 // FormatMs writes a duration in milliseconds: "3,808 ms" (decimals digits).
 func FormatMs(lang string, ms float64, decimals int) string {
-	return T(lang, "ms", FormatNumber(lang, ms, decimals))
+	return locale.T(lang, "ms", FormatNumber(lang, ms, decimals))
 }
 
 // FormatSeconds writes a duration in seconds with one decimal: "30.0 s" (ja "30.0 秒").
 func FormatSeconds(lang string, s float64) string {
-	return T(lang, "s", FormatNumber(lang, s, 1))
+	return locale.T(lang, "s", FormatNumber(lang, s, 1))
 }
 
 // FormatGB writes a memory size the way the seed page does, in binary gigabytes

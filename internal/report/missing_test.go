@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // seedLacking is the seed's document with figures left out, as the site stores a
-// valid cell without one (store.Measured): cell 0 × 1 has no ttft_ms, 0 × 2 no
+// valid cell without one (metric.Measured): cell 0 × 1 has no ttft_ms, 0 × 2 no
 // total_tok_s, 0 × 4 no per_request_tok_s, 0 × 8 no tbt_ms; prefill 8K no ttft_ms,
 // 16K no prompt_tok_s.
 func seedLacking(t *testing.T) *rundoc.Run {
@@ -89,7 +90,7 @@ func TestMissingFigureIsADash(t *testing.T) {
 			case "md":
 				want = append(want, "48.2 ("+dash+")", dash+" (133 ms)", "| 8K | 2,163 | — |", "| 16K | — | 7,978 ms |")
 			case "html":
-				want = append(want, T(lang, "x_ttft", dash), `<td class="lb-num lb-big">—</td>`)
+				want = append(want, locale.T(lang, "x_ttft", dash), `<td class="lb-num lb-big">—</td>`)
 			}
 			for _, w := range want {
 				if !strings.Contains(out, w) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -63,7 +64,7 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	}
 	for i := range run.Rate {
 		c := &run.Rate[i]
-		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: SentenceIn(lang, c.Reason)}
+		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: statusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
 		if f := c.RateFigures; f != nil {
 			row.HasFigures = true
 			row.Achieved = optNum(lang, f.AchievedRPS, 2)
@@ -106,9 +107,9 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 
 func rateLabel(lang string, r rundoc.Rate) string {
 	if r.IsInf() {
-		return T(lang, "rate_inf")
+		return locale.T(lang, "rate_inf")
 	}
-	return T(lang, "n_rps", strconv.FormatFloat(float64(r), 'f', -1, 64))
+	return locale.T(lang, "n_rps", strconv.FormatFloat(float64(r), 'f', -1, 64))
 }
 
 func optNum(lang string, v *float64, decimals int) string {
@@ -121,32 +122,32 @@ func optNum(lang string, v *float64, decimals int) string {
 // pctTriple writes p50 · p90 · p99 of a latency in ms, "—" where too few samples (or
 // unfinished requests) leave one undetermined.
 func pctTriple(lang string, s rundoc.LatencyStats, decimals int) string {
-	return T(lang, "ms", optNum(lang, s.P50, decimals)+" · "+optNum(lang, s.P90, decimals)+" · "+optNum(lang, s.P99, decimals))
+	return locale.T(lang, "ms", optNum(lang, s.P50, decimals)+" · "+optNum(lang, s.P90, decimals)+" · "+optNum(lang, s.P99, decimals))
 }
 
 func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64, w *rundoc.Workload) string {
 	arr := labelOr(lang, "arr_"+c.Arrival, c.Arrival)
 	if strings.HasPrefix(c.Arrival, "gamma:") {
-		arr = T(lang, "arr_gamma", strings.TrimPrefix(c.Arrival, "gamma:"))
+		arr = locale.T(lang, "arr_gamma", strings.TrimPrefix(c.Arrival, "gamma:"))
 	}
 	parts := []string{arr}
 	if wl := workloadRateLengths(lang, w); wl != "" {
 		parts = append(parts, wl) // the workload's prompts are its own (workload.go)
 	} else {
-		parts = append(parts, T(lang, "rate_lengths", FormatInt(lang, c.InputLen), FormatInt(lang, c.OutputLen), c.LenDist))
+		parts = append(parts, locale.T(lang, "rate_lengths", FormatInt(lang, c.InputLen), FormatInt(lang, c.OutputLen), c.LenDist))
 	}
 	if c.Requests > 0 {
-		parts = append(parts, T(lang, "rate_requests", FormatInt(lang, c.Requests)))
+		parts = append(parts, locale.T(lang, "rate_requests", FormatInt(lang, c.Requests)))
 	} else if durationS > 0 && (w == nil || w.Trace == nil) { // a replay lasts as its trace does
-		parts = append(parts, T(lang, "rate_duration", strconv.FormatFloat(durationS, 'f', -1, 64)))
+		parts = append(parts, locale.T(lang, "rate_duration", strconv.FormatFloat(durationS, 'f', -1, 64)))
 	}
 	if c.MaxConcurrency > 0 {
-		parts = append(parts, T(lang, "rate_max_conc", FormatInt(lang, c.MaxConcurrency)))
+		parts = append(parts, locale.T(lang, "rate_max_conc", FormatInt(lang, c.MaxConcurrency)))
 	}
 	if c.PrefixShare > 0 {
-		parts = append(parts, T(lang, "rate_prefix", FormatPercent(lang, c.PrefixShare)))
+		parts = append(parts, locale.T(lang, "rate_prefix", FormatPercent(lang, c.PrefixShare)))
 	} else if w == nil {
-		parts = append(parts, T(lang, "rate_unique"))
+		parts = append(parts, locale.T(lang, "rate_unique"))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -161,21 +162,21 @@ func sloLine(lang string, s *rundoc.SLO) string {
 	add("TTFT", s.TTFTMs)
 	add("TPOT", s.TPOTMs)
 	add("E2E", s.E2EMs)
-	return T(lang, "slo_line", strings.Join(targets, ", "), FormatPercent(lang, s.Target))
+	return locale.T(lang, "slo_line", strings.Join(targets, ", "), FormatPercent(lang, s.Target))
 }
 
 func maxRateLine(lang string, m *rundoc.MaxRate) string {
 	if m.MaxRateRPS == nil {
-		return T(lang, "max_rate_none", FormatInt(lang, m.Steps))
+		return locale.T(lang, "max_rate_none", FormatInt(lang, m.Steps))
 	}
-	s := T(lang, "max_rate", FormatNumber(lang, *m.MaxRateRPS, 2))
+	s := locale.T(lang, "max_rate", FormatNumber(lang, *m.MaxRateRPS, 2))
 	if m.FailedRPS != nil {
-		s += " " + T(lang, "max_rate_failed", FormatNumber(lang, *m.FailedRPS, 2))
+		s += " " + locale.T(lang, "max_rate_failed", FormatNumber(lang, *m.FailedRPS, 2))
 	}
 	if m.GoodputRPS != nil {
-		s += " · " + T(lang, "goodput") + " " + FormatNumber(lang, *m.GoodputRPS, 2)
+		s += " · " + locale.T(lang, "goodput") + " " + FormatNumber(lang, *m.GoodputRPS, 2)
 	}
-	return s + " · " + T(lang, "max_rate_steps", FormatInt(lang, m.Steps), labelOr(lang, "stop_"+m.Stop, m.Stop))
+	return s + " · " + locale.T(lang, "max_rate_steps", FormatInt(lang, m.Steps), labelOr(lang, "stop_"+m.Stop, m.Stop))
 }
 
 // rateDetails lists what a rate cell says beyond its row: warnings a reader must not
@@ -187,36 +188,36 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		return nil, nil
 	}
 	if len(f.Saturation) > 0 {
-		warnings = append(warnings, T(lang, "r_saturated", strings.Join(f.Saturation, "; ")))
+		warnings = append(warnings, locale.T(lang, "r_saturated", strings.Join(f.Saturation, "; ")))
 	}
 	if f.FailedRequests > 0 {
-		w := T(lang, "n_errors", FormatInt(lang, f.FailedRequests), FormatInt(lang, f.Requests))
+		w := locale.T(lang, "n_errors", FormatInt(lang, f.FailedRequests), FormatInt(lang, f.Requests))
 		if len(f.ErrorSamples) > 0 {
 			w += ": " + f.ErrorSamples[0]
 		}
 		warnings = append(warnings, w)
 	}
 	if f.UnfinishedRequests > 0 {
-		warnings = append(warnings, T(lang, "r_unfinished", FormatInt(lang, f.UnfinishedRequests)))
+		warnings = append(warnings, locale.T(lang, "r_unfinished", FormatInt(lang, f.UnfinishedRequests)))
 	}
 	if slices.Contains(f.Flags, "slot_wait") && f.SlotWaitMs != nil && f.SlotWaitMs.P50 != nil {
-		warnings = append(warnings, T(lang, "r_slot_wait", FormatInt(lang, f.MaxConcurrency), FormatMs(lang, *f.SlotWaitMs.P50, 0)))
+		warnings = append(warnings, locale.T(lang, "r_slot_wait", FormatInt(lang, f.MaxConcurrency), FormatMs(lang, *f.SlotWaitMs.P50, 0)))
 	}
 	if f.EndedEarly > 0 {
-		warnings = append(warnings, T(lang, "n_ended_early", FormatInt(lang, f.EndedEarly)))
+		warnings = append(warnings, locale.T(lang, "n_ended_early", FormatInt(lang, f.EndedEarly)))
 	}
 	for _, fl := range f.Flags {
 		switch fl {
 		case "saturated", "errors", "unfinished", "slot_wait", "ended_early":
 			continue // said above
 		}
-		warnings = append(warnings, T(lang, "n_flag", fl))
+		warnings = append(warnings, locale.T(lang, "n_flag", fl))
 	}
 	if f.CacheHitRatio != nil {
-		info = append(info, T(lang, "n_cache_hit", FormatPercent(lang, *f.CacheHitRatio)))
+		info = append(info, locale.T(lang, "n_cache_hit", FormatPercent(lang, *f.CacheHitRatio)))
 	}
 	if p := f.ClientSendLagMs.P50; p != nil {
-		info = append(info, T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
+		info = append(info, locale.T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
 	}
 	info = append(info, rateIntervalInfo(lang, f)...)
 	if g := serverGauges(lang, f.Server, false); g != "" {
@@ -231,16 +232,16 @@ func rateHead(v *view) (head []string, right []bool) {
 		if (k == "slo_met" || k == "goodput") && !v.Rate.HasSLO {
 			continue
 		}
-		head = append(head, T(v.Lang, k))
+		head = append(head, locale.T(v.Lang, k))
 		right = append(right, i >= 2)
 	}
 	if v.Rate.HasEnergy {
 		for _, k := range energyColumns {
-			head, right = append(head, T(v.Lang, k)), append(right, true)
+			head, right = append(head, locale.T(v.Lang, k)), append(right, true)
 		}
 	}
 	if rateHasFootnotes(v) {
-		head, right = append(head, T(v.Lang, "notes")), append(right, false)
+		head, right = append(head, locale.T(v.Lang, "notes")), append(right, false)
 	}
 	return head, right
 }
@@ -259,7 +260,7 @@ func rateCells(v *view, r rateRow, mark func(int) string) []string {
 	if r.HasFigures {
 		cells = []string{r.Rate, r.StatusStr, r.Achieved, r.Done, r.TTFT, r.TPOT, r.ITL, r.E2E, r.TotalTokS, r.PerRequest}
 		if r.Saturated {
-			cells[1] += " · " + T(v.Lang, "saturated")
+			cells[1] += " · " + locale.T(v.Lang, "saturated")
 		}
 	} else {
 		cells = []string{r.Rate, r.StatusStr, dash, dash, dash, dash, dash, dash, dash, dash}
@@ -289,7 +290,7 @@ func writeRateText(b *strings.Builder, v *view, p painter, md bool) {
 	if rv == nil || len(rv.Rows) == 0 {
 		return
 	}
-	title, sub := T(v.Lang, "rates"), T(v.Lang, "rates_sub")
+	title, sub := locale.T(v.Lang, "rates"), locale.T(v.Lang, "rates_sub")
 	if md {
 		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", title, mdEscape(sub))
 		for _, line := range []string{rv.Plan, rv.SLO, rv.MaxRate} {
@@ -320,10 +321,10 @@ func writeRateText(b *strings.Builder, v *view, p painter, md bool) {
 	}
 	if md {
 		mdTable(b, head, right, rows)
-		b.WriteString("\n" + mdEscape(T(v.Lang, "note_rates")) + "\n")
+		b.WriteString("\n" + mdEscape(locale.T(v.Lang, "note_rates")) + "\n")
 	} else {
 		writeTable(b, p, head, right, rows, styles)
-		b.WriteString("\n" + T(v.Lang, "note_rates") + "\n")
+		b.WriteString("\n" + locale.T(v.Lang, "note_rates") + "\n")
 	}
 }
 
@@ -346,7 +347,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 
 	// TTFT vs achieved req/s, in the order the rates rise: a saturated server's
 	// curve turns up (latency grows, throughput does not).
-	tput := lineChart{ID: "lb-chart-rate-ttft", Title: T(lang, "chart_rate_ttft"), XLabel: T(lang, "axis_achieved"), YLabel: T(lang, "axis_ttft_ms"), Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "percentile")}
+	tput := lineChart{ID: "lb-chart-rate-ttft", Title: locale.T(lang, "chart_rate_ttft"), XLabel: locale.T(lang, "axis_achieved"), YLabel: locale.T(lang, "axis_ttft_ms"), Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
 	maxX := 0.0
 	for i, p := range pcts {
 		s := chartSeries{Name: p.name, Color: palette[i]}
@@ -356,7 +357,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 				continue
 			}
 			maxX = math.Max(maxX, *c.AchievedRPS)
-			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
+			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), locale.T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
 		}
 		if len(s.Points) > 0 {
 			tput.Series = append(tput.Series, s)
@@ -367,7 +368,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 
 	// Percentiles by rate (categorical x: the rates as asked, inf last).
 	byRate := func(id, titleKey, yKey string, stat func(*rundoc.RateFigures) rundoc.LatencyStats, decimals int) lineChart {
-		c := lineChart{ID: id, Title: T(lang, titleKey), XLabel: T(lang, "axis_rate"), YLabel: T(lang, yKey), Categorical: true, Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "percentile")}
+		c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, "axis_rate"), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
 		rates := sortedByRate(valid)
 		for i := range rates {
 			c.XTicks = append(c.XTicks, float64(i))
@@ -401,15 +402,15 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 		byRate("lb-chart-rate-e2e", "chart_rate_e2e", "axis_e2e_ms", func(f *rundoc.RateFigures) rundoc.LatencyStats { return f.E2EMs }, 0))
 
 	// The throughput / interactivity trade-off.
-	ia := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
-	s := chartSeries{Name: T(lang, "rate"), Color: palette[0]}
+	ia := lineChart{ID: "lb-chart-interactivity", Title: locale.T(lang, "chart_interactivity"), XLabel: locale.T(lang, "axis_total"), YLabel: locale.T(lang, "axis_per_request"), Lang: lang, Empty: locale.T(lang, "no_data")}
+	s := chartSeries{Name: locale.T(lang, "rate"), Color: palette[0]}
 	maxX = 0
 	for _, c := range sortedByRate(valid) {
 		if c.PerRequestTokS == nil {
 			continue
 		}
 		maxX = math.Max(maxX, c.TotalTokS)
-		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), T(lang, "per_request"))})
+		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), locale.T(lang, "per_request"))})
 	}
 	if len(s.Points) > 0 {
 		ia.Series = append(ia.Series, s)
@@ -423,7 +424,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 func interactivityChart(run *rundoc.Run, v *view) lineChart {
 	lang := v.Lang
 	cells := cellIndex(run)
-	c := lineChart{ID: "lb-chart-interactivity", Title: T(lang, "chart_interactivity"), XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data"), LegendTitle: T(lang, "context")}
+	c := lineChart{ID: "lb-chart-interactivity", Title: locale.T(lang, "chart_interactivity"), XLabel: locale.T(lang, "axis_total"), YLabel: locale.T(lang, "axis_per_request"), Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "context")}
 	maxX := 0.0
 	for i, ctx := range v.Contexts {
 		s := chartSeries{Name: rundoc.FormatTokens(ctx), Color: palette[i%len(palette)]}
@@ -433,7 +434,7 @@ func interactivityChart(run *rundoc.Run, v *view) lineChart {
 				continue
 			}
 			maxX = math.Max(maxX, cell.TotalTokS)
-			s.Points = append(s.Points, chartPoint{X: cell.TotalTokS, Y: cell.PerRequestTokS, Title: fmt.Sprintf("%s × %d: %s tok/s, %s tok/s %s", rundoc.FormatTokens(ctx), n, FormatNumber(lang, cell.TotalTokS, 1), FormatNumber(lang, cell.PerRequestTokS, 1), T(lang, "per_request"))})
+			s.Points = append(s.Points, chartPoint{X: cell.TotalTokS, Y: cell.PerRequestTokS, Title: fmt.Sprintf("%s × %d: %s tok/s, %s tok/s %s", rundoc.FormatTokens(ctx), n, FormatNumber(lang, cell.TotalTokS, 1), FormatNumber(lang, cell.PerRequestTokS, 1), locale.T(lang, "per_request"))})
 		}
 		if len(s.Points) > 0 {
 			c.Series = append(c.Series, s)

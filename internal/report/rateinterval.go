@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -68,7 +69,7 @@ func rateIntervalInfo(lang string, f *rundoc.RateFigures) []string {
 			iv   *stats.Interval
 		}{{"p50", l.ci.P50}, {"p90", l.ci.P90}, {"p99", l.ci.P99}} {
 			if p.iv != nil {
-				ps = append(ps, p.name+" "+T(lang, "ms", ciSpan(lang, *p.iv, 1)))
+				ps = append(ps, p.name+" "+locale.T(lang, "ms", ciSpan(lang, *p.iv, 1)))
 			}
 		}
 		if len(ps) > 0 {
@@ -76,10 +77,10 @@ func rateIntervalInfo(lang string, f *rundoc.RateFigures) []string {
 		}
 	}
 	if ri.GoodputRPSCI != nil {
-		parts = append(parts, T(lang, "goodput")+" "+ciSpan(lang, *ri.GoodputRPSCI, 2))
+		parts = append(parts, locale.T(lang, "goodput")+" "+ciSpan(lang, *ri.GoodputRPSCI, 2))
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return []string{T(lang, "n_ci", strings.Join(parts, "; ")) + " " + T(lang, "n_ci_method", ciMethodLabel(lang, ri.CIMethod))}
+	return []string{locale.T(lang, "n_ci", strings.Join(parts, "; ")) + " " + locale.T(lang, "n_ci_method", ciMethodLabel(lang, ri.CIMethod))}
 }

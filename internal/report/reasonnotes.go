@@ -1,5 +1,7 @@
 package report
 
+import "github.com/llmbench/llmbench/internal/locale"
+
 // A matrix's reasons. A failed or over-capacity cell says why on hover, but a run may
 // hold 64 × 64 cells with reasons of up to 1,024 characters each: repeated on every
 // cell (its hover text, its footnote, its row of All measurements), they made the html
@@ -68,7 +70,7 @@ func (n ReasonNotes) reasonRef(lang, reason string) (string, bool) {
 	case !listed:
 		return "", false
 	case num == 0:
-		return T(lang, "reason_unlisted"), true
+		return locale.T(lang, "reason_unlisted"), true
 	}
-	return T(lang, "reason_ref", num), true
+	return locale.T(lang, "reason_ref", num), true
 }

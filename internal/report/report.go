@@ -18,7 +18,7 @@
 //	Rescore(w, events, paths, output)       // "llmbench report --rescore": re-score from the events log, compare
 //	HTMLBody(w, run, lang)  // the run page's content, for another page's layout (the site)
 //	HTMLStyles()            // the CSS HTMLBody's markup needs, for that layout's <head>
-//	T(lang, key, args...)   // every label in en and ja, site menu included (nav_*)
+//	locale.T(lang, key, args...)   // every label in en and ja, site menu included (nav_*)
 //	FormatNumber, FormatInt, FormatMs, FormatSeconds, FormatGB, FormatPercent
 //
 // The package knows nothing of HTTP: the site serves what it writes.
@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -72,7 +73,7 @@ func Write(w io.Writer, run *rundoc.Run, opts Options) error {
 		format = "text"
 	}
 	if l := strings.ToLower(opts.Lang); l != "" && !strings.HasPrefix(l, "en") && !strings.HasPrefix(l, "ja") {
-		return fmt.Errorf("unknown language %q (known: %s)", opts.Lang, strings.Join(Languages(), ", "))
+		return fmt.Errorf("unknown language %q (known: %s)", opts.Lang, strings.Join(locale.Languages(), ", "))
 	}
 	var err error
 	switch format {

@@ -3,6 +3,8 @@ package report
 import (
 	"html/template"
 	"math"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // Charts for pages that show several runs at once (the site's model, hardware and
@@ -50,7 +52,7 @@ func TradeoffChart(lang, id, title string, lines []Line) template.HTML {
 			}
 		}
 	}
-	c := lineChart{ID: id, Title: title, XLabel: T(lang, "axis_total"), YLabel: T(lang, "axis_per_request"), Lang: lang, Empty: T(lang, "no_data")}
+	c := lineChart{ID: id, Title: title, XLabel: locale.T(lang, "axis_total"), YLabel: locale.T(lang, "axis_per_request"), Lang: lang, Empty: locale.T(lang, "no_data")}
 	// The axis ends at the first round value at or past the largest total, so that
 	// every point is inside it (it ended at the last one below: 300 for a point at
 	// 329, which was drawn past the axis, over the legend).
@@ -73,7 +75,7 @@ func TradeoffChart(lang, id, title string, lines []Line) template.HTML {
 // CategoryChart draws lines over labelled x positions evenly spaced (concurrency
 // levels, contexts), as the report's decode and prefill charts do.
 func CategoryChart(lang, id, title, xLabel, yLabel string, xs []float64, xLabelOf func(float64) string, lines []Line) template.HTML {
-	c := lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: yLabel, XTicks: xs, XTickLabel: xLabelOf, Categorical: true, Lang: lang, Empty: T(lang, "no_data")}
+	c := lineChart{ID: id, Title: title, XLabel: xLabel, YLabel: yLabel, XTicks: xs, XTickLabel: xLabelOf, Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data")}
 	for i, l := range lines {
 		s := chartSeries{Name: l.Name, Color: ChartColor(i)}
 		for k, p := range l.Points {
@@ -111,7 +113,7 @@ func nextIndex(xs []float64, x float64) int {
 // open-loop cells in order of rate, as the run report's own TTFT chart does for one
 // run: where a line turns up, that server stopped keeping up.
 func LatencyThroughputChart(lang, id, title, yLabel string, lines []Line) template.HTML {
-	c := lineChart{ID: id, Title: title, XLabel: T(lang, "axis_achieved"), YLabel: yLabel, Lang: lang, Empty: T(lang, "no_data")}
+	c := lineChart{ID: id, Title: title, XLabel: locale.T(lang, "axis_achieved"), YLabel: yLabel, Lang: lang, Empty: locale.T(lang, "no_data")}
 	maxX := 0.0
 	for i, l := range lines {
 		s := chartSeries{Name: l.Name, Color: ChartColor(i)}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // TestLatencyThroughputChart: one line per run in its own colour, points placed on a
@@ -35,7 +37,7 @@ func TestLatencyThroughputChart(t *testing.T) {
 	if !strings.Contains(svg, `cx="`+strconv.Itoa(right)+`.0"`) {
 		t.Errorf("the 4 req/s point is not at the plot's right edge (x = %d):\n%s", right, svg)
 	}
-	if empty := string(LatencyThroughputChart("ja", "e", "t", "y", nil)); !strings.Contains(empty, T("ja", "no_data")) {
+	if empty := string(LatencyThroughputChart("ja", "e", "t", "y", nil)); !strings.Contains(empty, locale.T("ja", "no_data")) {
 		t.Errorf("an empty chart does not say so: %s", empty)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/mattn/go-runewidth"
 )
@@ -65,7 +66,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 	}
 
 	if len(v.Prefill) > 0 {
-		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "prefill")) + " — " + T(v.Lang, "prefill_sub") + "\n")
+		b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "prefill")) + " — " + locale.T(v.Lang, "prefill_sub") + "\n")
 		rows := [][]string{}
 		styles := [][]string{}
 		for _, r := range v.Prefill {
@@ -77,21 +78,21 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 				styles = append(styles, []string{"", statusStyle(r.Status), ""})
 			}
 		}
-		writeTable(&b, p, []string{T(v.Lang, "context"), T(v.Lang, "prompt_toks"), T(v.Lang, "ttft")}, []bool{false, true, true}, rows, styles)
+		writeTable(&b, p, []string{locale.T(v.Lang, "context"), locale.T(v.Lang, "prompt_toks"), locale.T(v.Lang, "ttft")}, []bool{false, true, true}, rows, styles)
 	}
 
 	if len(v.Matrix) > 0 {
 		writeMatrixText(&b, v, p)
 		b.WriteString("\n")
 		if v.HasOverCap {
-			b.WriteString(T(v.Lang, "note_over_capacity") + "\n")
+			b.WriteString(locale.T(v.Lang, "note_over_capacity") + "\n")
 		}
-		b.WriteString(T(v.Lang, "note_ttft") + "\n")
-		b.WriteString(T(v.Lang, "note_tbt") + "\n")
+		b.WriteString(locale.T(v.Lang, "note_ttft") + "\n")
+		b.WriteString(locale.T(v.Lang, "note_tbt") + "\n")
 	}
 
 	if len(v.Measurements) > 0 {
-		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "all")) + " — " + T(v.Lang, "all_sub") + "\n")
+		b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "all")) + " — " + locale.T(v.Lang, "all_sub") + "\n")
 		head, right := measurementHead(v)
 		var rows, styles [][]string
 		for _, m := range v.Measurements {
@@ -106,10 +107,10 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 		// Phase, context and requests at once say which row it is.
 		writeTableKeys(&b, p, 3, head, right, rows, styles)
 		if v.HasOverCap {
-			b.WriteString("\n" + T(v.Lang, "note_over_capacity") + "\n")
+			b.WriteString("\n" + locale.T(v.Lang, "note_over_capacity") + "\n")
 		}
 		if zeroCompleted(v) {
-			b.WriteString(T(v.Lang, "note_completed") + "\n")
+			b.WriteString(locale.T(v.Lang, "note_completed") + "\n")
 		}
 	}
 	writeRateText(&b, v, p, false)
@@ -118,7 +119,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 	writeAccuracyText(&b, v, p, false)
 	// The client's headroom is a check on the measurements: it follows them.
 	if v.Headroom != "" {
-		b.WriteString("\n" + T(v.Lang, "headroom_line", v.Headroom) + "\n")
+		b.WriteString("\n" + locale.T(v.Lang, "headroom_line", v.Headroom) + "\n")
 	}
 	writeFootnotes(&b, v, "", func(s string) string { return s })
 	_, err := io.WriteString(w, wrapProse(b.String(), width))
@@ -129,7 +130,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 // concurrency, or transposed when that is too wide for p.width and the transpose is
 // not (the seed's 8 concurrency levels against its 4 contexts).
 func writeMatrixText(b *strings.Builder, v *view, p painter) {
-	head := []string{T(v.Lang, "context")}
+	head := []string{locale.T(v.Lang, "context")}
 	for _, n := range v.Concurrency {
 		head = append(head, strconv.Itoa(n))
 	}
@@ -143,14 +144,14 @@ func writeMatrixText(b *strings.Builder, v *view, p painter) {
 		}
 		rows, styles = append(rows, row), append(styles, st)
 	}
-	sub := T(v.Lang, "decode_sub_text")
+	sub := locale.T(v.Lang, "decode_sub_text")
 	if !tableFits(head, rows, p.width) {
-		th, trows, tstyles := transpose(T(v.Lang, "requests_at_once"), head, rows, styles)
+		th, trows, tstyles := transpose(locale.T(v.Lang, "requests_at_once"), head, rows, styles)
 		if tableFits(th, trows, p.width) {
-			head, rows, styles, sub = th, trows, tstyles, T(v.Lang, "decode_sub_transposed")
+			head, rows, styles, sub = th, trows, tstyles, locale.T(v.Lang, "decode_sub_transposed")
 		}
 	}
-	b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "decode")) + " — " + sub + "\n")
+	b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "decode")) + " — " + sub + "\n")
 	writeTable(b, p, head, make([]bool, len(head)), rows, styles)
 }
 
@@ -206,19 +207,19 @@ func hasFootnoteColumn(v *view) bool {
 // measurementHead is the seed's columns, plus Cache hit and Notes when any row has them.
 func measurementHead(v *view) (head []string, right []bool) {
 	for i, k := range measurementColumns {
-		head = append(head, T(v.Lang, k))
+		head = append(head, locale.T(v.Lang, k))
 		right = append(right, i >= 4 || i == 2)
 	}
 	if v.HasCacheHit {
-		head, right = append(head, T(v.Lang, "cache_hit")), append(right, true)
+		head, right = append(head, locale.T(v.Lang, "cache_hit")), append(right, true)
 	}
 	if v.HasEnergy {
 		for _, k := range energyColumns {
-			head, right = append(head, T(v.Lang, k)), append(right, true)
+			head, right = append(head, locale.T(v.Lang, k)), append(right, true)
 		}
 	}
 	if hasFootnoteColumn(v) {
-		head, right = append(head, T(v.Lang, "notes")), append(right, false)
+		head, right = append(head, locale.T(v.Lang, "notes")), append(right, false)
 	}
 	return head, right
 }
@@ -252,7 +253,7 @@ func writeFootnotes(b *strings.Builder, v *view, bullet string, escape func(stri
 	if len(v.Footnotes) == 0 && len(v.RunNotes) == 0 {
 		return
 	}
-	b.WriteString("\n" + T(v.Lang, "notes") + "\n")
+	b.WriteString("\n" + locale.T(v.Lang, "notes") + "\n")
 	if bullet != "" {
 		b.WriteString("\n")
 	}
@@ -367,10 +368,10 @@ func writeMarkdown(w io.Writer, v *view) error {
 		for strings.Contains(v.LaunchCommand, fence) {
 			fence += "`"
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n%ssh\n%s\n%s\n", T(v.Lang, "launch_command"), fence, strings.TrimRight(v.LaunchCommand, "\n"), fence)
+		fmt.Fprintf(&b, "\n## %s\n\n%ssh\n%s\n%s\n", locale.T(v.Lang, "launch_command"), fence, strings.TrimRight(v.LaunchCommand, "\n"), fence)
 	}
 	if len(v.Prefill) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "prefill"), T(v.Lang, "prefill_sub"))
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", locale.T(v.Lang, "prefill"), locale.T(v.Lang, "prefill_sub"))
 		var rows [][]string
 		for _, r := range v.Prefill {
 			if r.HasFigures {
@@ -379,11 +380,11 @@ func writeMarkdown(w io.Writer, v *view) error {
 				rows = append(rows, []string{r.ContextStr, r.StatusStr, dash})
 			}
 		}
-		mdTable(&b, []string{T(v.Lang, "context"), T(v.Lang, "prompt_toks"), T(v.Lang, "ttft")}, []bool{false, true, true}, rows)
+		mdTable(&b, []string{locale.T(v.Lang, "context"), locale.T(v.Lang, "prompt_toks"), locale.T(v.Lang, "ttft")}, []bool{false, true, true}, rows)
 	}
 	if len(v.Matrix) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "decode"), T(v.Lang, "decode_sub_text"))
-		head := []string{T(v.Lang, "context")}
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", locale.T(v.Lang, "decode"), locale.T(v.Lang, "decode_sub_text"))
+		head := []string{locale.T(v.Lang, "context")}
 		right := []bool{false}
 		for _, n := range v.Concurrency {
 			head, right = append(head, strconv.Itoa(n)), append(right, true)
@@ -403,13 +404,13 @@ func writeMarkdown(w io.Writer, v *view) error {
 		mdTable(&b, head, right, rows)
 		b.WriteString("\n")
 		if v.HasOverCap {
-			b.WriteString(mdEscape(T(v.Lang, "note_over_capacity")) + "\n\n")
+			b.WriteString(mdEscape(locale.T(v.Lang, "note_over_capacity")) + "\n\n")
 		}
-		b.WriteString(mdEscape(T(v.Lang, "note_ttft")) + "\n\n")
-		b.WriteString(mdEscape(T(v.Lang, "note_tbt")) + "\n")
+		b.WriteString(mdEscape(locale.T(v.Lang, "note_ttft")) + "\n\n")
+		b.WriteString(mdEscape(locale.T(v.Lang, "note_tbt")) + "\n")
 	}
 	if len(v.Measurements) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", T(v.Lang, "all"), T(v.Lang, "all_sub"))
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", locale.T(v.Lang, "all"), locale.T(v.Lang, "all_sub"))
 		head, right := measurementHead(v)
 		var rows [][]string
 		for _, m := range v.Measurements {
@@ -417,7 +418,7 @@ func writeMarkdown(w io.Writer, v *view) error {
 		}
 		mdTable(&b, head, right, rows)
 		if v.HasOverCap {
-			b.WriteString("\n" + mdEscape(T(v.Lang, "note_over_capacity")) + "\n")
+			b.WriteString("\n" + mdEscape(locale.T(v.Lang, "note_over_capacity")) + "\n")
 		}
 	}
 	writeRateText(&b, v, painter{}, true)

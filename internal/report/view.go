@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -134,19 +135,19 @@ var measurementColumns = []string{"phase", "context", "requests_at_once", "statu
 const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
-	lang = normLang(lang)
+	lang = locale.Norm(lang)
 	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy, Workload: newWorkloadView(run, lang)}
-	v.KindLabel = T(lang, "kind_"+v.Kind)
+	v.KindLabel = locale.T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:
-		v.Warning = T(lang, "warn_emulated")
+		v.Warning = locale.T(lang, "warn_emulated")
 	case rundoc.RunPredicted:
-		v.Warning = T(lang, "warn_predicted")
+		v.Warning = locale.T(lang, "warn_predicted")
 	}
 	v.Title = runTitle(run, lang)
 	v.Engine = joinNonEmpty(" · ", run.Engine.Name, run.Engine.Version, run.Engine.Quantization)
 	if run.Submitter != "" {
-		v.Submitter = T(lang, "by", run.Submitter)
+		v.Submitter = locale.T(lang, "by", run.Submitter)
 	}
 	if run.Tool.Name != "" {
 		ver := run.Tool.Version
@@ -253,14 +254,14 @@ func runTitle(run *rundoc.Run, lang string) string {
 		if c := run.Hardware.CPU; c != nil && c.Model != "" {
 			cpu = " (" + c.Model + ")"
 		}
-		return T(lang, "on_cpu", model, cpu)
+		return locale.T(lang, "on_cpu", model, cpu)
 	} else if run.Hardware.CPU != nil {
 		gpu = run.Hardware.CPU.Model
 	}
 	if gpu == "" {
 		return model
 	}
-	return T(lang, "on", model, gpu)
+	return locale.T(lang, "on", model, gpu)
 }
 
 // axes are the matrix's rows and columns: the plan's contexts and concurrency levels,
@@ -313,14 +314,14 @@ func cellIndex(run *rundoc.Run) map[cellKey]*rundoc.DecodeCell {
 func planLine(run *rundoc.Run, contexts, concurrency []int, lang string) string {
 	var parts []string
 	if len(contexts) > 0 && len(concurrency) > 0 {
-		ctxWord, nWord := T(lang, "plan_contexts"), T(lang, "plan_levels")
+		ctxWord, nWord := locale.T(lang, "plan_contexts"), locale.T(lang, "plan_levels")
 		if len(contexts) == 1 {
-			ctxWord = T(lang, "plan_context")
+			ctxWord = locale.T(lang, "plan_context")
 		}
 		if len(concurrency) == 1 {
-			nWord = T(lang, "plan_level")
+			nWord = locale.T(lang, "plan_level")
 		}
-		parts = append(parts, T(lang, "plan", len(contexts), ctxWord, span(contexts, rundoc.FormatTokens), len(concurrency), nWord, span(concurrency, strconv.Itoa)))
+		parts = append(parts, locale.T(lang, "plan", len(contexts), ctxWord, span(contexts, rundoc.FormatTokens), len(concurrency), nWord, span(concurrency, strconv.Itoa)))
 	}
 	pre := run.Config.PrefillContexts
 	if len(pre) == 0 {
@@ -333,7 +334,7 @@ func planLine(run *rundoc.Run, contexts, concurrency []int, lang string) string 
 		for _, p := range pre {
 			s = append(s, rundoc.FormatTokens(p))
 		}
-		parts = append(parts, T(lang, "plan_prefill", strings.Join(s, ", ")))
+		parts = append(parts, locale.T(lang, "plan_prefill", strings.Join(s, ", ")))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -348,16 +349,16 @@ func span(xs []int, format func(int) string) string {
 }
 
 func cards(run *rundoc.Run, lang string) []card {
-	hw := card{Title: T(lang, "hardware")}
+	hw := card{Title: locale.T(lang, "hardware")}
 	h := run.Hardware
 	if h.Type != "" {
 		typ := labelOr(lang, "hw_"+h.Type, h.Type)
 		if h.Type == "emulated" && run.Engine.Preset != "" {
 			// What it emulated: the preset names the GPU (perf:h200/…), which the
 			// warning and a price's note may name too.
-			typ = T(lang, "hw_emulated_preset", run.Engine.Preset)
+			typ = locale.T(lang, "hw_emulated_preset", run.Engine.Preset)
 		}
-		hw.Fields = append(hw.Fields, field{T(lang, "type"), typ})
+		hw.Fields = append(hw.Fields, field{locale.T(lang, "type"), typ})
 	}
 	if len(h.GPUs) > 0 {
 		var names, vram []string
@@ -371,9 +372,9 @@ func cards(run *rundoc.Run, lang string) []card {
 				vram = append(vram, FormatGB(lang, g.VRAMBytes))
 			}
 		}
-		hw.Fields = append(hw.Fields, field{T(lang, "gpu"), strings.Join(names, ", ")})
+		hw.Fields = append(hw.Fields, field{locale.T(lang, "gpu"), strings.Join(names, ", ")})
 		if len(vram) > 0 {
-			hw.Fields = append(hw.Fields, field{T(lang, "vram"), strings.Join(vram, ", ")})
+			hw.Fields = append(hw.Fields, field{locale.T(lang, "vram"), strings.Join(vram, ", ")})
 		}
 	}
 	if h.CPU != nil {
@@ -381,28 +382,28 @@ func cards(run *rundoc.Run, lang string) []card {
 		if h.CPU.Cores > 0 {
 			cpu += " (" + strconv.Itoa(h.CPU.Cores) + "C)"
 		}
-		hw.Fields = append(hw.Fields, field{T(lang, "cpu"), cpu})
+		hw.Fields = append(hw.Fields, field{locale.T(lang, "cpu"), cpu})
 	}
 	if h.RAMBytes > 0 {
-		hw.Fields = append(hw.Fields, field{T(lang, "ram"), FormatGB(lang, h.RAMBytes)})
+		hw.Fields = append(hw.Fields, field{locale.T(lang, "ram"), FormatGB(lang, h.RAMBytes)})
 	}
 	if h.OS != "" {
-		hw.Fields = append(hw.Fields, field{T(lang, "os"), h.OS})
+		hw.Fields = append(hw.Fields, field{locale.T(lang, "os"), h.OS})
 	}
 
 	e := run.Engine
-	eng := card{Title: T(lang, "engine_card")}
-	for _, f := range []field{{T(lang, "engine"), e.Name}, {T(lang, "version"), e.Version}, {T(lang, "quantization"), e.Quantization}, {T(lang, "backend"), e.Backend}, {T(lang, "build"), e.Build}} {
+	eng := card{Title: locale.T(lang, "engine_card")}
+	for _, f := range []field{{locale.T(lang, "engine"), e.Name}, {locale.T(lang, "version"), e.Version}, {locale.T(lang, "quantization"), e.Quantization}, {locale.T(lang, "backend"), e.Backend}, {locale.T(lang, "build"), e.Build}} {
 		if f.Value != "" {
 			eng.Fields = append(eng.Fields, f)
 		}
 	}
 
 	c := run.Config
-	rc := card{Title: T(lang, "run_card")}
+	rc := card{Title: locale.T(lang, "run_card")}
 	add := func(key, value string) {
 		if value != "" {
-			rc.Fields = append(rc.Fields, field{T(lang, key), value})
+			rc.Fields = append(rc.Fields, field{locale.T(lang, key), value})
 		}
 	}
 	add("served_model", run.Model.ServedName)
@@ -417,22 +418,22 @@ func cards(run *rundoc.Run, lang string) []card {
 	case run.Kind() == rundoc.RunPredicted:
 		// A prediction measured nothing, during a warm-up or otherwise: its prefill is
 		// the calculator's for a cold request (issue 37 item 11).
-		add("prefill_mode", T(lang, "pm_predicted"))
+		add("prefill_mode", locale.T(lang, "pm_predicted"))
 	case c.PrefillMode != "":
 		add("prefill_mode", labelOr(lang, "pm_"+c.PrefillMode, c.PrefillMode))
 	}
 	if c.DurationS > 0 {
-		add("time_per_meas", T(lang, "s", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
+		add("time_per_meas", locale.T(lang, "s", strconv.FormatFloat(c.DurationS, 'f', -1, 64)))
 	}
 	if c.MaxOutputTokens > 0 {
-		add("max_output", T(lang, "n_tokens", FormatInt(lang, c.MaxOutputTokens)))
+		add("max_output", locale.T(lang, "n_tokens", FormatInt(lang, c.MaxOutputTokens)))
 	}
 	if run.Capacity != nil {
 		switch {
 		case run.Capacity.KVCacheTokens != nil:
-			add("kv_capacity", T(lang, "n_tokens", FormatInt(lang, int(*run.Capacity.KVCacheTokens))))
+			add("kv_capacity", locale.T(lang, "n_tokens", FormatInt(lang, int(*run.Capacity.KVCacheTokens))))
 		case run.Capacity.Source == "unknown":
-			add("kv_capacity", T(lang, "kv_unknown"))
+			add("kv_capacity", locale.T(lang, "kv_unknown"))
 		}
 	}
 	add("client_headroom", clientHeadroom(run, lang))
@@ -449,8 +450,8 @@ func cards(run *rundoc.Run, lang string) []card {
 // labelOr returns the label key if it exists, else the raw value (an engine or mode
 // this version does not know by name still shows).
 func labelOr(lang, key, raw string) string {
-	if _, ok := labels[key]; ok {
-		return T(lang, key)
+	if locale.Has(key) {
+		return locale.T(lang, key)
 	}
 	return raw
 }
@@ -500,9 +501,9 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 		return nil, nil
 	}
 	if d.Queueing {
-		w := T(lang, "n_queueing")
+		w := locale.T(lang, "n_queueing")
 		if d.PeakStreaming > 0 && d.PeakStreaming < c.Concurrency {
-			w += " (" + T(lang, "n_peak_streaming", FormatInt(lang, d.PeakStreaming), FormatInt(lang, c.Concurrency)) + ")"
+			w += " (" + locale.T(lang, "n_peak_streaming", FormatInt(lang, d.PeakStreaming), FormatInt(lang, c.Concurrency)) + ")"
 		}
 		warnings = append(warnings, w)
 	}
@@ -513,26 +514,26 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 		preempt = *d.Server.Preemptions
 	}
 	if preempt > 0 {
-		warnings = append(warnings, T(lang, "n_preemptions", FormatNumber(lang, preempt, 0)))
+		warnings = append(warnings, locale.T(lang, "n_preemptions", FormatNumber(lang, preempt, 0)))
 	}
 	if d.Errors > 0 {
-		w := T(lang, "n_errors", FormatInt(lang, d.Errors), FormatInt(lang, max(d.Requests, d.Errors)))
+		w := locale.T(lang, "n_errors", FormatInt(lang, d.Errors), FormatInt(lang, max(d.Requests, d.Errors)))
 		if len(d.ErrorSamples) > 0 {
 			w += ": " + d.ErrorSamples[0]
 		}
 		warnings = append(warnings, w)
 	}
 	if d.EndedEarly > 0 {
-		warnings = append(warnings, T(lang, "n_ended_early", FormatInt(lang, d.EndedEarly)))
+		warnings = append(warnings, locale.T(lang, "n_ended_early", FormatInt(lang, d.EndedEarly)))
 	}
 	if d.ClientLimited {
-		warnings = append(warnings, T(lang, "n_client_limited"))
+		warnings = append(warnings, locale.T(lang, "n_client_limited"))
 	}
 	for _, f := range d.Flags {
-		warnings = append(warnings, T(lang, "n_flag", f))
+		warnings = append(warnings, locale.T(lang, "n_flag", f))
 	}
 	if d.CacheHitRatio != nil {
-		info = append(info, T(lang, "n_cache_hit", FormatPercent(lang, *d.CacheHitRatio)))
+		info = append(info, locale.T(lang, "n_cache_hit", FormatPercent(lang, *d.CacheHitRatio)))
 	}
 	if g := serverGauges(lang, d.Server, true); g != "" {
 		info = append(info, g)
@@ -554,29 +555,29 @@ func serverGauges(lang string, s *rundoc.ServerMetrics, kv bool) string {
 		return ""
 	}
 	meanMax := func(m *rundoc.MinMean, decimals int) string {
-		return T(lang, "n_mean_max", FormatNumber(lang, m.Mean, decimals), FormatNumber(lang, m.Max, 0))
+		return locale.T(lang, "n_mean_max", FormatNumber(lang, m.Mean, decimals), FormatNumber(lang, m.Max, 0))
 	}
 	var g []string
 	if s.Running != nil {
-		g = append(g, T(lang, "n_running", meanMax(s.Running, 1)))
+		g = append(g, locale.T(lang, "n_running", meanMax(s.Running, 1)))
 	}
 	if s.Waiting != nil {
-		g = append(g, T(lang, "n_waiting", meanMax(s.Waiting, 1)))
+		g = append(g, locale.T(lang, "n_waiting", meanMax(s.Waiting, 1)))
 	}
 	if kv && s.KVUsage != nil {
-		g = append(g, T(lang, "n_kv_usage", T(lang, "n_mean_max", FormatPercent(lang, s.KVUsage.Mean), FormatPercent(lang, s.KVUsage.Max))))
+		g = append(g, locale.T(lang, "n_kv_usage", locale.T(lang, "n_mean_max", FormatPercent(lang, s.KVUsage.Mean), FormatPercent(lang, s.KVUsage.Max))))
 	}
 	if len(g) == 0 {
 		return ""
 	}
-	return T(lang, "n_server", strings.Join(g, ", "))
+	return locale.T(lang, "n_server", strings.Join(g, ", "))
 }
 
 func percentiles(lang, name string, p90, p99 *float64, decimals int) string {
 	if p99 != nil {
-		return T(lang, "n_p90_p99", name, FormatMs(lang, *p90, decimals), FormatMs(lang, *p99, decimals))
+		return locale.T(lang, "n_p90_p99", name, FormatMs(lang, *p90, decimals), FormatMs(lang, *p99, decimals))
 	}
-	return T(lang, "n_p90", name, FormatMs(lang, *p90, decimals))
+	return locale.T(lang, "n_p90", name, FormatMs(lang, *p90, decimals))
 }
 
 func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell, lang string) []measurement {
@@ -586,7 +587,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 	slices.SortStableFunc(prefill, func(a, b rundoc.PrefillRow) int { return cmp.Compare(a.Context, b.Context) })
 	for _, p := range prefill {
 		m := measurement{Phase: "prefill", Status: p.Status, Reason: CapacityReason(p.Reason, lang)}
-		m.Cells = []string{T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+		m.Cells = []string{locale.T(lang, "phase_prefill"), rundoc.FormatTokens(p.Context), "1", statusLabel(lang, p.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 		m.Raw = []float64{0, float64(p.Context), 1, 0, nan, nan, nan, nan, nan, nan, nan, nan}
 		if f := p.PrefillFigures; f != nil {
 			pi := prefillIntervals(&p)
@@ -601,7 +602,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 			m.Warn = true
 			m.Details = []string{p.Reason}
 			m.Footnote = len(v.Footnotes) + 1
-			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: T(lang, "phase_prefill") + " " + rundoc.FormatTokens(p.Context), Text: p.Reason})
+			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: locale.T(lang, "phase_prefill") + " " + rundoc.FormatTokens(p.Context), Text: p.Reason})
 		}
 		rows = append(rows, m)
 	}
@@ -613,7 +614,7 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 				continue
 			}
 			m := measurement{Phase: "decode", Status: c.Status, Warn: mc.Warn, Footnote: mc.Footnote, Details: mc.Details, Reason: mc.Reason}
-			m.Cells = []string{T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
+			m.Cells = []string{locale.T(lang, "phase_decode"), rundoc.FormatTokens(ctx), strconv.Itoa(n), statusLabel(lang, c.Status), dash, dash, dash, dash, dash, dash, dash, dash}
 			m.Raw = []float64{1, float64(ctx), float64(n), 0, nan, nan, nan, nan, nan, nan, nan, nan}
 			if f := c.DecodeFigures; f != nil && c.Status != rundoc.StatusOverCapacity {
 				ci := cellIntervals(c)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -61,33 +62,33 @@ func rateCellPtrs(run *rundoc.Run) []*rundoc.RateCell {
 func workloadPlan(lang string, c *rundoc.Config) string {
 	var parts []string
 	if src := c.PromptSource; src != "" {
-		parts = append(parts, T(lang, "wl_prompt_text", strings.TrimPrefix(src, "text:")))
+		parts = append(parts, locale.T(lang, "wl_prompt_text", strings.TrimPrefix(src, "text:")))
 	}
 	w := c.Workload
 	if w == nil {
 		return strings.Join(parts, " · ")
 	}
 	if d := w.Dataset; d != nil {
-		parts = append(parts, T(lang, "wl_dataset", d.File, labelOr(lang, "wl_format_"+d.Format, d.Format), FormatInt(lang, d.Entries)))
+		parts = append(parts, locale.T(lang, "wl_dataset", d.File, labelOr(lang, "wl_format_"+d.Format, d.Format), FormatInt(lang, d.Entries)))
 	}
 	if s := w.Sessions; s != nil {
-		msg := T(lang, "wl_dataset_turns")
+		msg := locale.T(lang, "wl_dataset_turns")
 		if s.UserTokens > 0 {
-			msg = T(lang, "wl_user_tokens", FormatInt(lang, s.UserTokens))
+			msg = locale.T(lang, "wl_user_tokens", FormatInt(lang, s.UserTokens))
 		}
-		parts = append(parts, T(lang, "wl_sessions", s.Turns, msg, s.Think))
+		parts = append(parts, locale.T(lang, "wl_sessions", s.Turns, msg, s.Think))
 	}
 	if t := w.Trace; t != nil {
-		parts = append(parts, T(lang, "wl_trace", t.File, labelOr(lang, "wl_format_"+t.Format, t.Format), FormatInt(lang, t.Requests), strconv.FormatFloat(t.Speed, 'f', -1, 64)))
+		parts = append(parts, locale.T(lang, "wl_trace", t.File, labelOr(lang, "wl_format_"+t.Format, t.Format), FormatInt(lang, t.Requests), strconv.FormatFloat(t.Speed, 'f', -1, 64)))
 		if r := t.IdealCacheHitRatio; r != nil {
-			parts = append(parts, T(lang, "wl_trace_ideal", FormatPercent(lang, *r)))
+			parts = append(parts, locale.T(lang, "wl_trace_ideal", FormatPercent(lang, *r)))
 		}
 	}
 	if p := w.PrefixPool; p != nil {
-		parts = append(parts, T(lang, "wl_pool", p.Prompts, FormatInt(lang, p.Tokens)))
+		parts = append(parts, locale.T(lang, "wl_pool", p.Prompts, FormatInt(lang, p.Tokens)))
 	}
 	if w.CacheBlock > 0 {
-		parts = append(parts, T(lang, "wl_block", w.CacheBlock))
+		parts = append(parts, locale.T(lang, "wl_block", w.CacheBlock))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -97,28 +98,28 @@ func workloadCellView(lang, where string, w *rundoc.WorkloadFigures) workloadCel
 	c := workloadCell{Where: where}
 	var parts []string
 	if w.CacheHitRatio != nil || w.IdealCacheHitRatio != nil {
-		achieved := T(lang, "wl_unknown")
+		achieved := locale.T(lang, "wl_unknown")
 		if w.CacheHitRatio != nil {
 			achieved = FormatPercent(lang, *w.CacheHitRatio)
 		}
-		s := T(lang, "wl_cache", achieved, FormatInt(lang, w.PromptTokens), optPercent(lang, w.IdealCacheHitRatio))
+		s := locale.T(lang, "wl_cache", achieved, FormatInt(lang, w.PromptTokens), optPercent(lang, w.IdealCacheHitRatio))
 		if a := w.CacheAchieved; a != nil {
-			s += " " + T(lang, "wl_achieved", FormatPercent(lang, *a))
+			s += " " + locale.T(lang, "wl_achieved", FormatPercent(lang, *a))
 		}
 		if w.CacheSource != "" {
-			s += " " + T(lang, "wl_source_"+w.CacheSource)
+			s += " " + locale.T(lang, "wl_source_"+w.CacheSource)
 		}
 		parts = append(parts, s)
 	}
 	if w.Sessions > 0 {
-		parts = append(parts, T(lang, "wl_sessions_done", FormatInt(lang, w.CompletedSessions), FormatInt(lang, w.Sessions), optNum(lang, w.SessionsPerS, 2)))
+		parts = append(parts, locale.T(lang, "wl_sessions_done", FormatInt(lang, w.CompletedSessions), FormatInt(lang, w.Sessions), optNum(lang, w.SessionsPerS, 2)))
 	}
 	c.Summary = strings.Join(parts, "; ")
 	if len(w.Turns) == 0 {
 		return c
 	}
 	for _, k := range []string{"wl_turn", "wl_requests", "wl_prompt_mean", "wl_cached_mean", "wl_ideal_mean", "wl_hit", "wl_ideal_hit", "ttft_pct", "tpot_pct"} {
-		c.Head = append(c.Head, T(lang, k))
+		c.Head = append(c.Head, locale.T(lang, k))
 	}
 	for _, t := range w.Turns {
 		c.Rows = append(c.Rows, []string{strconv.Itoa(t.Turn), FormatInt(lang, t.Requests),
@@ -137,11 +138,11 @@ func workloadRateLengths(lang string, w *rundoc.Workload) string {
 	case w == nil || w.PrefixPool != nil:
 		return ""
 	case w.Sessions != nil:
-		return T(lang, "wl_rate_sessions", w.Sessions.Turns)
+		return locale.T(lang, "wl_rate_sessions", w.Sessions.Turns)
 	case w.Trace != nil:
-		return T(lang, "wl_rate_trace")
+		return locale.T(lang, "wl_rate_trace")
 	}
-	return T(lang, "wl_rate_dataset")
+	return locale.T(lang, "wl_rate_dataset")
 }
 
 func optPercent(lang string, v *float64) string {
@@ -169,9 +170,9 @@ func writeWorkloadText(b *strings.Builder, v *view, p painter, md bool) {
 	esc := func(s string) string { return s }
 	if md {
 		esc = mdEscape
-		fmt.Fprintf(b, "\n## %s\n\n%s\n\n%s\n", T(v.Lang, "workload"), T(v.Lang, "workload_sub"), mdEscape(wv.Plan))
+		fmt.Fprintf(b, "\n## %s\n\n%s\n\n%s\n", locale.T(v.Lang, "workload"), locale.T(v.Lang, "workload_sub"), mdEscape(wv.Plan))
 	} else {
-		b.WriteString("\n" + p.paint(ansiBold, T(v.Lang, "workload")) + " — " + T(v.Lang, "workload_sub") + "\n" + wv.Plan + "\n")
+		b.WriteString("\n" + p.paint(ansiBold, locale.T(v.Lang, "workload")) + " — " + locale.T(v.Lang, "workload_sub") + "\n" + wv.Plan + "\n")
 	}
 	for _, c := range wv.Cells {
 		if md {
@@ -190,6 +191,6 @@ func writeWorkloadText(b *strings.Builder, v *view, p painter, md bool) {
 		}
 	}
 	if len(wv.Cells) > 0 {
-		b.WriteString("\n" + esc(T(v.Lang, "note_workload")) + "\n")
+		b.WriteString("\n" + esc(locale.T(v.Lang, "note_workload")) + "\n")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/golden"
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // TestWorkloadGolden: the workload section of runs recorded against the built-in
@@ -51,7 +52,7 @@ func TestWorkloadSection(t *testing.T) {
 		t.Errorf("the rate plan line of a sessions run does not say its rates are sessions:\n%s", rate)
 	}
 	for _, f := range []string{"text", "md", "html"} {
-		if plain := render(t, readFixture(t, "rate-run.json"), Options{Format: f}); strings.Contains(plain, T("en", "workload_sub")) {
+		if plain := render(t, readFixture(t, "rate-run.json"), Options{Format: f}); strings.Contains(plain, locale.T("en", "workload_sub")) {
 			t.Errorf("%s: a run of random words has a workload section", f)
 		}
 	}

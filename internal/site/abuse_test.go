@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -61,7 +62,7 @@ func postSlowly(ts *testSite, path, first string, length int64, done chan struct
 // arriving is cut off at its deadline.
 func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
-	ts.srv.formTimeout = 2 * time.Second
+	ts.srv.guards.FormTimeout = 2 * time.Second
 	done := make(chan struct{})
 	codes := make(chan int, 16)
 	for range 16 {
@@ -70,7 +71,7 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 	defer close(done)
 	// The forms beyond the address's share are refused without waiting for a slot.
 	busy := 0
-	for range 16 - maxFormBodiesPerAddr {
+	for range 16 - guard.MaxFormBodiesPerAddr {
 		select {
 		case c := <-codes:
 			if c == http.StatusServiceUnavailable {
@@ -79,19 +80,19 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 		case <-time.After(time.Second):
 		}
 	}
-	if busy != 16-maxFormBodiesPerAddr {
-		t.Errorf("%d of 16 slow forms from one address were refused as busy at once, want %d", busy, 16-maxFormBodiesPerAddr)
+	if busy != 16-guard.MaxFormBodiesPerAddr {
+		t.Errorf("%d of 16 slow forms from one address were refused as busy at once, want %d", busy, 16-guard.MaxFormBodiesPerAddr)
 	}
 	start := time.Now()
 	code, body := ts.submit(t, seedDoc(t))
 	if code != http.StatusCreated {
 		t.Fatalf("an API submission while 16 slow forms are open: %d %s", code, body)
 	}
-	if took := time.Since(start); took >= bodyWait {
+	if took := time.Since(start); took >= guard.BodyWait {
 		t.Errorf("the API submission waited %s for a body slot", took)
 	}
 	// The two forms still being read end at their deadline with 408.
-	for range maxFormBodiesPerAddr {
+	for range guard.MaxFormBodiesPerAddr {
 		select {
 		case c := <-codes:
 			if c != http.StatusRequestTimeout {
@@ -105,37 +106,37 @@ func TestSlowFormBodiesDoNotStarveSubmitters(t *testing.T) {
 
 // TestOneTokensSlowBodiesLeaveOthersTheirs: one token sends 16 runs whose bodies never
 // finish (issue 37: they held all 16 body slots for 60 s each, and every other
-// submitter got 503 after waiting 10 s). It holds maxBodiesPerToken slots; its other
+// submitter got 503 after waiting 10 s). It holds guard.MaxBodiesPerToken slots; its other
 // bodies are refused at once with 503, and another token's run is stored without
 // waiting for a slot.
 func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{RatePerToken: 6000, RateBurst: 100})
-		held := make(chan string, maxBodiesAtOnce)
-		ts.srv.bodies.taken = func(key string) { held <- key }
+		held := make(chan string, guard.MaxBodiesAtOnce)
+		ts.srv.guards.Bodies.Taken = func(key string) { held <- key }
 		other, err := st.CreateToken(context.Background(), "@bob", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan struct{})
 		defer close(done)
-		codes := make(chan int, maxBodiesAtOnce)
-		for range maxBodiesAtOnce {
+		codes := make(chan int, guard.MaxBodiesAtOnce)
+		for range guard.MaxBodiesAtOnce {
 			go postSlowly(ts, "/api/v1/runs", `{"schema_version":`, 1<<20, done, codes, "Authorization", "Bearer "+ts.token)
 		}
-		for range maxBodiesPerToken {
+		for range guard.MaxBodiesPerToken {
 			if key := <-held; key != store.HashToken(ts.token) {
 				t.Fatalf("a body slot went to %q, not the slow token", key)
 			}
 		}
-		for range maxBodiesAtOnce - maxBodiesPerToken {
+		for range guard.MaxBodiesAtOnce - guard.MaxBodiesPerToken {
 			select {
 			case c := <-codes:
 				if c != http.StatusServiceUnavailable {
-					t.Errorf("a slow body beyond the token's %d: %d, want 503 at once", maxBodiesPerToken, c)
+					t.Errorf("a slow body beyond the token's %d: %d, want 503 at once", guard.MaxBodiesPerToken, c)
 				}
-			case <-time.After(bodyWait):
-				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", maxBodiesPerToken, bodyWait)
+			case <-time.After(guard.BodyWait):
+				t.Fatalf("a slow body beyond the token's %d was not refused within %s: the token holds more slots", guard.MaxBodiesPerToken, guard.BodyWait)
 			}
 		}
 		start := time.Now()
@@ -143,7 +144,7 @@ func TestOneTokensSlowBodiesLeaveOthersTheirs(t *testing.T) {
 		if code != http.StatusCreated {
 			t.Fatalf("another token's submission while the first holds its slots: %d %s", code, body)
 		}
-		if took := time.Since(start); took >= bodyWait {
+		if took := time.Since(start); took >= guard.BodyWait {
 			t.Errorf("another token's submission waited %s for a body slot", took)
 		}
 	})
@@ -197,21 +198,21 @@ func hugeDecode(t testing.TB, n int) []byte {
 // refused, naming it, before its elements are read (issue 24: 1.3 million {} in decode
 // cost a core a minute); BenchmarkHugeDecodeArray measures how long the refusal takes.
 func TestHugeArraysAreRefusedByTheLargestPlan(t *testing.T) {
-	_, ferr := ValidateRun(hugeDecode(t, 1_300_000))
-	if ferr == nil || ferr.Field != "decode" || !strings.Contains(ferr.Reason, fmt.Sprint(maxAxis*maxAxis)) {
-		t.Errorf("1.3 million decode cells: %v, want decode refused by the largest plan (%d cells)", ferr, maxAxis*maxAxis)
+	_, ferr := guard.ValidateRun(hugeDecode(t, 1_300_000))
+	if ferr == nil || ferr.Field != "decode" || !strings.Contains(ferr.Reason, fmt.Sprint(rundoc.MaxAxis*rundoc.MaxAxis)) {
+		t.Errorf("1.3 million decode cells: %v, want decode refused by the largest plan (%d cells)", ferr, rundoc.MaxAxis*rundoc.MaxAxis)
 	}
 	// As many cells as the largest plan has pass the bound (and fail on what they hold).
-	_, ferr = ValidateRun(hugeDecode(t, maxAxis*maxAxis))
+	_, ferr = guard.ValidateRun(hugeDecode(t, rundoc.MaxAxis*rundoc.MaxAxis))
 	if ferr == nil || ferr.Field == "decode" {
-		t.Errorf("%d decode cells: %v, want a fault inside a cell, not the array's length", maxAxis*maxAxis, ferr)
+		t.Errorf("%d decode cells: %v, want a fault inside a cell, not the array's length", rundoc.MaxAxis*rundoc.MaxAxis, ferr)
 	}
 	for _, c := range []struct{ doc, field string }{
-		{`{"notes":[` + strings.Repeat(`"n",`, maxNotes) + `"n"]}`, "notes"},
-		{`{"rate":[` + strings.Repeat(`{},`, maxRateCells) + `{}]}`, "rate"},
-		{`{"x":[` + strings.Repeat(`0,`, maxAxis*maxAxis) + `0]}`, "x"},
+		{`{"notes":[` + strings.Repeat(`"n",`, rundoc.MaxNotes) + `"n"]}`, "notes"},
+		{`{"rate":[` + strings.Repeat(`{},`, rundoc.MaxRateCells) + `{}]}`, "rate"},
+		{`{"x":[` + strings.Repeat(`0,`, rundoc.MaxAxis*rundoc.MaxAxis) + `0]}`, "x"},
 	} {
-		if ferr := checkJSON([]byte(c.doc), reflect.TypeOf(rundoc.Run{}), maxString); ferr == nil || ferr.Field != c.field {
+		if ferr := guard.CheckJSON([]byte(c.doc), reflect.TypeOf(rundoc.Run{}), rundoc.MaxString); ferr == nil || ferr.Field != c.field {
 			t.Errorf("an over-long %s: %v, want it refused", c.field, ferr)
 		}
 	}
@@ -241,12 +242,12 @@ func TestHugeObjectsAreRefused(t *testing.T) {
 		ts := newTestSite(t, st, Options{RateBurst: 100})
 		for _, c := range []struct{ name, doc, field string }{
 			{"in a cell", strings.Replace(seed, `"total_tok_s": 48.2`, `"total_tok_s": 48.2, "x_ext": `+objectOf(150_000), 1), "decode[0].x_ext"},
-			{"nested", strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x": {"y": `+objectOf(maxObjectKeys+1)+`}`, 1), "model.x.y"},
-			{"the document itself", strings.Replace(seed, `"revision": "main"`, `"revision": "main"}, `+strings.Trim(objectOf(maxObjectKeys), "{}")+`, "zz": {"a": 1`, 1), ""},
+			{"nested", strings.Replace(seed, `"revision": "main"`, `"revision": "main", "x": {"y": `+objectOf(guard.MaxObjectKeys+1)+`}`, 1), "model.x.y"},
+			{"the document itself", strings.Replace(seed, `"revision": "main"`, `"revision": "main"}, `+strings.Trim(objectOf(guard.MaxObjectKeys), "{}")+`, "zz": {"a": 1`, 1), ""},
 		} {
 			code, body := ts.submit(t, []byte(c.doc))
 			e := apiErr(t, body)
-			if code != http.StatusBadRequest || e.Field != c.field || !strings.Contains(e.Reason, fmt.Sprintf("more than %d keys", maxObjectKeys)) {
+			if code != http.StatusBadRequest || e.Field != c.field || !strings.Contains(e.Reason, fmt.Sprintf("more than %d keys", guard.MaxObjectKeys)) {
 				t.Errorf("an object of too many keys %s: %d %+v, want 400 naming %q", c.name, code, e, c.field)
 			}
 		}
@@ -264,31 +265,22 @@ func TestHugeObjectsAreRefused(t *testing.T) {
 	})
 }
 
-// TestObjectKeyLimitIsAboveTheSchema: the limit on an object's keys leaves room for
-// every field a run document's largest object has, twice over (extensions, and what
-// later versions add).
-func TestObjectKeyLimitIsAboveTheSchema(t *testing.T) {
-	if n := schemaKeys(); n < 40 || maxObjectKeys < 2*n {
-		t.Errorf("the largest object of a run document has %d keys; the limit %d must be at least twice that (and the count is broken under 40)", n, maxObjectKeys)
-	}
-}
-
 // TestValidationsAtOnceAreBounded: with every validation slot taken, a submission is
 // told to retry (503 with Retry-After) instead of taking another core.
 func TestValidationsAtOnceAreBounded(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
-	for range cap(ts.srv.validations) {
-		ts.srv.validations <- struct{}{}
+	for range cap(ts.srv.guards.Validations) {
+		ts.srv.guards.Validations <- struct{}{}
 	}
 	go func() {
-		time.Sleep(bodyWait + time.Second)
-		for range cap(ts.srv.validations) {
-			<-ts.srv.validations
+		time.Sleep(guard.BodyWait + time.Second)
+		for range cap(ts.srv.guards.Validations) {
+			<-ts.srv.guards.Validations
 		}
 	}()
 	code, hdr, body := ts.do(t, http.MethodPost, "/api/v1/runs", ts.token, seedDoc(t))
 	if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
-		t.Errorf("a submission while %d validations run: %d %s, want 503 with Retry-After", cap(ts.srv.validations), code, body)
+		t.Errorf("a submission while %d validations run: %d %s, want 503 with Retry-After", cap(ts.srv.guards.Validations), code, body)
 	}
 }
 
@@ -312,24 +304,14 @@ func TestFieldErrorsNameTheJSONPath(t *testing.T) {
 	for _, c := range cases {
 		doc := rawEdit(t, c.edit)
 		doc = bytes.Replace(doc, []byte(`\u0000SURROGATE`), []byte(`x\ud800y`), 1)
-		_, ferr := ValidateRun(doc)
+		_, ferr := guard.ValidateRun(doc)
 		if ferr == nil || ferr.Field != c.field || !strings.Contains(ferr.Reason, c.reason) {
 			t.Errorf("%s: %v, want %s: …%s…", c.name, ferr, c.field, c.reason)
 		}
 	}
-	for _, s := range []string{`\udc00`, `\ud800\u0041`, `a\ud83d`} {
-		if loneSurrogate([]byte(`"`+s+`"`)) != true {
-			t.Errorf("%s: not seen as a lone surrogate", s)
-		}
-	}
-	for _, s := range []string{`\ud83d\ude00`, `\\ud800`, `\u00e9`, `plain`} {
-		if loneSurrogate([]byte(`"` + s + `"`)) {
-			t.Errorf("%s: taken for a lone surrogate", s)
-		}
-	}
 	ok := rawEdit(t, func(m map[string]any) { m["title"] = "\x00PAIR" })
 	ok = bytes.Replace(ok, []byte(`\u0000PAIR`), []byte(`\ud83d\ude00 and \\ud800`), 1)
-	if _, ferr := ValidateRun(ok); ferr != nil {
+	if _, ferr := guard.ValidateRun(ok); ferr != nil {
 		t.Errorf("a title with a surrogate pair and an escaped backslash: %v", ferr)
 	}
 }
@@ -360,7 +342,7 @@ func BenchmarkHugeDecodeArray(b *testing.B) {
 	doc := hugeDecode(b, 1_300_000)
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
-		if _, ferr := ValidateRun(doc); ferr == nil {
+		if _, ferr := guard.ValidateRun(doc); ferr == nil {
 			b.Fatal("accepted")
 		}
 	}

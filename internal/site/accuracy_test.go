@@ -10,9 +10,12 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/accuracy"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // evalEntry is a GSM8K evaluation of 100 items whose item i is right when right(i).
@@ -36,7 +39,7 @@ func evalEntry(right func(i int) bool) rundoc.Accuracy {
 // flips and exact McNemar p, in both languages; the API returns the accuracy block.
 func TestAccuracyOnRunAndComparePages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}})
 		// Items 0–11 right only in A, 12–14 only in B, 15–74 in both: 72% against 63%.
 		a := edited(t, func(r *rundoc.Run) {
 			r.ID = "bf16"
@@ -121,12 +124,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 		board := func(q string) []string {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
-			var out struct {
-				Entries []struct {
-					RunID string `json:"run_id"`
-				}
-				AccuracyWithin *float64 `json:"accuracy_within"`
-			}
+			var out wire.Leaderboard
 			if err := json.Unmarshal([]byte(body), &out); err != nil || code != http.StatusOK {
 				t.Fatalf("?%s = %d %s", q, code, body)
 			}
@@ -150,7 +148,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 				t.Errorf("?%s ranks %v, want %v", q, got, want)
 			}
 		}
-		for lang, note := range map[string]string{LangEN: "more than 5 points below the best run of their model family", LangJA: "5 ポイントを超えて低い実行を隠しています"} {
+		for lang, note := range map[string]string{locale.EN: "more than 5 points below the best run of their model family", locale.JA: "5 ポイントを超えて低い実行を隠しています"} {
 			code, page := ts.get(t, "/?accuracy_within=5&lang="+lang)
 			if code != http.StatusOK || strings.Contains(page, `href="/runs/int4"`) || !strings.Contains(page, `href="/runs/noeval"`) ||
 				!strings.Contains(page, note) || !strings.Contains(page, `id="f-accuracy-within" value="5"`) {
@@ -160,7 +158,7 @@ func TestLeaderboardAccuracyFilter(t *testing.T) {
 			if _, page := ts.get(t, "/?lang="+lang); !strings.Contains(page, `href="/runs/int4"`) || strings.Contains(page, `id="accuracy-note"`) {
 				t.Errorf("leaderboard (%s) without the filter hides a run or says it filters", lang)
 			}
-			if _, page := ts.get(t, "/?accuracy_within=200&lang="+lang); !strings.Contains(page, html.EscapeString(T(lang, "qerr_accuracy_within"))) {
+			if _, page := ts.get(t, "/?accuracy_within=200&lang="+lang); !strings.Contains(page, html.EscapeString(locale.T(lang, "qerr_accuracy_within"))) {
 				t.Errorf("leaderboard (%s) does not refuse accuracy_within=200", lang)
 			}
 		}

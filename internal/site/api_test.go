@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 func TestSubmitIsIdempotentAndVerbatim(t *testing.T) {
@@ -37,9 +39,7 @@ func TestSubmitIsIdempotentAndVerbatim(t *testing.T) {
 		if _, got := ts.get(t, "/api/v1/runs/seed-rtx3090-qwen3.8-27b-int4"); got != string(doc) {
 			t.Errorf("a conflicting submission changed the stored document")
 		}
-		var list struct {
-			Runs []RunSummary `json:"runs"`
-		}
+		var list wire.RunList
 		_, lbody := ts.get(t, "/api/v1/runs")
 		if err := json.Unmarshal([]byte(lbody), &list); err != nil || len(list.Runs) != 1 {
 			t.Fatalf("list = %s (%v); want one run", lbody, err)
@@ -104,7 +104,7 @@ func TestSubmitRejectsBadDocumentsAndChangesNothing(t *testing.T) {
 				if code != http.StatusBadRequest {
 					t.Fatalf("status = %d (%s), want 400", code, body)
 				}
-				var e apiError
+				var e wire.Error
 				if err := json.Unmarshal([]byte(body), &e); err != nil {
 					t.Fatalf("error body is not JSON: %s", body)
 				}
@@ -128,7 +128,7 @@ func TestValidateAcceptsExtensionsAndPredictedRuns(t *testing.T) {
 		m["future_field"] = map[string]any{"x": 1}
 		m["decode"].([]any)[0].(map[string]any)["new_figure"] = 3.5
 	})
-	if _, err := ValidateRun(withExtras); err != nil {
+	if _, err := guard.ValidateRun(withExtras); err != nil {
 		t.Errorf("a document with unknown (extension) fields was refused: %v", err)
 	}
 	predicted := edited(t, func(r *rundoc.Run) {
@@ -142,7 +142,7 @@ func TestValidateAcceptsExtensionsAndPredictedRuns(t *testing.T) {
 			r.Prefill[i].Status = rundoc.StatusPredicted
 		}
 	})
-	if _, err := ValidateRun(predicted); err != nil {
+	if _, err := guard.ValidateRun(predicted); err != nil {
 		t.Errorf("a predicted document was refused: %v", err)
 	}
 }
@@ -199,7 +199,7 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 			t.Fatalf("good submission: %d %s", code, body)
 		}
 	}
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_guess", doc, from("198.51.100.1")...); code != http.StatusUnauthorized {
 			t.Fatalf("bad token %d: %d, want 401", i, code)
 		}
@@ -249,25 +249,6 @@ func TestPerAddressRequestLimit(t *testing.T) {
 	}
 }
 
-func TestRateLimiterRefills(t *testing.T) {
-	now := time.Unix(0, 0)
-	l := newRateLimiter(2, 2) // 2 per second, burst 2
-	l.now = func() time.Time { return now }
-	for i := range 2 {
-		if ok, _ := l.allow(context.Background(), "k"); !ok {
-			t.Fatalf("request %d of the burst refused", i)
-		}
-	}
-	ok, wait := l.allow(context.Background(), "k")
-	if ok || wait <= 0 || wait > time.Second {
-		t.Fatalf("third request: ok=%v wait=%v; want refused with a wait ≤ 1 s", ok, wait)
-	}
-	now = now.Add(wait)
-	if ok, _ := l.allow(context.Background(), "k"); !ok {
-		t.Errorf("refused after waiting the advertised %v", wait)
-	}
-}
-
 func TestListRunsAPI(t *testing.T) {
 	ts := newTestSite(t, storetest.SQLite(t), Options{})
 	for i, gpu := range []string{"RTX 3090", "RTX 4090", "H100"} {
@@ -297,10 +278,7 @@ func TestListRunsAPI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, body := ts.get(t, "/api/v1/runs"+tt.query)
-		var out struct {
-			Runs       []RunSummary `json:"runs"`
-			NextOffset *int         `json:"next_offset"`
-		}
+		var out wire.RunList
 		if code != http.StatusOK || json.Unmarshal([]byte(body), &out) != nil {
 			t.Fatalf("%s: %d %s", tt.query, code, body)
 		}
@@ -366,5 +344,13 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 				t.Errorf("the OpenAPI document describes %s, which the router does not serve", p)
 			}
 		}
+	}
+}
+
+// TestWireRateInfIsTheStores: the API writes "inf" for the level the store keeps for
+// a rate "inf" cell.
+func TestWireRateInfIsTheStores(t *testing.T) {
+	if wire.RateInf != metric.RateInf {
+		t.Errorf("wire.RateInf %v, metric.RateInf %v", float64(wire.RateInf), metric.RateInf)
 	}
 }

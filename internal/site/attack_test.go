@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // The attacks of issue 15, each as a stranger (or a token holder) would send it, on
@@ -26,12 +30,12 @@ import (
 // was refused before any lookup.
 type countingCatalog struct{ n atomic.Int64 }
 
-func (c *countingCatalog) GPUSpecs(string) ([]Spec, bool)   { c.n.Add(1); return nil, false }
-func (c *countingCatalog) ModelSpecs(string) ([]Spec, bool) { c.n.Add(1); return nil, false }
+func (c *countingCatalog) GPUSpecs(string) ([]wire.Spec, bool)   { c.n.Add(1); return nil, false }
+func (c *countingCatalog) ModelSpecs(string) ([]wire.Spec, bool) { c.n.Add(1); return nil, false }
 
-func apiErr(t *testing.T, body string) apiError {
+func apiErr(t *testing.T, body string) wire.Error {
 	t.Helper()
-	var e apiError
+	var e wire.Error
 	if err := json.Unmarshal([]byte(body), &e); err != nil {
 		t.Fatalf("the error is not the API's JSON: %.200s", body)
 	}
@@ -217,11 +221,11 @@ func TestReportFormChecksBeforeReading(t *testing.T) {
 	// One that lies about its length is cut at the form's limit.
 	big = strings.NewReader("body_md=" + strings.Repeat("x", 4<<20))
 	rec, cb = post(big, -1, "192.0.2.1:1")
-	if rec.Code != http.StatusBadRequest || cb.read.Load() > maxFormBytes+64<<10 {
-		t.Errorf("a 4 MiB form of unknown length: %d after reading %d bytes, want 400 within %d", rec.Code, cb.read.Load(), maxFormBytes)
+	if rec.Code != http.StatusBadRequest || cb.read.Load() > ui.MaxFormBytes+64<<10 {
+		t.Errorf("a 4 MiB form of unknown length: %d after reading %d bytes, want 400 within %d", rec.Code, cb.read.Load(), ui.MaxFormBytes)
 	}
 	// An address that failed to log in too often is turned away before its body is read.
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		rec, _ := post(strings.NewReader("token=wrong&slug=s&title=t&body_md=b"), -1, "192.0.2.9:1")
 		if rec.Code != http.StatusUnauthorized {
 			t.Fatalf("failed login %d: %d", i+1, rec.Code)
@@ -229,7 +233,7 @@ func TestReportFormChecksBeforeReading(t *testing.T) {
 	}
 	rec, cb = post(strings.NewReader("token=wrong&slug=s&title=t&body_md="+strings.Repeat("x", 1<<20)), -1, "192.0.2.9:1")
 	if rec.Code != http.StatusTooManyRequests || cb.read.Load() > 0 || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("after %d failed logins: %d (Retry-After %q) after reading %d bytes, want 429 unread", authFailureBurst, rec.Code, rec.Header().Get("Retry-After"), cb.read.Load())
+		t.Errorf("after %d failed logins: %d (Retry-After %q) after reading %d bytes, want 429 unread", guard.AuthFailureBurst, rec.Code, rec.Header().Get("Retry-After"), cb.read.Load())
 	}
 }
 
@@ -296,15 +300,15 @@ func TestCompareLimitsTheCombinedAxes(t *testing.T) {
 	plan := func(id string, from int) []byte {
 		return edited(t, func(r *rundoc.Run) {
 			r.ID, r.Config.Contexts, r.Decode, r.Prefill, r.Config.PrefillContexts = id, nil, nil, nil, nil
-			for i := range maxAxis {
+			for i := range rundoc.MaxAxis {
 				r.Config.Contexts = append(r.Config.Contexts, (from+i)*rundoc.K)
 			}
 		})
 	}
 	ts.mustSubmit(t, plan("wide-a", 0))
-	ts.mustSubmit(t, plan("wide-b", maxAxis))
+	ts.mustSubmit(t, plan("wide-b", rundoc.MaxAxis))
 	code, body := ts.get(t, "/compare?id=wide-a&id=wide-b")
-	if code != http.StatusBadRequest || !strings.Contains(body, T("en", "compare_too_wide", 2*maxAxis, 8, maxAxis)) {
+	if code != http.StatusBadRequest || !strings.Contains(body, locale.T("en", "compare_too_wide", 2*rundoc.MaxAxis, 8, rundoc.MaxAxis)) {
 		t.Errorf("comparing runs of 64 + 64 contexts: %d, want 400 saying the axes are too wide", code)
 	}
 	ts.mustSubmit(t, seedDoc(t))
@@ -340,7 +344,7 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 		t.Errorf("the 4th submission, on the other instance: %d (Retry-After %q), want 429", code, hdr.Get("Retry-After"))
 	}
 	// Failed logins: half on each instance exhaust the address's allowance on both.
-	for i := range authFailureBurst {
+	for i := range guard.AuthFailureBurst {
 		ts := []*testSite{a, b}[i%2]
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_wrong", seedDoc(t)); code != http.StatusUnauthorized {
 			t.Fatalf("failed login %d: %d", i+1, code)
@@ -348,7 +352,7 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 	}
 	for _, ts := range []*testSite{a, b} {
 		if code, _, _ := ts.do(t, http.MethodPost, "/api/v1/runs", "llmb_wrong", seedDoc(t)); code != http.StatusTooManyRequests {
-			t.Errorf("after %d failed logins over two instances: %d, want 429", authFailureBurst, code)
+			t.Errorf("after %d failed logins over two instances: %d, want 429", guard.AuthFailureBurst, code)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func countRows(ctx context.Context, dsn, table string) (int, error) {
 
 // multiplyRuns copies each of the benchRuns seeded runs times−1 more times, with ids
 // "<id>-<k>" (in the row, the document and its metrics), and scales the counts that
-// run_groups, run_pairs and metric_cells keep. Every copy is one transaction.
+// run_groups, run_pairs, run_sizes and metric_cells keep. Every copy is one transaction.
 func multiplyRuns(ctx context.Context, dsn string, times int) error {
 	db, err := openBenchDB(dsn)
 	if err != nil {
@@ -108,6 +108,12 @@ func multiplyRuns(ctx context.Context, dsn string, times int) error {
 	}
 	for k := 1; k < times; k++ {
 		suffix := fmt.Sprintf("'-%d'", k)
+		if done, err := copied(ctx, db, suffix); err != nil || done {
+			if err != nil {
+				return fmt.Errorf("copy %d: %w", k, err)
+			}
+			continue // an interrupted making of the database did this copy already
+		}
 		stmts := []string{
 			copyRows("runs", runCols, map[string]string{"id": "id || " + suffix}),
 			`INSERT INTO run_docs (id, doc_sha256, doc) SELECT d.id || ` + suffix + `, d.doc_sha256,
@@ -122,8 +128,17 @@ func multiplyRuns(ctx context.Context, dsn string, times int) error {
 		fmt.Sprintf(`UPDATE metric_cells SET runs = runs * %d`, times),
 		fmt.Sprintf(`UPDATE run_groups SET runs = runs * %d`, times),
 		fmt.Sprintf(`UPDATE run_pairs SET runs = runs * %d`, times),
+		fmt.Sprintf(`UPDATE run_sizes SET runs = runs * %d`, times),
 		`ANALYZE`,
 	})
+}
+
+// copied says whether the copy of the seeded runs with this id suffix is stored: each
+// copy is one transaction, so a making that was interrupted resumes after its last.
+func copied(ctx context.Context, db *sql.DB, suffix string) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = (SELECT MIN(id) FROM runs WHERE length(id) = 12) || `+suffix).Scan(&n)
+	return n > 0, err
 }
 
 // copyRows is an INSERT … SELECT copying the seeded runs' rows of table, with the

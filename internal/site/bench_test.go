@@ -20,8 +20,8 @@ import (
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // benchRuns is how many runs the page benchmarks seed: the goal is p95 under
@@ -87,7 +87,7 @@ func seedRuns(ctx context.Context, path string) (int, error) {
 		if err != nil {
 			return i - n, err
 		}
-		rec := store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
+		rec := store.RunRecord{ID: r.ID, Summary: metric.Summarize(r), CreatedAt: r.CreatedAt,
 			SubmittedAt: r.CreatedAt.Add(time.Duration(i) * time.Minute), Submitter: "@bench", Org: ""}
 		if _, err := st.PutRun(ctx, rec, doc); err != nil {
 			return i - n, err
@@ -166,7 +166,7 @@ func benchSiteAt(b *testing.B, path string, pageTTL time.Duration) *httptest.Ser
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	srv, err := site.New(wire.Options(site.Options{Store: st, PageTTL: pageTTL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv, err := site.New(site.Wired(site.Options{Store: st, PageTTL: pageTTL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,18 +208,21 @@ func benchPagesOf(b *testing.B, hs *httptest.Server, paths []string) {
 		perPath[paths[i%len(paths)]] = append(perPath[paths[i%len(paths)]], d)
 	}
 	b.StopTimer()
-	// Each page's median, so that a slow page stands out of the aggregate (-v shows them).
+	// Each page's median and p95, so that a slow page stands out of the aggregate (-v
+	// shows them).
 	for _, p := range paths {
-		ls := perPath[p]
-		slices.Sort(ls)
-		if len(ls) > 0 {
-			b.Logf("p50 %6.1f ms  max %6.1f ms  %s", float64(ls[len(ls)/2].Microseconds())/1000, float64(ls[len(ls)-1].Microseconds())/1000, p)
+		if ls := perPath[p]; len(ls) > 0 {
+			b.Logf("p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms  %s", quantileMs(ls, 0.50), quantileMs(ls, 0.95), quantileMs(ls, 1), p)
 		}
 	}
-	slices.Sort(lat)
-	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.50), "p50-ms")
-	b.ReportMetric(q(0.95), "p95-ms")
+	b.ReportMetric(quantileMs(lat, 0.50), "p50-ms")
+	b.ReportMetric(quantileMs(lat, 0.95), "p95-ms")
+}
+
+// quantileMs sorts ls and returns its q quantile (the nearest rank below) in ms.
+func quantileMs(ls []time.Duration, q float64) float64 {
+	slices.Sort(ls)
+	return float64(ls[int(q*float64(len(ls)-1))].Microseconds()) / 1000
 }
 
 // BenchmarkLeaderboard100k: the leaderboard, ranked by the first figures, by other

@@ -10,9 +10,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // rateVariant is the report package's open-loop fixture (llmbench run --quick --rate
@@ -75,49 +78,19 @@ func rateSite(t *testing.T, st *store.Store) *testSite {
 	return ts
 }
 
-type rateBoardAnswer struct {
-	Metric     string          `json:"metric"`
-	Context    *int            `json:"context"`
-	Rate       json.RawMessage `json:"rate"`
-	Conditions *struct {
-		InputLen       int         `json:"input_len"`
-		OutputLen      int         `json:"output_len"`
-		Arrival        string      `json:"arrival"`
-		LenDist        string      `json:"len_dist"`
-		MaxConcurrency int         `json:"max_concurrency"`
-		Requests       int         `json:"requests"`
-		DurationS      float64     `json:"duration_s"`
-		SLO            *rundoc.SLO `json:"slo"`
-	} `json:"conditions"`
-	Entries []struct {
-		RunID string  `json:"run_id"`
-		Value float64 `json:"value"`
-		Mode  string  `json:"mode"`
-	} `json:"entries"`
-	Metrics []metricJSON `json:"metrics"`
-}
-
-func (a rateBoardAnswer) ranked() [][2]any {
-	var out [][2]any
-	for _, e := range a.Entries {
-		out = append(out, [2]any{e.RunID, e.Value})
-	}
-	return out
-}
-
 // fixtureSLO is the URL of the fixture's conditions, less the cell.
 const fixtureSLO = "output=64&max_concurrency=8&requests=20&slo=ttft:1000ms,tpot:60ms"
 
 func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := rateSite(t, st)
-		get := func(q string) rateBoardAnswer {
+		get := func(q string) boardAnswer {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?"+q)
 			if code != http.StatusOK {
 				t.Fatalf("GET ?%s: %d %s", q, code, body)
 			}
-			var a rateBoardAnswer
+			var a boardAnswer
 			if err := json.Unmarshal([]byte(body), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -157,15 +130,15 @@ func TestLeaderboardAPIRanksRateCellsAtAStatedSLO(t *testing.T) {
 		}
 		a := get("metric=goodput_rps&context=512&rate=4&" + fixtureSLO)
 		c := a.Conditions
-		if string(a.Rate) != "4" || a.Context == nil || *a.Context != 512 || c == nil || c.InputLen != 512 || c.OutputLen != 64 || c.Arrival != "poisson" ||
+		if a.Rate == nil || *a.Rate != 4 || a.Context == nil || *a.Context != 512 || c == nil || c.InputLen != 512 || c.OutputLen != 64 || c.Arrival != "poisson" ||
 			c.LenDist != "fixed" || c.MaxConcurrency != 8 || c.SLO == nil || *c.SLO.TTFTMs != 1000 || *c.SLO.TPOTMs != 60 || c.SLO.Target != 0 {
-			t.Errorf("the answer's cell: rate %s, context %v, conditions %+v", a.Rate, a.Context, c)
+			t.Errorf("the answer's cell: rate %v, context %v, conditions %+v", a.Rate, a.Context, c)
 		}
-		if a.Entries[0].Mode != store.ModeRate {
+		if a.Entries[0].Mode != metric.ModeRate {
 			t.Errorf("a rate run's entry has mode %q", a.Entries[0].Mode)
 		}
-		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); string(inf.Rate) != `"inf"` || inf.Conditions.Requests != 20 {
-			t.Errorf("rate inf answers rate %s, requests %d", inf.Rate, inf.Conditions.Requests)
+		if inf := get("metric=goodput_rps&context=512&rate=inf&" + fixtureSLO); inf.Rate == nil || *inf.Rate != wire.RateInf || inf.Conditions.Requests != 20 {
+			t.Errorf("rate inf answers rate %v, requests %d", inf.Rate, inf.Conditions.Requests)
 		}
 		if m := get("metric=max_rate_rps&context=512&output=64&duration=5&slo=ttft:1000ms,tpot:60ms"); m.Conditions.SLO.Target != 0.95 || m.Conditions.DurationS != 5 {
 			t.Errorf("a search's ranking states target %v, want the default 0.95", m.Conditions.SLO.Target)
@@ -249,11 +222,9 @@ func TestLeaderboardPageRanksRateCells(t *testing.T) {
 			t.Errorf("/runs?mode=matrix = %d", code)
 		}
 		code, body := ts.get(t, "/api/v1/runs?mode=rate")
-		var list struct {
-			Runs []RunSummary `json:"runs"`
-		}
+		var list wire.RunList
 		json.Unmarshal([]byte(body), &list)
-		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != store.ModeRate {
+		if code != http.StatusOK || len(list.Runs) != 5 || list.Runs[0].Mode != metric.ModeRate {
 			t.Errorf("GET /api/v1/runs?mode=rate = %d, %d runs", code, len(list.Runs))
 		}
 	})
@@ -336,10 +307,10 @@ func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
 		ts := rateSite(t, st)
 		for _, lang := range []string{"en", "ja"} {
 			_, gpu := ts.get(t, "/hardware/RTX%204090?lang="+lang)
-			if !strings.Contains(gpu, `id="rate-only"`) || !strings.Contains(gpu, html.EscapeString(T(lang, "group_rate_only"))) {
+			if !strings.Contains(gpu, `id="rate-only"`) || !strings.Contains(gpu, html.EscapeString(locale.T(lang, "group_rate_only"))) {
 				t.Errorf("%s: the open-loop-only GPU's page does not say its runs are open-loop", lang)
 			}
-			if strings.Contains(gpu, T(lang, "best_decode")) {
+			if strings.Contains(gpu, locale.T(lang, "best_decode")) {
 				t.Errorf("%s: the open-loop-only GPU's page shows a best decode card (it has no matrix run)", lang)
 			}
 			if !strings.Contains(gpu, `href="/runs?gpu=RTX%204090&amp;mode=rate">5</a>`) {
@@ -347,7 +318,7 @@ func TestGroupPagesCountOpenLoopRuns(t *testing.T) {
 			}
 		}
 		_, model := ts.get(t, "/models/RedHatAI%2FQwen3.8-27B-INT4")
-		if strings.Contains(model, `id="rate-only"`) || !strings.Contains(model, T(LangEN, "best_decode")) || !strings.Contains(model, `mode=rate">5</a>`) {
+		if strings.Contains(model, `id="rate-only"`) || !strings.Contains(model, locale.T(locale.EN, "best_decode")) || !strings.Contains(model, `mode=rate">5</a>`) {
 			t.Errorf("the model with matrix and open-loop runs: want its best decode and 5 open-loop runs counted, got:\n%s", between(model, `class="specs"`, "</dl>"))
 		}
 		if _, list := ts.get(t, "/runs?gpu=RTX%204090&mode=rate"); !strings.Contains(list, "rate-search") {
@@ -364,8 +335,8 @@ func TestRateReasonsAndSLOErrorsInJapanese(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := rateSite(t, st)
 		for lang, want := range map[string][]string{
-			LangJA: {"クライアントは 14 件中 2 件のリクエストを 50ms を超えて遅れて送信しました", `SLO &#34;ttft=soon&#34;：&#34;soon&#34; は時間ではありません`},
-			LangEN: {"the client sent 2 of 14 requests over 50ms late", `SLO &#34;ttft=soon&#34;: &#34;soon&#34; is not a duration`},
+			locale.JA: {"クライアントは 14 件中 2 件のリクエストを 50ms を超えて遅れて送信しました", `SLO &#34;ttft=soon&#34;：&#34;soon&#34; は時間ではありません`},
+			locale.EN: {"the client sent 2 of 14 requests over 50ms late", `SLO &#34;ttft=soon&#34;: &#34;soon&#34; is not a duration`},
 		} {
 			_, compare := ts.get(t, "/compare?lang="+lang+"&id=rate-base&id=rate-search")
 			_, board := ts.get(t, "/?lang="+lang+"&kind=all&metric=goodput_rps&context=512&rate=4&output=64&slo=ttft:soon")
@@ -375,7 +346,7 @@ func TestRateReasonsAndSLOErrorsInJapanese(t *testing.T) {
 			if !strings.Contains(board, `id="board-error"`) || !strings.Contains(board, want[1]) {
 				t.Errorf("leaderboard (%s) does not say %q", lang, want[1])
 			}
-			if lang == LangJA && (strings.Contains(compare, "the client sent") || strings.Contains(board, "is not a duration")) {
+			if lang == locale.JA && (strings.Contains(compare, "the client sent") || strings.Contains(board, "is not a duration")) {
 				t.Errorf("English left on the Japanese pages")
 			}
 		}

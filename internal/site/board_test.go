@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // boardSite holds the seed and two variants: the seed's figures doubled on an RTX
@@ -54,24 +57,10 @@ func boardSite(t *testing.T, st *store.Store) *testSite {
 	return ts
 }
 
-type boardAnswer struct {
-	Metric        string   `json:"metric"`
-	Context       *int     `json:"context"`
-	Concurrency   *float64 `json:"concurrency"`
-	LowerIsBetter bool     `json:"lower_is_better"`
-	Entries       []struct {
-		Rank   int     `json:"rank"`
-		RunID  string  `json:"run_id"`
-		Value  float64 `json:"value"`
-		Model  string  `json:"model"`
-		Family string  `json:"family"`
-		GPU    string  `json:"gpu"`
-		Engine string  `json:"engine"`
-		Quant  string  `json:"quantization"`
-	} `json:"entries"`
-	Metrics []metricJSON `json:"metrics"`
-}
+// boardAnswer is GET /api/v1/leaderboard's answer, with its ranking in brief.
+type boardAnswer struct{ wire.Leaderboard }
 
+// ranked is each entry's run and value, in rank order.
 func (a boardAnswer) ranked() [][2]any {
 	var out [][2]any
 	for _, e := range a.Entries {
@@ -110,11 +99,11 @@ func TestLeaderboardAPIRanksAnyCell(t *testing.T) {
 		if a.Metric != "ttft_ms" || a.Context == nil || *a.Context != 32768 || a.Concurrency == nil || *a.Concurrency != 1 || !a.LowerIsBetter {
 			t.Errorf("the answer's cell = %s %v %v lower %v", a.Metric, a.Context, a.Concurrency, a.LowerIsBetter)
 		}
-		if e := a.Entries[1]; e.Rank != 2 || e.Model != "RedHatAI/Qwen3.8-27B-INT4" || e.Family != "qwen3.8-27b" || e.GPU != "RTX 3090" || e.Engine != "vllm" || e.Quant != "INT4 W4A16 g128" {
+		if e := a.Entries[1]; e.Rank != 2 || e.Model != "RedHatAI/Qwen3.8-27B-INT4" || e.Family != "qwen3.8-27b" || e.GPU != "RTX 3090" || e.Engine != "vllm" || e.Quantization != "INT4 W4A16 g128" {
 			t.Errorf("the seed's entry = %+v", e)
 		}
-		if len(a.Metrics) != len(store.CellMetrics) {
-			t.Errorf("the answer lists %d metrics, the registry has %d", len(a.Metrics), len(store.CellMetrics))
+		if len(a.Metrics) != len(metric.CellMetrics) {
+			t.Errorf("the answer lists %d metrics, the registry has %d", len(a.Metrics), len(metric.CellMetrics))
 		}
 		for _, bad := range []struct{ q, field string }{{"metric=speed", "metric"}, {"metric=total_tok_s&context=lots", "context"},
 			{"metric=total_tok_s&concurrency=0", "concurrency"}, {"size=huge", "size"}, {"sort=best", "sort"}} {
@@ -130,7 +119,7 @@ func TestLeaderboardPageRanksByTheQuery(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := boardSite(t, st)
 		_, body := ts.get(t, "/?metric=total_tok_s&context=32768&concurrency=1&lang=en")
-		for _, want := range []string{`id="cell-picker"`, T("en", "cell_decode", "Total tok/s", "32K", "1"), "90.6", "45.3"} {
+		for _, want := range []string{`id="cell-picker"`, locale.T("en", "cell_decode", "Total tok/s", "32K", "1"), "90.6", "45.3"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the board at 32K × 1 lacks %q", want)
 			}
@@ -154,7 +143,7 @@ func TestLeaderboardPageRanksByTheQuery(t *testing.T) {
 		}
 		// The first rankings' links still work.
 		_, body = ts.get(t, "/?sort=prefill_32k&lang=en")
-		if !strings.Contains(body, T("en", "cell_prefill", "Prefill tok/s", "32K")) || !strings.Contains(body, "3,742") {
+		if !strings.Contains(body, locale.T("en", "cell_prefill", "Prefill tok/s", "32K")) || !strings.Contains(body, "3,742") {
 			t.Errorf("sort=prefill_32k does not rank by prefill at 32K")
 		}
 		if code, body := ts.get(t, "/?metric=nonsense"); code != http.StatusOK || !strings.Contains(body, `id="board-error"`) {
@@ -184,7 +173,7 @@ func TestFamiliesGroupModelNames(t *testing.T) {
 			t.Errorf("the family list lacks qwen3.8-27b")
 		}
 		code, body = ts.get(t, "/api/v1/families")
-		var fams []groupJSON
+		var fams []wire.Group
 		if err := json.Unmarshal([]byte(body), &fams); code != http.StatusOK || err != nil || len(fams) != 1 || fams[0].Runs != 4 {
 			t.Errorf("GET /api/v1/families = %d %s", code, body)
 		}
@@ -200,17 +189,17 @@ func TestSubmitterAndAuthorAreNamedApart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := boardSite(t, st)
 		_, body := ts.get(t, "/runs/"+seedID+"?lang=en")
-		sub := `<span id="run-submitter">` + T("en", "submitted_by") + `: <a href="/submitters/@alice">@alice</a>`
-		auth := `<span id="run-author">` + T("en", "document_author") + `: <a href="/authors/@Sandberg">@Sandberg</a>`
+		sub := `<span id="run-submitter">` + locale.T("en", "submitted_by") + `: <a href="/submitters/@alice">@alice</a>`
+		auth := `<span id="run-author">` + locale.T("en", "document_author") + `: <a href="/authors/@Sandberg">@Sandberg</a>`
 		if !strings.Contains(body, sub) || !strings.Contains(body, auth) {
 			t.Errorf("the run page does not name the submitting account and the document's author apart")
 		}
 		code, body := ts.get(t, "/submitters/@alice?lang=en")
-		if code != http.StatusOK || !strings.Contains(body, T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 4 {
+		if code != http.StatusOK || !strings.Contains(body, locale.T("en", "person_submitter_note")) || strings.Count(body, `<tr data-id=`) != 4 {
 			t.Errorf("@alice's page: %d, want her 4 runs as a site account", code)
 		}
 		code, body = ts.get(t, "/authors/@Sandberg?lang=ja")
-		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 4 {
+		if code != http.StatusOK || !strings.Contains(body, html.EscapeString(locale.T("ja", "person_author_note"))) || strings.Count(body, `<tr data-id=`) != 4 {
 			t.Errorf("@Sandberg's page: %d, want the 4 runs whose document names him, marked unchecked", code)
 		}
 		for _, p := range []string{"/submitters/@nobody", "/authors/@nobody"} {

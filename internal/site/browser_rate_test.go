@@ -12,7 +12,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/rundoc"
-	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 )
 
 // browserRateSite is browserSite with open-loop runs beside the matrix runs: the
@@ -72,7 +72,7 @@ func browserRateSite(t *testing.T) *httptest.Server {
 			r.Config.Rate.SLO.TTFTMs = &v
 		}),
 	} {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
 			t.Fatalf("submitting: %v", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
@@ -20,8 +21,8 @@ import (
 	"github.com/llmbench/llmbench/internal/browsertest"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 const browserSeedID = "seed-rtx3090-qwen3.8-27b-int4"
@@ -40,7 +41,7 @@ func serveWired(t *testing.T, opt site.Options) (*httptest.Server, string) {
 	t.Helper()
 	st := storetest.SQLite(t)
 	opt.Store, opt.Logger = st, slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := site.New(wire.Options(opt))
+	srv, err := site.New(site.Wired(opt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func browserSiteWithToken(t *testing.T) (*httptest.Server, string) {
 		variant(emulatedDemo),
 	}
 	for _, d := range docs {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
 			t.Fatalf("submitting: %v", err)
 		}
 	}
@@ -319,7 +320,7 @@ func TestBrowserCalculatorForm(t *testing.T) {
 }
 
 // T0 is the site's English text.
-func T0(key string) string { return site.T("en", key) }
+func T0(key string) string { return locale.T("en", key) }
 
 // TestBrowserCharts: a model page draws the trade-off of its runs (one line each) and
 // the best GPU at a chosen cell.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -78,10 +78,10 @@ func TestPredictedRunPageSaysItsPrefillWasPredicted(t *testing.T) {
 		for _, lang := range []string{"en", "ja"} {
 			_, page := fetch(t, hs, "/runs/"+pred.ID+"?lang="+lang)
 			page = html.UnescapeString(page)
-			if !strings.Contains(page, report.T(lang, "pm_predicted")) || strings.Contains(page, report.T(lang, "pm_decode-warmup")) {
-				t.Errorf("%s: the predicted run's page does not say %q for its prefill mode", lang, report.T(lang, "pm_predicted"))
+			if !strings.Contains(page, locale.T(lang, "pm_predicted")) || strings.Contains(page, locale.T(lang, "pm_decode-warmup")) {
+				t.Errorf("%s: the predicted run's page does not say %q for its prefill mode", lang, locale.T(lang, "pm_predicted"))
 			}
-			if _, page := fetch(t, hs, "/runs/"+measured.ID+"?lang="+lang); !strings.Contains(html.UnescapeString(page), report.T(lang, "pm_decode-warmup")) {
+			if _, page := fetch(t, hs, "/runs/"+measured.ID+"?lang="+lang); !strings.Contains(html.UnescapeString(page), locale.T(lang, "pm_decode-warmup")) {
 				t.Errorf("%s: the seed's page lost its prefill mode", lang)
 			}
 		}

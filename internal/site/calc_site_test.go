@@ -15,13 +15,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/client"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
-	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // wiredSite is the site as "llmbench serve" runs it (the real calculator and catalog),
@@ -34,7 +37,7 @@ func wiredSite(t *testing.T, more ...[]byte) *httptest.Server {
 // wiredSiteOn is wiredSite on the store st.
 func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server {
 	t.Helper()
-	srv, err := site.New(wire.Options(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	srv, err := site.New(site.Wired(site.Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func wiredSiteOn(t *testing.T, st *store.Store, more ...[]byte) *httptest.Server
 		t.Fatal(err)
 	}
 	for _, doc := range append([][]byte{seed}, more...) {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, doc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +78,7 @@ func predictDoc(t *testing.T, hs *httptest.Server, query string) *rundoc.Run {
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/v1/predict?%s: %d %s", query, code, body)
 	}
-	if _, ferr := site.ValidateRun([]byte(body)); ferr != nil {
+	if _, ferr := guard.ValidateRun([]byte(body)); ferr != nil {
 		t.Errorf("the predicted document is not a valid submission: %v", ferr)
 	}
 	r, err := rundoc.Decode([]byte(body))
@@ -92,11 +95,11 @@ var adviceLink = regexp.MustCompile(`(\d+K?) × 1 needs [^<]*?; it fits.*?<a hre
 // own numbers, and each suggestion it makes, followed, predicts that context's cell.
 func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 	hs := wiredSite(t)
-	p, err := wire.NewPerf()
+	p, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := site.CalcInput{GPU: "RTX 4090", Model: "Qwen/Qwen3-32B", Quant: "awq"}
+	in := calc.Input{GPU: "RTX 4090", Model: "Qwen/Qwen3-32B", Quant: "awq"}
 	mem, err := p.Capacity(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +110,7 @@ func TestCalculatorSaysWhyAndWhatFits(t *testing.T) {
 	}
 	kv := report.FormatNumber("en", float64(mem.KVTokens), 0)
 	for _, want := range []string{`id="calc-kv-tokens">` + kv, `id="calc-why"`,
-		html.EscapeString(site.T("en", "why_max_model_len", kv, report.FormatNumber("en", float64(mem.MaxModelLen), 0))), `id="calc-prefill"`} {
+		html.EscapeString(locale.T("en", "why_max_model_len", kv, report.FormatNumber("en", float64(mem.MaxModelLen), 0))), `id="calc-prefill"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the calculator page lacks %q", want)
 		}
@@ -225,11 +228,11 @@ func TestJapanesePagesHaveNoEnglishLabels(t *testing.T) {
 		docs = append(docs, b)
 	}
 	// A prediction as the calculator makes it: its energy estimated, nothing measured.
-	perfCalc, err := wire.NewPerf()
+	perfCalc, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pred, err := perfCalc.Predict(context.Background(), site.CalcInput{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
+	pred, err := perfCalc.Predict(context.Background(), calc.Input{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4", Quant: "INT4 W4A16 g128", KVDtype: "fp8"})
 	if err != nil {
 		t.Fatal(err)
 	}

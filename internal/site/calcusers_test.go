@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/locale"
 )
 
 // TestCalculatorAnswersHowManyUsers: "how many users can an RTX 3090 serve at 20 tok/s
@@ -42,7 +42,7 @@ func TestCalculatorAnswersHowManyUsers(t *testing.T) {
 			t.Fatalf("%s: the calculator: %d", lang, code)
 		}
 		answer := html.UnescapeString(section(t, body, `id="calc-users-answer"`, "</p>"))
-		question := fmt.Sprintf(site.TextIn(lang, "calc_users_q"), "RTX 3090", "20", "RedHatAI/Qwen3.8-27B-INT4", "16K")
+		question := fmt.Sprintf(locale.T(lang, "calc_users_q"), "RTX 3090", "20", "RedHatAI/Qwen3.8-27B-INT4", "16K")
 		if !strings.Contains(html.UnescapeString(body), question) {
 			t.Errorf("%s: the page does not ask %q", lang, question)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -74,10 +75,10 @@ func TestLeaderboardRanksByCapacity(t *testing.T) {
 func TestCapacityBoardInBothLanguages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := capacitySite(t, st)
-		for _, lang := range []string{LangEN, LangJA} {
+		for _, lang := range []string{locale.EN, locale.JA} {
 			_, body := ts.get(t, "/?metric=users_per_usd_h&context=0&speed=20&lang="+lang)
-			for _, want := range []string{htmlText(T(lang, "cell_target", T(lang, "metric_users_per_usd_h"), "20", "0")), htmlText(T(lang, "picker_intro_target")),
-				htmlText(T(lang, "glance_target", "0")), `<td class="num metric">16.00`, `href="/runs/priced-2x3090"`} {
+			for _, want := range []string{htmlText(locale.T(lang, "cell_target", locale.T(lang, "metric_users_per_usd_h"), "20", "0")), htmlText(locale.T(lang, "picker_intro_target")),
+				htmlText(locale.T(lang, "glance_target", "0")), `<td class="num metric">16.00`, `href="/runs/priced-2x3090"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: the board by users per $/h lacks %q", lang, want)
 				}
@@ -95,15 +96,15 @@ func TestCapacityBoardInBothLanguages(t *testing.T) {
 // API answers one run's capacity block at any targets.
 func TestCapacityOnGroupCompareAndAPI(t *testing.T) {
 	ts := capacitySite(t, storetest.SQLite(t))
-	for _, lang := range []string{LangEN, LangJA} {
+	for _, lang := range []string{locale.EN, locale.JA} {
 		_, body := ts.get(t, "/hardware/RTX%203090?lang="+lang)
-		for _, want := range []string{`id="users-best"`, T(lang, "users_best_title"), "<td>16K</td><td class=\"num\">2</td><td class=\"num\">2.0</td>", `href="/?context=0&amp;gpu=RTX&#43;3090&amp;lang=` + lang + `&amp;metric=users_per_gpu&amp;speed=20"`} {
+		for _, want := range []string{`id="users-best"`, locale.T(lang, "users_best_title"), "<td>16K</td><td class=\"num\">2</td><td class=\"num\">2.0</td>", `href="/?context=0&amp;gpu=RTX&#43;3090&amp;lang=` + lang + `&amp;metric=users_per_gpu&amp;speed=20"`} {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s: the RTX 3090 page lacks %q", lang, want)
 			}
 		}
 		_, body = ts.get(t, "/compare?id="+seedID+"&id=slow-4090&speed=40&lang="+lang)
-		if want := htmlText(T(lang, "compare_users", "40")) + " · 0</th><td class=\"num\">8"; !strings.Contains(body, want) {
+		if want := htmlText(locale.T(lang, "compare_users", "40")) + " · 0</th><td class=\"num\">8"; !strings.Contains(body, want) {
 			t.Errorf("%s: the compare page lacks %q", lang, want)
 		}
 		if !strings.Contains(body, `id="compare-users-form"`) || !strings.Contains(body, `<input type="hidden" name="id" value="slow-4090">`) {

@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // cardText is the visible text of the run page's card id (label, value and note).
@@ -129,7 +130,7 @@ func energyDoc(t testing.TB) []byte {
 // where they sat only at the far end of a table that scrolls sideways.
 func TestEnergyRunCards(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}})
 		ts.mustSubmit(t, seedDoc(t))
 		ts.mustSubmit(t, energyDoc(t))
 		_, page := ts.get(t, "/runs/fixture-energy?lang=en")

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/site"
-	"github.com/llmbench/llmbench/internal/site/wire"
+	"github.com/llmbench/llmbench/internal/site/calc"
 )
 
 // needle is an English text that a Japanese page must not show, and the key it is
@@ -22,17 +23,9 @@ type needleSet []needle
 // between them that is a few words long.
 func englishNeedles(t *testing.T) needleSet {
 	t.Helper()
-	labels := site.EnglishLabels()
-	keys, err := site.TextKeys()
+	labels, err := site.EnglishLabels()
 	if err != nil {
 		t.Fatal(err)
-	}
-	for k := range keys {
-		if _, own := site.SiteMessages()[k]; !own && site.TextDefined(k) {
-			if en := site.TextIn("en", k); en != site.TextIn("ja", k) {
-				labels["report:"+k] = en
-			}
-		}
 	}
 	// The API reference's descriptions, each of which has its Japanese.
 	ops, err := site.APISummaries()
@@ -45,14 +38,14 @@ func englishNeedles(t *testing.T) needleSet {
 		}
 		labels["api:"+op] = text[0]
 	}
-	perfCalc, err := wire.NewPerf()
+	perfCalc, err := calc.NewPerf()
 	if err != nil {
 		t.Fatal(err)
 	}
 	specs, _ := perfCalc.GPUSpecs("RTX 3090")
 	mspecs, _ := perfCalc.ModelSpecs("RedHatAI/Qwen3.8-27B-INT4")
 	for _, s := range append(specs, mspecs...) {
-		if site.TextIn("ja", "spec_"+s.Key) != s.Label { // not a name kept in Japanese (Hugging Face)
+		if locale.T("ja", "spec_"+s.Key) != s.Label { // not a name kept in Japanese (Hugging Face)
 			labels["spec:"+s.Label] = s.Label
 		}
 	}

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,21 +9,28 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/api"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 )
 
-// EnglishLabels is every text of the site's own table whose Japanese differs, for the
-// test that looks for English left on Japanese pages.
-func EnglishLabels() map[string]string {
+// EnglishLabels is every text the site's templates and code name (TextKeys) whose
+// Japanese differs, by key, for the test that looks for English left on Japanese
+// pages.
+func EnglishLabels() (map[string]string, error) {
+	keys, err := TextKeys()
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]string{}
-	for k, m := range messages {
-		if m[0] != m[1] {
-			out[k] = m[0]
+	for k := range keys {
+		if en := locale.T(locale.EN, k); locale.Has(k) && en != locale.T(locale.JA, k) {
+			out[k] = en
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Keys whose name a template writes with printf, by prefix: every value the data can
@@ -34,15 +42,15 @@ var dynamicKeyValues = map[string]func() []string{
 	"level_": func() []string { return []string{"concurrency", "rate"} },
 	"metric_": func() []string {
 		var out []string
-		for _, m := range store.CellMetrics {
+		for _, m := range metric.CellMetrics {
 			out = append(out, m.Name)
 		}
-		for _, m := range store.Metrics {
+		for _, m := range metric.Metrics {
 			out = append(out, string(m))
 		}
 		return out
 	},
-	"mode_": func() []string { return []string{store.ModeMatrix, store.ModeRate} },
+	"mode_": func() []string { return []string{metric.ModeMatrix, metric.ModeRate} },
 	"nav_":  func() []string { return []string{"hardware", "models", "families"} },
 	"size_": func() []string {
 		var out []string
@@ -56,7 +64,7 @@ var dynamicKeyValues = map[string]func() []string{
 var (
 	templateKey    = regexp.MustCompile(`\bT "([^"]+)"`)
 	templatePrintf = regexp.MustCompile(`\bT \(printf "([^"%]*)%s"`)
-	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bfieldErrorT\([^,()]+, "([a-z0-9_]+)"[,)]`)
+	codeKey        = regexp.MustCompile(`\bT\([A-Za-z.]+, "([a-z0-9_]+)"[,)]|\bguard\.Refuse\([^,()]+, "([a-z0-9_]+)"[,)]`)
 )
 
 // TextKeys lists every text key the templates name (those a template builds with
@@ -64,12 +72,13 @@ var (
 // passes to T or report.T, each with where it is used.
 func TextKeys() (map[string]string, error) {
 	out := map[string]string{}
-	names, err := fs.Glob(assets, "templates/*.html")
+	templates := os.DirFS("ui")
+	names, err := fs.Glob(templates, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range names {
-		b, err := assets.ReadFile(n)
+		b, err := fs.ReadFile(templates, n)
 		if err != nil {
 			return nil, err
 		}
@@ -86,50 +95,49 @@ func TextKeys() (map[string]string, error) {
 			}
 		}
 	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	// The code of the site and its packages (not the store's, which names no text).
+	err = filepath.WalkDir(".", func(f string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "testdata" || d.Name() == "store") {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			return nil
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, m := range codeKey.FindAllStringSubmatch(string(b), -1) {
 			out[m[1]+m[2]] = f // one of the two is empty
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// TextDefined reports whether key has a text: the site's own, or the report
-// package's (which answers an unknown key with the key itself).
-func TextDefined(key string) bool {
-	if _, ok := messages[key]; ok {
-		return true
-	}
-	return report.T(LangEN, key) != key
-}
-
-// TextIn is key's text in lang, as pages show it (T), without arguments.
-func TextIn(lang, key string) string { return T(lang, key) }
-
-// SiteMessages is the site's own table, [en, ja] by key.
-func SiteMessages() map[string][2]string { return messages }
-
 // APISummaries are the OpenAPI document's operation summaries, [en, ja] by
 // "METHOD path".
 func APISummaries() (map[string][2]string, error) {
-	paths, err := apiPaths()
-	if err != nil {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Summary   string `json:"summary"`
+			SummaryJA string `json:"x-summary-ja"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(api.Reference(), &doc); err != nil {
 		return nil, err
 	}
 	out := map[string][2]string{}
-	for _, p := range paths {
-		out[p.Method+" "+p.Path] = [2]string{p.Summary, p.SummaryJA}
+	for p, ops := range doc.Paths {
+		for m, op := range ops {
+			out[strings.ToUpper(m)+" "+p] = [2]string{op.Summary, op.SummaryJA}
+		}
 	}
 	return out, nil
 }

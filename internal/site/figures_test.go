@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -54,8 +55,8 @@ func TestNoFakeFirstOnTheTTFTBoard(t *testing.T) {
 				t.Errorf("%s: the TTFT board's page lists no-ttft", lang)
 			}
 			_, cmp := ts.get(t, "/compare?id="+seedID+"&id=no-ttft&lang="+lang)
-			if !strings.Contains(cmp, "— "+T(lang, "ttft")) {
-				t.Errorf("%s: compare shows no \"— %s\" for the TTFT no-ttft lacks", lang, T(lang, "ttft"))
+			if !strings.Contains(cmp, "— "+locale.T(lang, "ttft")) {
+				t.Errorf("%s: compare shows no \"— %s\" for the TTFT no-ttft lacks", lang, locale.T(lang, "ttft"))
 			}
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 // TestFiltersAreNotCaseSensitive: the model, engine and quantization filters find
@@ -37,11 +38,7 @@ func TestFiltersAreNotCaseSensitive(t *testing.T) {
 			if code != http.StatusOK {
 				t.Fatalf("?%s: %d %s", q, code, body)
 			}
-			var a struct {
-				Runs []struct {
-					ID string `json:"id"`
-				} `json:"runs"`
-			}
+			var a wire.RunList
 			if err := json.Unmarshal([]byte(body), &a); err != nil {
 				t.Fatal(err)
 			}

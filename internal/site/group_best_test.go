@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -47,15 +48,15 @@ func TestBestFiguresNameTheirRun(t *testing.T) {
 		for _, lang := range []string{"en", "ja"} {
 			_, page := ts.get(t, "/hardware/RTX%203090?lang="+lang)
 			decode, peak := dd(page, "best-decode"), dd(page, "best-peak")
-			if want := T(lang, "best_run_of", "Qwen/Qwen3-8B", "RTX 3090 24 GB"); !strings.Contains(decode, "144.6") || !strings.Contains(decode, want) ||
+			if want := locale.T(lang, "best_run_of", "Qwen/Qwen3-8B", "RTX 3090 24 GB"); !strings.Contains(decode, "144.6") || !strings.Contains(decode, want) ||
 				!strings.Contains(decode, `href="/runs/small-8b"`) {
 				t.Errorf("%s: best decode %q does not name %q and its run", lang, decode, want)
 			}
-			if want := T(lang, "best_run_of", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090 24 GB"); !strings.Contains(peak, want) || !strings.Contains(peak, `href="/runs/`+seed.ID+`"`) {
+			if want := locale.T(lang, "best_run_of", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090 24 GB"); !strings.Contains(peak, want) || !strings.Contains(peak, `href="/runs/`+seed.ID+`"`) {
 				t.Errorf("%s: best peak %q does not name %q and its run", lang, peak, want)
 			}
 			_, page = ts.get(t, "/models/Qwen%2FQwen3-8B?lang="+lang)
-			if decode := dd(page, "best-decode"); !strings.Contains(decode, T(lang, "best_run_of", "Qwen/Qwen3-8B", "RTX 3090 24 GB")) {
+			if decode := dd(page, "best-decode"); !strings.Contains(decode, locale.T(lang, "best_run_of", "Qwen/Qwen3-8B", "RTX 3090 24 GB")) {
 				t.Errorf("%s: the model page's best decode %q does not name its GPU", lang, decode)
 			}
 		}

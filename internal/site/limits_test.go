@@ -8,10 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/pagecache"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // largestDoc is the largest run the site accepts, as issue 37 built it: the seed's
@@ -25,7 +28,7 @@ func largestDoc(t testing.TB, id string, distinct bool) []byte {
 		valid, failed := r.Decode[0], r.Decode[0]
 		failed.Status, failed.DecodeFigures, failed.WindowStats = rundoc.StatusFailed, nil, nil
 		r.Config.Contexts, r.Config.Concurrency, r.Decode = nil, nil, nil
-		for i := range maxAxis {
+		for i := range rundoc.MaxAxis {
 			r.Config.Contexts = append(r.Config.Contexts, i*1024)
 			r.Config.Concurrency = append(r.Config.Concurrency, i+1)
 		}
@@ -53,20 +56,20 @@ func largestDoc(t testing.TB, id string, distinct bool) []byte {
 // stores, whether the reasons are one or 4,096.
 func TestLargestRunPageIsCapped(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}, RateBurst: 100, MaxBodyBytes: 8 << 20})
 		for _, distinct := range []bool{false, true} {
 			id := fmt.Sprintf("largest-%v", distinct)
 			doc := largestDoc(t, id, distinct)
 			if code, body := ts.submit(t, doc); code != http.StatusCreated {
 				t.Fatalf("the largest document (%d bytes): %d %.300s", len(doc), code, body)
 			}
-			for _, lang := range []string{LangEN, LangJA} {
+			for _, lang := range []string{locale.EN, locale.JA} {
 				code, page := ts.get(t, "/runs/"+id+"?lang="+lang)
 				t.Logf("distinct reasons %v, %s: the run page is %d bytes (document %d)", distinct, lang, len(page), len(doc))
-				if code != http.StatusOK || len(page) > maxPageBytes {
-					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), maxPageBytes)
+				if code != http.StatusOK || len(page) > pagecache.MaxPageBytes {
+					t.Errorf("the run page: %d, %d bytes; want 200 within the page cache's %d", code, len(page), pagecache.MaxPageBytes)
 				}
-				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(T(lang, "report_too_large", maxAxis*maxAxis))) {
+				if !strings.Contains(page, `id="report-too-large"`) || !strings.Contains(page, html.EscapeString(locale.T(lang, "report_too_large", rundoc.MaxAxis*rundoc.MaxAxis))) {
 					t.Errorf("the run page does not say that it shows a summary (%s)", lang)
 				}
 				reason := "the server answered 500 " + strings.Repeat("x", 600)
@@ -99,8 +102,8 @@ func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
 		if n := strings.Count(page, `class="runcard"`); n != 1 {
 			t.Errorf("the run's card is shown %d times, want once", n)
 		}
-		if n := strings.Count(page, `class="runref"`); n != maxEmbeds-1 {
-			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, maxEmbeds-1, maxEmbeds)
+		if n := strings.Count(page, `class="runref"`); n != ui.MaxEmbeds-1 {
+			t.Errorf("%d links to the card, want %d (the embeds up to %d)", n, ui.MaxEmbeds-1, ui.MaxEmbeds)
 		}
 	})
 }
@@ -113,16 +116,16 @@ func TestRepeatedEmbedsOfTheLargestRun(t *testing.T) {
 // 2.8 MB before) now fits the run page's limit, so that page shows the whole report.
 func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
-		for _, side := range []int{maxAxis, maxAxis / 2} {
+		for _, side := range []int{rundoc.MaxAxis, rundoc.MaxAxis / 2} {
 			run, err := rundoc.Decode(largestDoc(t, "largest", distinct))
 			if err != nil {
 				t.Fatal(err)
 			}
 			run.Config.Contexts, run.Config.Concurrency = run.Config.Contexts[:side], run.Config.Concurrency[:side]
 			run.Decode = slices.DeleteFunc(run.Decode, func(c rundoc.DecodeCell) bool { return c.Context >= side*1024 || c.Concurrency > side })
-			for _, lang := range []string{LangEN, LangJA} {
+			for _, lang := range []string{locale.EN, locale.JA} {
 				var b strings.Builder
-				if err := (reportBody{}).Body(&b, docIn(run, lang), lang); err != nil {
+				if err := (ui.HTMLReport{}).Body(&b, run, lang); err != nil {
 					t.Fatal(err)
 				}
 				body := b.String()
@@ -131,18 +134,18 @@ func TestLargestRunReportWritesEachReasonOnce(t *testing.T) {
 				written, want := strings.Count(body, "the server answered 500 "), 1
 				if distinct {
 					want = report.MaxReasonNotes
-					if more := len(run.Decode) - want; !strings.Contains(body, html.EscapeString(T(lang, "matrix_more_notes", more))) {
+					if more := len(run.Decode) - want; !strings.Contains(body, html.EscapeString(locale.T(lang, "matrix_more_notes", more))) {
 						t.Errorf("the %d reasons past the list are not counted (%s)", more, lang)
 					}
 				}
 				if written != want {
 					t.Errorf("%d × %d cells, distinct reasons %v (%s): the reasons are written %d times, want %d", side, side, distinct, lang, written, want)
 				}
-				if !strings.Contains(body, html.EscapeString(report.T(lang, "reason_ref", 1))) {
+				if !strings.Contains(body, html.EscapeString(locale.T(lang, "reason_ref", 1))) {
 					t.Errorf("no cell names its reason's number (%s)", lang)
 				}
-				if side < maxAxis && len(body) > maxRunReportBytes {
-					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), maxRunReportBytes)
+				if side < rundoc.MaxAxis && len(body) > ui.MaxRunReportBytes {
+					t.Errorf("the report of %d × %d cells is %d bytes, over the run page's %d", side, side, len(body), ui.MaxRunReportBytes)
 				}
 			}
 		}

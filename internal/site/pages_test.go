@@ -12,9 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/wire"
 )
 
 const seedID = "seed-rtx3090-qwen3.8-27b-int4"
@@ -108,7 +112,7 @@ func TestRunPageShowsTheSeedMatrix(t *testing.T) {
 				t.Errorf("(%s) the run page lacks %s", lang, v)
 			}
 		}
-		if !strings.Contains(body, T(lang, "over_capacity")) {
+		if !strings.Contains(body, locale.T(lang, "over_capacity")) {
 			t.Errorf("(%s) no over-capacity cells shown", lang)
 		}
 	}
@@ -157,7 +161,7 @@ func TestComparePage(t *testing.T) {
 		}
 	}
 	_, body = ts.get(t, "/compare?id="+seedID)
-	if !strings.Contains(body, T("en", "compare_need")) {
+	if !strings.Contains(body, locale.T("en", "compare_need")) {
 		t.Errorf("compare with one run does not ask for more")
 	}
 	if code, _ := ts.get(t, "/compare?id="+seedID+"&id=missing"); code != http.StatusNotFound {
@@ -169,26 +173,26 @@ type fakeCalc struct{ seed []byte }
 
 func (fakeCalc) GPUs() []string   { return []string{"RTX 3090"} }
 func (fakeCalc) Models() []string { return []string{"RedHatAI/Qwen3.8-27B-INT4"} }
-func (fakeCalc) Choices() CalcChoices {
-	return CalcChoices{Quants: []string{"bf16"}, KVDtypes: []string{"fp16", "fp8"}, Engines: []string{"vllm"}}
+func (fakeCalc) Choices() calc.Choices {
+	return calc.Choices{Quants: []string{"bf16"}, KVDtypes: []string{"fp16", "fp8"}, Engines: []string{"vllm"}}
 }
-func (f fakeCalc) Capacity(ctx context.Context, in CalcInput) (CalcMemory, error) {
+func (f fakeCalc) Capacity(ctx context.Context, in calc.Input) (calc.Memory, error) {
 	p, err := f.Predict(ctx, in)
 	if err != nil {
-		return CalcMemory{}, err
+		return calc.Memory{}, err
 	}
 	return p.Memory, nil
 }
-func (f fakeCalc) Predict(ctx context.Context, in CalcInput) (*Prediction, error) {
+func (f fakeCalc) Predict(ctx context.Context, in calc.Input) (*calc.Prediction, error) {
 	r, err := f.predictRun(in)
 	if err != nil {
 		return nil, err
 	}
-	return &Prediction{Run: r, Memory: CalcMemory{KVTokens: 100000, MaxModelLen: 65536}}, nil
+	return &calc.Prediction{Run: r, Memory: calc.Memory{KVTokens: 100000, MaxModelLen: 65536}}, nil
 }
-func (f fakeCalc) predictRun(in CalcInput) (*rundoc.Run, error) {
+func (f fakeCalc) predictRun(in calc.Input) (*rundoc.Run, error) {
 	if in.GPU != "RTX 3090" {
-		return nil, &CalcError{Field: "gpu", Value: in.GPU, Unknown: true}
+		return nil, &calc.Error{Field: "gpu", Value: in.GPU, Unknown: true}
 	}
 	r, err := rundoc.Decode(f.seed)
 	if err != nil {
@@ -225,7 +229,7 @@ func TestCalculatorPage(t *testing.T) {
 			}
 		}
 		_, body = ts.get(t, "/calculator?gpu=nope&model=x")
-		if !strings.Contains(body, html.EscapeString(T("en", "calc_err_unknown", "GPU", "nope"))) {
+		if !strings.Contains(body, html.EscapeString(locale.T("en", "calc_err_unknown", "GPU", "nope"))) {
 			t.Errorf("a calculator error is not shown")
 		}
 	})
@@ -246,7 +250,7 @@ func TestReportsAreSanitisedAndEmbedRuns(t *testing.T) {
 			t.Errorf("the report page contains %q", bad)
 		}
 	}
-	for _, want := range []string{"<table>", "<h1>3090 notes</h1>", `class="runcard"`, "329.4", T("en", "reports_embed_missing", "missing-run")} {
+	for _, want := range []string{"<table>", "<h1>3090 notes</h1>", `class="runcard"`, "329.4", locale.T("en", "reports_embed_missing", "missing-run")} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the report page lacks %q", want)
 		}
@@ -285,10 +289,10 @@ func TestLanguageChoiceIsRemembered(t *testing.T) {
 		t.Fatalf("?lang=ja does not give the Japanese page")
 	}
 	cookie := hdr.Get("Set-Cookie")
-	if !strings.Contains(cookie, langCookie+"=ja") {
+	if !strings.Contains(cookie, locale.Cookie+"=ja") {
 		t.Fatalf("no language cookie set: %q", cookie)
 	}
-	_, body = ts.get(t, "/runs", "Cookie", langCookie+"=ja")
+	_, body = ts.get(t, "/runs", "Cookie", locale.Cookie+"=ja")
 	if !strings.Contains(body, `<html lang="ja">`) {
 		t.Errorf("the cookie does not keep the page in Japanese")
 	}
@@ -296,7 +300,7 @@ func TestLanguageChoiceIsRemembered(t *testing.T) {
 	if !strings.Contains(body, `<html lang="ja">`) {
 		t.Errorf("Accept-Language ja does not give Japanese")
 	}
-	_, body = ts.get(t, "/runs?model=x", "Cookie", langCookie+"=ja")
+	_, body = ts.get(t, "/runs?model=x", "Cookie", locale.Cookie+"=ja")
 	if !strings.Contains(body, `href="/runs?lang=en&amp;model=x"`) {
 		t.Errorf("the language switch does not link to the same page in English")
 	}
@@ -312,7 +316,7 @@ func TestGroupPages(t *testing.T) {
 		}
 	}
 	_, body = ts.get(t, "/models/RedHatAI%2FQwen3.8-27B-INT4")
-	if !strings.Contains(body, T("en", "no_catalog")) || !strings.Contains(body, "/runs/"+seedID) {
+	if !strings.Contains(body, locale.T("en", "no_catalog")) || !strings.Contains(body, "/runs/"+seedID) {
 		t.Errorf("the model page should say it is not in the catalog and list the run")
 	}
 	if code, _ := ts.get(t, "/hardware/Nothing"); code != http.StatusNotFound {
@@ -345,34 +349,34 @@ func TestGroupPages(t *testing.T) {
 
 type fakeCatalog struct{}
 
-func (fakeCatalog) GPUSpecs(name string) ([]Spec, bool) {
+func (fakeCatalog) GPUSpecs(name string) ([]wire.Spec, bool) {
 	if name == "RTX 3090" {
-		return []Spec{{Key: "bandwidth", Label: "Memory bandwidth", Value: "936 GB/s"}}, true
+		return []wire.Spec{{Key: "bandwidth", Label: "Memory bandwidth", Value: "936 GB/s"}}, true
 	}
 	return nil, false
 }
-func (fakeCatalog) ModelSpecs(string) ([]Spec, bool) { return nil, false }
+func (fakeCatalog) ModelSpecs(string) ([]wire.Spec, bool) { return nil, false }
 
 func TestSubmitListPageRoundTrip(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ts := newTestSite(t, st, Options{})
 		ctx := context.Background()
-		res, err := Submit(ctx, ts.Client(), ts.URL+"/", ts.token, seedDoc(t))
+		res, err := client.Submit(ctx, ts.Client(), ts.URL+"/", ts.token, seedDoc(t))
 		if err != nil || !res.Created || res.URL != ts.URL+"/runs/"+seedID {
 			t.Fatalf("Submit = %+v, %v", res, err)
 		}
-		if res, err = Submit(ctx, ts.Client(), ts.URL, ts.token, seedDoc(t)); err != nil || res.Created {
+		if res, err = client.Submit(ctx, ts.Client(), ts.URL, ts.token, seedDoc(t)); err != nil || res.Created {
 			t.Errorf("submitting again = %+v, %v; want not created, no error", res, err)
 		}
-		_, err = Submit(ctx, ts.Client(), ts.URL, ts.token, rawEdit(t, func(m map[string]any) { m["id"] = "x y" }))
-		var se *SubmitError
+		_, err = client.Submit(ctx, ts.Client(), ts.URL, ts.token, rawEdit(t, func(m map[string]any) { m["id"] = "x y" }))
+		var se *client.SubmitError
 		if !errors.As(err, &se) || se.Status != 400 || se.Field != "id" || !strings.Contains(err.Error(), "id: must be") {
-			t.Errorf("a bad document: err = %v; want a SubmitError naming field id", err)
+			t.Errorf("a bad document: err = %v; want a client.SubmitError naming field id", err)
 		}
-		if _, err := Submit(ctx, ts.Client(), ts.URL, "llmb_wrong", seedDoc(t)); err == nil || !strings.Contains(err.Error(), "401") {
+		if _, err := client.Submit(ctx, ts.Client(), ts.URL, "llmb_wrong", seedDoc(t)); err == nil || !strings.Contains(err.Error(), "401") {
 			t.Errorf("a wrong token: err = %v, want a 401", err)
 		}
-		if _, err := Submit(ctx, ts.Client(), "localhost:8080", ts.token, seedDoc(t)); err == nil || !strings.Contains(err.Error(), "--server") {
+		if _, err := client.Submit(ctx, ts.Client(), "localhost:8080", ts.token, seedDoc(t)); err == nil || !strings.Contains(err.Error(), "--server") {
 			t.Errorf("a server without scheme: err = %v", err)
 		}
 		_, body := ts.get(t, "/runs")
@@ -400,7 +404,7 @@ func TestReportForm(t *testing.T) {
 	}
 	for _, lang := range []string{"en", "ja"} {
 		code, body := ts.get(t, "/reports/new?lang="+lang)
-		if code != http.StatusOK || !strings.Contains(body, `id="report-form"`) || !strings.Contains(body, T(lang, "report_publish")) {
+		if code != http.StatusOK || !strings.Contains(body, `id="report-form"`) || !strings.Contains(body, locale.T(lang, "report_publish")) {
 			t.Errorf("GET /reports/new?lang=%s: %d, want the form with its %s labels", lang, code, lang)
 		}
 	}
@@ -423,7 +427,7 @@ func TestReportForm(t *testing.T) {
 		t.Errorf("a wrong token: %d; want 401 with the reason and the typed text back, never the token\n%s", code, body)
 	}
 	missing := url.Values{"token": {ts.token}, "slug": {"no-title"}, "body_md": {"b"}}
-	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, html.EscapeString(T("en", "report_title")+": "+T("en", "form_title_400"))) {
+	if code, _, body := post(missing); code != http.StatusBadRequest || !strings.Contains(body, html.EscapeString(locale.T("en", "report_title")+": "+locale.T("en", "form_title_400"))) {
 		t.Errorf("no title: %d, want 400 naming the title field\n%s", code, body)
 	}
 	code, hdr, _ := post(good)
@@ -433,7 +437,7 @@ func TestReportForm(t *testing.T) {
 	if code, body := ts.get(t, "/reports/first-notes"); code != http.StatusOK || !strings.Contains(body, "First &lt;notes&gt;") || !strings.Contains(body, "<strong>3090</strong>") || !strings.Contains(body, "@alice") {
 		t.Errorf("the published report: %d; want its escaped title, rendered Markdown and author\n%s", code, body)
 	}
-	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, html.EscapeString(T("en", "form_slug_409"))) {
+	if code, _, body := post(good); code != http.StatusConflict || !strings.Contains(body, html.EscapeString(locale.T("en", "form_slug_409"))) {
 		t.Errorf("the same slug again: %d, want 409", code)
 	}
 	// A refusal in Japanese is in Japanese, field and reason.
@@ -443,7 +447,7 @@ func TestReportForm(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if want := T("ja", "report_slug") + ": " + T("ja", "form_slug_409"); resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), html.EscapeString(want)) {
+	if want := locale.T("ja", "report_slug") + ": " + locale.T("ja", "form_slug_409"); resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), html.EscapeString(want)) {
 		t.Errorf("the same slug again in Japanese: %d, want %q", resp.StatusCode, want)
 	}
 	if list, _ := ts.store.Reports(context.Background()); len(list) != 1 {

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/guard"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // rateDoc is an open-loop run document (the report package's fixture, written by
@@ -27,7 +29,7 @@ func rateDoc(t testing.TB) []byte {
 // section), keeps it verbatim, lists it, and shows its rate table on the run page.
 func TestRateRunStoredAndShown(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ts := newTestSite(t, st, Options{Report: reportBody{}})
+		ts := newTestSite(t, st, Options{Report: ui.HTMLReport{}})
 		ts.mustSubmit(t, seedDoc(t))
 		doc := rateDoc(t)
 		run, err := rundoc.Decode(doc)
@@ -65,7 +67,7 @@ func TestValidateRateCells(t *testing.T) {
 		return b
 	}
 	cell := func(m map[string]any) map[string]any { return m["rate"].([]any)[0].(map[string]any) }
-	if _, err := ValidateRun(rateDoc(t)); err != nil {
+	if _, err := guard.ValidateRun(rateDoc(t)); err != nil {
 		t.Fatalf("a rate run was refused: %v", err)
 	}
 	for _, tc := range []struct {
@@ -90,7 +92,7 @@ func TestValidateRateCells(t *testing.T) {
 		}), "config.contexts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ferr := ValidateRun(tc.doc)
+			_, ferr := guard.ValidateRun(tc.doc)
 			if ferr == nil || ferr.Field != tc.field {
 				t.Errorf("error %v, want one on %s", ferr, tc.field)
 			}

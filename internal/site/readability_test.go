@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
 
 // TestCompareTakesTheFirstFour (issue 37 item 18): five runs ticked compare the first
@@ -27,7 +27,7 @@ func TestCompareTakesTheFirstFour(t *testing.T) {
 			ts.mustSubmit(t, edited(t, func(r *rundoc.Run) { r.ID, r.Title = id, "Run number "+id }))
 			ids = append(ids, "id="+id)
 		}
-		for _, lang := range []string{LangEN, LangJA} {
+		for _, lang := range []string{locale.EN, locale.JA} {
 			code, body := ts.get(t, "/compare?"+strings.Join(ids, "&")+"&lang="+lang)
 			if code != http.StatusOK {
 				t.Fatalf("%s: %d", lang, code)
@@ -38,55 +38,11 @@ func TestCompareTakesTheFirstFour(t *testing.T) {
 				}
 			}
 			if strings.Contains(body, `href="/runs/run-5"`) || !strings.Contains(body, `id="compare-dropped"`) ||
-				!strings.Contains(body, html.EscapeString(T(lang, "compare_dropped", 5, maxCompare, "run-5"))) {
+				!strings.Contains(body, html.EscapeString(locale.T(lang, "compare_dropped", 5, ui.MaxCompare, "run-5"))) {
 				t.Errorf("%s: the fifth run is compared, or the page does not say it was left out", lang)
 			}
 		}
 	})
-}
-
-// TestLanguageLinksAreCached (issue 37 item 18): a page asked for with ?lang= — as
-// every link and form carries it after a switch — is computed once for all its
-// readers, and each of them still gets the language cookie that the URL asks for; a
-// page that sets any other cookie is still never kept.
-func TestLanguageLinksAreCached(t *testing.T) {
-	c := newPageCache(time.Hour, 1<<20)
-	calls := 0
-	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls++
-		rememberLang(w, r)
-		if r.URL.Query().Get("other") != "" {
-			http.SetCookie(w, &http.Cookie{Name: "session", Value: "x"})
-		}
-		fmt.Fprintf(w, "answer %d in %s", calls, requestLang(r))
-	})
-	get := func(target, cookie string) (string, string) {
-		r := httptest.NewRequest(http.MethodGet, target, nil)
-		if cookie != "" {
-			r.Header.Set("Cookie", langCookie+"="+cookie)
-		}
-		w := httptest.NewRecorder()
-		c.serve(w, r, page, 1)
-		return w.Body.String(), w.Result().Header.Get("Set-Cookie")
-	}
-	first, set1 := get("/runs?lang=ja", "")
-	second, set2 := get("/runs?lang=ja", "en") // a reader switching back to Japanese
-	third, _ := get("/runs?lang=ja", "ja")
-	if first != "answer 1 in ja" || second != first || third != first || calls != 1 {
-		t.Errorf("three readers of /runs?lang=ja got %q, %q, %q from %d computations, want one answer computed once", first, second, third, calls)
-	}
-	for _, set := range []string{set1, set2} {
-		if !strings.HasPrefix(set, langCookie+"=ja") {
-			t.Errorf("a reader of /runs?lang=ja was not given the language cookie: %q", set)
-		}
-	}
-	if en, _ := get("/runs?lang=en", "ja"); en != "answer 2 in en" {
-		t.Errorf("?lang=en answered %q, want its own answer", en)
-	}
-	get("/runs?lang=ja&other=1", "")
-	if again, _ := get("/runs?lang=ja&other=1", ""); again != "answer 4 in ja" {
-		t.Errorf("a page that sets another cookie was kept: %q", again)
-	}
 }
 
 // TestBoardMarksOverCapacityCells (issue 37 item 15): ranked by a cell, a run's row at
@@ -102,11 +58,11 @@ func TestBoardMarksOverCapacityCells(t *testing.T) {
 			c, two := r.Cell(16384, 4), r.Cell(16384, 2)
 			c.Status, c.Reason, c.DecodeFigures = rundoc.StatusValid, "", two.DecodeFigures
 		}))
-		for _, lang := range []string{LangEN, LangJA} {
+		for _, lang := range []string{locale.EN, locale.JA} {
 			_, body := ts.get(t, "/?metric=per_request_tok_s&context=16K&concurrency=1&lang="+lang)
 			row := regexp.MustCompile(`(?s)<tr data-id="` + seedID + `">.*?</tr>`).FindString(body)
 			over := strings.Count(row, `class="num glance over"`)
-			if over == 0 || !strings.Contains(row, ">"+T(lang, "over_capacity")+"<") {
+			if over == 0 || !strings.Contains(row, ">"+locale.T(lang, "over_capacity")+"<") {
 				t.Errorf("%s: the seed's row at 16K marks %d cells over capacity:\n%s", lang, over, row)
 			}
 			if strings.Contains(row, ">—<") {

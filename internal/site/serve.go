@@ -24,9 +24,6 @@ type Config struct {
 	Burst, IPBurst int
 	TrustProxy     bool
 	PageTTL        time.Duration // 0 renders every request
-	// Join fills in what this package cannot import without a cycle (site/wire.Options:
-	// the report renderer, the catalog, the calculator); nil serves without them.
-	Join func(Options) Options
 }
 
 // DefaultDB is the SQLite file the site uses without --db: in the XDG data directory,
@@ -55,10 +52,7 @@ func (cfg Config) options(st *store.Store) Options {
 	opt := Options{Store: st, Logger: slog.Default(),
 		MaxBodyBytes: cfg.MaxBody, RatePerToken: cfg.Rate, RateBurst: cfg.Burst,
 		RatePerIP: cfg.IPRate, BurstPerIP: cfg.IPBurst, TrustProxy: cfg.TrustProxy, PageTTL: pageTTLOption(cfg.PageTTL)}
-	if cfg.Join != nil {
-		opt = cfg.Join(opt)
-	}
-	return opt
+	return Wired(opt)
 }
 
 // Serve serves the site until ctx ends, then shuts it down gracefully. It says on out

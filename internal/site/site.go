@@ -1,82 +1,51 @@
-// Package site is the llmbench web site and its JSON API, served by "llmbench serve":
-// the leaderboard (ranked by any cell of the matrix, or by an open-loop rate cell under
-// the conditions it was measured under: ratecells.go), every run's page (beside what
-// the calculator predicts for it), hardware, models and model families with their
-// trade-off charts, compare (rate runs' cells side by side: ratecompare.go), the
-// decode calculator, benchmark profiles, organisations
-// and people, written reports and the docs, in English and Japanese; and the API that
-// "llmbench submit" posts runs to.
-//
-// Everything submitted is untrusted, and so is every address: pages are html/template
-// (escaped by context), Markdown is sanitised, a request's path and query are checked
-// as text before anything is looked up, the API checks every document against schema
-// v1 (and for what parsers read differently), limits body sizes and rate-limits each
-// token and address (in the database, across instances, on PostgreSQL), and a bad
-// submission changes nothing. All SQL lives in the store subpackage; this package only
-// handles HTTP.
+// Package site is the llmbench web site and its JSON API, served by "llmbench serve",
+// as one http.Handler: it wires the packages that do the work together and holds
+// nothing else. The pages are internal/site/ui's, one file per page (the leaderboard,
+// every run's page beside what the calculator predicts for it, hardware, models and
+// model families, compare, the decode calculator, benchmark profiles, organisations
+// and people, written reports, the docs), in English and Japanese; the JSON API that
+// "llmbench submit" (internal/site/client) posts runs to is internal/site/api's, its
+// answers internal/site/wire's types. Ranking is internal/site/board's, the
+// calculator internal/site/calc's, and what stands between the site and what comes
+// in — every address checked as text, every document checked against schema v1 and
+// for what parsers read differently, body sizes, rate limits per token and address
+// (in the database across instances, on PostgreSQL), API tokens — is
+// internal/site/guard's. internal/site/pagecache keeps whole answers; all SQL lives
+// in internal/site/store. Here: the options, the route table, the middleware
+// (security headers, the limit per address, recovery), and serving (serve.go) and
+// API tokens (tokens.go) for the command line.
 package site
 
 import (
-	"context"
-	"embed"
-	"fmt"
 	"io"
 	"log/slog"
-	"math"
-	"net"
 	"net/http"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/memo"
-	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/api"
+	"github.com/llmbench/llmbench/internal/site/board"
+	"github.com/llmbench/llmbench/internal/site/calc"
+	"github.com/llmbench/llmbench/internal/site/guard"
+	"github.com/llmbench/llmbench/internal/site/pagecache"
 	"github.com/llmbench/llmbench/internal/site/store"
+	"github.com/llmbench/llmbench/internal/site/ui"
 )
-
-//go:embed templates static
-var assets embed.FS
-
-// Spec is one labelled specification of a GPU or model ("Memory bandwidth", "936 GB/s").
-// Key names the label among the site's texts ("spec_<key>"), so that pages show it in
-// their language; Label is the English, for the API and any key the site lacks.
-type Spec struct {
-	Key   string `json:"key,omitempty"`
-	Label string `json:"label"`
-	Value string `json:"value"`
-}
-
-// Catalog gives the specifications of GPUs and models, by the names runs use.
-type Catalog interface {
-	GPUSpecs(name string) ([]Spec, bool)
-	ModelSpecs(name string) ([]Spec, bool)
-}
-
-// ReportRenderer writes a run's report page body (the HTML report's content, without
-// <html>/<head>) and the CSS it needs, so the run page can show the full report inside
-// the site's layout.
-type ReportRenderer interface {
-	Body(w io.Writer, run *rundoc.Run, lang string) error
-	Styles() string
-}
 
 // Options configure a Server. Store is required; the rest have defaults.
 type Options struct {
 	Store      *store.Store
 	Logger     *slog.Logger
-	Calculator Calculator     // nil: the calculator page says it is unavailable
-	Catalog    Catalog        // nil: specs come from submitted runs only
-	Report     ReportRenderer // nil: run pages show the site's own matrix view
+	Calculator calc.Calculator   // nil: the calculator page says it is unavailable
+	Catalog    calc.Catalog      // nil: specs come from submitted runs only
+	Report     ui.ReportRenderer // nil: run pages show the site's own matrix view
 
 	MaxBodyBytes int64         // largest run document accepted; default 4 MiB
 	RatePerToken float64       // submissions per minute per token; default 30
 	RateBurst    int           // default 10
 	FacetTTL     time.Duration // how long filter values are cached; default 10 s
 	// PageTTL is how long a whole page or API answer is kept for other readers
-	// (pagecache.go); default 10 s, negative keeps none. This instance's own writes
-	// show at once; another instance's, within PageTTL.
+	// (internal/site/pagecache); default 10 s, negative keeps none. This instance's
+	// own writes show at once; another instance's, within PageTTL.
 	PageTTL time.Duration
 	// RatePerIP limits every request from one client address, per minute (with
 	// BurstPerIP at once); 0 leaves requests unlimited, as behind a proxy that limits.
@@ -87,55 +56,39 @@ type Options struct {
 	TrustProxy bool
 }
 
-// srvLimiter is a limit shared by every instance when the database is PostgreSQL (the
-// one that several instances can share), in memory otherwise.
-func srvLimiter(opt Options, prefix string, perSec float64, burst int) limiter {
-	if opt.Store != nil && opt.Store.Dialect() == store.Postgres {
-		return &sharedLimiter{st: opt.Store, prefix: prefix, perSec: perSec, burst: burst, now: time.Now, log: opt.Logger}
-	}
-	return newRateLimiter(perSec, burst)
-}
-
-// Failed authentications allowed per client address: a token is 256 random bits, so
-// guessing is hopeless anyway; the limit keeps junk requests from costing a lookup each.
-const (
-	authFailuresPerMin = 10
-	authFailureBurst   = 10
-)
-
-// contentSecurityPolicy allows no inline script, so that submitted text can never run
-// as code even if something escaped the templates' escaping.
-const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-
 // Server serves the site.
 type Server struct {
-	opt   Options
 	store *store.Store
 	log   *slog.Logger
-	pages map[string]*pageTemplate
-	limit limiter
-	// authFail limits failed authentications per client address; perIP (nil when
-	// Options.RatePerIP is 0) every request per client address.
-	authFail, perIP limiter
-	bodies          *keyedSlots // API request bodies being read at once, per token
-	formBodies      *keyedSlots // the report form's (unauthenticated) bodies, per address
-	validations     bodySlots   // run documents being checked at once
-	// apiTimeout and formTimeout bound the time a body may take (apiReadTimeout,
-	// formReadTimeout; shorter in tests).
-	apiTimeout, formTimeout time.Duration
-	mux                     *http.ServeMux
-	predictions             *memo.Cache[cachedPrediction] // the calculator's answers (calc.go)
-	best                    *bestCache
-	boundsCache             *memo.Cache[runBounds] // leaderboard intervals (bounds.go)
-	answers                 *pageCache             // whole answers to GET requests; nil when off
-
-	facetsMu sync.Mutex
-	facets   store.Facets
-	facetsAt time.Time
+	// guards are the limits pages and the API share (rate limits, body slots and
+	// timeouts, API tokens).
+	guards  *guard.Guards
+	pages   *ui.Pages
+	api     *api.API
+	answers *pagecache.Cache // whole answers to GET requests; nil when off
+	mux     *http.ServeMux
 }
 
 // New makes a Server.
 func New(opt Options) (*Server, error) {
+	opt = withDefaults(opt)
+	g := guard.New(opt.Store, opt.Logger, guard.Config{MaxBodyBytes: opt.MaxBodyBytes, RatePerToken: opt.RatePerToken, RateBurst: opt.RateBurst,
+		RatePerIP: opt.RatePerIP, BurstPerIP: opt.BurstPerIP, TrustProxy: opt.TrustProxy})
+	b, c := board.New(opt.Store, opt.Logger, opt.FacetTTL), calc.NewService(opt.Calculator)
+	a := api.New(api.Config{Store: opt.Store, Log: opt.Logger, Board: b, Calc: c, Catalog: opt.Catalog, Guards: g})
+	pages, err := ui.New(ui.Config{Store: opt.Store, Log: opt.Logger, Board: b, Calc: c, Catalog: opt.Catalog, Report: opt.Report, Guards: g, API: a})
+	if err != nil {
+		return nil, err
+	}
+	srv := &Server{store: opt.Store, log: opt.Logger, guards: g, pages: pages, api: a}
+	if opt.PageTTL > 0 {
+		srv.answers = pagecache.New(opt.PageTTL, pagecache.Bytes)
+	}
+	return srv, nil
+}
+
+// withDefaults fills in the options left out.
+func withDefaults(opt Options) Options {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
@@ -154,29 +107,10 @@ func New(opt Options) (*Server, error) {
 	if opt.PageTTL == 0 {
 		opt.PageTTL = 10 * time.Second
 	}
-	pages, err := parseTemplates()
-	if err != nil {
-		return nil, err
-	}
 	if opt.BurstPerIP <= 0 {
 		opt.BurstPerIP = 60
 	}
-	srv := &Server{opt: opt, store: opt.Store, log: opt.Logger, pages: pages,
-		limit:       srvLimiter(opt, "tok:", opt.RatePerToken/60, opt.RateBurst),
-		authFail:    srvLimiter(opt, "fail:", authFailuresPerMin/60.0, authFailureBurst),
-		bodies:      newKeyedSlots(maxBodiesAtOnce, maxBodiesPerToken),
-		formBodies:  newKeyedSlots(maxFormBodiesAtOnce, maxFormBodiesPerAddr),
-		validations: make(bodySlots, max(1, runtime.GOMAXPROCS(0))),
-		apiTimeout:  apiReadTimeout, formTimeout: formReadTimeout,
-		predictions: memo.New[cachedPrediction](512, 0), best: newBestCache(opt.FacetTTL),
-		boundsCache: memo.New[runBounds](20000, 0)}
-	if opt.PageTTL > 0 {
-		srv.answers = newPageCache(opt.PageTTL, pageCacheBytes)
-	}
-	if opt.RatePerIP > 0 {
-		srv.perIP = srvLimiter(opt, "ip:", opt.RatePerIP/60, opt.BurstPerIP)
-	}
-	return srv, nil
+	return opt
 }
 
 // route is one pattern of the site's router and its handler.
@@ -190,47 +124,47 @@ type route struct {
 func (s *Server) routes() []route {
 	return []route{
 		// Pages.
-		{"GET /{$}", s.leaderboard},
-		{"GET /leaderboard", s.leaderboard},
-		{"GET /getting-started", s.static("start")},
-		{"GET /docs", s.static("docs")},
-		{"GET /api", s.apiReference},
-		{"GET /runs", s.runList},
-		{"GET /runs/{id}", s.runPage},
-		{"GET /compare", s.compare},
-		{"GET /hardware", s.hardwareList},
-		{"GET /hardware/{name...}", s.hardwarePage},
-		{"GET /models", s.modelList},
-		{"GET /models/{name...}", s.modelPage},
-		{"GET /calculator", s.calculator},
-		{"GET /benchmarks", s.benchmarks},
-		{"GET /orgs", s.orgList},
-		{"GET /orgs/{name}", s.orgPage},
-		{"GET /reports", s.reportList},
-		{"GET /reports/new", s.reportForm},
-		{"POST /reports/new", s.reportFormSubmit},
-		{"GET /reports/{slug}", s.reportPage},
-		{"GET /families", s.familyList},
-		{"GET /families/{name...}", s.familyPage},
-		{"GET /submitters/{name}", s.submitterPage},
-		{"GET /authors/{name}", s.authorPage},
-		{"GET /static/{file}", s.staticFile},
-		{"GET /favicon.ico", s.favicon},
-		{"GET /robots.txt", s.robots},
+		{"GET /{$}", s.pages.Leaderboard},
+		{"GET /leaderboard", s.pages.Leaderboard},
+		{"GET /getting-started", s.pages.Static("start")},
+		{"GET /docs", s.pages.Static("docs")},
+		{"GET /api", s.pages.APIReference},
+		{"GET /runs", s.pages.RunList},
+		{"GET /runs/{id}", s.pages.RunPage},
+		{"GET /compare", s.pages.Compare},
+		{"GET /hardware", s.pages.HardwareList},
+		{"GET /hardware/{name...}", s.pages.HardwarePage},
+		{"GET /models", s.pages.ModelList},
+		{"GET /models/{name...}", s.pages.ModelPage},
+		{"GET /calculator", s.pages.Calculator},
+		{"GET /benchmarks", s.pages.Benchmarks},
+		{"GET /orgs", s.pages.OrgList},
+		{"GET /orgs/{name}", s.pages.OrgPage},
+		{"GET /reports", s.pages.ReportList},
+		{"GET /reports/new", s.pages.ReportForm},
+		{"POST /reports/new", s.pages.ReportFormSubmit},
+		{"GET /reports/{slug}", s.pages.ReportPage},
+		{"GET /families", s.pages.FamilyList},
+		{"GET /families/{name...}", s.pages.FamilyPage},
+		{"GET /submitters/{name}", s.pages.SubmitterPage},
+		{"GET /authors/{name}", s.pages.AuthorPage},
+		{"GET /static/{file}", s.pages.StaticFile},
+		{"GET /favicon.ico", s.pages.Favicon},
+		{"GET /robots.txt", s.pages.Robots},
 		{"GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }},
 		// API.
-		{"GET /api/openapi.json", s.openAPI},
-		{"POST /api/v1/runs", s.apiSubmitRun},
-		{"GET /api/v1/runs", s.apiListRuns},
-		{"GET /api/v1/runs/{id}", s.apiGetRun},
-		{"GET /api/v1/runs/{id}/capacity", s.apiRunCapacity},
-		{"GET /api/v1/hardware", s.apiHardware},
-		{"GET /api/v1/models", s.apiModels},
-		{"POST /api/v1/reports", s.apiSubmitReport},
-		{"GET /api/v1/reports", s.apiListReports},
-		{"GET /api/v1/leaderboard", s.apiLeaderboard},
-		{"GET /api/v1/predict", s.apiPredict},
-		{"GET /api/v1/families", s.apiFamilies},
+		{"GET /api/openapi.json", s.api.OpenAPI},
+		{"POST /api/v1/runs", s.api.SubmitRun},
+		{"GET /api/v1/runs", s.api.ListRuns},
+		{"GET /api/v1/runs/{id}", s.api.GetRun},
+		{"GET /api/v1/runs/{id}/capacity", s.api.RunCapacity},
+		{"GET /api/v1/hardware", s.api.Hardware},
+		{"GET /api/v1/models", s.api.Models},
+		{"POST /api/v1/reports", s.api.SubmitReport},
+		{"GET /api/v1/reports", s.api.ListReports},
+		{"GET /api/v1/leaderboard", s.api.Leaderboard},
+		{"GET /api/v1/predict", s.api.Predict},
+		{"GET /api/v1/families", s.api.Families},
 		{"/", s.noRoute},
 	}
 }
@@ -245,17 +179,17 @@ func (s *Server) Handler() http.Handler {
 	return s.middleware(s.cachePages(mux))
 }
 
-// cachePages answers what may be kept from the page cache (pagecache.go).
+// cachePages answers what may be kept from the page cache.
 func (s *Server) cachePages(next http.Handler) http.Handler {
 	if s.answers == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !cacheable(r) {
+		if !pagecache.Cacheable(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.answers.serve(w, r, next, s.store.Writes())
+		s.answers.Serve(w, r, next, s.store.Writes())
 	})
 }
 
@@ -266,16 +200,16 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Content-Security-Policy", ui.ContentSecurityPolicy)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		if s.perIP != nil && r.URL.Path != "/healthz" {
-			if ok, wait := s.perIP.allow(r.Context(), s.clientAddr(r)); !ok {
-				tooMany(rec, wait, "too many requests from this address")
+		if s.guards.PerIP != nil && r.URL.Path != "/healthz" {
+			if ok, wait := s.guards.PerIP.Allow(r.Context(), s.guards.ClientAddr(r)); !ok {
+				guard.TooMany(rec, wait, "too many requests from this address")
 				return
 			}
 		}
-		if ferr := checkRequest(r); ferr != nil {
-			s.badRequest(rec, r, ferr)
+		if ferr := guard.CheckRequest(r); ferr != nil {
+			s.pages.BadRequest(rec, r, ferr)
 			return
 		}
 		defer func() {
@@ -289,38 +223,6 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
-}
-
-// clientAddr is the address a request came from: the connection's host, or with
-// TrustProxy the last X-Forwarded-For entry, which the site's own proxy appended (the
-// entries before it are whatever the client claimed).
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.opt.TrustProxy {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
-// tooMany writes a 429 with Retry-After and a JSON error body.
-func tooMany(w http.ResponseWriter, wait time.Duration, why string) {
-	secs := setRetryAfter(w, wait)
-	writeAPIError(w, http.StatusTooManyRequests, "", fmt.Sprintf("%s; try again in %d s", why, secs))
-}
-
-// setRetryAfter sets Retry-After to wait, rounded up to whole seconds, and returns them.
-func setRetryAfter(w http.ResponseWriter, wait time.Duration) int {
-	secs := int(math.Ceil(wait.Seconds()))
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	return secs
 }
 
 type statusRecorder struct {
@@ -342,28 +244,4 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
-}
-
-// cachedFacets returns the leaderboard's filter values, recomputed at most every
-// FacetTTL (and at once after this instance stores a run): counting 100,000 rows on
-// every page view would cost more than the page itself.
-func (s *Server) cachedFacets(ctx context.Context) (store.Facets, error) {
-	s.facetsMu.Lock()
-	defer s.facetsMu.Unlock()
-	if !s.facetsAt.IsZero() && time.Since(s.facetsAt) < s.opt.FacetTTL {
-		return s.facets, nil
-	}
-	f, err := s.store.Facets(ctx)
-	if err != nil {
-		return f, err
-	}
-	s.facets, s.facetsAt = f, time.Now()
-	return f, nil
-}
-
-func (s *Server) invalidateFacets() {
-	s.facetsMu.Lock()
-	s.facetsAt = time.Time{}
-	s.facetsMu.Unlock()
-	s.best.forget()
 }

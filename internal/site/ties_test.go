@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
@@ -25,19 +26,6 @@ func tieDoc(t *testing.T, id, gpu string, tokS, low, high float64) []byte {
 	})
 }
 
-type tieAnswer struct {
-	Grouped bool `json:"grouped_by_setup"`
-	Entries []struct {
-		RunID  string          `json:"run_id"`
-		Value  float64         `json:"value"`
-		CI     *stats.Interval `json:"ci"`
-		Tied   bool            `json:"tied_with_previous"`
-		Runs   int             `json:"runs"`
-		Spread *stats.Interval `json:"spread"`
-		RunIDs []string        `json:"run_ids"`
-	} `json:"entries"`
-}
-
 // TestLeaderboardTies: entries carry their intervals and tie where they overlap the
 // one above, across a page boundary too; a run without intervals (the seed) shows
 // none and ties with nothing; the page marks ties in both languages; ?group=setup
@@ -49,13 +37,13 @@ func TestLeaderboardTies(t *testing.T) {
 		ts.mustSubmit(t, tieDoc(t, "b-4090", "RTX 4090", 47.5, 47.0, 48.0)) // overlaps a
 		ts.mustSubmit(t, tieDoc(t, "c-3080", "RTX 3080", 46.0, 45.5, 46.5)) // clear of b
 		ts.mustSubmit(t, seedDoc(t))                                        // 45.3, no interval
-		get := func(q string) tieAnswer {
+		get := func(q string) boardAnswer {
 			t.Helper()
 			code, body := ts.get(t, "/api/v1/leaderboard?metric=total_tok_s&context=32K&concurrency=1&"+q)
 			if code != http.StatusOK {
 				t.Fatalf("?%s: %d %s", q, code, body)
 			}
-			var a tieAnswer
+			var a boardAnswer
 			if err := json.Unmarshal([]byte(body), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -72,15 +60,15 @@ func TestLeaderboardTies(t *testing.T) {
 		}{{"a-5090", true, false}, {"b-4090", true, true}, {"c-3080", true, false}, {seedID, false, false}}
 		for i, w := range want {
 			e := a.Entries[i]
-			if e.RunID != w.id || (e.CI != nil) != w.ci || e.Tied != w.tied {
-				t.Errorf("entry %d: %s ci %v tied %v, want %s ci %v tied %v", i+1, e.RunID, e.CI, e.Tied, w.id, w.ci, w.tied)
+			if e.RunID != w.id || (e.CI != nil) != w.ci || e.TiedWithPrevious != w.tied {
+				t.Errorf("entry %d: %s ci %v tied %v, want %s ci %v tied %v", i+1, e.RunID, e.CI, e.TiedWithPrevious, w.id, w.ci, w.tied)
 			}
 		}
 		if ci := a.Entries[0].CI; ci == nil || ci.Low != 47.6 || ci.High != 48.8 {
 			t.Errorf("a's interval %+v, want [47.6, 48.8]", ci)
 		}
 		// The second page's first entry ties with the last of the first.
-		if p := get("limit=1&offset=1"); len(p.Entries) != 1 || p.Entries[0].RunID != "b-4090" || !p.Entries[0].Tied {
+		if p := get("limit=1&offset=1"); len(p.Entries) != 1 || p.Entries[0].RunID != "b-4090" || !p.Entries[0].TiedWithPrevious {
 			t.Errorf("page 2 of 1: %+v, want b tied with a above it", p.Entries)
 		}
 		for _, lang := range []string{"en", "ja"} {
@@ -91,7 +79,7 @@ func TestLeaderboardTies(t *testing.T) {
 			if n := strings.Count(body, `class="badge tie"`); n != 1 {
 				t.Errorf("%s page: %d tie marks, want 1", lang, n)
 			}
-			for _, w := range []string{"≈ " + T(lang, "tie"), T(lang, "tie_title"), "± 0.6", T(lang, "tie_note")} {
+			for _, w := range []string{"≈ " + locale.T(lang, "tie"), locale.T(lang, "tie_title"), "± 0.6", locale.T(lang, "tie_note")} {
 				if !strings.Contains(body, htmlText(w)) {
 					t.Errorf("%s page: no %q", lang, w)
 				}
@@ -111,7 +99,7 @@ func TestLeaderboardTies(t *testing.T) {
 		if top.CI == nil || !top.CI.Contains(48.6) || g.Entries[1].RunID != "b-4090" {
 			t.Errorf("the 5090 setup's interval %+v; second %s", top.CI, g.Entries[1].RunID)
 		}
-		if code, body := ts.get(t, "/leaderboard?metric=total_tok_s&context=32K&concurrency=1&group=setup"); code != http.StatusOK || !strings.Contains(body, htmlText(T("en", "setup_runs", 3, "48.2–49.0"))) {
+		if code, body := ts.get(t, "/leaderboard?metric=total_tok_s&context=32K&concurrency=1&group=setup"); code != http.StatusOK || !strings.Contains(body, htmlText(locale.T("en", "setup_runs", 3, "48.2–49.0"))) {
 			t.Errorf("grouped page: %d, no median-of-3 note", code)
 		}
 	})
@@ -126,10 +114,10 @@ func TestCompareSaysNoise(t *testing.T) {
 	ts.mustSubmit(t, tieDoc(t, "c-3080", "RTX 3080", 40.0, 39.5, 40.5))
 	for _, lang := range []string{"en", "ja"} {
 		_, body := ts.get(t, "/compare?id=a-5090,b-4090,c-3080&lang="+lang)
-		if !strings.Contains(body, `class="diff down noise" title="`+htmlText(T(lang, "diff_noise"))+`">-1.5% ≈`) {
+		if !strings.Contains(body, `class="diff down noise" title="`+htmlText(locale.T(lang, "diff_noise"))+`">-1.5% ≈`) {
 			t.Errorf("%s: b's −1.5%% is not marked within the noise: %s", lang, body[strings.Index(body, "class=\"diff"):][:300])
 		}
-		if !strings.Contains(body, `title="`+htmlText(T(lang, "diff_real"))+`">-17.0%`) {
+		if !strings.Contains(body, `title="`+htmlText(locale.T(lang, "diff_real"))+`">-17.0%`) {
 			t.Errorf("%s: c's −17.0%% is not marked beyond the noise", lang)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 	"github.com/llmbench/llmbench/internal/site"
+	"github.com/llmbench/llmbench/internal/site/client"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -86,7 +87,7 @@ func walkSite(t *testing.T) *httptest.Server {
 		fixture("rate-search-run.json"),
 	}
 	for _, d := range docs {
-		if _, err := site.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
+		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
 			t.Fatalf("submitting: %v", err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
@@ -254,7 +255,7 @@ func TestBrowserSeedPage(t *testing.T) {
 			seed := loadSeedTables(t)
 			run := readSeed(t)
 			p, eval := openPage(t, run, lang)
-			ttft := func(s string) string { return report.T(lang, "x_ttft", s) }
+			ttft := func(s string) string { return locale.T(lang, "x_ttft", s) }
 
 			// Every number of the seed's matrix is visible in its cell.
 			want := matrixAsPage(seed.Matrix, ttft)
@@ -386,7 +387,7 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 	if got := eval(`String(document.querySelector(".lb-copy").hidden)`); got != "true" {
 		t.Errorf("Copy button shown without script (hidden=%s)", got)
 	}
-	ttft := func(s string) string { return report.T("en", "x_ttft", s) }
+	ttft := func(s string) string { return locale.T("en", "x_ttft", s) }
 	if diff := cmp.Diff(matrixAsPage(seed.Matrix, ttft), dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
 		t.Errorf("matrix without script (-want +page):\n%s", diff)
 	}

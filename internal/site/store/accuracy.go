@@ -5,34 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/llmbench/llmbench/internal/accuracy"
-	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
-// A run's accuracy on the evaluation sets it finished (llmbench eval, issue 38), for
-// the leaderboard's filter that hides runs far below the best of their model.
-
-// AccuracyScore is a run's accuracy on one set: the set's key (accuracy.SetKey) and
-// the share right, in [0, 1].
-type AccuracyScore struct {
-	SetKey string
-	Score  float64
-}
-
-// accuracyScores are the finished evaluations of r with a score.
-func accuracyScores(r *rundoc.Run) []AccuracyScore {
-	var out []AccuracyScore
-	seen := map[string]bool{}
-	for i := range r.Accuracy {
-		a := &r.Accuracy[i]
-		score, ok := accuracy.Scored(a)
-		if key := accuracy.SetKey(a); ok && !seen[key] {
-			seen[key] = true
-			out = append(out, AccuracyScore{key, score})
-		}
-	}
-	return out
-}
+// The leaderboard's filter that hides runs far below the best accuracy of their model
+// (llmbench eval, issue 38), over run_accuracy (the scores metric.Summarize reads).
 
 // AccuracyFilter hides the runs whose accuracy on some evaluation set is more than
 // WithinPoints percentage points below the best accuracy of a run of the same model
@@ -58,7 +35,7 @@ func (f AccuracyFilter) condition() (string, []any) {
 }
 
 // putAccuracy writes a run's scores, in the transaction that stores or re-reads it.
-func (s *Store) putAccuracy(ctx context.Context, tx *sql.Tx, runID, family string, scores []AccuracyScore) error {
+func (s *Store) putAccuracy(ctx context.Context, tx *sql.Tx, runID, family string, scores []metric.AccuracyScore) error {
 	for _, a := range scores {
 		if _, err := s.exec(ctx, tx, `INSERT INTO run_accuracy (run_id, set_key, family, score) VALUES (?, ?, ?, ?)`, runID, a.SetKey, family, a.Score); err != nil {
 			return fmt.Errorf("storing the run's accuracy: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -20,16 +21,16 @@ import (
 func TestCapacityValuesBackfilledOnReindex(t *testing.T) {
 	storetest.Pair(t, func(t *testing.T, a, _ *store.Store) {
 		ctx := context.Background()
-		saved := store.CellMetrics
-		t.Cleanup(func() { store.CellMetrics = saved })
+		saved := metric.CellMetrics
+		t.Cleanup(func() { metric.CellMetrics = saved })
 		// A store as it was before: indexed under the registry without them.
-		store.CellMetrics = slices.DeleteFunc(slices.Clone(saved), func(m store.CellMetric) bool { return strings.HasPrefix(m.Name, "users") })
+		metric.CellMetrics = slices.DeleteFunc(slices.Clone(saved), func(m metric.CellMetric) bool { return strings.HasPrefix(m.Name, "users") })
 		if _, err := a.Reindex(ctx); err != nil {
 			t.Fatal(err)
 		}
 		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
-		q := store.CellQuery{Metric: "users", Context: 16 * rundoc.K, Level: store.DefaultSpeed}
-		store.CellMetrics = saved
+		q := store.CellQuery{Metric: "users", Context: 16 * rundoc.K, Level: metric.DefaultSpeed}
+		metric.CellMetrics = saved
 		if got := rankedIDs(t, a, q); len(got) != 0 {
 			t.Fatalf("before the reindex the capacity metric ranks %v", got)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -55,7 +56,7 @@ func TestFiltersIgnoreCaseAndGroupFormats(t *testing.T) {
 				{store.Query{Quantization: "awq"}, []string{"a", "b"}},
 				{store.Query{Quantization: "q4_k_s"}, []string{"e"}},
 				{store.Query{Model: "QWEN/QWEN3-8B"}, []string{"a", "b", "c"}},
-				{store.Query{Model: "qwen/qwen3-8b", Engine: "VLLM", Sort: store.MetricPeak}, []string{"a", "b"}},
+				{store.Query{Model: "qwen/qwen3-8b", Engine: "VLLM", Sort: metric.MetricPeak}, []string{"a", "b"}},
 				{store.Query{Model: "qwen/qwen3-8b", Engine: "llama.cpp"}, nil},
 			} {
 				if got := listedIDs(t, s, c.q); !cmp.Equal(got, c.want) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -57,8 +58,8 @@ func TestMetricCellsCountTheRunsAQuerySelects(t *testing.T) {
 			{"one GPU in another case, every kind", store.Query{GPU: "rtx 4090"}, 2},
 			{"a GPU and a model", store.Query{GPU: "RTX 3090", Model: "RedHatAI/Qwen3.8-27B-INT4"}, 2},
 			{"a model no run has", store.Query{Model: "nothing"}, 0},
-			{"rate runs", store.Query{Mode: store.ModeRate}, 0},
-			{"matrix runs, measured", store.Query{Mode: store.ModeMatrix, Kinds: measured}, 2},
+			{"rate runs", store.Query{Mode: metric.ModeRate}, 0},
+			{"matrix runs, measured", store.Query{Mode: metric.ModeMatrix, Kinds: measured}, 2},
 			{"an engine, measured", store.Query{Engine: "vllm", Kinds: measured}, 2},
 			{"a family", store.Query{Family: "qwen3.8-27b"}, 4},
 			{"a size", store.Query{SizeMin: 20, SizeMax: 40, Kinds: measured}, 2},
@@ -115,7 +116,7 @@ func TestMigrationCountsCellsByKind(t *testing.T) {
 			// that opening re-reads nothing: the counts come from the migration alone.
 			err = old.ExecForTesting(ctx, `INSERT INTO metric_cells (metric, cond, context, level, runs) VALUES ('total_tok_s', '', 0, 1, 3)`)
 			if err == nil {
-				err = old.ExecForTesting(ctx, `INSERT INTO site_meta (key, value) VALUES ('registry', ?)`, store.RegistrySignatureForTesting())
+				err = old.ExecForTesting(ctx, `INSERT INTO site_meta (key, value) VALUES ('registry', ?)`, metric.Signature())
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -5,32 +5,34 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // putCells writes a run's metric values, in the transaction that stores it, and
 // returns them as written. A run has at most one value per metric and cell: the first
 // (a rate run that measured one rate twice keeps the first measurement). They are
 // counted later (counting.go).
-func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []CellValue) ([]CellValue, error) {
+func (s *Store) putCells(ctx context.Context, tx *sql.Tx, runID string, cells []metric.CellValue) ([]metric.CellValue, error) {
 	type key struct {
 		metric  string
 		context int
 		level   float64
 	}
 	seen := map[key]bool{}
-	var rows []CellValue
+	var rows []metric.CellValue
 	for _, c := range cells {
 		k := key{c.Metric, c.Context, c.Level}
-		if m, ok := MetricByName(c.Metric); ok && !seen[k] {
+		if _, ok := metric.MetricByName(c.Metric); ok && !seen[k] {
 			seen[k] = true
-			c.Value = m.canonical(c.Value)
+			c.Value = canonical(c.Value)
 			rows = append(rows, c)
 		}
 	}
 	err := s.bulkInsert(ctx, tx, metricRows, len(rows), func(i int) []any {
 		c := rows[i]
-		m, _ := MetricByName(c.Metric)
-		return []any{runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.rankKey(c.Value)}
+		m, _ := metric.MetricByName(c.Metric)
+		return []any{runID, c.Metric, c.Cond, c.Context, c.Level, c.Value, m.RankKey(c.Value)}
 	}, "")
 	if err != nil {
 		return nil, fmt.Errorf("storing the run's cells: %w", err)
@@ -44,7 +46,7 @@ var metricRows = bulkTable{"run_metrics", []bulkColumn{{"run_id", colText}, {"me
 
 // canonical stores -0 as 0, so that a value and its rank key compare alike in both
 // databases.
-func (m CellMetric) canonical(v float64) float64 {
+func canonical(v float64) float64 {
 	if v == 0 {
 		return 0
 	}
@@ -70,7 +72,7 @@ type RankedRun struct {
 
 // RankByCell lists the runs that have the query's cell, best value first (ties by id).
 func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error) {
-	if _, ok := MetricByName(q.Metric); !ok {
+	if _, ok := metric.MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("ranking runs: unknown metric %q", q.Metric)
 	}
 	var err error
@@ -98,21 +100,14 @@ func (s *Store) RankByCell(ctx context.Context, q CellQuery) ([]RankedRun, error
 	if lead != "" {
 		order = " ORDER BY " + s.noIndexOrder("m.rank_key") + ", m.run_id"
 	}
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+prefixed("r.", runColumns)+`, m.value`+from+where+order+` LIMIT ? OFFSET ?`),
-		append(args, q.Limit, q.Offset)...)
+	out, err := queryRows(ctx, s.db, s.rebind(`SELECT `+prefixed("r.", runColumns)+`, m.value`+from+where+order+` LIMIT ? OFFSET ?`),
+		append(args, q.Limit, q.Offset), func(sc scanner) (RankedRun, error) {
+			var rr RankedRun
+			var err error
+			rr.RunRecord, err = scanRunWith(sc, &rr.Value)
+			return rr, err
+		})
 	if err != nil {
-		return nil, fmt.Errorf("ranking runs: %w", err)
-	}
-	defer rows.Close()
-	var out []RankedRun
-	for rows.Next() {
-		var rr RankedRun
-		if rr.RunRecord, err = scanRun(rows, &rr.Value); err != nil {
-			return nil, fmt.Errorf("ranking runs: %w", err)
-		}
-		out = append(out, rr)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("ranking runs: %w", err)
 	}
 	return out, nil
@@ -175,7 +170,8 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 	if q, err = s.spelled(ctx, q); err != nil {
 		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
 	}
-	var rows *sql.Rows
+	var query string
+	var args []any
 	fs := q.filters()
 	if q.SizeMin == 0 && q.SizeMax == 0 && !q.Accuracy.On && (len(fs) == 0 || len(fs) == 1 && fs[0].dim != "") {
 		dim, names := "", []string{""}
@@ -183,8 +179,8 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 			dim, names = fs[0].dim, fs[0].values
 		}
 		c, a := in("name", names)
-		query := `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND ` + c
-		args := append([]any{metric, dim}, a...)
+		query = `SELECT context, level, cond, SUM(runs) FROM metric_cells WHERE metric = ? AND dim = ? AND ` + c
+		args = append([]any{metric, dim}, a...)
 		if len(q.Kinds) > 0 {
 			query += ` AND kind IN (?` + strings.Repeat(", ?", len(q.Kinds)-1) + `)`
 			for _, k := range q.Kinds {
@@ -192,7 +188,6 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 			}
 		}
 		query += ` GROUP BY cond, context, level HAVING SUM(runs) > 0 ORDER BY cond, context, level`
-		rows, err = s.db.QueryContext(ctx, s.rebind(query), args...)
 	} else {
 		lead, empty, lerr := s.leadFilterFor(ctx, q, true)
 		if lerr != nil {
@@ -204,34 +199,31 @@ func (s *Store) MetricCellsOf(ctx context.Context, metric string, q Query) ([]Me
 		if lead == "" {
 			lead = anyIndex
 		}
-		conds, args := s.conditions(q, lead)
+		var conds []string
+		conds, args = s.conditions(q, lead)
 		join := "JOIN"
 		if s.dialect == SQLite {
 			join = "CROSS JOIN" // from the filtered runs to their values, in that order
 		}
-		query := `SELECT m.context, m.level, m.cond, COUNT(*) FROM runs r ` + join + ` run_metrics m ON m.run_id = r.id AND m.metric = ?` +
+		query = `SELECT m.context, m.level, m.cond, COUNT(*) FROM runs r ` + join + ` run_metrics m ON m.run_id = r.id AND m.metric = ?` +
 			` WHERE ` + strings.Join(conds, " AND ") + ` GROUP BY m.cond, m.context, m.level ORDER BY m.cond, m.context, m.level`
-		rows, err = s.db.QueryContext(ctx, s.rebind(query), append([]any{metric}, args...)...)
+		args = append([]any{metric}, args...)
 	}
+	out, err := queryRows(ctx, s.db, s.rebind(query), args, func(sc scanner) (MetricCell, error) {
+		var c MetricCell
+		err := sc.Scan(&c.Context, &c.Level, &c.Cond, &c.Runs)
+		return c, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
 	}
-	defer rows.Close()
-	var out []MetricCell
-	for rows.Next() {
-		var c MetricCell
-		if err := rows.Scan(&c.Context, &c.Level, &c.Cond, &c.Runs); err != nil {
-			return nil, fmt.Errorf("listing the cells of %s: %w", metric, err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CellValues returns the values of the given metrics of each run (every context and
 // level), keyed by run id: the leaderboard's rows at a glance, the trade-off charts.
-func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...string) (map[string][]CellValue, error) {
-	out := map[string][]CellValue{}
+func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...string) (map[string][]metric.CellValue, error) {
+	out := map[string][]metric.CellValue{}
 	if len(runIDs) == 0 || len(metrics) == 0 {
 		return out, nil
 	}
@@ -242,22 +234,31 @@ func (s *Store) CellValues(ctx context.Context, runIDs []string, metrics ...stri
 	for _, m := range metrics {
 		args = append(args, m)
 	}
-	q := `SELECT run_id, metric, context, level, cond, value FROM run_metrics WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) +
+	q := `SELECT ` + runValueColumns + ` FROM run_metrics WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) +
 		`) AND metric IN (?` + strings.Repeat(", ?", len(metrics)-1) + `) ORDER BY run_id, metric, cond, context, level`
-	rows, err := s.db.QueryContext(ctx, s.rebind(q), args...)
+	vals, err := queryRows(ctx, s.db, s.rebind(q), args, scanRunValue)
 	if err != nil {
 		return nil, fmt.Errorf("reading cell values: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var c CellValue
-		if err := rows.Scan(&id, &c.Metric, &c.Context, &c.Level, &c.Cond, &c.Value); err != nil {
-			return nil, fmt.Errorf("reading cell values: %w", err)
-		}
-		out[id] = append(out[id], c)
+	for _, v := range vals {
+		out[v.runID] = append(out[v.runID], v.CellValue)
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// runValue is a row of run_metrics: a run's value of one metric's cell.
+type runValue struct {
+	runID string
+	metric.CellValue
+}
+
+// runValueColumns are the run_metrics columns scanRunValue reads, in its order.
+const runValueColumns = "run_id, metric, context, level, cond, value"
+
+func scanRunValue(sc scanner) (runValue, error) {
+	var v runValue
+	err := sc.Scan(&v.runID, &v.Metric, &v.Context, &v.Level, &v.Cond, &v.Value)
+	return v, err
 }
 
 // GroupBest is the best value of a cell among the runs of one group (a GPU, a model).
@@ -277,7 +278,7 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 	default:
 		return nil, fmt.Errorf("best by %q: not a column runs are grouped by", by)
 	}
-	if _, ok := MetricByName(q.Metric); !ok {
+	if _, ok := metric.MetricByName(q.Metric); !ok {
 		return nil, fmt.Errorf("best by %s: unknown metric %q", by, q.Metric)
 	}
 	var err error
@@ -302,18 +303,13 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 			ROW_NUMBER() OVER (PARTITION BY r.` + by + ` ORDER BY m.rank_key, m.run_id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.` + by + `) AS n` + from + where + `
 	) t WHERE rn = 1 ORDER BY rank_key, name LIMIT ?`
-	rows, err := s.db.QueryContext(ctx, s.rebind(query), append(args, limit)...)
+	out, err := queryRows(ctx, s.db, s.rebind(query), append(args, limit), func(sc scanner) (GroupBest, error) {
+		var g GroupBest
+		err := sc.Scan(&g.Name, &g.Value, &g.RunID, &g.Runs)
+		return g, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}
-	defer rows.Close()
-	var out []GroupBest
-	for rows.Next() {
-		var g GroupBest
-		if err := rows.Scan(&g.Name, &g.Value, &g.RunID, &g.Runs); err != nil {
-			return nil, fmt.Errorf("best by %s: %w", by, err)
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -259,11 +260,11 @@ func TestAddingAMetricReindexesStoredRuns(t *testing.T) {
 		ctx := context.Background()
 		putVariant(t, a, "slow-3090", "RedHatAI/Qwen3.8-27B-INT4", "RTX 3090", 1, rundoc.RunMeasured)
 		putVariant(t, a, "fast-5090", "Qwen/Qwen3.8-27B", "RTX 5090", 2, rundoc.RunMeasured)
-		saved := store.CellMetrics
-		t.Cleanup(func() { store.CellMetrics = saved })
-		store.CellMetrics = append(append([]store.CellMetric{}, saved...), store.CellMetric{
-			Name: "tbt_ms", Axis: store.AxisConcurrency, LowerIsBetter: true, Unit: "ms",
-			Values: store.DecodeCellsForTesting(func(c rundoc.DecodeCell) (float64, bool) {
+		saved := metric.CellMetrics
+		t.Cleanup(func() { metric.CellMetrics = saved })
+		metric.CellMetrics = append(append([]metric.CellMetric{}, saved...), metric.CellMetric{
+			Name: "tbt_ms", Axis: metric.AxisConcurrency, LowerIsBetter: true, Unit: "ms",
+			Values: metric.DecodeCells(func(c rundoc.DecodeCell) (float64, bool) {
 				if c.DecodeFigures == nil {
 					return 0, false
 				}

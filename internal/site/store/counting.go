@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // Counting stored runs. run_groups, metric_cells and run_pairs count the runs per value
@@ -49,13 +51,13 @@ type counter struct {
 // pendingRun is a stored run waiting for its counts.
 type pendingRun struct {
 	rec   RunRecord
-	cells []CellValue
+	cells []metric.CellValue
 	done  chan error    // the outcome of the pass that counted it (buffered)
 	lead  chan struct{} // closed when its submitter is to run the next pass
 }
 
 // count adds a stored run to the counts, with the others stored at the same time.
-func (s *Store) count(ctx context.Context, rec RunRecord, cells []CellValue) error {
+func (s *Store) count(ctx context.Context, rec RunRecord, cells []metric.CellValue) error {
 	p := &pendingRun{rec: rec, cells: cells, done: make(chan error, 1), lead: make(chan struct{})}
 	c := &s.counts
 	c.mu.Lock()
@@ -150,21 +152,13 @@ func (s *Store) countPass(ctx context.Context, batch []*pendingRun) error {
 // this pass's to count. (A pass of another instance waits for this one's deletions
 // and finds them gone.)
 func (s *Store) claimQueued(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM run_count_queue RETURNING run_id`)
+	ids, err := queryRows(ctx, tx, `DELETE FROM run_count_queue RETURNING run_id`, nil, scanOne[string])
 	if err != nil {
 		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("claiming runs to count: %w", err)
-		}
+	for _, id := range ids {
 		out[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claiming runs to count: %w", s.classify(err))
 	}
 	return out, nil
 }
@@ -176,39 +170,21 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 		args[i] = id
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
-	recs := map[string]RunRecord{}
-	rows, err := tx.QueryContext(ctx, s.rebind(`SELECT `+runColumns+` FROM runs WHERE id IN (`+marks+`)`), args...)
+	runs, err := queryRows(ctx, tx, s.rebind(`SELECT `+runColumns+` FROM runs WHERE id IN (`+marks+`)`), args, scanRun)
 	if err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
 	}
-	for rows.Next() {
-		rec, err := scanRun(rows)
-		if err != nil {
-			rows.Close()
-			return fmt.Errorf("reading runs to count: %w", err)
-		}
+	recs := map[string]RunRecord{}
+	for _, rec := range runs {
 		recs[rec.ID] = rec
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading runs to count: %w", err)
-	}
-	cells := map[string][]CellValue{}
-	rows, err = tx.QueryContext(ctx, s.rebind(`SELECT run_id, metric, cond, context, level FROM run_metrics WHERE run_id IN (`+marks+`)`), args...)
+	vals, err := queryRows(ctx, tx, s.rebind(`SELECT `+runValueColumns+` FROM run_metrics WHERE run_id IN (`+marks+`)`), args, scanRunValue)
 	if err != nil {
 		return fmt.Errorf("reading runs to count: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var c CellValue
-		if err := rows.Scan(&id, &c.Metric, &c.Cond, &c.Context, &c.Level); err != nil {
-			return fmt.Errorf("reading runs to count: %w", err)
-		}
-		cells[id] = append(cells[id], c)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading runs to count: %w", err)
+	cells := map[string][]metric.CellValue{}
+	for _, v := range vals {
+		cells[v.runID] = append(cells[v.runID], v.CellValue)
 	}
 	for _, id := range ids {
 		if rec, ok := recs[id]; ok {
@@ -218,11 +194,48 @@ func (s *Store) readCounted(ctx context.Context, tx *sql.Tx, ids []string, count
 	return nil
 }
 
+// The runs a statement that rebuilds counts reads: every run (recount, which empties
+// the queue in the same transaction), or those counted already (fillCounts: the
+// queued ones are added by their own pass, or Open's).
+const (
+	allRuns     = "runs"
+	countedRuns = "runs WHERE id NOT IN (SELECT run_id FROM run_count_queue)"
+)
+
+// fillCounts builds a table of counts (run_pairs, run_sizes) when runs were stored
+// before it existed: when it is empty and runs is not, stmts rebuild it from the runs
+// counted already. Open calls it before it counts the queued runs.
+func (s *Store) fillCounts(ctx context.Context, table, what string, stmts []string) error {
+	var counted, runs int
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM `+table+` LIMIT 1) AS c), (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1) AS r)`).Scan(&counted, &runs)
+	if err != nil {
+		return fmt.Errorf("reading the counts of %s: %w", what, err)
+	}
+	if counted > 0 || runs == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("counting %s: %w", what, err)
+	}
+	defer tx.Rollback()
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("counting %s: %w", what, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("counting %s: %w", what, s.classify(err))
+	}
+	return nil
+}
+
 // runCounts are what some runs add to the counts, summed.
 type runCounts struct {
 	groups map[groupKey]*groupCount
 	cells  map[cellCount]int
 	pairs  map[pairKey]int
+	sizes  map[sizeKey]int
 }
 
 type groupKey struct{ dim, name string }
@@ -245,10 +258,16 @@ type cellCount struct {
 
 type pairKey struct{ dimA, nameA, dimB, nameB string }
 
+// sizeKey is one row of run_sizes.
+type sizeKey struct {
+	dim, name string
+	paramsB   float64
+}
+
 // add counts a run with its metric values (putCells' rows).
-func (c *runCounts) add(rec RunRecord, cells []CellValue) {
+func (c *runCounts) add(rec RunRecord, cells []metric.CellValue) {
 	if c.groups == nil {
-		c.groups, c.cells, c.pairs = map[groupKey]*groupCount{}, map[cellCount]int{}, map[pairKey]int{}
+		c.groups, c.cells, c.pairs, c.sizes = map[groupKey]*groupCount{}, map[cellCount]int{}, map[pairKey]int{}, map[sizeKey]int{}
 	}
 	var decode, peak, vram *float64
 	if rec.Kind == "measured" {
@@ -282,6 +301,10 @@ func (c *runCounts) add(rec RunRecord, cells []CellValue) {
 	for _, p := range dimPairs() {
 		a, b := groupDims[p.a], groupDims[p.b]
 		c.pairs[pairKey{a.dim, a.of(rec), b.dim, b.of(rec)}]++
+	}
+	c.sizes[sizeKey{"", "", rec.ParamsB}]++
+	for _, g := range groupDims {
+		c.sizes[sizeKey{g.dim, g.of(rec), rec.ParamsB}]++
 	}
 }
 
@@ -328,6 +351,16 @@ func (s *Store) addCounts(ctx context.Context, tx *sql.Tx, c *runCounts) error {
 	if err != nil {
 		return fmt.Errorf("counting runs per pair of values: %w", err)
 	}
+	sizes := slices.SortedFunc(maps.Keys(c.sizes), func(a, b sizeKey) int {
+		return cmp.Or(cmp.Compare(a.dim, b.dim), cmp.Compare(a.name, b.name), cmp.Compare(a.paramsB, b.paramsB))
+	})
+	err = s.bulkInsert(ctx, tx, sizeRows, len(sizes), func(i int) []any {
+		k := sizes[i]
+		return []any{k.dim, k.name, k.paramsB, c.sizes[k]}
+	}, `ON CONFLICT (dim, name, params_b) DO UPDATE SET runs = run_sizes.runs + excluded.runs`)
+	if err != nil {
+		return fmt.Errorf("counting runs per model size: %w", err)
+	}
 	return nil
 }
 
@@ -339,4 +372,5 @@ var (
 		{"level", colFloat}, {"kind", colText}, {"dim", colText}, {"name", colText}, {"runs", colInt}}}
 	pairRows = bulkTable{"run_pairs", []bulkColumn{{"dim_a", colText}, {"name_a", colText}, {"dim_b", colText},
 		{"name_b", colText}, {"runs", colInt}}}
+	sizeRows = bulkTable{"run_sizes", []bulkColumn{{"dim", colText}, {"name", colText}, {"params_b", colFloat}, {"runs", colInt}}}
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -14,15 +13,16 @@ import (
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
 
-// countSite stores n runs at once from 16 goroutines: models, GPUs and kinds spread so
-// that runs share some count rows (the profile's, the mode's, a GPU's) and not others.
+// countSite stores n runs at once from 16 goroutines: models (of three sizes, and one
+// whose name states none), GPUs and kinds spread so that runs share some count rows
+// (the profile's, the mode's, a GPU's, a size's) and not others.
 func countSite(t *testing.T, s *store.Store, n int) {
 	t.Helper()
 	kinds := []string{rundoc.RunMeasured, rundoc.RunMeasured, rundoc.RunEmulated}
 	docs := make([][]byte, n)
 	recs := make([]store.RunRecord, n)
 	for i := range n {
-		doc, r := variant(t, fmt.Sprintf("c%03d", i), fmt.Sprintf("org/m%d", i%5), []string{"RTX 4090", "H100", "L40S"}[i%3], 1+float64(i)/10, kinds[i%len(kinds)])
+		doc, r := variant(t, fmt.Sprintf("c%03d", i), fmt.Sprintf("org/m%d%s", i%5, []string{"-7B", "-32B", "-70B", ""}[i%4]), []string{"RTX 4090", "H100", "L40S"}[i%3], 1+float64(i)/10, kinds[i%len(kinds)])
 		docs[i], recs[i] = doc, record(r, "@alice", "")
 	}
 	var wg sync.WaitGroup
@@ -71,8 +71,8 @@ func recountMatches(t *testing.T, s *store.Store) {
 }
 
 // TestCountsOfRunsStoredAtOnceAreTheRecount: runs stored by 16 submitters at once are
-// each counted once, in run_groups, metric_cells and run_pairs, whichever pass counts
-// them.
+// each counted once, in run_groups, metric_cells, run_pairs and run_sizes, whichever
+// pass counts them.
 func TestCountsOfRunsStoredAtOnceAreTheRecount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		countSite(t, s, 48)
@@ -113,48 +113,39 @@ func TestAFailedCountIsMadeUpByTheNext(t *testing.T) {
 // TestRunsLeftUncountedAreCountedAtOpen: runs stored but never counted (the site
 // stopped between the two) are counted when the store is next opened.
 func TestRunsLeftUncountedAreCountedAtOpen(t *testing.T) {
-	for _, kind := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "site.db") }},
-		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
-	} {
-		t.Run(kind.name, func(t *testing.T) {
-			ctx := context.Background()
-			dsn := kind.dsn(t)
-			s, err := store.Open(ctx, dsn)
-			if err != nil {
+	storetest.EachDSN(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		countSite(t, s, 6)
+		want, _, err := s.CountsForTesting(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As a crash after each run's own transaction leaves them.
+		for _, q := range []string{`DELETE FROM run_groups`, `DELETE FROM metric_cells`, `DELETE FROM run_pairs`, `DELETE FROM run_sizes`,
+			`INSERT INTO run_count_queue (run_id) SELECT id FROM runs`} {
+			if err := s.ExecForTesting(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			countSite(t, s, 6)
-			want, _, err := s.CountsForTesting(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// As a crash after each run's own transaction leaves them.
-			for _, q := range []string{`DELETE FROM run_groups`, `DELETE FROM metric_cells`, `DELETE FROM run_pairs`,
-				`INSERT INTO run_count_queue (run_id) SELECT id FROM runs`} {
-				if err := s.ExecForTesting(ctx, q); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s.Close()
-			s, err = store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			got, queued, err := s.CountsForTesting(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(queued) > 0 {
-				t.Errorf("runs left uncounted after Open: %v", queued)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("counts after Open differ from those kept as stored (-kept +after Open):\n%s", d)
-			}
-		})
-	}
+		}
+		s.Close()
+		s, err = store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got, queued, err := s.CountsForTesting(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(queued) > 0 {
+			t.Errorf("runs left uncounted after Open: %v", queued)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("counts after Open differ from those kept as stored (-kept +after Open):\n%s", d)
+		}
+	})
 }

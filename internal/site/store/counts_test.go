@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -111,7 +112,7 @@ func TestFilterValuesAreNeverSQL(t *testing.T) {
 			for name, q := range map[string]store.Query{
 				"model": {Model: evil}, "gpu": {GPU: evil}, "engine": {Engine: evil}, "quant": {Quantization: evil},
 				"profile": {Profile: evil}, "org": {Org: evil}, "submitter": {Submitter: evil},
-				"kind": {Kinds: []string{evil}}, "model+gpu": {Model: evil, GPU: "RTX 3090", Sort: store.MetricPeak},
+				"kind": {Kinds: []string{evil}}, "model+gpu": {Model: evil, GPU: "RTX 3090", Sort: metric.MetricPeak},
 			} {
 				rows, err := s.ListRuns(ctx, q)
 				if err != nil || len(rows) != 0 {

@@ -21,9 +21,6 @@ func (s *Store) ForgetIndexForTesting(ctx context.Context) error {
 	return nil
 }
 
-// DecodeCellsForTesting is decodeCells, for the test that adds a metric.
-var DecodeCellsForTesting = decodeCells
-
 // OpenAtVersionForTesting opens dsn with its schema migrated up to version alone and
 // nothing re-indexed: a site as an older release left it.
 func OpenAtVersionForTesting(ctx context.Context, dsn string, version int64) (*Store, error) {
@@ -62,34 +59,35 @@ func (s *Store) ExecForTesting(ctx context.Context, query string, args ...any) e
 	return err
 }
 
-// RegistrySignatureForTesting is the signature Reindex records, so that a test can
-// leave a store looking indexed under the current registry.
-var RegistrySignatureForTesting = registrySignature
-
 // PairCountsForTesting is run_pairs, keyed "dim_a=name_a dim_b=name_b".
 func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT dim_a, name_a, dim_b, name_b, runs FROM run_pairs`)
+	rows, err := queryRows(ctx, s.db, `SELECT dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, runs FROM run_pairs`, nil, scanFacet)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := map[string]int{}
-	for rows.Next() {
-		var da, na, db, nb string
-		var n int
-		if err := rows.Scan(&da, &na, &db, &nb, &n); err != nil {
-			return nil, err
-		}
-		out[da+"="+na+" "+db+"="+nb] = n
+	for _, f := range rows {
+		out[f.Value] = f.Runs
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// RecountForTesting is recount; FillPairsForTesting fillPairs.
+// RecountForTesting is recount; FillPairsForTesting fillPairs; FillSizesForTesting
+// fillSizes.
 func (s *Store) RecountForTesting(ctx context.Context) error   { return s.recount(ctx) }
 func (s *Store) FillPairsForTesting(ctx context.Context) error { return s.fillPairs(ctx) }
+func (s *Store) FillSizesForTesting(ctx context.Context) error { return s.fillSizes(ctx) }
 
-// CountsForTesting is every row of run_groups, metric_cells and run_pairs, each as
+// FewestMatchingForTesting is fewestMatching of q's filters, spelled as a query's are:
+// the bound the counts give on the runs q matches.
+func (s *Store) FewestMatchingForTesting(ctx context.Context, q Query) (n int, known bool, err error) {
+	if q, err = s.spelled(ctx, q); err != nil {
+		return 0, false, err
+	}
+	return s.fewestMatching(ctx, q, q.filters())
+}
+
+// CountsForTesting is every row of run_groups, metric_cells, run_pairs and run_sizes, each as
 // text keyed by its table and key, and the ids in run_count_queue.
 func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string, queued []string, err error) {
 	counts = map[string]string{}
@@ -97,27 +95,23 @@ func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string,
 		`SELECT 'group ' || dim || '=' || name, runs || ' ' || COALESCE(CAST(best_decode AS TEXT), '-') || ' ' || COALESCE(CAST(best_peak AS TEXT), '-') || ' ' || COALESCE(CAST(vram_gb AS TEXT), '-') FROM run_groups`,
 		`SELECT 'cell ' || metric || '|' || cond || '|' || CAST(context AS TEXT) || '|' || CAST(level AS TEXT) || '|' || kind || '|' || dim || '=' || name, CAST(runs AS TEXT) FROM metric_cells`,
 		`SELECT 'pair ' || dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, CAST(runs AS TEXT) FROM run_pairs`,
+		`SELECT 'size ' || dim || '=' || name || ' ' || CAST(params_b AS TEXT), CAST(runs AS TEXT) FROM run_sizes`,
 		`SELECT 'queued ' || run_id, '' FROM run_count_queue`,
 	} {
-		rows, err := s.db.QueryContext(ctx, q)
+		rows, err := queryRows(ctx, s.db, q, nil, func(sc scanner) ([2]string, error) {
+			var kv [2]string
+			err := sc.Scan(&kv[0], &kv[1])
+			return kv, err
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		for rows.Next() {
-			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			if id, ok := strings.CutPrefix(k, "queued "); ok {
+		for _, kv := range rows {
+			if id, ok := strings.CutPrefix(kv[0], "queued "); ok {
 				queued = append(queued, id)
 				continue
 			}
-			counts[k] = v
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			counts[kv[0]] = kv[1]
 		}
 	}
 	return counts, queued, nil

@@ -40,18 +40,9 @@ func (s *Store) FamilyStat(ctx context.Context, name string) (GroupStat, error) 
 
 // FamilyModels lists the model names stored under a family, with their run counts.
 func (s *Store) FamilyModels(ctx context.Context, family string) ([]Facet, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT model, COUNT(*) FROM runs WHERE family = ? GROUP BY model ORDER BY model`), family)
+	out, err := queryRows(ctx, s.db, s.rebind(`SELECT model, COUNT(*) FROM runs WHERE family = ? GROUP BY model ORDER BY model`), []any{family}, scanFacet)
 	if err != nil {
 		return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
 	}
-	defer rows.Close()
-	var out []Facet
-	for rows.Next() {
-		var f Facet
-		if err := rows.Scan(&f.Value, &f.Runs); err != nil {
-			return nil, fmt.Errorf("listing the models of family %s: %w", family, err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return out, nil
 }

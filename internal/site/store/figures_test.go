@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -107,7 +108,7 @@ func TestAValidCellWithoutAFigureIsOffItsBoard(t *testing.T) {
 			if err != nil || rec.DecodeTokS != nil || rec.Prefill32KTokS != nil || rec.PeakTokS == nil {
 				t.Errorf("%s: no-total's summary %+v (%v); want no single-stream decode or 32K prefill, a peak", when, rec.Summary, err)
 			}
-			if rs, err := s.ListRuns(ctx, store.Query{Sort: store.MetricDecode}); err != nil || slices.ContainsFunc(rs, func(r store.RunRecord) bool { return r.ID == "no-total" }) {
+			if rs, err := s.ListRuns(ctx, store.Query{Sort: metric.MetricDecode}); err != nil || slices.ContainsFunc(rs, func(r store.RunRecord) bool { return r.ID == "no-total" }) {
 				t.Errorf("%s: ranking by single-stream decode lists no-total (%v)", when, err)
 			}
 		}

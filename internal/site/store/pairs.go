@@ -24,41 +24,20 @@ func dimPairs() []dimPair {
 	return out
 }
 
-// pairStatements rebuild run_pairs from runs.
-func pairStatements() []string {
+// pairStatements rebuild run_pairs from the runs of src (allRuns or countedRuns).
+func pairStatements(src string) []string {
 	stmts := []string{`DELETE FROM run_pairs`}
 	for _, p := range dimPairs() {
 		a, b := groupDims[p.a].dim, groupDims[p.b].dim
 		stmts = append(stmts, `INSERT INTO run_pairs (dim_a, name_a, dim_b, name_b, runs) SELECT '`+a+`', `+a+`, '`+b+`', `+b+
-			`, COUNT(*) FROM runs GROUP BY `+a+`, `+b)
+			`, COUNT(*) FROM `+src+` GROUP BY `+a+`, `+b)
 	}
 	return stmts
 }
 
 // fillPairs builds run_pairs when runs were stored before it existed.
 func (s *Store) fillPairs(ctx context.Context) error {
-	var pairs, runs int
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM run_pairs LIMIT 1) AS p), (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1) AS r)`).Scan(&pairs, &runs)
-	if err != nil {
-		return fmt.Errorf("reading the pair counts: %w", err)
-	}
-	if pairs > 0 || runs == 0 {
-		return nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("counting pairs of values: %w", err)
-	}
-	defer tx.Rollback()
-	for _, q := range pairStatements() {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("counting pairs of values: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("counting pairs of values: %w", s.classify(err))
-	}
-	return nil
+	return s.fillCounts(ctx, "run_pairs", "pairs of values", pairStatements(countedRuns))
 }
 
 // fewestTogether is the smallest count of runs any two of the filters fs share (a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -51,43 +52,12 @@ func scaleGoodput(r *rundoc.Run, k float64) {
 func ms(v float64) *float64 { return &v }
 
 // fixtureCond is the conditions the fixture rate-run.json was measured under.
-func fixtureCond(slo bool) store.RateCond {
-	c := store.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8, Requests: 20}
+func fixtureCond(slo bool) metric.RateCond {
+	c := metric.RateCond{OutputLen: 64, Arrival: "poisson", LenDist: "fixed", MaxConcurrency: 8, Requests: 20}
 	if slo {
 		c.SLO = &rundoc.SLO{TTFTMs: ms(1000), TPOTMs: ms(60)}
 	}
 	return c
-}
-
-func TestRateCondKey(t *testing.T) {
-	c := fixtureCond(true)
-	if got, want := c.Key(), "out=64;arrival=poisson;len=fixed;maxconc=8;requests=20;slo=ttft:1000ms,tpot:60ms"; got != want {
-		t.Errorf("Key = %q, want %q", got, want)
-	}
-	for _, c := range []store.RateCond{c, fixtureCond(false),
-		{OutputLen: 256, Arrival: "gamma:0.5", LenDist: "uniform:0.2", PrefixShare: 0.25, Requests: 100, SLO: &rundoc.SLO{E2EMs: ms(12.5)}, Target: 0.9},
-		{OutputLen: 1, Arrival: "constant", LenDist: "normal:0.1", DurationS: 60}} {
-		back, err := store.ParseCondKey(c.Key())
-		if err != nil || back.Key() != c.Key() {
-			t.Errorf("ParseCondKey(%q) = %q, %v", c.Key(), back.Key(), err)
-		}
-	}
-	// The same targets however they are written give one key; different ones differ.
-	same := []string{"ttft:1000ms,tpot:60ms", "ttft=1s,tpot=60ms", "tpot:0.06s,ttft:1000", " ttft = 1000ms , tpot = 60ms "}
-	for _, text := range same {
-		slo, err := store.ParseSLOText(text)
-		if err != nil {
-			t.Fatalf("ParseSLOText(%q): %v", text, err)
-		}
-		if got := store.SLOText(slo); got != "ttft:1000ms,tpot:60ms" {
-			t.Errorf("ParseSLOText(%q) writes back as %q", text, got)
-		}
-	}
-	for _, bad := range []string{"", "ttft", "ttft:fast", "speed:1s", "ttft:-1s"} {
-		if _, err := store.ParseSLOText(bad); err == nil {
-			t.Errorf("ParseSLOText(%q) read it", bad)
-		}
-	}
 }
 
 // TestRateCellsRankUnderTheirConditions: goodput ranks only runs judged against the
@@ -157,13 +127,13 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 				[]string{"base", "better", "bigger-burst", "strict-slo"}},
 			{"another input length", store.CellQuery{Metric: "rate_ttft_p50_ms", Context: 1024, Level: 4, Cond: workload}, nil},
 			// The fixture's plan sends 20 requests a cell, its inf cell 20 at once: one set of conditions.
-			{"inf cells of 20 requests at once", store.CellQuery{Metric: "goodput_rps", Context: 512, Level: store.RateInf, Cond: slo},
+			{"inf cells of 20 requests at once", store.CellQuery{Metric: "goodput_rps", Context: 512, Level: metric.RateInf, Cond: slo},
 				[]string{"better", "base", "more-requests"}},
 			{"a search's highest rate (5 s cells)", store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: target.Key()},
 				[]string{"search"}},
 			{"a search of 30 s cells", store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: longerCells.Key()},
 				[]string{"search-30s-cells"}},
-			{"the rate runs alone", store.CellQuery{Metric: "achieved_rps", Context: 512, Level: 1, Cond: workload, Query: store.Query{Mode: store.ModeRate}},
+			{"the rate runs alone", store.CellQuery{Metric: "achieved_rps", Context: 512, Level: 1, Cond: workload, Query: store.Query{Mode: metric.ModeRate}},
 				[]string{"base", "better", "bigger-burst", "strict-slo"}},
 		}
 		for _, tt := range tests {
@@ -172,7 +142,7 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 			}
 		}
 		rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "goodput_rps", Context: 512, Level: 4, Cond: slo, Query: store.Query{Limit: 2}})
-		if err != nil || len(rs) != 2 || rs[1].ID != "base" || rs[1].Value != 1.538 || rs[0].Value != 1.538*1.2 || rs[1].Mode != store.ModeRate {
+		if err != nil || len(rs) != 2 || rs[1].ID != "base" || rs[1].Value != 1.538 || rs[0].Value != 1.538*1.2 || rs[1].Mode != metric.ModeRate {
 			t.Errorf("goodput at 4/s = %+v, %v; want better (1.538 × 1.2) then base (1.538 req/s, the fixture's), a rate run", rs, err)
 		}
 		if rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "max_rate_rps", Context: 512, Cond: target.Key()}); err != nil || len(rs) != 1 || rs[0].Value != 1.31 {
@@ -200,8 +170,8 @@ func TestRateCellsRankUnderTheirConditions(t *testing.T) {
 		if at4 != 3 {
 			t.Errorf("runs with goodput at 512, 4/s under the fixture's SLO = %d, want 3 (cells %+v)", at4, cells)
 		}
-		list, err := s.ListRuns(ctx, store.Query{Mode: store.ModeMatrix})
-		if err != nil || len(list) != 1 || list[0].ID != "matrix" || list[0].Mode != store.ModeMatrix {
+		list, err := s.ListRuns(ctx, store.Query{Mode: metric.ModeMatrix})
+		if err != nil || len(list) != 1 || list[0].ID != "matrix" || list[0].Mode != metric.ModeMatrix {
 			t.Errorf("matrix runs = %+v, %v", list, err)
 		}
 		f, err := s.Facets(ctx)
@@ -217,7 +187,7 @@ func TestRateValuesComeBackOnReindex(t *testing.T) {
 	storetest.Pair(t, func(t *testing.T, a, b *store.Store) {
 		ctx := context.Background()
 		putRun(t, a, rateRun(t, "rate-run.json", "base"))
-		q := store.CellQuery{Metric: "goodput_rps", Context: 512, Level: 1, Cond: fixtureCond(true).Key(), Query: store.Query{Mode: store.ModeRate}}
+		q := store.CellQuery{Metric: "goodput_rps", Context: 512, Level: 1, Cond: fixtureCond(true).Key(), Query: store.Query{Mode: metric.ModeRate}}
 		if got := rankedIDs(t, a, q); !cmp.Equal(got, []string{"base"}) {
 			t.Fatalf("before forgetting: %v", got)
 		}
@@ -246,26 +216,26 @@ func TestRegistryConditionsMatchValues(t *testing.T) {
 	f.TTFTMs.P90, f.TTFTMs.Samples = ms(400), 64
 	withP90.Rate[0].RateFigures = &f
 	runs := []*rundoc.Run{rateRun(t, "rate-run.json", "a"), rateRun(t, "rate-search-run.json", "b"), withP90}
-	for _, m := range store.CellMetrics {
+	for _, m := range metric.CellMetrics {
 		n := 0
 		for _, r := range runs {
 			for _, v := range m.Values(r) {
 				n++
-				if m.Under == store.NoConditions {
+				if m.Under == metric.NoConditions {
 					t.Errorf("%s: a matrix metric has a value in a rate run: %+v", m.Name, v)
 					continue
 				}
-				c, err := store.ParseCondKey(v.Cond)
+				c, err := metric.ParseCondKey(v.Cond)
 				if err != nil {
 					t.Errorf("%s: %v", m.Name, err)
 					continue
 				}
-				if (c.SLO != nil) != (m.Under >= store.UnderSLO) || (c.Target > 0) != (m.Under >= store.UnderSLOTarget) {
+				if (c.SLO != nil) != (m.Under >= metric.UnderSLO) || (c.Target > 0) != (m.Under >= metric.UnderSLOTarget) {
 					t.Errorf("%s (under %s) has a value under %q", m.Name, m.Under, v.Cond)
 				}
 			}
 		}
-		if m.Under != store.NoConditions && n == 0 {
+		if m.Under != metric.NoConditions && n == 0 {
 			t.Errorf("%s has no value in any fixture", m.Name)
 		}
 	}
@@ -289,7 +259,7 @@ func TestMigrationKeepsOlderRuns(t *testing.T) {
 			_, matrix := seed(t)
 			rate := rateRun(t, "rate-run.json", "old-rate-run")
 			for _, r := range []*rundoc.Run{matrix, rate} {
-				sum := store.Summarize(r)
+				sum := metric.Summarize(r)
 				err := old.ExecForTesting(ctx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, engine, engine_version, quantization, profile,
 					created_at, submitted_at, submitter, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					r.ID, sum.Kind, sum.Title, sum.Model, sum.GPU, sum.GPUCount, sum.Engine, sum.EngineVersion, sum.Quantization, sum.Profile,
@@ -315,7 +285,7 @@ func TestMigrationKeepsOlderRuns(t *testing.T) {
 				t.Errorf("by total tok/s after the upgrade: %v", got)
 			}
 			rs, err := s.RankByCell(ctx, store.CellQuery{Metric: "goodput_rps", Context: 512, Level: 4, Cond: fixtureCond(true).Key()})
-			if err != nil || len(rs) != 1 || rs[0].ID != "old-rate-run" || rs[0].Mode != store.ModeRate || rs[0].Value != 1.538 {
+			if err != nil || len(rs) != 1 || rs[0].ID != "old-rate-run" || rs[0].Mode != metric.ModeRate || rs[0].Value != 1.538 {
 				t.Errorf("by goodput after the upgrade: %+v, %v", rs, err)
 			}
 			if f, err := s.Facets(ctx); err != nil || !cmp.Equal(f.Modes, []store.Facet{{Value: "matrix", Runs: 1}, {Value: "rate", Runs: 1}}) {
@@ -334,17 +304,17 @@ func FuzzParseSLOText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		slo, err := store.ParseSLOText(text)
+		slo, err := metric.ParseSLOText(text)
 		if err != nil {
 			return
 		}
-		again, err := store.ParseSLOText(store.SLOText(slo))
-		if err != nil || store.SLOText(again) != store.SLOText(slo) {
-			t.Fatalf("%q reads as %q, which reads as %q (%v)", text, store.SLOText(slo), store.SLOText(again), err)
+		again, err := metric.ParseSLOText(metric.SLOText(slo))
+		if err != nil || metric.SLOText(again) != metric.SLOText(slo) {
+			t.Fatalf("%q reads as %q, which reads as %q (%v)", text, metric.SLOText(slo), metric.SLOText(again), err)
 		}
 		c := fixtureCond(false)
 		c.SLO = slo
-		back, err := store.ParseCondKey(c.Key())
+		back, err := metric.ParseCondKey(c.Key())
 		if err != nil || back.Key() != c.Key() {
 			t.Fatalf("the key %q parses back as %q (%v)", c.Key(), back.Key(), err)
 		}

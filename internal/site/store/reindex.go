@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // registryKey is the site_meta entry holding the signature of the metric registry and
@@ -22,7 +23,7 @@ const registryKey = "registry"
 // index was current). Documents are re-read in batches, each in its own transaction;
 // running it twice, or from two instances at once, gives the same result.
 func (s *Store) Reindex(ctx context.Context) (int, error) {
-	want := registrySignature()
+	want := metric.Signature()
 	var have string
 	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT value FROM site_meta WHERE key = ?`), registryKey).Scan(&have)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -56,32 +57,33 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 // reindexBatch re-summarises up to limit runs whose ids sort after after and returns
 // their ids.
 func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT id, doc FROM run_docs WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
+	type doc struct {
+		id  string
+		run *rundoc.Run // nil when the document no longer reads
+	}
+	all, err := queryRows(ctx, s.db, s.rebind(`SELECT id, doc FROM run_docs WHERE id > ? ORDER BY id LIMIT ?`), []any{after, limit},
+		func(sc scanner) (doc, error) {
+			var d doc
+			var text string
+			if err := sc.Scan(&d.id, &text); err != nil {
+				return d, err
+			}
+			var r rundoc.Run
+			if json.Unmarshal([]byte(text), &r) == nil {
+				d.run = &r
+			}
+			return d, nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("reindexing runs: %w", err)
 	}
-	type doc struct {
-		id  string
-		run *rundoc.Run
-	}
 	var docs []doc
 	var ids []string
-	for rows.Next() {
-		var id, text string
-		if err := rows.Scan(&id, &text); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("reindexing runs: %w", err)
+	for _, d := range all {
+		ids = append(ids, d.id)
+		if d.run != nil { // else stored before it could be checked as it is now: keep its old row
+			docs = append(docs, d)
 		}
-		ids = append(ids, id)
-		var r rundoc.Run
-		if err := json.Unmarshal([]byte(text), &r); err != nil {
-			continue // stored before it could be checked as it is now: keep its old row
-		}
-		docs = append(docs, doc{id, &r})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reindexing runs: %w", err)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -89,7 +91,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	}
 	defer tx.Rollback()
 	for _, d := range docs {
-		sum := Summarize(d.run)
+		sum := metric.Summarize(d.run)
 		// The names Summarize derives (a GPU's and a weight format's by the catalog's
 		// names) as well as the figures, so that a run is grouped as one stored now is.
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
@@ -120,7 +122,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	return ids, nil
 }
 
-// recount rebuilds run_groups, run_pairs and metric_cells from runs and run_metrics,
+// recount rebuilds run_groups, run_pairs, run_sizes and metric_cells from runs and run_metrics,
 // in one transaction, which empties the queue of runs to count (counting.go).
 func (s *Store) recount(ctx context.Context) error {
 	// The counts of every stored run, queued ones among them, from one snapshot: a run
@@ -160,7 +162,8 @@ func (s *Store) recount(ctx context.Context) error {
 		stmts = append(stmts, `INSERT INTO run_groups (dim, name, runs, best_decode, best_peak, vram_gb) SELECT '`+g.dim+`', `+g.dim+
 			`, COUNT(*), `+decode+`, `+peak+`, `+vram+` FROM runs GROUP BY `+g.dim)
 	}
-	stmts = append(stmts, pairStatements()...)
+	stmts = append(stmts, pairStatements(allRuns)...)
+	stmts = append(stmts, sizeStatements(allRuns)...)
 	stmts = append(stmts, `DELETE FROM run_count_queue`)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

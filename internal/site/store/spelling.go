@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/site/metric"
 )
 
 // Names are filtered in any case: "?engine=VLLM" finds the runs of "vllm", and a model
@@ -11,7 +13,7 @@ import (
 // value that finds both (issue 37 item 9). Case folds ASCII letters only, alike in
 // both databases (SQLite's LOWER folds no other; PostgreSQL's does under the "C"
 // collation), so that the two stores answer a filter the same. A GPU's and a weight
-// format's name is the catalog's first (catalogGPUName, catalogQuantName): "rtx 3090"
+// format's name is the catalog's first (metric.CatalogGPUName, metric.CatalogQuantName): "rtx 3090"
 // is "RTX 3090" and "Q4_K_M" is "GGUF Q4_K_M", as runs are stored.
 
 // lower is the SQL for col's ASCII letters in lower case.
@@ -39,9 +41,9 @@ func heldName(dim, name string) string {
 	name = normalize(name)
 	switch dim {
 	case "gpu":
-		return catalogGPUName(name)
+		return metric.CatalogGPUName(name)
 	case "quantization":
-		return catalogQuantName(name)
+		return metric.CatalogQuantName(name)
 	}
 	return name
 }
@@ -143,7 +145,7 @@ func mergeSpellings(gs []GroupStat) []GroupStat {
 			m.Name, own[i] = g.Name, g.Runs
 		}
 		m.Runs += g.Runs
-		m.BestDecode, m.BestPeak, m.VRAMGB = maxOf(m.BestDecode, g.BestDecode), maxOf(m.BestPeak, g.BestPeak), maxOf(m.VRAMGB, g.VRAMGB)
+		m.BestDecode, m.BestPeak, m.VRAMGB = larger(m.BestDecode, g.BestDecode), larger(m.BestPeak, g.BestPeak), larger(m.VRAMGB, g.VRAMGB)
 	}
 	slices.SortFunc(out, func(a, b GroupStat) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -161,12 +163,4 @@ func mergeFacets(fs []Facet) []Facet {
 		out[i] = Facet{Value: g.Name, Runs: g.Runs}
 	}
 	return out
-}
-
-// maxOf is the larger of two optional figures.
-func maxOf(a, b *float64) *float64 {
-	if a == nil || b != nil && *b > *a {
-		return b
-	}
-	return a
 }

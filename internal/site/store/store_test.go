@@ -14,6 +14,7 @@ import (
 	seedcopy "github.com/llmbench/llmbench/internal/seed"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmbench/llmbench/internal/site/metric"
 	"github.com/llmbench/llmbench/internal/site/store"
 	"github.com/llmbench/llmbench/internal/site/store/storetest"
 )
@@ -34,7 +35,7 @@ func seed(t *testing.T) ([]byte, *rundoc.Run) {
 }
 
 func record(r *rundoc.Run, submitter, org string) store.RunRecord {
-	return store.RunRecord{ID: r.ID, Summary: store.Summarize(r), CreatedAt: r.CreatedAt,
+	return store.RunRecord{ID: r.ID, Summary: metric.Summarize(r), CreatedAt: r.CreatedAt,
 		SubmittedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Submitter: submitter, Org: org}
 }
 
@@ -54,49 +55,6 @@ func variant(t *testing.T, id, model, gpu string, scale float64, kind string) ([
 		t.Fatal(err)
 	}
 	return b, r
-}
-
-func TestSummarizeSeed(t *testing.T) {
-	_, r := seed(t)
-	s := store.Summarize(r)
-	f := func(p *float64) float64 {
-		if p == nil {
-			return -1
-		}
-		return *p
-	}
-	got := map[string]any{"model": s.Model, "gpu": s.GPU, "count": s.GPUCount, "profile": s.Profile, "kind": s.Kind,
-		"decode": f(s.DecodeTokS), "peak": f(s.PeakTokS), "prefill32k": f(s.Prefill32KTokS), "vram": f(s.VRAMGB),
-		"per_gb": fmt.Sprintf("%.2f", f(s.TokSPerGB))}
-	want := map[string]any{"model": "RedHatAI/Qwen3.8-27B-INT4", "gpu": "RTX 3090", "count": 1, "profile": "speed-test",
-		"kind": "measured", "decode": 48.2, "peak": 329.4, "prefill32k": 1871.0, "vram": 24.0, "per_gb": "13.72"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("summary of the seed (-want +got):\n%s", d)
-	}
-}
-
-func TestProfileOf(t *testing.T) {
-	_, r := seed(t)
-	tests := []struct {
-		name string
-		edit func(c *rundoc.Config)
-		want string
-	}{
-		{"seed", func(c *rundoc.Config) {}, "speed-test"},
-		{"quick", func(c *rundoc.Config) { c.Quick = true }, "quick"},
-		{"shorter", func(c *rundoc.Config) { c.DurationS = 10 }, "custom"},
-		{"other order", func(c *rundoc.Config) { c.Concurrency = []int{128, 64, 32, 16, 8, 4, 2, 1} }, "speed-test"},
-		{"fewer contexts", func(c *rundoc.Config) { c.Contexts = []int{0} }, "custom"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := r.Config
-			tt.edit(&c)
-			if got := store.ProfileOf(c); got != tt.want {
-				t.Errorf("ProfileOf = %q, want %q", got, tt.want)
-			}
-		})
-	}
 }
 
 func TestRunsRoundTrip(t *testing.T) {
@@ -171,12 +129,12 @@ func TestListAndRank(t *testing.T) {
 			q    store.Query
 			want []string
 		}{
-			{"rank by decode, measured only", store.Query{Sort: store.MetricDecode, Kinds: []string{"measured"}}, []string{"b", "a", "d"}},
-			{"rank including emulated", store.Query{Sort: store.MetricPeak}, []string{"c", "b", "a", "d"}},
-			{"filter gpu", store.Query{Sort: store.MetricDecode, GPU: "RTX 4090"}, []string{"c", "b"}},
-			{"filter model and kind", store.Query{Sort: store.MetricDecode, Model: "m2", Kinds: []string{"measured"}}, []string{"d"}},
+			{"rank by decode, measured only", store.Query{Sort: metric.MetricDecode, Kinds: []string{"measured"}}, []string{"b", "a", "d"}},
+			{"rank including emulated", store.Query{Sort: metric.MetricPeak}, []string{"c", "b", "a", "d"}},
+			{"filter gpu", store.Query{Sort: metric.MetricDecode, GPU: "RTX 4090"}, []string{"c", "b"}},
+			{"filter model and kind", store.Query{Sort: metric.MetricDecode, Model: "m2", Kinds: []string{"measured"}}, []string{"d"}},
 			{"filter org", store.Query{Org: "acme"}, []string{"b"}},
-			{"paging", store.Query{Sort: store.MetricDecode, Limit: 2, Offset: 1}, []string{"b", "a"}},
+			{"paging", store.Query{Sort: metric.MetricDecode, Limit: 2, Offset: 1}, []string{"b", "a"}},
 			{"profile", store.Query{Profile: "custom"}, nil},
 		}
 		for _, tt := range tests {
@@ -359,12 +317,12 @@ func TestPlansAgree(t *testing.T) {
 			want string
 		}{
 			// Broad filter, small page: a walk.
-			{store.Query{GPU: "Broad GPU", Sort: store.MetricDecode, Limit: 2}, "run-29,run-28"},
-			{store.Query{GPU: "Broad GPU", Engine: "vllm", Sort: store.MetricDecode, Limit: 2}, "run-29,run-28"},
-			{store.Query{GPU: "Broad GPU", Engine: "sglang", Sort: store.MetricDecode, Limit: 2, Offset: 1}, "run-24,run-21"},
+			{store.Query{GPU: "Broad GPU", Sort: metric.MetricDecode, Limit: 2}, "run-29,run-28"},
+			{store.Query{GPU: "Broad GPU", Engine: "vllm", Sort: metric.MetricDecode, Limit: 2}, "run-29,run-28"},
+			{store.Query{GPU: "Broad GPU", Engine: "sglang", Sort: metric.MetricDecode, Limit: 2, Offset: 1}, "run-24,run-21"},
 			// Narrow filter: starts from its index.
-			{store.Query{GPU: "Rare GPU", Sort: store.MetricDecode}, "run-20,run-10,run-00"},
-			{store.Query{GPU: "Rare GPU", Engine: "sglang", Sort: store.MetricPeak}, "run-00"},
+			{store.Query{GPU: "Rare GPU", Sort: metric.MetricDecode}, "run-20,run-10,run-00"},
+			{store.Query{GPU: "Rare GPU", Engine: "sglang", Sort: metric.MetricPeak}, "run-00"},
 			{store.Query{GPU: "Rare GPU", Engine: "vllm"}, "run-10,run-20"}, // newest first; equal times by id
 			{store.Query{GPU: "No GPU"}, ""},
 		}

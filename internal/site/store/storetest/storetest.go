@@ -55,6 +55,15 @@ func Pair(t *testing.T, f func(t *testing.T, a, b *store.Store)) {
 	})
 }
 
+// EachDSN runs f once per database as a subtest named "sqlite" or "postgres", with the
+// name of a fresh, empty database that no store has opened yet (a test that closes
+// and opens the store again, or opens it at an older schema).
+func EachDSN(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "site.db")) })
+	t.Run("postgres", func(t *testing.T) { f(t, PostgresURL(t)) })
+}
+
 func open(t testing.TB, dsn string) *store.Store {
 	t.Helper()
 	s, err := store.Open(context.Background(), dsn)
