@@ -26,8 +26,8 @@ func (s *Session) document() error {
 			return err
 		}
 		s.doc.Config.Workload = c.Workload.plan(s.loaded)
-		if d := s.loaded.document; d != nil {
-			s.doc.Config.PromptSource = "text:" + d.Name
+		if s.loaded.document != nil {
+			s.doc.Config.PromptSource = s.loaded.promptSource()
 		}
 		return nil
 	}
@@ -42,7 +42,7 @@ func (s *Session) document() error {
 			return err
 		}
 	}
-	if src := s.doc.Config.PromptSource; src != "" && (s.loaded.document == nil || "text:"+s.loaded.document.Name != src) {
+	if src := s.doc.Config.PromptSource; src != "" && s.loaded.promptSource() != src {
 		return fmt.Errorf("the run's contexts were filled with %s: give the file again with --prompt-text to resume", strings.TrimPrefix(src, "text:"))
 	}
 	return resumeTarget(c, s.doc)

@@ -299,3 +299,9 @@ func writeWorkloadPlan(w io.Writer, wl *rundoc.Workload) {
 func workloadSizesOwn(w *rundoc.Workload) bool {
 	return w != nil && w.PrefixPool == nil
 }
+
+// promptSource names what the matrix's contexts are filled with
+// (prompt.Builder.Source): the text given with --prompt-text, else random words.
+func (l *loaded) promptSource() string {
+	return (&prompt.Builder{Document: l.document}).Source()
+}
