@@ -36,6 +36,7 @@ func TestDocumentedCommandsRun(t *testing.T) {
 		if args[0] == "run" || args[0] == "probe" {
 			args = servers.aim(args, dc.preset)
 		}
+		args = servers.againstLocal(args)
 		ran++
 		out, err := runCmd(t, args...)
 		refused := regexp.MustCompile(`(?i)refus|\bstops\b`).MatchString(dc.comment)
@@ -60,8 +61,9 @@ func TestDocumentedCommandsRun(t *testing.T) {
 
 // docServers are the emulators documented commands run against, one per preset.
 type docServers struct {
-	t    *testing.T
-	base map[string]string
+	t       *testing.T
+	base    map[string]string
+	against string // the loopback site of --against (againstLocal), once started
 }
 
 // aim points a run or probe command at the emulator: its --endpoint (any of its

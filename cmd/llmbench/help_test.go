@@ -28,6 +28,7 @@ func TestHelpExamplesRun(t *testing.T) {
 		if args[0] == "run" || args[0] == "probe" {
 			args = servers.aim(args, hc.preset)
 		}
+		args = servers.againstLocal(args)
 		ran[args[0]]++
 		if out, err := runCmd(t, args...); err != nil {
 			t.Errorf("%s: %q failed: %v\n%s", hc.where, hc.line, err, out)

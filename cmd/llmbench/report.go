@@ -10,12 +10,13 @@ import (
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/session"
+	"github.com/llmbench/llmbench/internal/site/client"
 )
 
 func init() { commands = append(commands, newReportCmd) }
 
 func newReportCmd() *cobra.Command {
-	var format, out, lang, rescore string
+	var format, out, lang, rescore, against string
 	var noColor, wide bool
 	var targets capacityFlag
 	cmd := &cobra.Command{
@@ -32,6 +33,9 @@ func newReportCmd() *cobra.Command {
 				return rescoreExit(session.Rescore(cmd.OutOrStdout(), rescore, args, out))
 			}
 			opts := report.Options{Format: format, Lang: lang, Capacity: targets.targets()}
+			if against != "" {
+				opts.FindAgainst = client.FindAgainst(cmd.Context(), against)
+			}
 			if out == "" || out == "-" {
 				out, opts = "", opts.ForTerminal(os.Stdout, noColor, wide)
 			}
@@ -44,6 +48,7 @@ func newReportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no ANSI colour in text output (also: NO_COLOR=1)")
 	cmd.Flags().StringVar(&rescore, "rescore", "", "re-score the run from this events log (run --events) and compare every figure; with -o, write the re-scored document there")
 	cmd.Flags().BoolVar(&wide, "wide", false, "text: every table at full width, one line a row, whatever $COLUMNS says")
+	cmd.Flags().StringVar(&against, "against", "", "lay the run over another on a site, cell by cell: a run's page, or the site's address (the best run of the same GPU and model)")
 	addCapacityFlag(cmd.Flags(), &targets)
 	return cmd
 }

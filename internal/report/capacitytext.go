@@ -17,6 +17,9 @@ import (
 func viewFor(run *rundoc.Run, opts Options) *view {
 	v := newView(run, opts.Lang)
 	v.Capacity = newCapacityView(run, opts, v.Lang)
+	if opts.Against != nil {
+		v.Overlay = NewOverlayView(v.Lang, run, *opts.Against)
+	}
 	if v.Capacity != nil && opts.CapacityLast {
 		v.Capacity.Sentences = nil
 	}

@@ -31,6 +31,9 @@ func Render(w, stderr io.Writer, paths []string, output string, opts Options) er
 	if !slices.Contains(locale.Languages(), opts.Lang) {
 		return fmt.Errorf("unknown --lang %q (choose one of %s)", opts.Lang, strings.Join(locale.Languages(), ", "))
 	}
+	if opts.FindAgainst != nil && !slices.Contains([]string{"text", "md", "html"}, opts.Format) {
+		return fmt.Errorf("--against lays the run over another in text, md and html; --format %s holds the document alone", opts.Format)
+	}
 	runs, err := ReadRuns(paths, opts.Format, stderr)
 	if err != nil {
 		return err
@@ -107,7 +110,7 @@ func WriteRuns(w io.Writer, runs []Named, opts Options) error {
 	if len(runs) == 2 && opts.Format == "html" {
 		n := newestOf(runs)
 		opts.AB = [2]*rundoc.Run{runs[0].Run, runs[1].Run}
-		if err := Write(w, n.Run, opts); err != nil {
+		if err := writeAgainst(w, n.Run, opts); err != nil {
 			return fmt.Errorf("%s: %w", n.Path, err)
 		}
 		return nil
@@ -123,7 +126,7 @@ func WriteRuns(w io.Writer, runs []Named, opts Options) error {
 				fmt.Fprintf(w, "== %s ==\n", r.Path)
 			}
 		}
-		if err := Write(w, r.Run, opts); err != nil {
+		if err := writeAgainst(w, r.Run, opts); err != nil {
 			return fmt.Errorf("%s: %w", r.Path, err)
 		}
 	}

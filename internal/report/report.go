@@ -58,6 +58,12 @@ type Options struct {
 	// second) to an html page: "llmbench report --format html a.json b.json". Text and
 	// md write it after the documents themselves (WriteRuns).
 	AB [2]*rundoc.Run
+	// Against lays the run over this one, cell by cell, in text, md and html (the
+	// overlay section, overlay.go); FindAgainst, when set, finds it for each document
+	// rendered ("llmbench report --against": the best run of its GPU and model on a
+	// site) and sets Against.
+	Against     *Baseline
+	FindAgainst func(*rundoc.Run) (*Baseline, error)
 }
 
 // Formats lists the formats Write knows.

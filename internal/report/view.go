@@ -50,6 +50,9 @@ type view struct {
 	// Capacity is the "how many users" section (capacity.go), nil where the document
 	// has nothing to answer it with.
 	Capacity *capacityView
+	// Overlay is this run over the best run of its GPU and model (overlay.go); nil
+	// without Options.Against.
+	Overlay *OverlayView
 	// Accuracy is what llmbench eval measured (accuracy.go).
 	Accuracy []rundoc.Accuracy
 	// Workload is what the run sent besides random words and its figures

@@ -132,6 +132,8 @@ func (s *Server) routes() []route {
 		{"GET /runs", s.pages.RunList},
 		{"GET /runs/{id}", s.pages.RunPage},
 		{"GET /compare", s.pages.Compare},
+		{"GET /against", s.pages.AgainstForm},
+		{"POST /against", s.pages.AgainstUpload},
 		{"GET /hardware", s.pages.HardwareList},
 		{"GET /hardware/{name...}", s.pages.HardwarePage},
 		{"GET /models", s.pages.ModelList},

@@ -138,6 +138,8 @@ var walkPaths = map[string][]string{
 	"GET /authors/{name}":            {"/authors/@Sandberg"},
 	"/":                              {"/nowhere"},
 	"POST /reports/new":              nil,
+	"GET /against":                   {"/against"},
+	"POST /against":                  nil,
 	"GET /static/{file}":             nil,
 	"GET /favicon.ico":               nil,
 	"GET /robots.txt":                nil,

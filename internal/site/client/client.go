@@ -1,6 +1,7 @@
-// Package client is "llmbench submit": it posts a run document to a site's API,
-// waits out the site's rate limit when told to, and says what was refused and why in
-// the API's own words (internal/site/wire).
+// Package client is what the command line asks of a site: "llmbench submit" posts a
+// run document to its API, waits out the site's rate limit when told to, and says
+// what was refused and why in the API's own words (internal/site/wire); "llmbench
+// report --against" fetches the run to lay a document over (against.go).
 package client
 
 import (

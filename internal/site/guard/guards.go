@@ -19,6 +19,13 @@ const (
 	AuthFailureBurst   = 10
 )
 
+// Run documents laid over the best without a token (the upload page, POST /against)
+// allowed per client address: a minute's share and a burst.
+const (
+	againstPerMin = 20
+	AgainstBurst  = 5
+)
+
 // Config is what a site asks of its guards ("llmbench serve"'s flags).
 type Config struct {
 	MaxBodyBytes int64   // largest run document accepted
@@ -42,6 +49,8 @@ type Guards struct {
 	// client address; PerIP (nil when Config.RatePerIP is 0) every request per client
 	// address.
 	Token, AuthFail, PerIP Limiter
+	// Against limits the documents laid over the best (POST /against) per address.
+	Against Limiter
 	// Bodies are the API's request bodies read at once, per token; FormBodies the
 	// report form's (unauthenticated) bodies, per address; Validations the run
 	// documents being checked at once.
@@ -56,6 +65,7 @@ func New(st *store.Store, log *slog.Logger, cfg Config) *Guards {
 	g := &Guards{store: st, log: log, cfg: cfg,
 		Token:       NewLimiter(st, log, "tok:", cfg.RatePerToken/60, cfg.RateBurst),
 		AuthFail:    NewLimiter(st, log, "fail:", authFailuresPerMin/60.0, AuthFailureBurst),
+		Against:     NewLimiter(st, log, "against:", againstPerMin/60.0, AgainstBurst),
 		Bodies:      NewKeyedSlots(MaxBodiesAtOnce, MaxBodiesPerToken),
 		FormBodies:  NewKeyedSlots(MaxFormBodiesAtOnce, MaxFormBodiesPerAddr),
 		Validations: make(Slots, max(1, runtime.GOMAXPROCS(0))),

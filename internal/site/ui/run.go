@@ -44,6 +44,8 @@ type runPageData struct {
 	ReportTooLarge bool
 	// Accuracy is the run's evaluations (accuracy.go), shown beside its speed.
 	Accuracy template.HTML
+	// Against is the run laid over the best of its GPU and model (against.go).
+	Against *againstView
 }
 
 // rateRunRow is one rate cell of an open-loop run, for the site's own view.
@@ -59,7 +61,8 @@ func (s *Pages) RunPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := locale.FromRequest(r)
-	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang)}
+	d := runPageData{runView: newRunView(rec, run, lang), Versus: s.versus(r.Context(), rec, run, lang), Accuracy: accuracyHTML(run, lang),
+		Against: s.runAgainst(r.Context(), run, lang)}
 	if d.Rated = metric.ModeOf(run) == metric.ModeRate; d.Rated {
 		d.RateChart = rateRunChart(run, lang)
 		for i := range run.Rate {
