@@ -199,6 +199,7 @@ var fixtureServers = map[string]replay.Config{
 	"vllm-no-continuous-usage": {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true},
 	"vllm-spec-decoding":       {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true, Step: 25 * time.Millisecond},
 	"vllm-spec-no-usage":       {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Step: 25 * time.Millisecond},
+	"vllm-reasoning":           {Discovery: discoveryDir("vllm-0.26"), Tokenize: "vllm", Metrics: true, Reasoning: 20},
 	"sglang":                   {Discovery: discoveryDir("sglang-0.5"), Tokenize: "sglang", Metrics: true},
 	"llamacpp":                 {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4}},
 	"llamacpp-spec":            {Discovery: discoveryDir("llamacpp-np4"), Tokenize: "llamacpp", Llama: &replay.LlamaSlots{NCtx: 16384, Slots: 4, Speculative: true}, Step: 25 * time.Millisecond},

@@ -75,6 +75,7 @@ func addRunFlags(fl *pflag.FlagSet, c *session.Config, noProgress *bool) {
 	fl.BoolVar(&c.Fit, "fit", false, "shrink the plan to the server's limits (max output, contexts, prefill) when it does not fit them")
 	fl.DurationVar(&c.Settle, "settle", 2*time.Second, "after a cell, wait this long for the server to finish aborting its streams (when it has no running gauge to watch)")
 	fl.DurationVar(&c.SettleTimeout, "settle-timeout", time.Minute, "after a cell, wait at most this long for the server's running gauge to reach 0")
+	fl.DurationVar(&c.Timeslice, "timeslice", time.Second, "record every cell's series (tok/s, streams producing, TTFT) in slices of this length")
 	fl.BoolVar(&c.NoCalibrate, "no-calibrate", false, "do not measure the client's own ceiling before the first cell (a few seconds; the report then shows no client headroom)")
 	addEnergyFlags(fl, c)
 	fl.SetNormalizeFunc(aliasFlags)

@@ -68,6 +68,10 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		Context: spec.context, Concurrency: spec.concurrency, DurationS: spec.duration.Seconds(),
 		MaxOutput: spec.maxOutput, PromptTokens: spec.pctx.Actual, PromptTarget: spec.pctx.Target,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
+		PromptSource: r.builder.Source(), SliceNs: measure.SliceNs(r.Opts.Timeslice),
+	}
+	if w := r.Opts.Workload; w != nil {
+		run.PromptSource = w.PromptSource() // the workload's prompts, not the row's
 	}
 	keepText := r.Server.KeepsText(r.check)
 	cellCtx, cancel := context.WithCancel(ctx)

@@ -102,19 +102,12 @@ func batchesOf(reqs []measure.Request, c counting, w span) windowBatches {
 	return b
 }
 
-// cellIntervals computes a measured cell's intervals from what it recorded. Pure:
-// the live run and Rescore get the same intervals.
-func cellIntervals(reqs []measure.Request, c counting, w span, fig rundoc.DecodeFigures) *rundoc.CellIntervals {
-	if w.seconds() <= 0 {
-		return nil
-	}
-	b := batchesOf(reqs, c, w)
+// cellIntervals computes a measured cell's intervals from what it recorded, its
+// window cut into batches (batchesOf). Pure: the live run and Rescore get the same
+// intervals.
+func cellIntervals(reqs []measure.Request, b windowBatches, fig rundoc.DecodeFigures) *rundoc.CellIntervals {
 	ci := &rundoc.CellIntervals{CIMethod: rundoc.CIMethodWindow}
-	rates := make([]float64, len(b.tokens))
-	for i, t := range b.tokens {
-		rates[i] = float64(t) / b.seconds
-	}
-	if iv, ok := stats.BatchMeans(rates); ok {
+	if iv, ok := stats.BatchMeans(b.rates()); ok {
 		ci.TotalTokSCI = stats.RoundedCI(iv, 2, 0)
 	}
 	if iv, ok := tbtSections(b.gaps, fig.TBTMs); ok {

@@ -24,6 +24,10 @@ type jitteredServer struct {
 	maxOutput int
 	duration  time.Duration
 	shared    bool
+	// slowAt, with slowBy, makes every gap slowBy times longer from slowAt after the
+	// first request was sent: a server that throttles.
+	slowAt time.Duration
+	slowBy float64
 }
 
 // cell runs one cell on seed and returns what executing it would have recorded.
@@ -38,7 +42,7 @@ func (s jitteredServer) cell(seed uint64) *CellRun {
 		}
 		return steps[k]
 	}
-	run := &CellRun{Concurrency: s.streams, DurationS: s.duration.Seconds(), MaxOutput: s.maxOutput}
+	run := &CellRun{Concurrency: s.streams, DurationS: s.duration.Seconds(), MaxOutput: s.maxOutput, SliceNs: int64(time.Second)}
 	type stream struct{ sent, first int64 }
 	first := make([]int64, s.streams)
 	var reqs [][]int64 // per request: sent, then arrival times
@@ -56,6 +60,9 @@ func (s jitteredServer) cell(seed uint64) *CellRun {
 				g := draw(s.interval)
 				if s.shared {
 					g = step(int((at - start) / int64(s.interval)))
+				}
+				if s.slowAt > 0 && at-start >= int64(s.slowAt) {
+					g = int64(float64(g) * s.slowBy)
 				}
 				at += g
 				times = append(times, at)

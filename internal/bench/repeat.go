@@ -22,11 +22,12 @@ func repeatOf(c rundoc.DecodeCell) rundoc.CellRepeat {
 }
 
 // MergeRepeat adds a newly scored repeat to a cell's earlier ones (prev.Repeats).
-// The cell becomes its median repeat — the valid repeat with the median total_tok_s
-// (the lower of the middle two for an even count), whole, so that its figures, counts
-// and energy stay one measurement's — with each headline figure's interval over the
-// valid repeats' values, every repeat kept in the order it ran, and the unstable flag
-// where two repeats' own intervals do not overlap. Pure.
+// The cell becomes its published repeat — the valid repeat with the median
+// total_tok_s (the slower of the middle two for an even count), whole, so that its
+// figures, counts and energy stay one measurement's — named with why, every repeat
+// kept in the order it ran, and the unstable flag where two repeats' own intervals do
+// not overlap. Each headline figure's interval spans two repeats' own intervals
+// (repeatIntervals), or is the t interval over three or more. Pure.
 func MergeRepeat(prev, scored rundoc.DecodeCell) rundoc.DecodeCell {
 	var repeats []rundoc.CellRepeat
 	if prev.CellIntervals != nil {
@@ -36,10 +37,12 @@ func MergeRepeat(prev, scored rundoc.DecodeCell) rundoc.DecodeCell {
 	valid := validRepeats(repeats)
 	out := scored // no valid repeat: the cell is the latest, as it failed
 	if len(valid) > 0 {
-		m := &repeats[valid[(len(valid)-1)/2]]
+		at := valid[(len(valid)-1)/2]
+		m := &repeats[at]
 		out = rundoc.DecodeCell{Context: scored.Context, Concurrency: scored.Concurrency, Status: m.Status, Reason: m.Reason,
 			DecodeFigures: m.DecodeFigures, WindowStats: m.WindowStats, CellDetail: m.CellDetail, CellEnergy: m.CellEnergy}
-		out.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: m.TotalTokSCI, TTFTMsCI: m.TTFTMsCI, TBTMsCI: m.TBTMsCI, CIMethod: rundoc.CIMethodWindow}
+		out.CellIntervals = &rundoc.CellIntervals{TotalTokSCI: m.TotalTokSCI, TTFTMsCI: m.TTFTMsCI, TBTMsCI: m.TBTMsCI, CIMethod: rundoc.CIMethodWindow,
+			PublishedRepeat: at + 1, PublishedWhy: publishedWhy(len(valid))}
 	}
 	ci := out.CellIntervals
 	if ci == nil {
@@ -47,19 +50,7 @@ func MergeRepeat(prev, scored rundoc.DecodeCell) rundoc.DecodeCell {
 	}
 	ci.Repeats = repeats
 	if len(valid) >= 2 {
-		pick := func(f func(*rundoc.CellRepeat) float64) []float64 {
-			v := make([]float64, len(valid))
-			for i, j := range valid {
-				v[i] = f(&repeats[j])
-			}
-			return v
-		}
-		ci.CIMethod = rundoc.CIMethodRepeats
-		own := *ci // the median repeat's own intervals
-		ci.TotalTokSCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TotalTokS }), out.TotalTokS, own.TotalTokSCI, 2)
-		ci.TTFTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TTFTMs }), out.TTFTMs, own.TTFTMsCI, 1)
-		ci.TBTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TBTMs }), out.TBTMs, own.TBTMsCI, 2)
-		ci.Unstable = disagree(repeats, valid)
+		repeatIntervals(ci, out.DecodeFigures, valid)
 	}
 	out.CellIntervals = ci
 	if ci.Unstable && out.CellDetail != nil {
@@ -69,6 +60,60 @@ func MergeRepeat(prev, scored rundoc.DecodeCell) rundoc.DecodeCell {
 		out.CellDetail = &d
 	}
 	return out
+}
+
+// publishedWhy is why the repeat published of n valid ones is the one it is.
+func publishedWhy(n int) string {
+	switch {
+	case n == 1:
+		return rundoc.PublishedOnlyValid
+	case n%2 == 0:
+		return rundoc.PublishedSlowerMid
+	}
+	return rundoc.PublishedMedian
+}
+
+// repeatIntervals sets a cell's intervals from its valid repeats (ci holds the
+// published repeat's own, fig its figures). Two repeats give each figure the span of
+// both repeats' own intervals: t with one degree of freedom is 12.7 standard errors
+// either side, an interval as wide as [0, 590] tok/s that tells a reader nothing,
+// while each repeat's window already measured its own noise, and the span holds
+// what either window allows (absent where either repeat had no interval). Three or
+// more give the t interval over their values (overRepeats).
+func repeatIntervals(ci *rundoc.CellIntervals, fig *rundoc.DecodeFigures, valid []int) {
+	repeats := ci.Repeats
+	if len(valid) == 2 {
+		a, b := &repeats[valid[0]], &repeats[valid[1]]
+		ci.CIMethod = rundoc.CIMethodTwoRepeats
+		ci.TotalTokSCI = spanOwn(a.TotalTokSCI, b.TotalTokSCI, fig.TotalTokS, 2)
+		ci.TTFTMsCI = spanOwn(a.TTFTMsCI, b.TTFTMsCI, fig.TTFTMs, 1)
+		ci.TBTMsCI = spanOwn(a.TBTMsCI, b.TBTMsCI, fig.TBTMs, 2)
+		ci.Unstable = disagree(repeats, valid)
+		return
+	}
+	pick := func(f func(*rundoc.CellRepeat) float64) []float64 {
+		v := make([]float64, len(valid))
+		for i, j := range valid {
+			v[i] = f(&repeats[j])
+		}
+		return v
+	}
+	ci.CIMethod = rundoc.CIMethodRepeats
+	own := *ci // the published repeat's own intervals
+	ci.TotalTokSCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TotalTokS }), fig.TotalTokS, own.TotalTokSCI, 2)
+	ci.TTFTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TTFTMs }), fig.TTFTMs, own.TTFTMsCI, 1)
+	ci.TBTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TBTMs }), fig.TBTMs, own.TBTMsCI, 2)
+	ci.Unstable = disagree(repeats, valid)
+}
+
+// spanOwn is the span of two repeats' own intervals, widened to hold the published
+// value; nil where either repeat had none.
+func spanOwn(a, b *stats.Interval, published float64, decimals int) *stats.Interval {
+	if a == nil || b == nil {
+		return nil
+	}
+	iv := stats.Interval{Low: min(a.Low, b.Low, published), High: max(a.High, b.High, published)}
+	return stats.RoundedCI(iv, decimals, 0)
 }
 
 // validRepeats are the indexes of the valid repeats, by ascending total_tok_s.

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,51 @@ func TestRepeatsThatAgreeKeepTheirNoise(t *testing.T) {
 	own := one.TotalTokSCI
 	if got := cell.TotalTokSCI; got == nil || got.Low > own.Low || got.High < own.High || got.HalfWidth() == 0 {
 		t.Errorf("two equal repeats: interval %+v, the repeat's own %+v", got, *own)
+	}
+}
+
+// TestTwoRepeatsSpanTheirOwnIntervals: two repeats of a steady server give an
+// interval that spans their own windows' intervals — a few tok/s wide, not the
+// hundreds t with one degree of freedom gives — and publish the slower repeat,
+// saying so; a repeat measured first and slower is the one published.
+func TestTwoRepeatsSpanTheirOwnIntervals(t *testing.T) {
+	s := jitteredServer{streams: 4, interval: 20 * time.Millisecond, ttft: 30 * time.Millisecond, jitter: 0.3, maxOutput: 100000, duration: 5 * time.Second}
+	a, b := ScoreCell(s.cell(11)), ScoreCell(s.cell(12))
+	slow, fast := a, b
+	if slow.TotalTokS > fast.TotalTokS {
+		slow, fast = fast, slow
+	}
+	cell := MergeRepeat(MergeRepeat(rundoc.DecodeCell{}, a), b)
+	ci := cell.CellIntervals
+	if ci.CIMethod != rundoc.CIMethodTwoRepeats || ci.PublishedWhy != rundoc.PublishedSlowerMid || cell.TotalTokS != slow.TotalTokS {
+		t.Fatalf("two repeats: method %q, published %d (%s) at %.2f; want %q, the slower %.2f", ci.CIMethod, ci.PublishedRepeat, ci.PublishedWhy, cell.TotalTokS, rundoc.CIMethodTwoRepeats, slow.TotalTokS)
+	}
+	want := 1
+	if a.TotalTokS > b.TotalTokS {
+		want = 2
+	}
+	if ci.PublishedRepeat != want {
+		t.Errorf("published repeat %d, want %d (the slower)", ci.PublishedRepeat, want)
+	}
+	got, x, y := *ci.TotalTokSCI, *a.TotalTokSCI, *b.TotalTokSCI
+	if got.Low != min(x.Low, y.Low) || got.High != max(x.High, y.High) {
+		t.Errorf("interval %+v, want the span of the repeats' own %+v and %+v", got, x, y)
+	}
+	// The window's own half-widths here are a few tok/s (200 tok/s at ±30% jitter); t
+	// with one degree of freedom over two rates 1 tok/s apart would be ±6 tok/s, and
+	// over 10 apart ±64.
+	if got.HalfWidth() > 3*max(x.HalfWidth(), y.HalfWidth())+math.Abs(a.TotalTokS-b.TotalTokS) {
+		t.Errorf("interval %+v wider than the repeats' own %+v and %+v and their gap", got, x, y)
+	}
+	if ci.TBTMsCI == nil || ci.TTFTMsCI != nil && (a.TTFTMsCI == nil || b.TTFTMsCI == nil) {
+		t.Errorf("TBT %+v, TTFT %+v: each spans the repeats' own, absent where one has none", ci.TBTMsCI, ci.TTFTMsCI)
+	}
+	one := MergeRepeat(rundoc.DecodeCell{}, a)
+	if one.PublishedRepeat != 1 || one.PublishedWhy != rundoc.PublishedOnlyValid {
+		t.Errorf("one repeat: published %d (%s)", one.PublishedRepeat, one.PublishedWhy)
+	}
+	three := MergeRepeat(cell, ScoreCell(s.cell(13)))
+	if three.CIMethod != rundoc.CIMethodRepeats || three.PublishedWhy != rundoc.PublishedMedian {
+		t.Errorf("three repeats: method %q, published %d (%s)", three.CIMethod, three.PublishedRepeat, three.PublishedWhy)
 	}
 }

@@ -40,6 +40,12 @@ type CellRun struct {
 	Server      *rundoc.ServerMetrics `json:"server_metrics,omitempty"`
 	// Settle is the wait for the server to go idle before the cell.
 	Settle *Settle `json:"settle,omitempty"`
+	// PromptSource is what the row's context was made of (prompt.Builder.Source;
+	// empty in logs from before, whose prompts were random words).
+	PromptSource string `json:"prompt_source,omitempty"`
+	// SliceNs is the series' slice (measure.SliceNs; 0 in logs from before series,
+	// whose cells are re-scored without series or rate_drift, as they were).
+	SliceNs int64 `json:"slice_ns,omitempty"`
 	// Workload says the cell sent a workload's requests (workload.go).
 	Workload *CellWorkload     `json:"workload,omitempty"`
 	Requests []measure.Request `json:"-"`
@@ -92,7 +98,12 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 	}
 	fig, stats := s.w.fig, s.w.stats
 	cell.DecodeFigures, cell.WindowStats, cell.CellDetail = &fig, &stats, d
-	cell.CellIntervals = cellIntervals(own.Requests, c, win, fig)
+	if win.seconds() > 0 {
+		b := batchesOf(own.Requests, c, win)
+		cell.CellIntervals = cellIntervals(own.Requests, b, fig)
+		flagDrift(run, d, b)
+	}
+	d.Series = cellSeries(run, own.Requests, c)
 	if wl := run.Workload; wl != nil {
 		cell.Workload = measure.ScoreWorkload(own.Requests, measure.WorkloadSpan{From: run.Open, To: run.Close, Turns: wl.Turns, Server: run.Server})
 	}
@@ -127,6 +138,10 @@ func (s *scoring) describe(c counting) {
 	s.describeCPU()
 	s.describeCache(t)
 	s.describeQueue()
+	describeReasoning(d, run.Requests)
+	if measure.DraftedOnRandomWords(run.Server, run.PromptSource) {
+		addFlag(d, measure.FlagSpecRandomWords)
+	}
 }
 
 // requestTally is what describe sums over the cell's requests.
@@ -296,6 +311,26 @@ func (s *scoring) describeQueue() {
 	}
 	if d.EndedEarly > 0 {
 		addFlag(d, "ended_early")
+	}
+}
+
+// describeReasoning records a reasoning model's cell: its time to the first answer
+// token, timed from the send as TTFT is, and its tokens by kind.
+func describeReasoning(d *rundoc.CellDetail, reqs []measure.Request) {
+	reasoning, answer, ok := measure.ReasoningSplit(reqs)
+	if !ok {
+		return
+	}
+	d.ReasoningTokens, d.AnswerTokens = openai.Ptr(reasoning), openai.Ptr(answer)
+	var ttfo []float64
+	for i := range reqs {
+		if q := &reqs[i]; q.FirstAnswer != 0 && q.Sent != 0 {
+			ttfo = append(ttfo, float64(q.FirstAnswer-q.Sent)/1e6)
+		}
+	}
+	if len(ttfo) > 0 {
+		slices.Sort(ttfo)
+		d.TTFOMs, d.TTFOSamples = openai.Ptr(stats.Round(stats.Quantile(ttfo, 0.5), 1)), len(ttfo)
 	}
 }
 

@@ -200,6 +200,11 @@ func (s *Sampler) SpecDecode() (*SpecDecode, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.specDecode()
+}
+
+// specDecode is SpecDecode with s.mu held.
+func (s *Sampler) specDecode() (*SpecDecode, bool) {
 	if s.first == nil || s.last == nil {
 		return nil, false
 	}
@@ -396,6 +401,9 @@ func (s *Sampler) summary() *rundoc.ServerMetrics {
 	}
 	if d, ok := delta(s.first.generation, s.last.generation); ok {
 		m.GenerationTokens = &d
+	}
+	if d, ok := s.specDecode(); ok {
+		m.SpecDecode = rounded(d)
 	}
 	return m
 }

@@ -5,6 +5,9 @@ import (
 	"strconv"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Speculative decoding's counters, as the engines name them.
@@ -114,27 +117,9 @@ func perPosition(fam *dto.MetricFamily) []float64 {
 	return out
 }
 
-// SpecDecode is speculative decoding over a window, from the server's counters.
-type SpecDecode struct {
-	// Source names the counters the figures come from.
-	Source string
-	// Drafts (draft rounds, SGLang's verify steps), drafted and accepted tokens: the
-	// counters' increases over the window (SGLang reports neither drafted nor accepted
-	// tokens as counters).
-	Drafts, DraftTokens, AcceptedTokens float64
-	// AcceptanceRate is accepted / drafted tokens (nil where the counters cannot say:
-	// SGLang, whose rate is a gauge of its last interval — see GaugeAcceptRate).
-	AcceptanceRate *float64
-	// MeanAcceptedLength is the tokens one draft round yields, the bonus token
-	// included: vLLM's 1 + accepted/drafts, SGLang's generated tokens per verify step.
-	MeanAcceptedLength *float64
-	// PerPosition is vLLM's acceptance rate by draft position: accepted at position
-	// i / drafts.
-	PerPosition []float64
-	// GaugeAcceptRate is SGLang's spec_accept_rate gauge (the mean of the readings
-	// taken), where the page has it.
-	GaugeAcceptRate *float64
-}
+// SpecDecode is speculative decoding over a window, from the server's counters: the
+// run document's (rundoc.SpecDecode), in a cell's server metrics.
+type SpecDecode = rundoc.SpecDecode
 
 // Sources of SpecDecode.
 const (
@@ -188,4 +173,25 @@ func sglangSpec(before, after SpecCounters) (*SpecDecode, bool) {
 	}
 	length := generated / verify
 	return &SpecDecode{Source: SpecSourceSGLang, Drafts: verify, MeanAcceptedLength: &length, GaugeAcceptRate: after.AcceptRate}, true
+}
+
+// rounded is d as a document records it: rates and lengths to four decimals (an
+// acceptance rate of 0.5400, a length of 2.6200).
+func rounded(d *SpecDecode) *SpecDecode {
+	out := *d
+	r := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := stats.Round(*v, 4)
+		return &x
+	}
+	out.AcceptanceRate, out.MeanAcceptedLength, out.GaugeAcceptRate = r(d.AcceptanceRate), r(d.MeanAcceptedLength), r(d.GaugeAcceptRate)
+	if d.PerPosition != nil {
+		out.PerPosition = make([]float64, len(d.PerPosition))
+		for i, v := range d.PerPosition {
+			out.PerPosition[i] = stats.Round(v, 4)
+		}
+	}
+	return &out
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/prompt"
+	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -117,4 +119,26 @@ func RelDiff(a, b int) float64 {
 		d = -d
 	}
 	return d / float64(b)
+}
+
+// ReasoningSplit sums the requests' tokens by kind, as the client counted them by
+// each chunk's field: reasoning (delta.reasoning_content or delta.reasoning) and
+// answer. ok is false where no token came as reasoning: the model did not stream its
+// thinking apart, and the time to first token is already the first answer's.
+func ReasoningSplit(reqs []Request) (reasoning, answer int, ok bool) {
+	for i := range reqs {
+		reasoning += reqs[i].ReasoningTokens
+		answer += reqs[i].Tokens - reqs[i].ReasoningTokens
+	}
+	return reasoning, answer, reasoning > 0
+}
+
+// FlagSpecRandomWords is rundoc.FlagSpecRandomWords, for the shapes that raise it.
+const FlagSpecRandomWords = rundoc.FlagSpecRandomWords
+
+// DraftedOnRandomWords says the server's counters show speculative decoding over a
+// measurement whose prompts were random words: source is the prompts' (empty in logs
+// from before any other source existed, whose prompts were random words).
+func DraftedOnRandomWords(m *rundoc.ServerMetrics, source string) bool {
+	return m != nil && m.SpecDecode != nil && (source == "" || source == prompt.RandomWords)
 }

@@ -37,6 +37,20 @@ type Workload struct {
 // anything (a common system prompt), so a server finding more is no fault.
 func (w *Workload) IdealBounds() bool { return w != nil && w.Dataset == nil }
 
+// PromptSource names what the workload's prompts are made of, as
+// prompt.Builder.Source names the matrix's: "dataset:FILE" or "schedule:FILE" for
+// real text (a dataset's, sessions' turns from it, a fixed schedule's), else random
+// words (synthetic sessions, a trace's blocks, a pool's prompts).
+func (w *Workload) PromptSource() string {
+	switch {
+	case w.Dataset != nil:
+		return "dataset:" + w.Dataset.Name
+	case w.Schedule != nil:
+		return "schedule:" + w.Schedule.Name
+	}
+	return prompt.RandomWords
+}
+
 // DatasetRequest is one request drawn from a dataset: its prompt, the tokens the
 // server counts in it (0: not counted, where the server has no cheap tokenizer), and
 // its answer length.

@@ -3,6 +3,7 @@
 // the run's clock and the one request record on it (record.go: what the client saw,
 // with its scheduled send, its slot wait and its place in a session), the events log
 // and its one reader (events.go, read.go), the per-request aggregates (aggregate.go),
+// a measurement's series slice by slice (series.go),
 // the one table of validity rules every shape is judged by (rules.go), energy scoring
 // (energy.go), and what a run reads beside the server (options.go: where its document
 // and events go, progress, the server's gauges, the client's CPU).

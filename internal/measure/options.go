@@ -36,6 +36,9 @@ type Options struct {
 	// set, is what the machine costs (energy.go).
 	Telemetry power.Telemetry
 	Price     *rundoc.Price
+	// Timeslice is the slice of every measurement's series (--timeslice; 0:
+	// DefaultTimeslice, SliceNs).
+	Timeslice time.Duration
 	// Workload, if set, is what the run sends besides random words (dataset.go).
 	Workload *Workload
 	// Document, if set, is real text as the matrix's contexts' filler in place of

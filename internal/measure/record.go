@@ -69,6 +69,12 @@ type Request struct {
 	// single-turn workloads).
 	Session string `json:"session,omitempty"`
 	Turn    int    `json:"turn,omitempty"`
+	// FirstAnswer is when the first answer token arrived (0: none came, or a log from
+	// before): a reasoning model streams its thinking first, and FirstToken counts it.
+	// ReasoningTokens are the tokens that came as reasoning (delta.reasoning_content
+	// or delta.reasoning), out of Tokens.
+	FirstAnswer     int64 `json:"first_answer_ns,omitempty"`
+	ReasoningTokens int   `json:"reasoning_tokens,omitempty"`
 	// IdealCached is the prompt tokens an exact prefix cache that never evicts would
 	// hold for this request, in the server's cache blocks, where its workload says
 	// (a session's turn: what repeats its earlier turns; a trace's request: its blocks
@@ -188,7 +194,7 @@ func RecordOf(res *openai.StreamResult, c Clock) Request {
 		Cancelled: res.Cancelled, Status: res.Status, Usage: res.Usage,
 		ChunkUsage: res.ChunkUsage, Speculative: res.Speculative, NotStreamed: res.NotStreamed,
 		Events: res.Events, Merged: res.Merged, Reads: res.Reads, Skipped: res.Skipped,
-		Reconnects: res.Reconnects,
+		Reconnects: res.Reconnects, FirstAnswer: c.NS(res.FirstAnswer), ReasoningTokens: res.ReasoningTokens,
 	}
 	if t := res.Timings; t != nil && t.PromptN >= 0 && t.CacheN >= 0 && t.CacheN+t.PromptN > 0 {
 		q.PromptCache = &[2]int{t.CacheN, t.CacheN + t.PromptN}

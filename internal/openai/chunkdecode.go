@@ -349,6 +349,45 @@ func (d *decoder) members(field func(key []byte) bool) bool {
 	}
 }
 
+// object reads null, or an object whose members field reads one by one; present,
+// where given, says it was an object.
+func (d *decoder) object(present *bool, field func(key []byte) bool) bool {
+	if d.null() {
+		return true
+	}
+	if !d.open() {
+		return false
+	}
+	if present != nil {
+		*present = true
+	}
+	return d.members(field)
+}
+
+// array reads null, or an array whose elements elem reads one by one.
+func (d *decoder) array(elem func() bool) bool {
+	if d.null() {
+		return true
+	}
+	if !d.eat('[') {
+		return false
+	}
+	if d.eat(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if d.eat(']') {
+			return true
+		}
+		if !d.eat(',') {
+			return false
+		}
+	}
+}
+
 // seen marks a field read and reports whether it had been read before.
 func seen(mask *uint32, bit uint32) bool {
 	if *mask&bit != 0 {
@@ -474,27 +513,10 @@ func (d *decoder) timings(v *chunkView) bool {
 // choices reads the choices array: objects (a null element, which encoding/json
 // reads as an empty choice, gives up).
 func (d *decoder) choices(v *chunkView) bool {
-	if d.null() {
-		return true
-	}
-	if !d.eat('[') {
-		return false
-	}
-	if d.eat(']') {
-		return true
-	}
-	for {
+	return d.array(func() bool {
 		v.choices = append(v.choices, choiceView{})
-		if !d.choice(&v.choices[len(v.choices)-1]) {
-			return false
-		}
-		if d.eat(']') {
-			return true
-		}
-		if !d.eat(',') {
-			return false
-		}
-	}
+		return d.choice(&v.choices[len(v.choices)-1])
+	})
 }
 
 // Choice fields.
@@ -543,15 +565,8 @@ const (
 )
 
 func (d *decoder) delta(c *choiceView) bool {
-	if d.null() {
-		return true
-	}
-	if !d.open() {
-		return false
-	}
-	c.hasDelta = true
 	var mask uint32
-	return d.members(func(key []byte) (ok bool) {
+	return d.object(&c.hasDelta, func(key []byte) (ok bool) {
 		switch string(key) {
 		case "content":
 			ok = !seen(&mask, fContent) && d.text(&c.content)
@@ -603,14 +618,8 @@ const (
 // logprobs reads a choice's log probabilities: how many entries content (chat) or
 // tokens (completions) has.
 func (d *decoder) logprobs(c *choiceView) bool {
-	if d.null() {
-		return true
-	}
-	if !d.open() {
-		return false
-	}
 	var mask uint32
-	return d.members(func(key []byte) (ok bool) {
+	return d.object(nil, func(key []byte) (ok bool) {
 		var n int
 		switch string(key) {
 		case "content":
@@ -629,27 +638,13 @@ func (d *decoder) logprobs(c *choiceView) bool {
 
 // countArray reads an array of any values, or null, and counts its elements.
 func (d *decoder) countArray(n *int) bool {
-	if d.null() {
-		return true
-	}
-	if !d.eat('[') {
-		return false
-	}
-	if d.eat(']') {
-		return true
-	}
-	for {
+	return d.array(func() bool {
 		if !d.skip(4) {
 			return false
 		}
 		*n++
-		if d.eat(']') {
-			return true
-		}
-		if !d.eat(',') {
-			return false
-		}
-	}
+		return true
+	})
 }
 
 // Usage fields.
@@ -661,15 +656,8 @@ const (
 )
 
 func (d *decoder) usage(v *chunkView) bool {
-	if d.null() {
-		return true
-	}
-	if !d.open() {
-		return false
-	}
-	v.hasUsage = true
 	var mask uint32
-	return d.members(func(key []byte) (ok bool) {
+	return d.object(&v.hasUsage, func(key []byte) (ok bool) {
 		switch string(key) {
 		case "prompt_tokens":
 			ok = !seen(&mask, fPromptTokens) && d.integer(&v.usage.PromptTokens)
@@ -689,15 +677,8 @@ func (d *decoder) usage(v *chunkView) bool {
 // promptDetails reads usage.prompt_tokens_details: null, or an object whose
 // cached_tokens is an integer or null.
 func (d *decoder) promptDetails(p *promptDetails) bool {
-	if d.null() {
-		return true
-	}
-	if !d.open() {
-		return false
-	}
-	p.present = true
 	seenCached := false
-	return d.members(func(key []byte) bool {
+	return d.object(&p.present, func(key []byte) bool {
 		switch string(key) {
 		case "cached_tokens":
 			if seenCached {

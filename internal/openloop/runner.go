@@ -179,8 +179,11 @@ func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell,
 		Rate: cell.RateRPS, Arrival: pc.arr.String(), Seed: pc.seed, MaxConcurrency: cfg.MaxConcurrency,
 		DrainNs: int64(drain), PrefixTokens: pc.prefix, Overhead: pc.overhead, SLO: cfg.SLO,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics, ClientCPU: clientCPU, SearchStep: step,
+		PromptSource: prompt.RandomWords, // Unique's prompts are random words, a document or not
+		SliceNs:      measure.SliceNs(r.Opts.Timeslice),
 	}
 	if w := r.Opts.Workload; w != nil {
+		in.PromptSource = w.PromptSource()
 		in.Workload = &WorkloadInput{IdealBounds: w.IdealBounds()}
 		if w.Sessions != nil {
 			in.Workload.Turns = w.Sessions.Turns

@@ -34,6 +34,12 @@ type RateInput struct {
 	ClientCPU float64 `json:"client_cpu,omitempty"`
 	// SearchStep is the cell's place in a --find-max-rate search (RateCell's).
 	SearchStep int `json:"search_step,omitempty"`
+	// PromptSource is what the cell's prompts were made of (empty in logs from
+	// before, whose prompts were random words).
+	PromptSource string `json:"prompt_source,omitempty"`
+	// SliceNs is the series' slice (measure.SliceNs; 0 in logs from before series,
+	// whose cells are re-scored without one, as they were).
+	SliceNs int64 `json:"slice_ns,omitempty"`
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
 	Energy *measure.EnergyInput `json:"energy,omitempty"`
@@ -69,7 +75,9 @@ type latencySample = measure.Sample
 // requestTimes are one request's latencies, from its scheduled time.
 type requestTimes struct {
 	ttft, e2e, tpot   latencySample
+	ttfo              latencySample // to the first answer token
 	hasTTFT, hasE2E   bool
+	hasTTFO           bool
 	hasTPOT           bool
 	finished, failed  bool
 	unfinished        bool
@@ -97,6 +105,11 @@ func timesOf(q *measure.Request) requestTimes {
 		t.ttft, t.hasTTFT = latencySample{V: ms(q.FirstToken - base)}, true
 	} else if t.unfinished && q.End != 0 {
 		t.ttft, t.hasTTFT = latencySample{V: ms(q.End - base), Censored: true}, true
+	}
+	if q.FirstAnswer != 0 {
+		t.ttfo, t.hasTTFO = latencySample{V: ms(q.FirstAnswer - base)}, true
+	} else if t.unfinished && q.End != 0 {
+		t.ttfo, t.hasTTFO = latencySample{V: ms(q.End - base), Censored: true}, true
 	}
 	switch {
 	case t.finished:
@@ -131,6 +144,12 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	s := gatherRate(reqs, f)
 	rateFigures(f, s, in)
 	f.PeakInFlight = peakInFlight(reqs)
+	f.Series = measure.Series(reqs, measure.SeriesSpan{From: s.firstSched, To: s.last, Slice: time.Duration(in.SliceNs),
+		Origin: func(q *measure.Request) int64 { return q.Scheduled }})
+	if reasoning, answer, ok := measure.ReasoningSplit(reqs); ok {
+		ttfo := measure.LatencyStats(s.ttfo)
+		f.TTFOMs, f.ReasoningTokens, f.AnswerTokens = &ttfo, &reasoning, &answer
+	}
 	scoreSLO(f, s.times, s.span(), in.SLO)
 	judge(&cell, evidence(f, reqs, s, in))
 	f.Saturation = saturationEvidence(reqs, s.times, f, in)
@@ -143,6 +162,9 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	}
 	if f.UnfinishedRequests > 0 {
 		f.Flags = append(f.Flags, "unfinished")
+	}
+	if measure.DraftedOnRandomWords(in.Server, in.PromptSource) {
+		f.Flags = append(f.Flags, measure.FlagSpecRandomWords)
 	}
 	if f.CompletedRequests == 0 {
 		cell.Status, cell.Reason = rundoc.StatusFailed, "no request completed"
@@ -170,7 +192,7 @@ func rateSpan(reqs []measure.Request) (start, end time.Time) {
 // rateSamples are a cell's per-request values, gathered once.
 type rateSamples struct {
 	times                       []requestTimes
-	ttft, e2e, tpot, itl        []latencySample
+	ttft, e2e, tpot, itl, ttfo  []latencySample
 	slotWait, sendLag           []latencySample
 	late                        int   // requests sent over measure.LateSend late
 	firstSched, lastSched, last int64 // on the run's clock
@@ -203,6 +225,9 @@ func gatherRate(reqs []measure.Request, f *rundoc.RateFigures) *rateSamples {
 		}
 		if t.hasE2E {
 			s.e2e = append(s.e2e, t.e2e)
+		}
+		if t.hasTTFO {
+			s.ttfo = append(s.ttfo, t.ttfo)
 		}
 		if t.hasTPOT {
 			s.tpot = append(s.tpot, t.tpot)

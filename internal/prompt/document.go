@@ -69,10 +69,14 @@ func (d *Document) text(n int) string {
 	return sb.String()
 }
 
+// RandomWords is the source of prompts made of the seeded random common words (a
+// document's is "text:NAME").
+const RandomWords = "random-words"
+
 // Source names what the builder's prompts are made of, for the run document.
 func (b *Builder) Source() string {
 	if b.Document != nil {
 		return "text:" + b.Document.Name
 	}
-	return "random-words"
+	return RandomWords
 }

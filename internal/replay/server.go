@@ -93,6 +93,22 @@ type Config struct {
 	Stall *Stall `json:"stall,omitempty"`
 	// TokensPerStep overrides the shape's tokens per step.
 	TokensPerStep []int `json:"tokens_per_step,omitempty"`
+	// Reasoning makes the server a reasoning model: the first this many tokens of every
+	// streamed decode request are its thinking, sent under ReasoningField
+	// ("reasoning", vLLM's name since vllm-project/vllm#27752; "reasoning_content",
+	// its name before, SGLang's and DeepSeek's) by a shape that writes .DeltaKey.
+	Reasoning      int    `json:"reasoning,omitempty"`
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// Slowdown makes the server slower part-way through (a GPU that throttles).
+	Slowdown *Slowdown `json:"slowdown,omitempty"`
+	// OnSchedule makes each step due Step after the previous step was due, not after
+	// it was written: a machine too loaded to write on time writes late and catches up,
+	// so the server's rate over a second is its schedule's whatever the load of the
+	// machine running the test (the rate_drift tests judge a rate over seconds).
+	OnSchedule bool `json:"on_schedule,omitempty"`
+	// SpecDecode, with Metrics, serves a speculative-decoding server's draft counters
+	// from two recorded pages, advancing with the tokens generated (specdecode.go).
+	SpecDecode *SpecPages `json:"spec_decode,omitempty"`
 	// PrefillContention slows a cold prefill by this factor per request the server is
 	// still running (decoding or aborting) when it starts: engines interleave prefill
 	// with their running batch.
@@ -105,6 +121,14 @@ type Config struct {
 type Stall struct {
 	Every int           `json:"every"`
 	After time.Duration `json:"after"`
+}
+
+// Slowdown makes every step take Factor × Step from After past the arrival of the
+// first request that asks for more than 16 tokens (so never the run's 16-token stream
+// check): a server that throttles in the middle of a window.
+type Slowdown struct {
+	After  time.Duration `json:"after"`
+	Factor float64       `json:"factor"`
 }
 
 // LlamaSlots is llama-server's context and slots (llamaserver.go): every generation
@@ -184,6 +208,7 @@ type Server struct {
 
 	slots chan struct{}
 	llama *llamaSlots
+	spec  *specCounters
 	fails []failCount
 
 	mu       sync.Mutex
@@ -194,6 +219,8 @@ type Server struct {
 	genTotal int64
 	nextID   int64
 	long     int // requests seen that asked for more than 16 tokens (Stall)
+	// slowFrom is when Slowdown sets in (zero until the first long request).
+	slowFrom time.Time
 }
 
 // Record is what the server did with one request.
@@ -265,6 +292,11 @@ func newServer(cfg Config) (*Server, error) {
 		s.slots = make(chan struct{}, cfg.Slots)
 	}
 	s.fails = make([]failCount, len(cfg.Failures))
+	if cfg.SpecDecode != nil {
+		if s.spec, err = loadSpecPages(cfg.SpecDecode); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -388,6 +420,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &Record{Prompt: s.promptTokens(body), MaxTokens: body.maxTokens(), Stream: body.Stream, Start: time.Now(), Body: body}
 	s.mu.Lock()
+	if sl := s.cfg.Slowdown; sl != nil && s.slowFrom.IsZero() && rec.MaxTokens > 16 {
+		s.slowFrom = rec.Start.Add(sl.After)
+	}
 	shared := sharedPart(body.text())
 	rec.Cold = !s.cached[shared]
 	s.cached[shared] = true
@@ -509,7 +544,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	st.finish = finish
 	stallAt := s.stallAt(rec, start)
 	produced, step := 0, 0
-	var prevWrite time.Time
+	var prevWrite, prevDue time.Time
 	for produced < limit {
 		k := min(s.shape.TokensPerStep[step%len(s.shape.TokensPerStep)], limit-produced)
 		if cut > 0 {
@@ -519,9 +554,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 		// its last: a server that falls behind streams slower, it does not catch up in a
 		// burst.
 		due := start.Add(ttft)
-		if step > 0 {
-			due = prevWrite.Add(s.cfg.Step)
+		switch {
+		case step > 0 && s.cfg.OnSchedule:
+			due = prevDue.Add(s.step(prevDue))
+		case step > 0:
+			due = prevWrite.Add(s.step(prevWrite))
 		}
+		prevDue = due
 		if !stallAt.IsZero() && due.After(stallAt) {
 			due = time.Now().Add(24 * time.Hour) // stuck: silent until the client leaves
 		}
@@ -561,6 +600,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, rec *Record, id int
 	if l := s.cfg.Llama; l != nil && l.CloseAfterStream {
 		closeAfterStream(w, l.CloseLate)
 	}
+}
+
+// step is the time from a write at prev to the request's next step: Step, or
+// Slowdown's Factor × Step once it has set in.
+func (s *Server) step(prev time.Time) time.Duration {
+	sl := s.cfg.Slowdown
+	if sl == nil {
+		return s.cfg.Step
+	}
+	s.mu.Lock()
+	from := s.slowFrom
+	s.mu.Unlock()
+	if from.IsZero() || prev.Before(from) {
+		return s.cfg.Step
+	}
+	return time.Duration(float64(s.cfg.Step) * sl.Factor)
 }
 
 // ttft is a request's time to first token: a prompt already cached is WarmTTFT; a
@@ -690,6 +745,7 @@ func (st *streamState) stepEvents(k int, last bool) []byte {
 			words--
 		}
 		st.frame.Text, st.frame.K = strings.Repeat(" tok", words), n
+		st.frame.DeltaKey = st.deltaKey()
 		st.frame.Generated += n
 		st.frame.Total = st.frame.Prompt + st.frame.Generated
 		st.frame.Finish = ""
@@ -713,6 +769,19 @@ func (st *streamState) stepEvents(k int, last bool) []byte {
 		emit(k, true)
 	}
 	return out
+}
+
+// deltaKey is the field the next token's text goes in: the reasoning field while
+// the request is thinking (Config.Reasoning), then content.
+func (st *streamState) deltaKey() string {
+	cfg := &st.s.cfg
+	if st.rec.MaxTokens <= 1 || st.frame.Generated >= cfg.Reasoning {
+		return "content"
+	}
+	if cfg.ReasoningField != "" {
+		return cfg.ReasoningField
+	}
+	return "reasoning"
 }
 
 func (st *streamState) endEvents(produced int) []byte {
@@ -859,6 +928,9 @@ func (s *Server) metrics(w http.ResponseWriter, path string) {
 		fmt.Fprintf(&b, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d.0\n", labels, running)
 		fmt.Fprintf(&b, "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting%s %d.0\n", labels, waiting)
 		fmt.Fprintf(&b, "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total%s %d.0\n", labels, gen)
+	}
+	if s.spec != nil {
+		b.WriteString(s.spec.page(gen))
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))

@@ -209,6 +209,9 @@ type Frame struct {
 	K         int
 	Generated int
 	Total     int // Prompt + Generated
+	// DeltaKey is the delta's field this event's text goes in: "content", or a
+	// reasoning model's reasoning field while it thinks (Config.Reasoning).
+	DeltaKey string
 	// Finish is the finish reason on the request's last event ("" before).
 	Finish string
 	// Usage says the request gets usage in every chunk (continuous usage stats).

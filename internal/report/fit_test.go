@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
 // narrowAll gathers the All measurements rows of a narrow text report, whose columns
@@ -44,7 +45,7 @@ func narrowAll(t *testing.T, out string) [][]string {
 // line, in English and Japanese, and still prints every figure of the seed page: the
 // matrix transposed, All measurements in column groups.
 func TestNarrowSeedKeepsEveryFigure(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := seedcopy.PageTables()
 	for _, width := range []int{80, 60} {
 		for _, lang := range []string{"en", "ja"} {
 			out := render(t, readSeed(t), Options{Format: "text", Lang: lang, Width: width})

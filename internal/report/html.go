@@ -137,6 +137,9 @@ func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 	if c, ok := energyChart(run, v); ok {
 		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
 	}
+	for _, c := range seriesCharts(run, v) {
+		d.Charts = append(d.Charts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
 	head, right := measurementHead(v)
 	for i, h := range head {
 		d.Head = append(d.Head, htmlHeadCell{Label: h, Numeric: right[i] || i == 1})
@@ -200,6 +203,9 @@ func addRateHTML(d *htmlData, run *rundoc.Run) {
 		d.RateRows = append(d.RateRows, row)
 	}
 	for _, c := range rateCharts(run, v) {
+		d.RateCharts = append(d.RateCharts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
+	if c, ok := rateSeriesChart(run, v); ok {
 		d.RateCharts = append(d.RateCharts, htmlChart{SVG: c.SVG(), Caption: c.Title})
 	}
 }

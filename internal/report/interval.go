@@ -77,6 +77,9 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 		}
 		out = append(out, locale.T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
 	}
+	if p := publishedNote(lang, ci); p != "" {
+		out = append(out, p)
+	}
 	if ci.Unstable {
 		out = append(out, locale.T(lang, "n_unstable_hint"))
 	}
@@ -89,6 +92,8 @@ func ciMethodLabel(lang, method string) string {
 		return locale.T(lang, "ci_batch_means")
 	case rundoc.CIMethodRepeats:
 		return locale.T(lang, "ci_repeats")
+	case rundoc.CIMethodTwoRepeats:
+		return locale.T(lang, "ci_two_repeats")
 	case rundoc.CIMethodRate:
 		return locale.T(lang, "ci_rate")
 	}

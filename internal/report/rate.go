@@ -211,7 +211,7 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		case "saturated", "errors", "unfinished", "slot_wait", "ended_early":
 			continue // said above
 		}
-		warnings = append(warnings, locale.T(lang, "n_flag", fl))
+		warnings = append(warnings, flagNote(lang, fl, nil))
 	}
 	if f.CacheHitRatio != nil {
 		info = append(info, locale.T(lang, "n_cache_hit", FormatPercent(lang, *f.CacheHitRatio)))
@@ -220,6 +220,7 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		info = append(info, locale.T(lang, "r_send_lag", FormatMs(lang, *p, 2)))
 	}
 	info = append(info, rateIntervalInfo(lang, f)...)
+	info = append(info, rateWorkloadInfo(lang, f)...)
 	if g := serverGauges(lang, f.Server, false); g != "" {
 		info = append(info, g)
 	}

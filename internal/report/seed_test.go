@@ -1,38 +1,16 @@
 package report
 
 import (
-	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	seedcopy "github.com/llmbench/llmbench/internal/seed"
 )
 
-// seedTables are the seed page's tables and words, copied from
-// the seed page (internal/seed/seed-page.txt) into testdata/seed-tables.json (shared with
-// the browser tests). The renderers must reproduce every one of them from seed-run.json.
-type seedTables struct {
-	Header  []string   `json:"header"`
-	Notes   []string   `json:"notes"`
-	Prefill [][]string `json:"prefill"` // context, prompt tok/s, TTFT
-	Matrix  [][]string `json:"matrix"`  // rows 0, 16K, 32K, 56K; columns 1 … 128: "48.2 (85 ms)"
-	All     [][]string `json:"all"`     // All measurements, the seed's 12 columns
-}
-
-func loadSeedTables(t testing.TB) seedTables {
-	t.Helper()
-	b, err := os.ReadFile("testdata/seed-tables.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s seedTables
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// seedTables are the seed page's tables and words (internal/seed's seed-tables.json).
+type seedTables = seedcopy.Tables
 
 var columnGap = regexp.MustCompile(`\s{2,}`)
 
@@ -85,7 +63,7 @@ func mdTableRows(t *testing.T, out, heading string) [][]string {
 }
 
 func TestTextReproducesSeedTables(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := seedcopy.PageTables()
 	out := render(t, readSeed(t), Options{Format: "text"})
 	for _, s := range append(seed.Header, seed.Notes...) {
 		if !strings.Contains(out, s) {
@@ -114,7 +92,7 @@ func checkSeedTables(t *testing.T, seed seedTables, format string, table func(ti
 }
 
 func TestMarkdownReproducesSeedTables(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := seedcopy.PageTables()
 	out := render(t, readSeed(t), Options{Format: "md"})
 	for _, s := range []string{"# Qwen3.8-27B-INT4 on RTX 3090 24GB", "**Measured**", "- **VRAM:** 24 GB", "- **RAM:** 32 GB", "- **Type:** Discrete GPU",
 		"- **Max output:** 8,192 tokens", "- **Time per measurement:** 30 s", "- **Prefill mode:** Measured during decode warm-up", "- **Decode test:** Fixed duration",

@@ -533,7 +533,7 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 		warnings = append(warnings, locale.T(lang, "n_client_limited"))
 	}
 	for _, f := range d.Flags {
-		warnings = append(warnings, locale.T(lang, "n_flag", f))
+		warnings = append(warnings, flagNote(lang, f, d.RateDrift))
 	}
 	if d.CacheHitRatio != nil {
 		info = append(info, locale.T(lang, "n_cache_hit", FormatPercent(lang, *d.CacheHitRatio)))
@@ -547,6 +547,7 @@ func cellDetails(lang string, c *rundoc.DecodeCell) (warnings, info []string) {
 	if d.TBTP90Ms != nil {
 		info = append(info, percentiles(lang, "TBT", d.TBTP90Ms, d.TBTP99Ms, 1))
 	}
+	info = append(info, decodeWorkloadInfo(lang, d)...)
 	return warnings, info
 }
 

@@ -166,6 +166,64 @@ type CellDetail struct {
 	// SettledBy says how it knew ("gauge", "gauge_timeout", "time").
 	SettleMs  *float64 `json:"settle_ms,omitempty"`
 	SettledBy string   `json:"settled_by,omitempty"`
+	// A reasoning model's cell (docs/run.md "Reasoning"): TTFOMs is the median time to
+	// the first answer token — the first that is not reasoning, AIPerf's time to first
+	// output token — from the request's send, over the TTFOSamples requests that had
+	// one (ttft_ms counts reasoning tokens as first tokens); ReasoningTokens and
+	// AnswerTokens are the client's counts by each chunk's kind over the cell's
+	// requests. Absent where no token came as reasoning.
+	TTFOMs          *float64 `json:"ttfo_ms,omitempty"`
+	TTFOSamples     int      `json:"ttfo_samples,omitempty"`
+	ReasoningTokens *int     `json:"reasoning_tokens,omitempty"`
+	AnswerTokens    *int     `json:"answer_tokens,omitempty"`
+	// Series is the window slice by slice; RateDrift, with the flag rate_drift, says
+	// where its rate moved beyond its own noise (docs/run.md "Inside a window").
+	Series    *Series `json:"series,omitempty"`
+	RateDrift *Drift  `json:"rate_drift,omitempty"`
+}
+
+// Flags that the report writes as sentences of their own (the others it names).
+const (
+	// FlagSpecRandomWords flags a measurement whose server drafted tokens (speculative
+	// decoding) while its prompts were random common words: drafts are accepted far
+	// less on random words than on real text, so its acceptance rate, and its speed,
+	// under-state what drafting gains on what users send (docs/workloads.md "Prompt
+	// text").
+	FlagSpecRandomWords = "spec_decode_random_words"
+	// FlagRateDrift flags a matrix cell whose window's rate stepped beyond its noise
+	// (CellDetail.RateDrift).
+	FlagRateDrift = "rate_drift"
+)
+
+// Series is a measurement slice by slice (docs/run.md "Inside a window"): its span — a
+// decode cell's window, a rate cell's first scheduled send to its last end — cut into
+// equal slices of about --timeslice (one second unless asked), each slice's figures
+// at its index.
+type Series struct {
+	// SliceS is the slices' length in seconds.
+	SliceS float64 `json:"slice_s"`
+	// TokS is the output tokens that arrived in each slice over its length (a decode
+	// cell's counted as output_tokens is; a rate cell's by the client's count).
+	TokS []float64 `json:"tok_s"`
+	// Producing is the mean number of requests streaming in each slice: past their
+	// first token, not ended.
+	Producing []float64 `json:"producing"`
+	// TTFTMs is the median time to first token of the requests that started in each
+	// slice (a decode cell's sent, a rate cell's scheduled), as the cell times TTFT;
+	// null where none started.
+	TTFTMs []*float64 `json:"ttft_ms"`
+}
+
+// Drift is how a window's rate moved (flag rate_drift): split where its one-second
+// batches' rates differ most, the mean rate before and after the split, and how
+// many standard errors of the batches' own noise apart they are.
+type Drift struct {
+	AtS        float64 `json:"at_s"` // the split, in seconds after the window opened
+	BeforeTokS float64 `json:"before_tok_s"`
+	AfterTokS  float64 `json:"after_tok_s"`
+	// T is the difference over its standard error (the batches' pooled spread); absent
+	// where the batches on either side did not vary at all.
+	T *float64 `json:"t,omitempty"`
 }
 
 // ServerMetrics summarises the server's live gauges sampled during a cell.
@@ -181,6 +239,35 @@ type ServerMetrics struct {
 	// GenerationTokens is the server's generation-token counter's increase over the
 	// window, where the counter moves every step (vLLM's vllm:generation_tokens).
 	GenerationTokens *float64 `json:"generation_tokens,omitempty"`
+	// SpecDecode is speculative decoding over the window, from the server's draft
+	// counters (absent where it exposes none or drafted nothing).
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SpecDecode is speculative decoding over a window, from the server's counters
+// (docs/workloads.md "Speculative decoding"): vLLM's spec_decode counters or SGLang's
+// verify steps and generated tokens.
+type SpecDecode struct {
+	// Source names the counters the figures come from.
+	Source string `json:"source"`
+	// Drafts (draft rounds; SGLang's verify steps), drafted and accepted tokens: the
+	// counters' increases over the window (SGLang counts neither drafted nor accepted
+	// tokens).
+	Drafts         float64 `json:"drafts"`
+	DraftTokens    float64 `json:"draft_tokens,omitempty"`
+	AcceptedTokens float64 `json:"accepted_tokens,omitempty"`
+	// AcceptanceRate is accepted / drafted tokens (absent where the counters cannot
+	// say: SGLang's rate is a gauge, GaugeAcceptRate).
+	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
+	// MeanAcceptedLength is the tokens one draft round yields, the bonus token
+	// included: vLLM's 1 + accepted/drafts, SGLang's generated tokens per verify step.
+	MeanAcceptedLength *float64 `json:"mean_accepted_length,omitempty"`
+	// PerPosition is vLLM's acceptance by draft position: accepted at position i /
+	// drafts.
+	PerPosition []float64 `json:"acceptance_by_position,omitempty"`
+	// GaugeAcceptRate is SGLang's spec_accept_rate gauge (its last logging interval,
+	// averaged over the window's readings).
+	GaugeAcceptRate *float64 `json:"gauge_acceptance_rate,omitempty"`
 }
 
 // MinMean is min/mean/max of a sampled gauge.

@@ -14,6 +14,20 @@ const (
 	// CIMethodRepeats: the figures are the median of --repeat measurements and each
 	// interval is the t interval over the repeats' values.
 	CIMethodRepeats = "repeats_t"
+	// CIMethodTwoRepeats: the figures are the slower of two --repeat measurements and
+	// each interval spans both repeats' own window intervals (t with one degree of
+	// freedom says nothing: 12.7 standard errors either side); absent where either
+	// repeat had none.
+	CIMethodTwoRepeats = "repeats_own_ci"
+)
+
+// Why a --repeat cell publishes the repeat it does (published_why, docs/run.md
+// "Repeats"): the median of an odd count, the slower of the middle two of an even
+// count (the figure a reader can count on), the only valid one.
+const (
+	PublishedMedian    = "median"
+	PublishedSlowerMid = "slower_of_middle_two"
+	PublishedOnlyValid = "only_valid"
 )
 
 // CellIntervals are a measured cell's 95% intervals and repeats (extensions: a
@@ -29,6 +43,10 @@ type CellIntervals struct {
 	// Unstable says two of them disagree beyond their intervals (repeat.go).
 	Repeats  []CellRepeat `json:"repeats,omitempty"`
 	Unstable bool         `json:"unstable,omitempty"`
+	// PublishedRepeat is which of Repeats the cell's figures are (from 1), and
+	// PublishedWhy why (Published*); absent without repeats or a valid one.
+	PublishedRepeat int    `json:"published_repeat,omitempty"`
+	PublishedWhy    string `json:"published_why,omitempty"`
 }
 
 // PerRequestTokSCI is per_request_tok_s's 95% interval. per_request_tok_s is 1000 /

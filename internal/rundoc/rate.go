@@ -244,6 +244,17 @@ type RateFigures struct {
 	Flags        []string `json:"flags,omitempty"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
 
+	// A reasoning model's cell (docs/run.md "Reasoning"): TTFOMs is the time to the
+	// first answer token (the first that is not reasoning) from the scheduled send, as
+	// ttft_ms is timed; a request that finished with reasoning only has none.
+	// ReasoningTokens and AnswerTokens are the client's counts by each chunk's kind.
+	// Absent where no token came as reasoning.
+	TTFOMs          *LatencyStats `json:"ttfo_ms,omitempty"`
+	ReasoningTokens *int          `json:"reasoning_tokens,omitempty"`
+	AnswerTokens    *int          `json:"answer_tokens,omitempty"`
+	// Series is the cell slice by slice, from its first scheduled send to its last end.
+	Series *Series `json:"series,omitempty"`
+
 	// The cell's 95% intervals (internal/openloop's interval.go).
 	*RateIntervals
 }

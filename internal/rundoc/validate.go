@@ -318,6 +318,8 @@ func (v *validator) decodeCells(cells []DecodeCell, a planAxes, predicted bool) 
 				{"peak_streaming_requests", cd.PeakStreaming}, {"reconnects", cd.Reconnects}, {"streams_arrived_whole", cd.StreamsArrivedWhole}})
 			v.optNumber(f+".early_end_loss", cd.EarlyEndLoss, 1)
 			v.outcomes(f+".request_outcomes", cd.Outcomes)
+			v.optNumber(f+".ttfo_ms", cd.TTFOMs, maxMs)
+			v.workloadFigures(f, cd.Series, cd.RateDrift, cd.ReasoningTokens, cd.AnswerTokens)
 		}
 		v.cellEnergy(f, d.CellEnergy)
 	}

@@ -29,6 +29,10 @@ func (v *validator) intervals(r *Run) {
 		if len(ci.Repeats) > maxRepeats {
 			v.fail(f+".repeats", "%d repeats, at most %d", len(ci.Repeats), maxRepeats)
 		}
+		if ci.PublishedRepeat < 0 || ci.PublishedRepeat > len(ci.Repeats) {
+			v.fail(f+".published_repeat", "%d of %d repeats", ci.PublishedRepeat, len(ci.Repeats))
+		}
+		v.name(f+".published_why", ci.PublishedWhy)
 	}
 	for i := range r.Prefill {
 		p, f := &r.Prefill[i], fmt.Sprintf("prefill[%d]", i)

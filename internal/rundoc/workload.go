@@ -138,10 +138,10 @@ func (v *validator) workload(r *Run) {
 		v.count("config.workload.cache_block", w.CacheBlock)
 	}
 	for i := range r.Decode {
-		v.workloadFigures(fmt.Sprintf("decode[%d].workload", i), r.Decode[i].Workload)
+		v.cellWorkload(fmt.Sprintf("decode[%d].workload", i), r.Decode[i].Workload)
 	}
 	for i := range r.Rate {
-		v.workloadFigures(fmt.Sprintf("rate[%d].workload", i), r.Rate[i].Workload)
+		v.cellWorkload(fmt.Sprintf("rate[%d].workload", i), r.Rate[i].Workload)
 	}
 }
 
@@ -156,9 +156,9 @@ func (v *validator) workloadFile(f string, w *WorkloadFile) {
 	v.count(f+".entries", w.Entries)
 }
 
-// workloadFigures checks a cell's workload figures: counts non-negative, ratios
+// cellWorkload checks a cell's workload figures: counts non-negative, ratios
 // within [0, 1], cached tokens no more than the prompts, turns numbered from 1 in order.
-func (v *validator) workloadFigures(f string, w *WorkloadFigures) {
+func (v *validator) cellWorkload(f string, w *WorkloadFigures) {
 	if w == nil {
 		return
 	}

@@ -6,7 +6,8 @@
 // Tests read the seed from here and nowhere else, so a fresh clone with nothing beside it
 // passes its own tests. The files are byte-for-byte copies of the team's shared seed
 // (seed/000_f4746f295f65ae80.txt and seed/seed-run.json, copied 2026-12-01); README.md in
-// this folder says so too.
+// this folder says so too. The page's tables, transcribed for the renderers' tests, are
+// ours (tables.go).
 package seed
 
 import (

@@ -32,3 +32,17 @@ func TestPageIsTheSeedPage(t *testing.T) {
 		}
 	}
 }
+
+// TestPageTables: the transcribed tables decode and hold the seed page's shape: the
+// prefill rows, four contexts of the matrix, and its twelve-column measurements.
+func TestPageTables(t *testing.T) {
+	s := PageTables()
+	if len(s.Header) == 0 || len(s.Prefill) == 0 || len(s.Matrix) != 4 || len(s.All) == 0 || len(s.All[0]) != 12 {
+		t.Errorf("seed tables: %d header lines, %d prefill rows, %d matrix rows, %d measurements", len(s.Header), len(s.Prefill), len(s.Matrix), len(s.All))
+	}
+	for i, row := range s.Matrix {
+		if !strings.Contains(PageText, row[len(row)-1]) && row[len(row)-1] != "" {
+			t.Errorf("matrix row %d's last cell %q is not on the seed page", i, row[len(row)-1])
+		}
+	}
+}

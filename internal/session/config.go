@@ -32,6 +32,7 @@ type Config struct {
 	Fit, DryRun                    bool
 	Settle, SettleTimeout          time.Duration
 	NoCalibrate                    bool
+	Timeslice                      time.Duration
 	Telemetry, TelemetryToken      string
 	Price                          string
 	Rate                           OpenLoop

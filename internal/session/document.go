@@ -133,6 +133,9 @@ func checkRequestFlags(c *Config) error {
 	if c.Format != "text" && c.Format != "md" && c.Format != "none" {
 		return fmt.Errorf("--format %q: use text, md or none", c.Format)
 	}
+	if c.Timeslice < 0 || c.Timeslice > 0 && c.Timeslice < 10*time.Millisecond {
+		return fmt.Errorf("--timeslice %s: a series' slice is 10ms or more", c.Timeslice)
+	}
 	return nil
 }
 

@@ -125,6 +125,7 @@ func (s *Session) options() measure.Options {
 		Document:      s.loaded.document,
 		Settle:        c.Settle,
 		SettleTimeout: c.SettleTimeout,
+		Timeslice:     c.Timeslice,
 	}
 }
 

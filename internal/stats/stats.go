@@ -143,3 +143,32 @@ func Median(v []float64) float64 {
 	slices.Sort(s)
 	return Quantile(s, 0.5)
 }
+
+// Shift is the largest step in the level of a sequence: of the splits that leave at
+// least minSide values on each side, the one whose two means differ most in units of
+// their standard error, the values' spread about their own side's mean pooled
+// (a two-sample t statistic with n − 2 degrees of freedom). at is the first index
+// after the split; t is +Inf where the means differ and neither side varies. ok is
+// false for a sequence too short to split.
+func Shift(v []float64, minSide int) (at int, before, after, t float64, ok bool) {
+	n := len(v)
+	minSide = max(minSide, 2)
+	t = -1
+	for m := minSide; m <= n-minSide; m++ {
+		a, b := v[:m], v[m:]
+		ma, sa := MeanSD(a)
+		mb, sb := MeanSD(b)
+		pooled := math.Sqrt((sq(sa)*float64(m-1) + sq(sb)*float64(n-m-1)) / float64(n-2))
+		tm := math.Abs(mb - ma)
+		switch {
+		case pooled > 0:
+			tm /= pooled * math.Sqrt(1/float64(m)+1/float64(n-m))
+		case tm > 0:
+			tm = math.Inf(1)
+		}
+		if tm > t {
+			at, before, after, t, ok = m, ma, mb, tm, true
+		}
+	}
+	return at, before, after, t, ok
+}

@@ -106,3 +106,25 @@ func TestIntervalRoundNeverNarrows(t *testing.T) {
 		t.Errorf("Invert = %+v", inv)
 	}
 }
+
+// TestShift: the step of a sequence is found where it is, with the two levels and a
+// t from their pooled spread worked out by hand; a flat sequence has no step; one too
+// short to split is not judged.
+func TestShift(t *testing.T) {
+	v := []float64{10, 11, 9, 10, 6, 7, 5, 6}
+	at, before, after, tt, ok := Shift(v, 3)
+	// Sides {10,11,9,10} and {6,7,5,6}: means 10 and 6, each side's variance 2/3, pooled
+	// sd √(2/3), standard error √(2/3)·√(1/4+1/4) = 0.5774: t = 4 / 0.5774 = 6.93.
+	if !ok || at != 4 || before != 10 || after != 6 || math.Abs(tt-4/math.Sqrt(1.0/3)) > 1e-9 {
+		t.Errorf("Shift = %d, %g, %g, %g, %v; want 4, 10, 6, 6.93", at, before, after, tt, ok)
+	}
+	if _, _, _, tt, ok := Shift([]float64{5, 5, 5, 5, 5, 5}, 3); !ok || tt != 0 {
+		t.Errorf("a flat sequence: t %g, ok %v; want 0", tt, ok)
+	}
+	if _, _, _, tt, _ := Shift([]float64{5, 5, 5, 4, 4, 4}, 3); !math.IsInf(tt, 1) {
+		t.Errorf("two exact levels: t %g, want +Inf", tt)
+	}
+	if _, _, _, _, ok := Shift([]float64{1, 2, 3, 4, 5}, 3); ok {
+		t.Error("five values split three and three")
+	}
+}

@@ -6,10 +6,8 @@ package pagetest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,28 +27,6 @@ import (
 )
 
 const oc = "Over capacity"
-
-type seedTables struct {
-	Header  []string   `json:"header"`
-	Notes   []string   `json:"notes"`
-	Prefill [][]string `json:"prefill"`
-	Matrix  [][]string `json:"matrix"`
-	All     [][]string `json:"all"`
-}
-
-// loadSeedTables reads the seed page's tables (see report's seed_test.go).
-func loadSeedTables(t testing.TB) seedTables {
-	t.Helper()
-	b, err := os.ReadFile("../testdata/seed-tables.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s seedTables
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func readRun(t testing.TB, path string) *rundoc.Run {
 	t.Helper()
@@ -252,7 +228,7 @@ func checkSorted(t *testing.T, p *page, eval func(string) string, col int, numer
 func TestBrowserSeedPage(t *testing.T) {
 	for _, lang := range []string{"en", "ja"} {
 		t.Run(lang, func(t *testing.T) {
-			seed := loadSeedTables(t)
+			seed := seedcopy.PageTables()
 			run := readSeed(t)
 			p, eval := openPage(t, run, lang)
 			ttft := func(s string) string { return locale.T(lang, "x_ttft", s) }
@@ -382,7 +358,7 @@ func TestBrowserPredictedPage(t *testing.T) {
 // Without JavaScript the page still shows the matrix, the charts and every row, and the
 // buttons that need a script stay hidden.
 func TestBrowserPageReadsWithoutScript(t *testing.T) {
-	seed := loadSeedTables(t)
+	seed := seedcopy.PageTables()
 	p, eval := openPageWith(t, readSeed(t), "en", true)
 	if got := eval(`String(document.querySelector(".lb-copy").hidden)`); got != "true" {
 		t.Errorf("Copy button shown without script (hidden=%s)", got)
