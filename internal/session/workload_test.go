@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -21,8 +22,8 @@ import (
 // timedServer is the emulator (an exact prefix cache in blocks of 16) behind a log
 // of its own timing: for every streamed chat request of a session's answer length, how many user messages it
 // carried (its turn) and how long the server took from taking the request to writing
-// its first token — the server's own TTFT, which the client's per-turn figures must
-// follow.
+// its first token (from accepting the connection, for a connection's first request)
+// — the server's own TTFT, which the client's per-turn figures must follow.
 type timedServer struct {
 	mu  sync.Mutex
 	log map[int][]time.Duration // by turn
@@ -36,12 +37,17 @@ func startTimedEmulator(t *testing.T, cfg sim.Config) (*timedServer, string) {
 	}
 	ts := &timedServer{log: map[int][]time.Duration{}}
 	inner := s.Handler()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		took := time.Now()
+		// A connection's first request arrived when the connection did: a client
+		// opening its streams at once on a loaded machine waits for the accept.
+		if c, ok := r.Context().Value(connKey{}).(*connSeen); ok && !c.served {
+			took, c.served = c.accepted, true
+		}
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			inner.ServeHTTP(w, r)
 			return
 		}
-		took := time.Now()
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var req struct {
@@ -67,8 +73,21 @@ func startTimedEmulator(t *testing.T, cfg sim.Config) (*timedServer, string) {
 			ts.mu.Unlock()
 		}
 	}))
+	hs.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, &connSeen{accepted: time.Now()})
+	}
+	hs.Start()
 	t.Cleanup(func() { hs.Close(); s.Close() })
 	return ts, hs.URL
+}
+
+// connKey keys a connection's connSeen in its requests' context; HTTP/1.1 serves a
+// connection's requests one after another, so served needs no lock.
+type connKey struct{}
+
+type connSeen struct {
+	accepted time.Time
+	served   bool
 }
 
 // firstWrite notes when the first bytes of the body were written (the emulator
