@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,26 +91,11 @@ func (p *prober) fillOllama(ctx context.Context, info *Info) {
 	info.ChunkUsage = ptr(false)
 }
 
-// versionAtLeast compares a "major.minor.patch[-suffix]" version with the given one;
-// an unparsable version is not at least anything.
+// versionAtLeast says whether a semantic version's release is at least the given one,
+// whatever its pre-release (a feature lands in 0.9.7's release candidates too); an
+// unparsable version is not at least anything.
 func versionAtLeast(v string, major, minor, patch int) bool {
-	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
-	if i := strings.IndexAny(v, "-+ "); i >= 0 {
-		v = v[:i]
-	}
-	parts := strings.Split(v, ".")
-	want := []int{major, minor, patch}
-	for i := 0; i < 3; i++ {
-		n := 0
-		if i < len(parts) {
-			var err error
-			if n, err = strconv.Atoi(parts[i]); err != nil {
-				return false
-			}
-		}
-		if n != want[i] {
-			return n > want[i]
-		}
-	}
-	return true
+	got, ok := parseSemver(strings.TrimSpace(v))
+	want := releaseParts(fmt.Sprintf("%d.%d.%d", major, minor, patch))
+	return ok && slices.Compare(got.release, want) >= 0
 }

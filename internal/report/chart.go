@@ -46,6 +46,10 @@ type lineChart struct {
 	LegendTitle string // heads the legend: the series names are values of it ("16K" of "Context")
 	// Rules are horizontal lines across the plot (capacitychart.go: the target speeds).
 	Rules []chartRule
+	// Marks are points with their intervals apart from the lines, named MarksName in
+	// the legend (historychart.go: the runs of each version).
+	Marks     []chartMark
+	MarksName string
 }
 
 const (
@@ -58,14 +62,15 @@ func (c lineChart) SVG() template.HTML {
 	fmt.Fprintf(&b, `<svg class="lb-chart" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-t">`, chartW, chartH, c.ID)
 	fmt.Fprintf(&b, `<title id="%s-t">%s</title>`, c.ID, html.EscapeString(c.Title))
 	maxY, n := c.drawable()
-	if n == 0 || len(c.XTicks) == 0 {
+	if n+len(c.Marks) == 0 || len(c.XTicks) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="lb-axis-label">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(c.Empty))
 		return template.HTML(b.String())
 	}
-	f := c.frame(max(maxY, c.rulesMax()))
+	f := c.frame(max(maxY, c.rulesMax(), c.marksMax()))
 	c.drawAxes(&b, f)
 	c.drawRules(&b, f)
 	c.drawSeries(&b, f)
+	c.drawMarks(&b, f)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

@@ -277,7 +277,8 @@ func BenchmarkRunPage100k(b *testing.B) {
 }
 
 // BenchmarkOtherPages100k: the run list, hardware, model and family pages (with their
-// charts), compare, the calculator and the predict API, with 100,000 runs stored.
+// charts), compare, the calculator, the predict API and a history, with 100,000 runs
+// stored.
 func BenchmarkOtherPages100k(b *testing.B) {
 	benchPages(b, []string{
 		"/runs",
@@ -294,5 +295,6 @@ func BenchmarkOtherPages100k(b *testing.B) {
 		"/calculator?gpu=RTX+3090&model=org1%2Fmodel-1-14B&quant=w4a16-g128",
 		"/benchmarks",
 		"/api/v1/runs?sort=peak&gpu=H100",
+		"/history?gpu=A100+80GB&model=org3%2Fmodel-3-32B", // 238 measured runs (i ≡ 3 mod 420)
 	})
 }

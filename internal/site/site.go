@@ -138,6 +138,7 @@ func (s *Server) routes() []route {
 		{"GET /hardware/{name...}", s.pages.HardwarePage},
 		{"GET /models", s.pages.ModelList},
 		{"GET /models/{name...}", s.pages.ModelPage},
+		{"GET /history", s.pages.History},
 		{"GET /calculator", s.pages.Calculator},
 		{"GET /benchmarks", s.pages.Benchmarks},
 		{"GET /orgs", s.pages.OrgList},
@@ -167,6 +168,7 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/leaderboard", s.api.Leaderboard},
 		{"GET /api/v1/predict", s.api.Predict},
 		{"GET /api/v1/families", s.api.Families},
+		{"GET /api/v1/history", s.api.History},
 		{"/", s.noRoute},
 	}
 }

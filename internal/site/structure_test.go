@@ -20,7 +20,7 @@ var floors = [][]string{
 	{"store"},
 	{"store/storetest", "wire", "pagecache"},
 	{"guard", "client"},
-	{"board", "calc"},
+	{"board", "calc", "history"},
 	{"api"},
 	{"ui"},
 	{"."},

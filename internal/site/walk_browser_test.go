@@ -86,6 +86,17 @@ func walkSite(t *testing.T) *httptest.Server {
 		fixture("rate-run.json"),
 		fixture("rate-search-run.json"),
 	}
+	// A GPU × model measured under many engine versions, some long, for the history
+	// page's chart and table on a phone.
+	for i, v := range []string{"0.6.3.post1", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2rc1", "0.10.2", "0.10.2+cu128", "0.11.0rc2", "0.11.0",
+		"0.11.1.dev12+g1234abc", "0.11.1", "main"} {
+		docs = append(docs, variant(seed, func(r *rundoc.Run) {
+			r.ID, r.Title, r.Hardware.GPUs[0].Name, r.Engine.Version = fmt.Sprintf("l40s-%02d", i), "", "L40S", v
+			r.Hardware.GPUs[0].VRAMBytes = 48 << 30
+			r.Cell(0, 1).TotalTokS = 40 + float64(i%5)
+			interval(r)
+		}))
+	}
 	for _, d := range docs {
 		if _, err := client.Submit(context.Background(), hs.Client(), hs.URL, tok, d); err != nil {
 			t.Fatalf("submitting: %v", err)
@@ -126,6 +137,8 @@ var walkPaths = map[string][]string{
 	"GET /calculator": {"/calculator?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=INT4+W4A16+g128&kv_dtype=fp8", "/calculator", "/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&quant=awq",
 		"/calculator?gpu=RTX+4090&model=Qwen%2FQwen3-32B&gpus=99", "/calculator?gpu=B200&model=Qwen%2FQwen3-32B",
 		"/calculator?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4&quant=INT4+W4A16+g128&kv_dtype=fp8&speed=20&users_context=16K"},
+	"GET /history": {"/history?gpu=L40S&model=RedHatAI%2FQwen3.8-27B-INT4", "/history?gpu=RTX+3090&model=RedHatAI%2FQwen3.8-27B-INT4", "/history?gpu=H200&model=deepseek-ai%2FDeepSeek-R1-Distill-Qwen-32B-Instruct-Long-Name&quant=INT4+W4A16+g128",
+		"/history?gpu=H200&model=nobody%2Fnothing", "/history?gpu=H200"},
 	"GET /benchmarks":                {"/benchmarks"},
 	"GET /orgs":                      {"/orgs"},
 	"GET /orgs/{name}":               {"/orgs/Acme%20Labs"},
@@ -156,6 +169,7 @@ var walkPaths = map[string][]string{
 	"GET /api/v1/leaderboard":        nil,
 	"GET /api/v1/predict":            nil,
 	"GET /api/v1/families":           nil,
+	"GET /api/v1/history":            nil,
 }
 
 // pageCheck is what the page's own script finds wrong with it as laid out.

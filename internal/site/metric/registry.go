@@ -234,8 +234,9 @@ func cellValues(r *rundoc.Run) []CellValue {
 // summaryRev is bumped when Summarize derives a column differently (family, size,
 // author, mode; 3: the GPU by the catalog's name; 4: a figure a cell lacks is no
 // figure (Measured), a GPU labelled with its memory and a quantization by the
-// catalog's names; 5: run_accuracy), so that stored runs are summarised again.
-const summaryRev = 5
+// catalog's names; 5: run_accuracy; 6: the decode figure's interval), so that stored
+// runs are summarised again.
+const summaryRev = 6
 
 // condRev is bumped when RateCond.Key writes the same conditions differently.
 const condRev = 1

@@ -7,6 +7,7 @@ import (
 	"github.com/llmbench/llmbench/internal/names"
 	"github.com/llmbench/llmbench/internal/perf"
 	"github.com/llmbench/llmbench/internal/rundoc"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Summary is what the site ranks and filters runs by: a few figures taken from the run
@@ -40,6 +41,9 @@ type Summary struct {
 	Cells []CellValue
 	// Accuracy is the run's finished evaluations, for the store's run_accuracy (accuracy.go).
 	Accuracy []AccuracyScore
+	// DecodeCI is DecodeTokS's 95% interval, the cell's total_tok_s_ci; nil when the
+	// run gives none.
+	DecodeCI *stats.Interval
 }
 
 // A run's mode: what it measured.
@@ -162,6 +166,7 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		}
 		if c.Context == 0 && c.Concurrency == 1 {
 			s.DecodeTokS = ptr(c.TotalTokS)
+			s.DecodeCI = decodeCI(c)
 		}
 		if s.PeakTokS == nil || c.TotalTokS > *s.PeakTokS {
 			s.PeakTokS = ptr(c.TotalTokS)
@@ -176,6 +181,19 @@ func summarizeFigures(r *rundoc.Run) Summary {
 		s.TokSPerGB = ptr(*s.PeakTokS / *s.VRAMGB)
 	}
 	return s
+}
+
+// decodeCI is a decode cell's total_tok_s interval when it has a finite one that holds
+// its figure (a document is the submitter's: an interval beside its figure is not one).
+func decodeCI(c rundoc.DecodeCell) *stats.Interval {
+	if c.CellIntervals == nil || c.TotalTokSCI == nil {
+		return nil
+	}
+	iv := *c.TotalTokSCI
+	if !(iv.Low >= 0) || !Measured(iv.High) || iv.Low > c.TotalTokS || iv.High < c.TotalTokS {
+		return nil
+	}
+	return &iv
 }
 
 // hasFigures says whether a decode cell carries figures to rank: a valid (or

@@ -95,9 +95,9 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 		// The names Summarize derives (a GPU's and a weight format's by the catalog's
 		// names) as well as the figures, so that a run is grouped as one stored now is.
 		_, err := s.exec(ctx, tx, `UPDATE runs SET vram_gb = ?, decode_tok_s = ?, peak_tok_s = ?, prefill32k_tok_s = ?, tok_s_per_gb = ?,
-			family = ?, params_b = ?, author = ?, mode = ?, gpu = ?, quantization = ? WHERE id = ?`,
+			family = ?, params_b = ?, author = ?, mode = ?, gpu = ?, quantization = ?, decode_ci_low = ?, decode_ci_high = ? WHERE id = ?`,
 			sum.VRAMGB, sum.DecodeTokS, sum.PeakTokS, sum.Prefill32KTokS, sum.TokSPerGB, sum.Family, sum.ParamsB, sum.Author, sum.Mode,
-			sum.GPU, sum.Quantization, d.id)
+			sum.GPU, sum.Quantization, ciLow(sum.DecodeCI), ciHigh(sum.DecodeCI), d.id)
 		if err != nil {
 			return nil, fmt.Errorf("reindexing run %s: %w", d.id, err)
 		}

@@ -48,11 +48,12 @@ func (s *Store) PutRun(ctx context.Context, rec RunRecord, doc []byte) (created 
 	}
 	_, err = s.exec(ctx, tx, `INSERT INTO runs (id, kind, title, model, gpu, gpu_count, vram_gb,
 		engine, engine_version, quantization, profile, decode_tok_s, peak_tok_s, prefill32k_tok_s, tok_s_per_gb,
-		created_at, submitted_at, submitter, org, family, params_b, author, mode)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, submitted_at, submitter, org, family, params_b, author, mode, decode_ci_low, decode_ci_high)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.ID, rec.Kind, rec.Title, rec.Model, rec.GPU, rec.GPUCount, rec.VRAMGB,
 		rec.Engine, rec.EngineVersion, rec.Quantization, rec.Profile, rec.DecodeTokS, rec.PeakTokS, rec.Prefill32KTokS, rec.TokSPerGB,
-		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org, rec.Family, rec.ParamsB, rec.Author, modeOr(rec.Mode))
+		rec.CreatedAt.UTC(), rec.SubmittedAt.UTC(), rec.Submitter, rec.Org, rec.Family, rec.ParamsB, rec.Author, modeOr(rec.Mode),
+		ciLow(rec.DecodeCI), ciHigh(rec.DecodeCI))
 	if err != nil {
 		// Two submissions of one id racing: the loser sees the winner's row.
 		if again, gerr := s.runDigest(ctx, rec.ID); gerr == nil {

@@ -58,6 +58,7 @@ type groupPageData struct {
 	RateRuns             int // how many of Stat.Runs are open-loop (they have no matrix figures)
 	Runs                 []store.RunRecord
 	Models               []store.Facet // a family's model names
+	History              []historyLink // a GPU's or a model's histories (history.go)
 	Cell                 board.Cell
 	CellForm             cellForm
 	Tradeoff             *chartView
@@ -158,11 +159,9 @@ func (s *Pages) groupPage(w http.ResponseWriter, r *http.Request, kind board.Gro
 			s.serverError(w, r, "counting open-loop runs", err)
 			return
 		}
-		if kind.Dim == "family" {
-			if d.Models, err = s.store.FamilyModels(ctx, name); err != nil {
-				s.serverError(w, r, "listing the family's models", err)
-				return
-			}
+		if d.Models, d.History, err = s.groupLinks(ctx, kind.Dim, name); err != nil {
+			s.serverError(w, r, "listing the group's models or histories", err)
+			return
 		}
 		measured := q
 		measured.Kinds = []string{rundoc.RunMeasured}
@@ -199,4 +198,19 @@ func (s *Pages) groupPage(w http.ResponseWriter, r *http.Request, kind board.Gro
 		}
 	}
 	s.render(w, r, http.StatusOK, "group", kind.Nav, name, d)
+}
+
+// groupLinks are the names a group page links besides its runs: a family's models,
+// or a GPU's or model's histories (one per model run on the GPU, or per GPU the model
+// ran on).
+func (s *Pages) groupLinks(ctx context.Context, dim, name string) ([]store.Facet, []historyLink, error) {
+	switch dim {
+	case "family":
+		models, err := s.store.FamilyModels(ctx, name)
+		return models, nil, err
+	case "gpu", "model":
+		links, err := s.historyLinks(ctx, dim, name)
+		return nil, links, err
+	}
+	return nil, nil, nil
 }

@@ -248,7 +248,7 @@ func (s *Pages) BadRequest(w http.ResponseWriter, r *http.Request, ferr *guard.F
 	// The page must not echo the address back as it came (it may be what was refused).
 	r2 := r.Clone(r.Context())
 	r2.URL = &url.URL{Path: "/", RawQuery: "lang=" + locale.FromRequest(r)}
-	s.render(w, r2, http.StatusBadRequest, "error", "", locale.T(locale.FromRequest(r), "bad_request"), errorPage{Field: ferr.Field, Reason: ferr.Reason})
+	s.render(w, r2, http.StatusBadRequest, "error", "", locale.T(locale.FromRequest(r), "bad_request"), errorPage{Field: ferr.Field, Reason: ferr.ReasonIn(locale.FromRequest(r))})
 }
 
 // errorPage is what the error template shows.
