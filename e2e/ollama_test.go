@@ -99,6 +99,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 	})
 	t.Run("matrix", func(t *testing.T) { checkMatrix(t, ctx, llmbench, s, served) })
 	t.Run("open loop", func(t *testing.T) { checkOpenLoop(t, ctx, llmbench, s, served) })
+	t.Run("sessions", func(t *testing.T) { checkSessions(t, ctx, llmbench, s, served) })
 	t.Run("eval quick subset", func(t *testing.T) { checkEval(t, ctx, llmbench, s, served) })
 	// Last: its 3,000-token requests stay in Ollama's KV cache and slow the decode of
 	// what follows (seen: the agreement round after it read 665 tok/s against Ollama's

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,7 +228,7 @@ func runnable(args []string, root, seedRun, tmp string) ([]string, string) {
 			}
 		case strings.HasSuffix(a, ".gguf"), strings.HasSuffix(a, ".yaml"):
 			return nil, "a file the reader brings"
-		case strings.Contains(a, "/") && !strings.HasPrefix(a, "-") && i > 0 && (args[i-1] == "--config"):
+		case strings.Contains(a, "/") && !strings.HasPrefix(a, "-") && i > 0 && slices.Contains([]string{"--config", "--dataset", "--trace", "--prompt-text"}, args[i-1]):
 			a = filepath.Join(root, a)
 		}
 		out = append(out, a)

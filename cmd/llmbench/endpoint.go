@@ -13,8 +13,10 @@ const baseURLEnv = session.BaseURLEnv
 
 // endpointAliases are other tools' names for --endpoint: vLLM's "vllm bench serve
 // --base-url" and GuideLLM's "--target URL" (handled by targetValue, since --target
-// is also the SLO share), and --output beside -o/--out as "llmbench report" spells it.
-var endpointAliases = map[string]string{"base-url": "endpoint", "output": "out"}
+// is also the SLO share), and --output beside -o/--out as "llmbench report" spells it;
+// and vLLM's names of the workload flags (--dataset-path, --prefix-repetition-*).
+var endpointAliases = map[string]string{"base-url": "endpoint", "output": "out", "dataset-path": "dataset",
+	"prefix-repetition-num-prefixes": "num-prefix-prompts", "prefix-repetition-prefix-len": "prefix-prompt-length"}
 
 // aliasFlags makes the aliases the same flag as the names they stand for, so
 // --base-url URL sets --endpoint and counts as it in Changed.

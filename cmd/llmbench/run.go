@@ -38,6 +38,7 @@ func newRunCmd() *cobra.Command {
 	addRunFlags(cmd.Flags(), c, &noProgress)
 	addCapacityFlag(cmd.Flags(), &targets)
 	addRateFlags(cmd.Flags(), &c.Rate)
+	addWorkloadFlags(cmd.Flags(), &c.Workload)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/session"
+	"github.com/llmbench/llmbench/internal/workload"
 )
 
 // The open-loop plan's defaults.
@@ -35,4 +36,19 @@ func addRateFlags(fl *pflag.FlagSet, o *session.OpenLoop) {
 	fl.BoolVar(&o.FindMaxRate, "find-max-rate", false, "search for the highest rate meeting --slo at --target: double from the first --rate (default 1) until a cell fails or saturates, then bisect")
 	fl.IntVar(&o.SearchSteps, "max-rate-steps", rundoc.DefaultSearchSteps, "most cells --find-max-rate runs")
 	fl.Float64Var(&o.Precision, "rate-precision", rundoc.DefaultSearchPrecision, "--find-max-rate stops when the pass and the failure are this close (relative)")
+}
+
+// addWorkloadFlags binds run's workload flags (docs/workloads.md): what a run sends
+// besides random words, in the matrix and with --rate.
+func addWorkloadFlags(fl *pflag.FlagSet, w *session.Workload) {
+	fl.StringVar(&w.Dataset, "dataset", "", "send a dataset's requests: JSONL of prompts or messages (optionally an output length), or ShareGPT's JSON; sampled with --seed")
+	fl.StringVar(&w.PromptText, "prompt-text", "", "fill the matrix's contexts with this text file instead of random words (speculative decoding drafts on real text)")
+	fl.IntVar(&w.Turns, "turns", 0, "multi-turn sessions of this many turns, each with the history and the server's real replies (matrix: --concurrency users hold one each; --rate: sessions per second)")
+	fl.IntVar(&w.UserTokens, "user-tokens", 128, "tokens of each new user message in a session (synthetic; with --dataset its user turns)")
+	fl.StringVar(&w.Think, "think-time", "0s", "pause between a reply and the next turn: a duration (2s) or exp:DURATION (exponential of that mean)")
+	fl.StringVar(&w.Trace, "trace", "", "replay a Mooncake trace (timestamp, input_length, output_length, hash_ids) or a fixed schedule ({timestamp, messages}) on its timestamps")
+	fl.Float64Var(&w.TraceSpeed, "trace-speed", 1, "play --trace this many times faster")
+	fl.IntVar(&w.TraceBlock, "trace-block-size", workload.MooncakeBlockSize, "tokens one hash id of --trace stands for")
+	fl.IntVar(&w.PrefixPrompts, "num-prefix-prompts", 0, "with --rate: this many shared system prompts, each request starting with one (vLLM's prefix_repetition)")
+	fl.IntVar(&w.PrefixTokens, "prefix-prompt-length", 0, "tokens of each --num-prefix-prompts prompt")
 }

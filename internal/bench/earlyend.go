@@ -26,7 +26,7 @@ func earlyEndLoss(reqs []measure.Request, maxOutput, streams int, w span) float6
 	var lost int64
 	for i := range reqs {
 		q := &reqs[i]
-		if !q.EndedEarly(maxOutput) || q.End >= w.close {
+		if !q.EndedEarly(q.Asked(maxOutput)) || q.End >= w.close {
 			continue
 		}
 		until := w.close

@@ -42,7 +42,7 @@ type scoring struct {
 func (s *scoring) evidence() *measure.Evidence {
 	run, w := s.run, &s.w
 	st := &w.streams
-	return &measure.Evidence{
+	e := &measure.Evidence{
 		Shape:  measure.Window,
 		AskedS: run.DurationS, MeasuredS: float64(run.Close-run.Open) / 1e9,
 		Streams: run.Concurrency, AvgInFlight: w.stats.AvgInFlight, FirstError: s.firstError,
@@ -59,4 +59,8 @@ func (s *scoring) evidence() *measure.Evidence {
 		ClientCPU: s.clientCPU,
 		Context:   run.Context, CacheRatio: s.cacheRatio,
 	}
+	if wl := run.Workload; wl != nil {
+		workloadEvidence(e, run, wl)
+	}
+	return e
 }

@@ -25,6 +25,9 @@ type cellSpec struct {
 	// ceiling is the client's measured ceiling (0: none), which the cell's scoring
 	// compares its rate with.
 	ceiling float64
+	// send is what the streams send (workload.go): the row's context, or the
+	// workload's requests.
+	send source
 }
 
 // cellObserver opens the window when every stream has its first token and feeds the
@@ -67,6 +70,9 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, CPUs: runtime.NumCPU(), CeilingTokS: spec.ceiling,
 		PromptSource: r.builder.Source(), SliceNs: measure.SliceNs(r.Opts.Timeslice),
 	}
+	if w := r.Opts.Workload; w != nil {
+		run.PromptSource = w.PromptSource() // the workload's prompts, not the row's
+	}
 	keepText := r.Server.KeepsText(r.check)
 	cellCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -93,6 +99,9 @@ func (r *Runner) executeCell(ctx context.Context, spec cellSpec) *CellRun {
 		results[i] = sr.res
 		run.Requests[i] = measure.RecordOf(sr.res, r.clock)
 		run.Requests[i].Stream = sr.stream
+		if sr.stamp != nil {
+			sr.stamp(&run.Requests[i])
+		}
 	}
 	r.countText(ctx, run, results)
 	r.calibrateChunks(ctx, spec, run, keepText)
@@ -108,10 +117,12 @@ type cellStreams struct {
 	wg      sync.WaitGroup
 }
 
-// streamResult is one request's result and the stream (from 1) that sent it.
+// streamResult is one request's result, the stream (from 1) that sent it, and what
+// its record carries of the workload (nil: nothing).
 type streamResult struct {
 	stream int
 	res    *openai.StreamResult
+	stamp  func(*measure.Request)
 }
 
 // startStreams starts the cell's streams. A stream that has no success before its
@@ -128,10 +139,12 @@ func (r *Runner) startStreams(ctx context.Context, cancel context.CancelFunc, sp
 			so := &streamObserver{cell: obs, first: new(atomic.Bool)}
 			failures := 0
 			for ctx.Err() == nil {
-				i := int(spec.reqIndex.Add(1) - 1)
-				res := r.Server.Send(ctx, spec.pctx.Payload(i), spec.maxOutput, so, keepText)
+				res, stamp := spec.send(ctx, stream, so, keepText)
+				if res == nil {
+					return
+				}
 				cs.mu.Lock()
-				cs.results = append(cs.results, streamResult{stream, res})
+				cs.results = append(cs.results, streamResult{stream, res, stamp})
 				cs.mu.Unlock()
 				if res.Outcome.Success() {
 					failures = 0

@@ -48,7 +48,7 @@ type rowWork struct {
 // is measured and an error wrapping ErrCannotGenerate is returned.
 func (r *Runner) Run(ctx context.Context, doc *rundoc.Run) error {
 	cfg := doc.Config
-	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer}
+	r.builder = &prompt.Builder{API: r.Server.API, Counter: r.Server.Counter, Tokenizer: r.Server.Tokenizer, Document: r.Opts.Document}
 	if cfg.Seed != nil {
 		r.builder.Seed = *cfg.Seed
 	}
@@ -330,8 +330,17 @@ func (o *orchestration) cell(ctx context.Context, cell *rundoc.DecodeCell, pctx 
 	r, cfg := o.r, o.doc.Config
 	settle := r.settleAfterCell(ctx)
 	o.step(fmt.Sprintf("decode %s × %d", rundoc.FormatTokens(cell.Context), cell.Concurrency)+o.repeatLabel(), cfg.Duration())
-	run := r.executeCell(ctx, cellSpec{context: cell.Context, concurrency: cell.Concurrency, duration: cfg.Duration(),
-		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex, ceiling: o.doc.Client.Ceiling()})
+	spec := cellSpec{context: cell.Context, concurrency: cell.Concurrency, duration: cfg.Duration(),
+		maxOutput: cfg.MaxOutputTokens, pctx: pctx, reqIndex: reqIndex, ceiling: o.doc.Client.Ceiling()}
+	spec.send = r.contextSource(spec)
+	if r.Opts.Workload != nil {
+		src, err := r.workloadSource(ctx, spec, cellSeed(deref(cfg.Seed), cell.Context, cell.Concurrency, o.repeatIndex()))
+		if err != nil {
+			return o.failCell(cell, "preparing the workload: "+err.Error())
+		}
+		spec.send = src
+	}
+	run := r.executeCell(ctx, spec)
 	r.dirty = true
 	if run == nil || ctx.Err() != nil {
 		if cell.CellIntervals == nil { // earlier repeats are kept as they were
@@ -341,6 +350,12 @@ func (o *orchestration) cell(ctx context.Context, cell *rundoc.DecodeCell, pctx 
 		return o.interrupt()
 	}
 	run.Settle = settle
+	if w := r.Opts.Workload; w != nil {
+		run.Workload = &CellWorkload{}
+		if w.Sessions != nil {
+			run.Workload.Turns = w.Sessions.Turns
+		}
+	}
 	meta := r.meta(measure.EventMeta{Context: cell.Context, Concurrency: cell.Concurrency, Repeat: o.repeatIndex()})
 	logCell(r.Opts.Events, meta, run)
 	scored := ScoreCell(run)
@@ -356,6 +371,24 @@ func (o *orchestration) cell(ctx context.Context, cell *rundoc.DecodeCell, pctx 
 		p.Log(cellLine(cell))
 	}
 	return o.checkpoint()
+}
+
+// failCell marks a cell failed before it ran (its workload could not be prepared).
+func (o *orchestration) failCell(cell *rundoc.DecodeCell, reason string) error {
+	failed := rundoc.DecodeCell{Context: cell.Context, Concurrency: cell.Concurrency, Status: rundoc.StatusFailed, Reason: reason}
+	if o.repeats() > 1 {
+		failed = MergeRepeat(*cell, failed)
+	}
+	*cell = failed
+	o.done++
+	return o.checkpoint()
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 1
+	}
+	return *p
 }
 
 // settleAfterCell waits for the server to go idle when the last measurement was a

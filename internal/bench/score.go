@@ -45,7 +45,9 @@ type CellRun struct {
 	PromptSource string `json:"prompt_source,omitempty"`
 	// SliceNs is the series' slice (measure.SliceNs; 0 in logs from before series,
 	// whose cells are re-scored without series or rate_drift, as they were).
-	SliceNs  int64             `json:"slice_ns,omitempty"`
+	SliceNs int64 `json:"slice_ns,omitempty"`
+	// Workload says the cell sent a workload's requests (workload.go).
+	Workload *CellWorkload     `json:"workload,omitempty"`
 	Requests []measure.Request `json:"-"`
 }
 
@@ -102,6 +104,9 @@ func ScoreCell(run *CellRun) rundoc.DecodeCell {
 		flagDrift(run, d, b)
 	}
 	d.Series = cellSeries(run, own.Requests, c)
+	if wl := run.Workload; wl != nil {
+		cell.Workload = measure.ScoreWorkload(own.Requests, measure.WorkloadSpan{From: run.Open, To: run.Close, Turns: wl.Turns, Server: run.Server})
+	}
 
 	cell.Status = rundoc.StatusValid
 	failed, reason := measure.Judge(s.evidence())
@@ -160,7 +165,7 @@ func (s *scoring) tally() requestTally {
 		s.speculative = s.speculative || q.Speculative
 		if q.Finished() {
 			s.finished++
-			if q.EndedEarly(run.MaxOutput) {
+			if q.EndedEarly(q.Asked(run.MaxOutput)) {
 				d.EndedEarly++
 			}
 		}

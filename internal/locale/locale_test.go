@@ -50,7 +50,7 @@ func TestEveryKeyInBothLanguages(t *testing.T) {
 // keptInEnglish are the texts whose Japanese is the English: names and formats, and
 // the menu entries the seed site's Japanese pages keep in English.
 var keptInEnglish = []string{"calc_field_gpu", "cpu", "filter_gpu", "gpu", "ms", "n_p90", "nav_api", "nav_calculator",
-	"nav_orgs", "nav_reports", "nav_runs", "on", "os", "plan", "site_name", "spec_hf", "spec_vram", "ttft", "vram"}
+	"nav_orgs", "nav_reports", "nav_runs", "on", "os", "plan", "site_name", "spec_hf", "spec_vram", "ttft", "vram", "wl_format_sharegpt"}
 
 // TestJapaneseIsTranslated: a Japanese text is not a copy of the English one unless
 // it is one of keptInEnglish; the site's menu is translated where the seed's is.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/power"
+	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -38,6 +39,11 @@ type Options struct {
 	// Timeslice is the slice of every measurement's series (--timeslice; 0:
 	// DefaultTimeslice, SliceNs).
 	Timeslice time.Duration
+	// Workload, if set, is what the run sends besides random words (dataset.go).
+	Workload *Workload
+	// Document, if set, is real text as the matrix's contexts' filler in place of
+	// random words (--prompt-text).
+	Document *prompt.Document
 
 	// The matrix's alone. StartTimeout bounds how long a cell waits for all its
 	// streams' first tokens. Running reads the server's running-requests gauge, where

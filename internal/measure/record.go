@@ -75,6 +75,12 @@ type Request struct {
 	// or delta.reasoning), out of Tokens.
 	FirstAnswer     int64 `json:"first_answer_ns,omitempty"`
 	ReasoningTokens int   `json:"reasoning_tokens,omitempty"`
+	// IdealCached is the prompt tokens an exact prefix cache that never evicts would
+	// hold for this request, in the server's cache blocks, where its workload says
+	// (a session's turn: what repeats its earlier turns; a trace's request: its blocks
+	// that earlier requests had; a pool's prompt after its first use). Nil where the
+	// workload says nothing (random words).
+	IdealCached *int `json:"ideal_cached,omitempty"`
 }
 
 // CachedPrompt is what the server said of the request's prompt: its tokens and how
@@ -112,6 +118,20 @@ func (q *Request) Ending() openai.Outcome {
 // Finished says the server finished the request.
 func (q *Request) Finished() bool { return q.Ending() == openai.OutcomeFinished }
 
+// OutputTokens is the request's output tokens: the server's count where it finished
+// and said more than the client saw, as when it streams several tokens in a chunk and
+// counts them only at the end (Ollama holding back byte-fallback tokens until they
+// form a character, speculative decoding without per-chunk usage). TPOT is then
+// exact, as vLLM defines it: (end − first token) / (tokens − 1). A server count below
+// the client's, or one that contradicts per-chunk counts, is not taken: the open
+// loop's token_counts_disagree rule judges it instead.
+func (q *Request) OutputTokens() int {
+	if q.Finished() && q.Usage != nil && !q.ChunkUsage && q.Usage.CompletionTokens > q.Tokens {
+		return q.Usage.CompletionTokens
+	}
+	return q.Tokens
+}
+
 // SlotWait is how long the request waited for a free concurrency slot after its
 // scheduled time; ok is false where nothing scheduled it.
 func (q *Request) SlotWait() (ns int64, ok bool) {
@@ -119,6 +139,15 @@ func (q *Request) SlotWait() (ns int64, ok bool) {
 		return 0, false
 	}
 	return q.Slot - q.Scheduled, true
+}
+
+// Asked is the output tokens the request asked for: its own (OutputTarget), else the
+// run's max.
+func (q *Request) Asked(otherwise int) int {
+	if q.OutputTarget > 0 {
+		return q.OutputTarget
+	}
+	return otherwise
 }
 
 // EndedEarly says a finished request ended before the output it asked for (asked

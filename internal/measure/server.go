@@ -62,8 +62,17 @@ func (s *Server) Send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 
 // SendIn is Send, in a given slot where slot is not nil (PinSlots).
 func (s *Server) SendIn(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, keepText bool, slot *int) *openai.StreamResult {
+	return s.send(ctx, p, maxTokens, obs, openai.StreamConfig{KeepText: keepText, ExpectTokens: maxTokens}, slot)
+}
+
+// SendAnswer is Send keeping the answer's text (without its reasoning): a session's
+// next turn carries it in its history.
+func (s *Server) SendAnswer(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer) *openai.StreamResult {
+	return s.send(ctx, p, maxTokens, obs, openai.StreamConfig{KeepAnswer: true, ExpectTokens: maxTokens}, nil)
+}
+
+func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, cfg openai.StreamConfig, slot *int) *openai.StreamResult {
 	so := &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
-	cfg := openai.StreamConfig{KeepText: keepText, ExpectTokens: maxTokens}
 	var ignore *bool
 	var minTokens *int
 	if s.IgnoreEOS && maxTokens > 1 {

@@ -46,8 +46,10 @@ func evidence(f *rundoc.RateFigures, reqs []measure.Request, s *rateSamples, in 
 	earlyEnds(f, e, t)
 	if t.promptReqs > 0 {
 		f.PromptTokensMean = stats.Round(float64(t.prompted)/float64(t.promptReqs), 1)
-		f.PromptTokensTarget = stats.Round(float64(t.asked)/float64(t.promptReqs), 1)
-		e.PromptTokens, e.PromptTarget, e.PromptRequests = t.prompted, t.asked, t.promptReqs
+	}
+	if t.targetReqs > 0 {
+		f.PromptTokensTarget = stats.Round(float64(t.asked)/float64(t.targetReqs), 1)
+		e.PromptTokens, e.PromptTarget, e.PromptRequests = t.targeted, t.asked, t.targetReqs
 	}
 	cacheEvidence(f, e, t, in)
 	if in.MaxConcurrency > 0 && slices.ContainsFunc(s.slotWait, func(x latencySample) bool { return x.V > 0 }) {
@@ -55,7 +57,7 @@ func evidence(f *rundoc.RateFigures, reqs []measure.Request, s *rateSamples, in 
 		f.Flags = append(f.Flags, "slot_wait")
 	}
 	if n := len(s.sendLag); n > 0 {
-		e.Sends = measure.SendLag{Late: s.late, Sent: n, MedianMs: quantileOf(s.sendLag, 0.5)}
+		e.Sends = measure.SendLag{Late: s.late, Sent: n, MedianMs: measure.QuantileOf(s.sendLag, 0.5)}
 	}
 	return e
 }
@@ -68,9 +70,10 @@ type tokenTally struct {
 	client, server, withUsage, unfinishedChunked int
 	perChunk                                     bool
 	endedEarly                                   int
-	// prompted and asked sum the prompts of the promptReqs requests the server
-	// counted; cached the cached tokens of cachedReqs of them.
-	prompted, asked, promptReqs, cached, cachedReqs int
+	// prompted sums the prompts of the promptReqs requests the server counted, and
+	// targeted and asked those of the targetReqs of them that had a target; cached the
+	// cached tokens of cachedReqs of them, ideal their ideal where the workload says.
+	prompted, promptReqs, targeted, asked, targetReqs, cached, cachedReqs, ideal int
 	// whole requests arrived whole (measure.Request.ArrivedWhole), with wholeTokens.
 	whole, wholeTokens int
 }
@@ -100,11 +103,20 @@ func tallyTokens(reqs []measure.Request, times []requestTimes) tokenTally {
 		}
 		if q.Usage.PromptTokens > 0 {
 			t.prompted += q.Usage.PromptTokens
-			t.asked += q.InputTarget
 			t.promptReqs++
+			if q.InputTarget > 0 {
+				// A workload's prompt the server did not count before it was sent
+				// (no cheap tokenizer, a session's history) has no target to miss.
+				t.targeted += q.Usage.PromptTokens
+				t.asked += q.InputTarget
+				t.targetReqs++
+			}
 			if d := q.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
 				t.cached += *d.CachedTokens
 				t.cachedReqs++
+				if q.IdealCached != nil {
+					t.ideal += *q.IdealCached
+				}
 			}
 		}
 	}
@@ -114,7 +126,7 @@ func tallyTokens(reqs []measure.Request, times []requestTimes) tokenTally {
 // countEvidence compares the client's count of the finished requests' tokens with
 // the server's. None reported usage: nothing verifies the count. More on the server's
 // side means chunks carried several tokens: the finished requests were counted by the
-// server (outputTokens), which the flag multi_token_chunks says; the unfinished ones,
+// server (measure.Request.OutputTokens), which the flag multi_token_chunks says; the unfinished ones,
 // counted one per chunk, may then be short by up to the finished requests' excess
 // ratio — the count's bound. Fewer on the server's side, or any difference where the
 // server counted every chunk, is a count the run cannot trust.
@@ -180,6 +192,9 @@ func cacheEvidence(f *rundoc.RateFigures, e *measure.Evidence, t tokenTally, in 
 		}
 		perRequest, have = ratio*meanPrompt, meanPrompt > 0
 	}
+	if !have && in.Workload != nil {
+		return // the workload's figures say what its cache did (cache_source)
+	}
 	if !have {
 		if in.PrefixTokens > 0 {
 			f.Flags = append(f.Flags, "prefix_unverified")
@@ -190,6 +205,16 @@ func cacheEvidence(f *rundoc.RateFigures, e *measure.Evidence, t tokenTally, in 
 	}
 	e.Cached, e.CachedPerRequest = true, perRequest
 	e.CacheAllowed = float64(in.PrefixTokens + in.Overhead + uniqueCacheTolerance)
+	if w := in.Workload; w != nil {
+		// A workload's prompts share what it shares: its ideal bounds what the server
+		// may find, where the ideal is of prompts that share nothing else (measure.
+		// Workload.IdealBounds); a dataset's may share anything.
+		e.Cached = w.IdealBounds && t.cachedReqs > 0
+		if e.Cached {
+			e.CacheAllowed += float64(t.ideal) / float64(t.cachedReqs)
+		}
+		return
+	}
 	if in.PrefixTokens > 0 && perRequest < float64(in.PrefixTokens-prefixBlockSlack)*0.9 {
 		f.Flags = append(f.Flags, "prefix_not_cached")
 	}

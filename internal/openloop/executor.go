@@ -24,7 +24,11 @@ type RateRequest struct {
 	Slot         time.Time // when it could be sent: Scheduled, or later when it waited for a slot
 	InputTarget  int       // prompt tokens asked
 	OutputTarget int       // output tokens asked
-	Result       *openai.StreamResult
+	// IdealCached is the request's ideal cache hits, where its workload says; Turn
+	// the session's turn it was (nil: not a session's).
+	IdealCached *int
+	Turn        *measure.Turn
+	Result      *openai.StreamResult
 }
 
 // Record is the request as it is scored and logged: the core's record, its times
@@ -32,7 +36,10 @@ type RateRequest struct {
 func (r *RateRequest) Record(c measure.Clock) measure.Request {
 	q := measure.RecordOf(r.Result, c)
 	q.Index, q.Scheduled, q.Slot = r.Index, c.NS(r.Scheduled), c.NS(r.Slot)
-	q.InputTarget, q.OutputTarget = r.InputTarget, r.OutputTarget
+	q.InputTarget, q.OutputTarget, q.IdealCached = r.InputTarget, r.OutputTarget, r.IdealCached
+	if r.Turn != nil {
+		r.Turn.Stamp(&q)
+	}
 	return q
 }
 
@@ -59,76 +66,44 @@ type rateExecutor struct {
 	startDelay time.Duration
 	// arrivalsDone, if set, is called when the last request has been dispatched.
 	arrivalsDone func()
+	// turn sends a session's turns (sessions.go), where the cell's requests are
+	// sessions.
+	turn turnFunc
 }
 
-// run executes plan with the given prompts and returns every request (in schedule
-// order) and the cell's start. Requests never sent (the run was stopped) have a
-// cancelled result and no send time.
-func (e *rateExecutor) run(ctx context.Context, plan *RatePlan, payloads []prompt.Payload) ([]RateRequest, time.Time) {
+// run executes plan with the given prompts (and their ideal cache hits, nil where
+// the workload says none) and returns every request (in schedule order) and the cell's
+// start. Requests never sent (the run was stopped) have a cancelled result and no send
+// time.
+func (e *rateExecutor) run(ctx context.Context, plan *RatePlan, payloads []prompt.Payload, ideal []*int) ([]RateRequest, time.Time) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var slots *slotQueue
-	if e.maxConcurrency > 0 {
-		slots = newSlotQueue(e.maxConcurrency)
-	}
+	slots := e.slotQueue()
 	reqs := make([]RateRequest, len(plan.Offsets))
 	done := make(chan int, len(reqs))
 	start := time.Now().Add(e.startDelay)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	sent := 0
-dispatch:
-	for i, off := range plan.Offsets {
-		at := start.Add(off)
-		if wait := time.Until(at); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				break dispatch
-			}
-		}
+	sent := dispatch(ctx, start, plan.Offsets, func(i int, at time.Time) {
 		reqs[i] = RateRequest{Index: i, Scheduled: at, InputTarget: plan.Input[i], OutputTarget: plan.Output[i]}
-		sent++
+		if ideal != nil {
+			reqs[i].IdealCached = ideal[i]
+		}
 		// The dispatcher takes requests' places in the slot queue itself, in schedule
 		// order: a request whose goroutine starts late still gets the next slot.
-		var slot <-chan time.Time
-		if slots != nil {
-			slot = slots.enqueue()
-		}
+		slot := slots.enqueue()
 		go func(r *RateRequest, p prompt.Payload) {
 			defer func() { done <- r.Index }()
-			// Slot is when the request could go: its scheduled time when a slot was
-			// free, else when one was released. So Slot − Scheduled is the wait for a
-			// slot, and Sent − Slot the client's own lateness (timer, goroutine start,
-			// hand-over, encoding).
-			r.Slot = r.Scheduled
-			if slot != nil {
-				var freed time.Time
-				select {
-				case freed = <-slot:
-				case <-reqCtx.Done():
-					r.Slot = time.Time{}
-					r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
-					return
-				}
-				if freed.After(r.Slot) {
-					r.Slot = freed
-				}
-				defer func() {
-					released := time.Now()
-					if r.Result != nil && !r.Result.End.IsZero() {
-						released = r.Result.End
-					}
-					slots.release(released)
-				}()
+			var ok bool
+			if r.Slot, ok = takeSlot(reqCtx, slot, r.Scheduled); !ok {
+				r.Result = &openai.StreamResult{Cancelled: true, End: time.Now()}
+				return
 			}
+			defer slots.release(r)
 			if plan.Rate.IsInf() {
 				r.Scheduled = r.Slot
 			}
 			r.Result = e.send(reqCtx, p, r.OutputTarget, e.obs)
 		}(&reqs[i], payloads[i])
-	}
+	})
 	if e.arrivalsDone != nil {
 		e.arrivalsDone()
 	}
@@ -137,6 +112,33 @@ dispatch:
 		reqs[i] = RateRequest{Index: i, Scheduled: start.Add(plan.Offsets[i]), InputTarget: plan.Input[i], OutputTarget: plan.Output[i],
 			Result: &openai.StreamResult{Cancelled: true}}
 	}
+	e.drainFor(ctx, cancel, sent, done)
+	return reqs, start
+}
+
+// dispatch calls send for each offset at its time from start, in order, and returns
+// how many it called before ctx ended.
+func dispatch(ctx context.Context, start time.Time, offsets []time.Duration, send func(i int, at time.Time)) int {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i, off := range offsets {
+		at := start.Add(off)
+		if wait := time.Until(at); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return i
+			}
+		}
+		send(i, at)
+	}
+	return len(offsets)
+}
+
+// drainFor waits for the sent requests (each a value on done) for up to the drain
+// after the last arrival, then cancels those still in flight: they end unfinished.
+func (e *rateExecutor) drainFor(ctx context.Context, cancel context.CancelFunc, sent int, done <-chan int) {
 	drain := time.NewTimer(e.drain)
 	defer drain.Stop()
 	stopped := ctx.Done()
@@ -145,13 +147,39 @@ dispatch:
 		case <-done:
 			left--
 		case <-drain.C:
-			cancel() // the requests still in flight end as cancelled: unfinished
+			cancel()
 		case <-stopped:
 			stopped = nil
 			cancel()
 		}
 	}
-	return reqs, start
+}
+
+// slotQueue is the cell's client-side cap on requests in flight (nil: none).
+func (e *rateExecutor) slotQueue() *slotQueue {
+	if e.maxConcurrency <= 0 {
+		return nil
+	}
+	return newSlotQueue(e.maxConcurrency)
+}
+
+// takeSlot waits for a request's slot (nil: no cap) and says when the request could
+// go: its scheduled time when a slot was free, else when one was released. So Slot −
+// Scheduled is the wait for a slot, and Sent − Slot the client's own lateness (timer,
+// goroutine start, hand-over, encoding). False: the cell was stopped first.
+func takeSlot(ctx context.Context, slot <-chan time.Time, scheduled time.Time) (time.Time, bool) {
+	if slot == nil {
+		return scheduled, true
+	}
+	select {
+	case freed := <-slot:
+		if freed.After(scheduled) {
+			return freed, true
+		}
+		return scheduled, true
+	case <-ctx.Done():
+		return time.Time{}, false
+	}
 }
 
 // slotQueue hands the client's concurrency slots to requests first come, first
@@ -168,8 +196,12 @@ func newSlotQueue(n int) *slotQueue {
 	return &slotQueue{free: make([]time.Time, n)}
 }
 
-// enqueue takes the next place in line; the channel delivers the slot.
+// enqueue takes the next place in line; the channel delivers the slot (nil for a nil
+// queue: no cap).
 func (q *slotQueue) enqueue() <-chan time.Time {
+	if q == nil {
+		return nil
+	}
 	ch := make(chan time.Time, 1)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -182,9 +214,17 @@ func (q *slotQueue) enqueue() <-chan time.Time {
 	return ch
 }
 
-// release gives a slot back, to the first in line if anyone waits. A waiter that
+// release gives r's slot back when r has ended (at its end, or now when it has
+// none), to the first in line if anyone waits; nothing for a nil queue. A waiter that
 // gave up (the cell was stopped) keeps its slot: nothing is dispatched after that.
-func (q *slotQueue) release(at time.Time) {
+func (q *slotQueue) release(r *RateRequest) {
+	if q == nil {
+		return
+	}
+	at := time.Now()
+	if r.Result != nil && !r.Result.End.IsZero() {
+		at = r.Result.End
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.waiting) > 0 {

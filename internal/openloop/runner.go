@@ -156,10 +156,10 @@ func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell,
 		return
 	}
 	send := r.sender()
-	if pc.set.PrefixPayload != nil {
+	if pc.warm != nil {
 		// The shared prefix is warmed by one untimed request, so every request of
 		// the cell finds it cached (as the matrix warms its rows' contexts).
-		res := send(ctx, *pc.set.PrefixPayload, 1, nil)
+		res := send(ctx, *pc.warm, 1, nil)
 		r.Opts.Events.Request(measure.EventMeta{Attempt: r.attempt, Phase: "warmup", Cell: cellNo}, measure.RecordOf(res, r.clock))
 		if res.Err != nil {
 			fail("warming the shared prefix: " + res.Err.Error())
@@ -168,34 +168,58 @@ func (r *Runner) measure(ctx context.Context, cellNo int, cell *rundoc.RateCell,
 	}
 	drain := time.Duration(cfg.DrainTimeoutS * float64(time.Second))
 	exec := &rateExecutor{send: send, maxConcurrency: cfg.MaxConcurrency, drain: drain, obs: measure.TokenObserver{Progress: r.Opts.Progress}, startDelay: 10 * time.Millisecond}
+	if pc.sessions != nil {
+		exec.turn = r.turnSender(pc.sessions)
+	}
 	reqs, metrics, clientCPU := r.execute(ctx, exec, pc, cell.RateRPS, doc.Config.Duration())
 	if ctx.Err() != nil {
 		return // the caller marks the cell interrupted
 	}
 	in := RateInput{
 		Rate: cell.RateRPS, Arrival: pc.arr.String(), Seed: pc.seed, MaxConcurrency: cfg.MaxConcurrency,
-		DrainNs: int64(drain), PrefixTokens: pc.set.Prefix, Overhead: pc.set.Overhead, SLO: cfg.SLO,
+		DrainNs: int64(drain), PrefixTokens: pc.prefix, Overhead: pc.overhead, SLO: cfg.SLO,
 		IgnoreEOSKnown: r.Server.IgnoreEOSKnown, Server: metrics, ClientCPU: clientCPU, SearchStep: step,
 		PromptSource: prompt.RandomWords, // Unique's prompts are random words, a document or not
 		SliceNs:      measure.SliceNs(r.Opts.Timeslice),
 	}
+	if w := r.Opts.Workload; w != nil {
+		in.PromptSource = w.PromptSource()
+		in.Workload = &WorkloadInput{IdealBounds: w.IdealBounds()}
+		if w.Sessions != nil {
+			in.Workload.Turns = w.Sessions.Turns
+		}
+	}
 	*cell = r.score(ctx, cellNo, reqs, in)
 }
 
-// preparedCell is a rate cell ready to send: its arrivals, schedule and prompts.
+// preparedCell is a rate cell ready to send: its arrivals and schedule, its prompts
+// (or its sessions, whose prompts come from their replies), and what the cache may
+// hold of them.
 type preparedCell struct {
-	arr  rundoc.Arrival
-	seed uint64
-	plan *RatePlan
-	set  *prompt.UniqueSet
+	arr      rundoc.Arrival
+	seed     uint64
+	plan     *RatePlan
+	payloads []prompt.Payload
+	// ideal is each request's ideal cache hits, where its workload says (nil: none).
+	ideal []*int
+	// warm is the shared prefix alone (--prefix-share), warmed before the cell;
+	// prefix its tokens and overhead the template's.
+	warm             *prompt.Payload
+	prefix, overhead int
+	sessions         *measure.Sessions
 }
 
-// prepare draws a cell's schedule and lengths from its seed and builds its prompts.
+// prepare draws a cell's schedule and lengths from its seed and builds its prompts:
+// random words, or its workload's (workload.go).
 func (r *Runner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run, builder *prompt.Builder) (*preparedCell, error) {
 	cfg := doc.Config.Rate
 	runSeed := int64(1)
 	if doc.Config.Seed != nil {
 		runSeed = *doc.Config.Seed
+	}
+	seed := CellSeed(runSeed, rate)
+	if w := r.Opts.Workload; w != nil && (w.Trace != nil || w.Schedule != nil) {
+		return r.prepareReplay(ctx, w, rate, cfg, builder, seed)
 	}
 	arr, err := rundoc.ParseArrival(cfg.Arrival)
 	if err != nil {
@@ -205,7 +229,6 @@ func (r *Runner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run,
 	if err != nil {
 		return nil, err
 	}
-	seed := CellSeed(runSeed, rate)
 	requests := cfg.Requests
 	if rate.IsInf() {
 		requests = InfRequests(cfg, doc.Config.Duration())
@@ -213,6 +236,10 @@ func (r *Runner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run,
 	plan, err := PlanRate(rate, arr, dist, cfg.InputLen, cfg.OutputLen, doc.Config.Duration(), requests, seed)
 	if err != nil {
 		return nil, err
+	}
+	pc := &preparedCell{arr: arr, seed: seed, plan: plan}
+	if w := r.Opts.Workload; w != nil {
+		return pc, r.prepareWorkload(ctx, w, pc, cfg, builder)
 	}
 	prefix := int(math.Round(cfg.PrefixShare * float64(cfg.InputLen)))
 	set, err := builder.Unique(ctx, plan.Input, prefix, seed, r.Server.Exact)
@@ -222,7 +249,8 @@ func (r *Runner) prepare(ctx context.Context, rate rundoc.Rate, doc *rundoc.Run,
 	if set.Exact {
 		copy(plan.Input, set.Lengths) // what was built and counted is what is checked
 	}
-	return &preparedCell{arr: arr, seed: seed, plan: plan, set: set}, nil
+	pc.payloads, pc.warm, pc.prefix, pc.overhead = set.Payloads, set.PrefixPayload, set.Prefix, set.Overhead
+	return pc, nil
 }
 
 // sender is how the cell's requests are sent: the test's, or the server's.
@@ -259,7 +287,12 @@ func (r *Runner) execute(ctx context.Context, exec *rateExecutor, pc *preparedCe
 		monitor.Start(ctx, min(500*time.Millisecond, max(100*time.Millisecond, duration/8)))
 	}
 	cpuStart, wallStart := measure.CPUTime(), time.Now()
-	reqs, _ := exec.run(ctx, pc.plan, pc.set.Payloads)
+	var reqs []RateRequest
+	if pc.sessions != nil {
+		reqs = exec.runSessions(ctx, pc.plan)
+	} else {
+		reqs, _ = exec.run(ctx, pc.plan, pc.payloads, pc.ideal)
+	}
 	cpu, wall := measure.CPUTime()-cpuStart, time.Since(wallStart)
 	stopMonitor()
 	clientCPU := 0.0

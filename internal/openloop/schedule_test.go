@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
@@ -168,19 +169,19 @@ func TestLatencyStatsFloorsAndCensoring(t *testing.T) {
 		}
 		return out
 	}
-	s := latencyStats(exact(10, 20, 30, 40))
+	s := measure.LatencyStats(exact(10, 20, 30, 40))
 	// p50 of 10,20,30,40 = 25; mean 25; stdev = √((225+25+25+225)/3) = 12.91.
 	if *s.P50 != 25 || *s.Mean != 25 || *s.Stdev != 12.91 || s.P90 != nil || s.P99 != nil {
 		t.Errorf("4 samples: %+v", s)
 	}
-	if s := latencyStats(ramp(63)); s.P90 != nil {
+	if s := measure.LatencyStats(ramp(63)); s.P90 != nil {
 		t.Error("p90 of 63 samples was reported")
 	}
 	// 1..64: p90 at rank 0.9 × 63 = 56.7 → 57.7.
-	if s := latencyStats(ramp(64)); s.P90 == nil || *s.P90 != 57.7 || s.P99 != nil {
+	if s := measure.LatencyStats(ramp(64)); s.P90 == nil || *s.P90 != 57.7 || s.P99 != nil {
 		t.Errorf("64 samples: p90 %v p99 %v", s.P90, s.P99)
 	}
-	if s := latencyStats(ramp(662)); s.P99 == nil {
+	if s := measure.LatencyStats(ramp(662)); s.P99 == nil {
 		t.Error("p99 of 662 samples was not reported")
 	}
 	// 100 samples, the top 5 censored: p50 and p90 are fixed by the exact ones;
@@ -189,14 +190,14 @@ func TestLatencyStatsFloorsAndCensoring(t *testing.T) {
 	for i := 95; i < 100; i++ {
 		c[i].Censored = true
 	}
-	s = latencyStats(c)
+	s = measure.LatencyStats(c)
 	if s.P50 == nil || *s.P50 != 50.5 || s.P90 == nil || s.Mean != nil || s.Stdev != nil || s.Censored != 5 {
 		t.Errorf("censored tail: %+v", s)
 	}
 	// A censored sample in the middle makes the median unknown.
 	c = ramp(9)
 	c[4].Censored = true
-	if s := latencyStats(c); s.P50 != nil {
+	if s := measure.LatencyStats(c); s.P50 != nil {
 		t.Errorf("median with a censored middle sample: %v", *s.P50)
 	}
 }

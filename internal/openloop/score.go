@@ -3,7 +3,6 @@ package openloop
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -44,6 +43,17 @@ type RateInput struct {
 	// Energy is the power trace over the cell's span and the price, when the run was
 	// metered or priced.
 	Energy *measure.EnergyInput `json:"energy,omitempty"`
+	// Workload says the cell sent a workload (not random words), whose figures it
+	// scores (measure.ScoreWorkload).
+	Workload *WorkloadInput `json:"workload,omitempty"`
+}
+
+// WorkloadInput is what scoring a workload's cell needs: its sessions' turns (0: not
+// sessions), and whether its ideal cache hits bound what the server may find
+// (measure.Workload.IdealBounds).
+type WorkloadInput struct {
+	Turns       int  `json:"turns,omitempty"`
+	IdealBounds bool `json:"ideal_bounds,omitempty"`
 }
 
 // Thresholds of the rate cell's saturation evidence, each a judgement stated once
@@ -59,12 +69,8 @@ const (
 	achievedShare = 0.9
 )
 
-// latencySample is one request's value of a latency. A censored sample is only known
-// to be at least V (the request was still waiting when the cell stopped).
-type latencySample struct {
-	V        float64
-	Censored bool
-}
+// latencySample is one request's value of a latency (measure.Sample).
+type latencySample = measure.Sample
 
 // requestTimes are one request's latencies, from its scheduled time.
 type requestTimes struct {
@@ -85,7 +91,7 @@ func timesOf(q *measure.Request) requestTimes {
 	var t requestTimes
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	base := q.Scheduled
-	t.tokens = outputTokens(q)
+	t.tokens = q.OutputTokens()
 	t.failed = q.Error != ""
 	t.finished = q.Finished()
 	t.unfinished = !t.failed && !t.finished
@@ -125,20 +131,6 @@ func timesOf(q *measure.Request) requestTimes {
 	return t
 }
 
-// outputTokens is a request's output tokens: the server's count where it finished
-// and said more than the client saw, as when it streams several tokens in a chunk and
-// counts them only at the end (Ollama holding back byte-fallback tokens until they
-// form a character, speculative decoding without per-chunk usage). TPOT is then
-// exact, as vLLM defines it: (end − first token) / (tokens − 1). A server count below
-// the client's, or one that contradicts per-chunk counts, is not taken:
-// verifyTokens invalidates the cell instead.
-func outputTokens(q *measure.Request) int {
-	if q.Finished() && q.Usage != nil && !q.ChunkUsage && q.Usage.CompletionTokens > q.Tokens {
-		return q.Usage.CompletionTokens
-	}
-	return q.Tokens
-}
-
 // ScoreRate computes a rate cell from what every request saw, as methodology.md
 // defines it. It is the one place those numbers come from: the live run and a
 // re-score of its events log both call it.
@@ -155,7 +147,7 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	f.Series = measure.Series(reqs, measure.SeriesSpan{From: s.firstSched, To: s.last, Slice: time.Duration(in.SliceNs),
 		Origin: func(q *measure.Request) int64 { return q.Scheduled }})
 	if reasoning, answer, ok := measure.ReasoningSplit(reqs); ok {
-		ttfo := latencyStats(s.ttfo)
+		ttfo := measure.LatencyStats(s.ttfo)
 		f.TTFOMs, f.ReasoningTokens, f.AnswerTokens = &ttfo, &reasoning, &answer
 	}
 	scoreSLO(f, s.times, s.span(), in.SLO)
@@ -179,6 +171,9 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 		if len(f.ErrorSamples) > 0 {
 			cell.Reason += ": " + f.ErrorSamples[0]
 		}
+	}
+	if in.Workload != nil {
+		cell.Workload = measure.ScoreWorkload(reqs, measure.WorkloadSpan{From: s.firstSched, To: s.last, Turns: in.Workload.Turns, Server: in.Server})
 	}
 	if in.Energy != nil {
 		// Over the span its throughput is measured on.
@@ -263,11 +258,11 @@ func rateFigures(f *rundoc.RateFigures, s *rateSamples, in RateInput) {
 	if n := f.Requests; !in.Rate.IsInf() && n >= 2 && s.lastSched > s.firstSched {
 		f.OfferedRPS = measure.RoundPtr(float64(n-1)/time.Duration(s.lastSched-s.firstSched).Seconds(), 3)
 	}
-	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = latencyStats(s.ttft), latencyStats(s.e2e), latencyStats(s.tpot), latencyStats(s.itl)
+	f.TTFTMs, f.E2EMs, f.TPOTMs, f.ITLMs = measure.LatencyStats(s.ttft), measure.LatencyStats(s.e2e), measure.LatencyStats(s.tpot), measure.LatencyStats(s.itl)
 	rateIntervals(f, s)
-	f.ClientSendLagMs = latencyStats(s.sendLag)
+	f.ClientSendLagMs = measure.LatencyStats(s.sendLag)
 	if in.MaxConcurrency > 0 {
-		st := latencyStats(s.slotWait)
+		st := measure.LatencyStats(s.slotWait)
 		f.SlotWaitMs = &st
 	}
 	if p := f.TPOTMs.P50; p != nil && *p > 0 {
@@ -341,7 +336,10 @@ func saturationEvidence(reqs []measure.Request, times []requestTimes, f *rundoc.
 			ordered = append(ordered, times[i].ttft.V)
 		}
 	}
-	if n := len(ordered); n >= 9 {
+	// A session's later turns carry longer histories: TTFT rising through the schedule
+	// is then the workload, and its turns' figures say it (not a queue).
+	sessions := in.Workload != nil && in.Workload.Turns > 0
+	if n := len(ordered); n >= 9 && !sessions {
 		head := slices.Clone(ordered[:n/3])
 		tail := slices.Clone(ordered[n-n/3:])
 		slices.Sort(head)
@@ -354,7 +352,7 @@ func saturationEvidence(reqs []measure.Request, times []requestTimes, f *rundoc.
 	if s := in.Server; s != nil && s.Waiting != nil && s.Waiting.Mean >= 1 {
 		ev = append(ev, fmt.Sprintf("the server's waiting gauge averaged %.1f requests (max %.0f)", s.Waiting.Mean, s.Waiting.Max))
 	}
-	if pace, ok := schedulePace(reqs, times); ok && f.AchievedRPS != nil && f.CompletedRequests >= 10 && *f.AchievedRPS < achievedShare*pace {
+	if pace, ok := schedulePace(reqs, times); ok && !sessions && f.AchievedRPS != nil && f.CompletedRequests >= 10 && *f.AchievedRPS < achievedShare*pace {
 		ev = append(ev, fmt.Sprintf("requests completed at %.2f/s, below the schedule's %.2f/s (its arrivals plus an early request's latency)", *f.AchievedRPS, pace))
 	}
 	if f.UnfinishedRequests > 0 && in.DrainNs > 0 {
@@ -388,64 +386,6 @@ func schedulePace(reqs []measure.Request, times []requestTimes) (float64, bool) 
 	slices.Sort(early)
 	span := time.Duration(last-first).Seconds() + stats.Quantile(early, 0.5)/1000
 	return float64(len(reqs)) / span, span > 0
-}
-
-// latencyStats summarises samples. A quantile is reported only with enough samples
-// (p90: 64, p99: 662) and only when the censored samples cannot move it: it is the
-// same whether they are taken at their bound or as infinitely large. The mean and
-// stdev need every sample exact.
-func latencyStats(s []latencySample) rundoc.LatencyStats {
-	st := rundoc.LatencyStats{Samples: len(s)}
-	if len(s) == 0 {
-		return st
-	}
-	lo := make([]float64, len(s))
-	hi := make([]float64, len(s))
-	sum := 0.0
-	for i, x := range s {
-		lo[i], hi[i] = x.V, x.V
-		if x.Censored {
-			hi[i] = math.Inf(1)
-			st.Censored++
-		}
-		sum += x.V
-	}
-	slices.Sort(lo)
-	slices.Sort(hi)
-	q := func(p float64, floor int) *float64 {
-		if len(s) < floor {
-			return nil
-		}
-		a, b := stats.Quantile(lo, p), stats.Quantile(hi, p)
-		if a != b || math.IsInf(b, 0) || math.IsNaN(b) {
-			return nil
-		}
-		return measure.RoundPtr(a, 2)
-	}
-	st.P50 = q(0.5, 1)
-	st.P90 = q(0.9, measure.MinSamplesP90)
-	st.P99 = q(0.99, measure.MinSamplesP99)
-	if st.Censored == 0 {
-		mean := sum / float64(len(s))
-		st.Mean = measure.RoundPtr(mean, 2)
-		if len(s) >= 2 {
-			ss := 0.0
-			for _, x := range s {
-				ss += (x.V - mean) * (x.V - mean)
-			}
-			st.Stdev = measure.RoundPtr(math.Sqrt(ss/float64(len(s)-1)), 2)
-		}
-	}
-	return st
-}
-
-func quantileOf(s []latencySample, p float64) float64 {
-	v := make([]float64, len(s))
-	for i, x := range s {
-		v[i] = x.V
-	}
-	slices.Sort(v)
-	return stats.Quantile(v, p)
 }
 
 // coalesced reports whether the cell's requests brought fewer than half as many

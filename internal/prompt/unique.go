@@ -144,20 +144,9 @@ func (b *Builder) uniqueText(ctx context.Context, lengths []int, prefix int, see
 // uniqueIDs builds token-id prompts: exact lengths by construction, each a random draw
 // from the ids the server's tokenizer gave for filler text.
 func (b *Builder) uniqueIDs(ctx context.Context, lengths []int, prefix int, seed uint64) (*UniqueSet, error) {
-	sample, err := b.Tokenizer.Tokenize(ctx, b.filler(512))
+	pool, err := b.TokenPool(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizing filler: %w", err)
-	}
-	var pool []int
-	seen := map[int]bool{}
-	for _, id := range sample {
-		if !seen[id] {
-			seen[id] = true
-			pool = append(pool, id)
-		}
-	}
-	if len(pool) < 16 {
-		return nil, fmt.Errorf("the tokenizer returned too few distinct tokens (%d) for token-id prompts", len(pool))
+		return nil, err
 	}
 	draw := func(rng *rand.Rand, n int, dst []int) []int {
 		for k := 0; k < n; k++ {
@@ -181,4 +170,49 @@ func (b *Builder) uniqueIDs(ctx context.Context, lengths []int, prefix int, seed
 		set.Lengths = append(set.Lengths, n)
 	}
 	return set, nil
+}
+
+// TokenPool is the distinct token ids the server's tokenizer gives for filler text:
+// the vocabulary of token-id prompts (completions API with a Tokenizer).
+func (b *Builder) TokenPool(ctx context.Context) ([]int, error) {
+	sample, err := b.Tokenizer.Tokenize(ctx, b.filler(512))
+	if err != nil {
+		return nil, fmt.Errorf("tokenizing filler: %w", err)
+	}
+	var pool []int
+	seen := map[int]bool{}
+	for _, id := range sample {
+		if !seen[id] {
+			seen[id] = true
+			pool = append(pool, id)
+		}
+	}
+	if len(pool) < 16 {
+		return nil, fmt.Errorf("the tokenizer returned too few distinct tokens (%d) for token-id prompts", len(pool))
+	}
+	return pool, nil
+}
+
+// OneTokenWords are words the server's tokenizer takes as one token each after a
+// first word (singlewords.go), for text whose length is its number of words: a
+// session's synthetic messages, a trace's blocks. Found once per builder; where too
+// few are, the filler words (lengths then near, not exact: the server's usage says).
+func (b *Builder) OneTokenWords(ctx context.Context) ([]string, error) {
+	if b.singles == nil {
+		found, err := b.findSingleWords(ctx, func(text string) (int, error) {
+			n, err := b.Counter.Count(ctx, makePayload(b.API, text))
+			if err != nil {
+				return 0, fmt.Errorf("counting prompt tokens (%s): %w", b.Counter.Name(), err)
+			}
+			return n, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		b.singles = &singlesSearch{found: found}
+	}
+	if s := b.singles.found; s != nil {
+		return s.words, nil
+	}
+	return fillerWords, nil
 }

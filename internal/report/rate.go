@@ -53,7 +53,7 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	lang := v.Lang
 	rv := &rateView{}
 	if c := run.Config.Rate; c != nil {
-		rv.Plan = ratePlanLine(lang, c, run.Config.DurationS)
+		rv.Plan = ratePlanLine(lang, c, run.Config.DurationS, run.Config.Workload)
 		if c.SLO != nil {
 			rv.SLO = sloLine(lang, c.SLO)
 			rv.HasSLO = true
@@ -125,15 +125,20 @@ func pctTriple(lang string, s rundoc.LatencyStats, decimals int) string {
 	return locale.T(lang, "ms", optNum(lang, s.P50, decimals)+" · "+optNum(lang, s.P90, decimals)+" · "+optNum(lang, s.P99, decimals))
 }
 
-func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64) string {
+func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64, w *rundoc.Workload) string {
 	arr := labelOr(lang, "arr_"+c.Arrival, c.Arrival)
 	if strings.HasPrefix(c.Arrival, "gamma:") {
 		arr = locale.T(lang, "arr_gamma", strings.TrimPrefix(c.Arrival, "gamma:"))
 	}
-	parts := []string{arr, locale.T(lang, "rate_lengths", FormatInt(lang, c.InputLen), FormatInt(lang, c.OutputLen), c.LenDist)}
+	parts := []string{arr}
+	if wl := workloadRateLengths(lang, w); wl != "" {
+		parts = append(parts, wl) // the workload's prompts are its own (workload.go)
+	} else {
+		parts = append(parts, locale.T(lang, "rate_lengths", FormatInt(lang, c.InputLen), FormatInt(lang, c.OutputLen), c.LenDist))
+	}
 	if c.Requests > 0 {
 		parts = append(parts, locale.T(lang, "rate_requests", FormatInt(lang, c.Requests)))
-	} else if durationS > 0 {
+	} else if durationS > 0 && (w == nil || w.Trace == nil) { // a replay lasts as its trace does
 		parts = append(parts, locale.T(lang, "rate_duration", strconv.FormatFloat(durationS, 'f', -1, 64)))
 	}
 	if c.MaxConcurrency > 0 {
@@ -141,7 +146,7 @@ func ratePlanLine(lang string, c *rundoc.RateConfig, durationS float64) string {
 	}
 	if c.PrefixShare > 0 {
 		parts = append(parts, locale.T(lang, "rate_prefix", FormatPercent(lang, c.PrefixShare)))
-	} else {
+	} else if w == nil {
 		parts = append(parts, locale.T(lang, "rate_unique"))
 	}
 	return strings.Join(parts, " · ")

@@ -114,6 +114,7 @@ func writeText(w io.Writer, v *view, color bool, width int) error {
 		}
 	}
 	writeRateText(&b, v, p, false)
+	writeWorkloadText(&b, v, p, false)
 	writeCapacityText(&b, v, p, false)
 	writeOverlayText(&b, v.Lang, v.Overlay, p, false)
 	writeAccuracyText(&b, v, p, false)
@@ -422,6 +423,7 @@ func writeMarkdown(w io.Writer, v *view) error {
 		}
 	}
 	writeRateText(&b, v, painter{}, true)
+	writeWorkloadText(&b, v, painter{}, true)
 	writeCapacityText(&b, v, painter{}, true)
 	writeOverlayText(&b, v.Lang, v.Overlay, painter{}, true)
 	writeAccuracyText(&b, v, painter{}, true)

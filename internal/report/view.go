@@ -55,6 +55,9 @@ type view struct {
 	Overlay *OverlayView
 	// Accuracy is what llmbench eval measured (accuracy.go).
 	Accuracy []rundoc.Accuracy
+	// Workload is what the run sent besides random words and its figures
+	// (workload.go), nil for random words.
+	Workload *workloadView
 }
 
 type card struct {
@@ -110,7 +113,7 @@ const dash = "—"
 
 func newView(run *rundoc.Run, lang string) *view {
 	lang = locale.Norm(lang)
-	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy}
+	v := &view{Lang: lang, Kind: run.Kind(), Accuracy: run.Accuracy, Workload: newWorkloadView(run, lang)}
 	v.KindLabel = locale.T(lang, "kind_"+v.Kind)
 	switch v.Kind {
 	case rundoc.RunEmulated:

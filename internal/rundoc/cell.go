@@ -49,6 +49,9 @@ type DecodeCell struct {
 	*CellDetail
 	*CellEnergy
 	*CellIntervals
+	// Workload is what a cell of a workload (sessions, a dataset) measured beyond
+	// the matrix's figures (workload.go).
+	Workload *WorkloadFigures `json:"workload,omitempty"`
 }
 
 // DecodeFigures are the headline figures of a cell, measured or predicted.

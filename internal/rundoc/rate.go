@@ -158,6 +158,9 @@ type RateCell struct {
 	// Energy is the cell's power, J/token and $/Mtok over its span (the first
 	// scheduled send to the last end), when the run was metered or priced.
 	Energy *CellEnergy `json:"energy,omitempty"`
+	// Workload is what a cell of a workload (sessions, a dataset, a trace, a prefix
+	// pool) measured beyond the open loop's figures (workload.go).
+	Workload *WorkloadFigures `json:"workload,omitempty"`
 }
 
 // LatencyStats summarise one latency over a cell's requests, in ms. A percentile
@@ -327,7 +330,8 @@ type Arrival struct {
 	Burstiness float64
 }
 
-// ParseArrival reads "poisson", "constant" or "gamma:B".
+// ParseArrival reads "poisson", "constant", "gamma:B", or "trace" (a replayed trace's
+// or fixed schedule's own timestamps).
 func ParseArrival(s string) (Arrival, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch {
@@ -335,6 +339,8 @@ func ParseArrival(s string) (Arrival, error) {
 		return Arrival{Kind: "poisson", Burstiness: 1}, nil
 	case t == "constant":
 		return Arrival{Kind: "constant"}, nil
+	case t == ArrivalTrace:
+		return Arrival{Kind: ArrivalTrace}, nil
 	case strings.HasPrefix(t, "gamma:"):
 		b, err := strconv.ParseFloat(strings.TrimPrefix(t, "gamma:"), 64)
 		if err != nil || !(b > 0) || math.IsInf(b, 0) {

@@ -186,6 +186,12 @@ type Config struct {
 	// Repeat is how many times every cell and prefill row is measured (--repeat),
 	// the plan run whole once per repeat; absent (or 1): once.
 	Repeat int `json:"repeat,omitempty"`
+	// PromptSource is what the matrix's contexts were filled with where it was not
+	// random common words: "text:FILE" (--prompt-text), the file's base name.
+	PromptSource string `json:"prompt_source,omitempty"`
+	// Workload is what the run sent besides random words (workload.go): a dataset,
+	// sessions, a trace or a pool of shared prompts; absent for random words.
+	Workload *Workload `json:"workload,omitempty"`
 }
 
 // Duration is the measurement window of each decode cell.

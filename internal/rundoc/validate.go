@@ -160,6 +160,7 @@ func (v *validator) run(r *Run) {
 	v.runEnergy(r.Energy)
 	v.rates(r, predicted)
 	v.intervals(r)
+	v.workload(r)
 	v.accuracy(r.Accuracy)
 }
 

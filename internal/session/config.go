@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -35,6 +36,7 @@ type Config struct {
 	Telemetry, TelemetryToken      string
 	Price                          string
 	Rate                           OpenLoop
+	Workload                       Workload
 	// ToolVersion is llmbench's version, recorded in a new document.
 	ToolVersion string
 
@@ -64,6 +66,9 @@ type OpenLoop struct {
 	FindMaxRate    bool
 	SearchSteps    int
 	Precision      float64
+	// Replay: the run replays a trace (--trace), whose timestamps are its schedule:
+	// an open-loop run of one cell without --rate.
+	Replay bool
 }
 
 // The quick plan a new user sees in about a minute, closed and open loop: small
@@ -76,6 +81,10 @@ const (
 	quickRateDuration = 5 * time.Second
 	quickInputLen     = 512
 	quickOutputLen    = 64
+	// A workload's quick matrix (sessions, a dataset): context 0 only.
+	quickWorkloadConcurrency = "1,4,16"
+	quickWorkloadDuration    = 8 * time.Second
+	quickWorkloadOutput      = 32
 )
 
 // RateFlags are run's open-loop flags.
@@ -83,13 +92,13 @@ var RateFlags = []string{"rate", "arrival", "max-concurrency", "input-len", "out
 	"requests", "drain-timeout", "slo", "goodput", "target", "find-max-rate", "max-rate-steps", "rate-precision"}
 
 // PlanFlags are the flags that define the plan; they cannot change on --resume.
-var PlanFlags = append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit", "repeat"}, RateFlags...)
+var PlanFlags = append(append([]string{"contexts", "concurrency", "prefill", "duration", "max-output", "prefill-mode", "api", "seed", "quick", "kv-capacity", "fit", "repeat"}, RateFlags...), workloadPlanFlags...)
 
 // matrixFlags size the closed loop's requests; an open-loop run refuses them.
 var matrixFlags = []string{"contexts", "concurrency", "prefill", "prefill-mode", "max-output"}
 
 // active reports whether the config asks for an open-loop run.
-func (o *OpenLoop) active() bool { return o.Rates != "" || o.FindMaxRate }
+func (o *OpenLoop) active() bool { return o.Rates != "" || o.FindMaxRate || o.Replay }
 
 // Given settles what depends on which flags the user gave (given is the flag set's
 // Changed, by flag name): it refuses flags that would silently do nothing (plan
@@ -105,8 +114,23 @@ func (c *Config) Given(given func(flag string) bool) error {
 		}
 		return nil
 	}
+	c.Rate.Replay = c.Workload.Trace != ""
+	if c.Rate.Replay && (c.Rate.Rates != "" || c.Rate.FindMaxRate) {
+		return errors.New("--trace replays its requests on their own timestamps: it takes no --rate or --find-max-rate (--trace-speed plays them faster)")
+	}
 	if err := c.Rate.checkGiven(given); err != nil {
 		return err
+	}
+	if err := c.Workload.check(c.API, c.Rate.active()); err != nil {
+		return err
+	}
+	if c.Workload.active() && !c.Rate.active() {
+		// A workload's prompts are its own: the matrix has one row, context 0, and no
+		// prefill rows.
+		if given("contexts") && c.Contexts != "0" || given("prefill") && c.Prefill != "" {
+			return errors.New("a workload's prompts are its own (--dataset, --turns): the matrix measures it at --contexts 0 and no --prefill rows; size the requests with --max-output")
+		}
+		c.Contexts, c.Prefill = "0", ""
 	}
 	if c.Quick {
 		c.applyQuick(given)
@@ -150,16 +174,27 @@ func (c *Config) applyQuick(given func(string) bool) {
 		}
 		return
 	}
-	for _, q := range []struct {
+	quick := []struct {
 		flag string
 		v    *string
 		to   string
-	}{{"contexts", &c.Contexts, QuickContexts}, {"concurrency", &c.Concurrency, QuickConcurrency}, {"prefill", &c.Prefill, QuickPrefill}} {
+	}{{"contexts", &c.Contexts, QuickContexts}, {"concurrency", &c.Concurrency, QuickConcurrency}, {"prefill", &c.Prefill, QuickPrefill}}
+	duration := quickDuration
+	if c.Workload.active() {
+		// A workload's matrix is one row of fewer, longer cells, its answers short:
+		// a session's turns come round within the window.
+		quick = quick[1:2]
+		quick[0].to, duration = quickWorkloadConcurrency, quickWorkloadDuration
+		if !given("max-output") {
+			c.MaxOutput = quickWorkloadOutput
+		}
+	}
+	for _, q := range quick {
 		if !given(q.flag) {
 			*q.v = q.to
 		}
 	}
 	if !given("duration") {
-		c.Duration = quickDuration
+		c.Duration = duration
 	}
 }

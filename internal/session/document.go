@@ -7,24 +7,43 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
-// document reads the run to resume, or makes a new one from the config.
+// document reads the run to resume, or makes a new one from the config, and reads
+// its workload's files.
 func (s *Session) document() error {
 	c := &s.cfg
 	var err error
-	if c.Resume == "" {
-		s.doc, err = newRunDocument(c)
+	if s.loaded, err = c.Workload.load(); err != nil {
 		return err
+	}
+	if c.Resume == "" {
+		if s.doc, err = newRunDocument(c); err != nil {
+			return err
+		}
+		s.doc.Config.Workload = c.Workload.plan(s.loaded)
+		if s.loaded.document != nil {
+			s.doc.Config.PromptSource = s.loaded.promptSource()
+		}
+		return nil
 	}
 	if s.doc, err = rundoc.ReadFile(c.Resume); err != nil {
 		return err
 	}
 	if c.Out == "" {
 		c.Out = c.Resume
+	}
+	if w := s.doc.Config.Workload; w != nil {
+		if err := s.loaded.sameFiles(w, &c.Workload); err != nil {
+			return err
+		}
+	}
+	if src := s.doc.Config.PromptSource; src != "" && s.loaded.promptSource() != src {
+		return fmt.Errorf("the run's contexts were filled with %s: give the file again with --prompt-text to resume", strings.TrimPrefix(src, "text:"))
 	}
 	return resumeTarget(c, s.doc)
 }

@@ -36,8 +36,13 @@ func writePlan(w io.Writer, doc *rundoc.Run) {
 		return
 	}
 	pf := bench.CheckPlan(doc)
-	fmt.Fprintf(w, "Plan: contexts %s × concurrency %s, prefill at %s, %d max output tokens\n",
-		rundoc.FormatTokenList(cfg.Contexts), intList(cfg.Concurrency), rundoc.FormatTokenList(cfg.PrefillContexts), cfg.MaxOutputTokens)
+	prefill := "prefill at " + rundoc.FormatTokenList(cfg.PrefillContexts)
+	if len(cfg.PrefillContexts) == 0 {
+		prefill = "no prefill rows"
+	}
+	fmt.Fprintf(w, "Plan: contexts %s × concurrency %s, %s, %d max output tokens\n",
+		rundoc.FormatTokenList(cfg.Contexts), intList(cfg.Concurrency), prefill, cfg.MaxOutputTokens)
+	writeWorkloadPlan(w, cfg.Workload)
 	fmt.Fprintf(w, "  %d of %d measurements run (%d of %d decode cells); %d over capacity, not sent\n",
 		pf.Runnable, pf.Total, pf.RunnableCells, pf.Cells, pf.Total-pf.Runnable)
 	repeats := max(cfg.Repeat, 1)
@@ -60,7 +65,12 @@ func writeRatePlan(w io.Writer, doc *rundoc.Run) {
 	if len(rates) == 0 {
 		at = "the rates --find-max-rate tries"
 	}
-	fmt.Fprintf(w, "Plan: open loop at %s, %d prompt and %d output tokens per request\n", at, cfg.Rate.InputLen, cfg.Rate.OutputLen)
+	if wl := cfg.Workload; wl != nil && wl.PrefixPool == nil {
+		fmt.Fprintf(w, "Plan: open loop at %s, the workload's requests\n", at)
+	} else {
+		fmt.Fprintf(w, "Plan: open loop at %s, %d prompt and %d output tokens per request\n", at, cfg.Rate.InputLen, cfg.Rate.OutputLen)
+	}
+	writeWorkloadPlan(w, cfg.Workload)
 	cells := len(doc.Rate)
 	if s := cfg.Rate.Search; s != nil {
 		cells = max(cells, s.MaxSteps)

@@ -121,6 +121,8 @@ func (s *Session) options() measure.Options {
 			return nil
 		},
 		Running:       engine.RunningGauge(s.discovery, base, info),
+		Workload:      s.loaded.runWorkload(s.doc.Config.Workload),
+		Document:      s.loaded.document,
 		Settle:        c.Settle,
 		SettleTimeout: c.SettleTimeout,
 		Timeslice:     c.Timeslice,

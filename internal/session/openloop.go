@@ -24,8 +24,11 @@ func newRateDocument(c *Config) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(rc.Rates) == 0 && rc.Search == nil {
+	if len(rc.Rates) == 0 && rc.Search == nil && !c.Rate.Replay {
 		return nil, errors.New("--rate lists no rate")
+	}
+	if c.Rate.Replay {
+		rc.Arrival = rundoc.ArrivalTrace // its rate comes with the server's cache block (planWorkload)
 	}
 	for _, r := range rc.Rates {
 		if r.IsInf() && openloop.InfRequests(rc, c.Duration) == 0 {

@@ -16,10 +16,16 @@ func (s *Session) plan(ctx context.Context) error {
 		return nil
 	}
 	FillFromProbe(doc, info, c.Model, s.emulated, s.base)
+	if err := planWorkload(doc, info, s.loaded); err != nil {
+		return err
+	}
 	kv := s.capacity()
 	if doc.Config.Rate != nil {
-		if err := NotePlanLimits(doc, info.MaxModelLen); err != nil {
-			return err
+		// A workload's requests are its own: --input-len sizes none of them.
+		if !workloadSizesOwn(doc.Config.Workload) {
+			if err := NotePlanLimits(doc, info.MaxModelLen); err != nil {
+				return err
+			}
 		}
 		openloop.PlanRates(doc)
 	} else if err := PlanToFit(doc, kv, c.Fit, noteWriter{s.obs}); err != nil {

@@ -41,6 +41,7 @@ type Session struct {
 	info          *engine.Info
 	events        *measure.EventLog
 	meter         *energySetup
+	loaded        *loaded
 	closers       []func()
 	failed        bool
 }

@@ -98,37 +98,51 @@ type Turn struct {
 	Think time.Duration
 }
 
-// PlanSessions plans n sessions from the seed: their user messages, answer lengths
-// and think times.
+// PlanSessions plans n sessions from the seed, numbered from 0: their user messages,
+// answer lengths and think times.
 func PlanSessions(spec SessionSpec, n int, seed uint64) ([]Session, error) {
-	if spec.Turns < 1 || n < 1 {
-		return nil, fmt.Errorf("sessions: %d sessions of %d turns; want at least 1 of 1", n, spec.Turns)
+	if n < 1 {
+		return nil, fmt.Errorf("sessions: %d sessions; want at least 1", n)
 	}
-	if len(spec.From) == 0 && (spec.Texts == nil || spec.UserTokens < 1) {
-		return nil, errors.New("sessions: user messages need a dataset, or a length and a text maker")
-	}
-	rng := newRand(seed, streamSessions)
 	out := make([]Session, n)
 	for s := range out {
-		out[s] = Session{ID: s, Turns: make([]Turn, spec.Turns)}
-		msgs := spec.userMessages(s)
-		if len(spec.From) > 0 && len(msgs) < spec.Turns {
-			return nil, errors.New("sessions: the dataset has no user messages to send")
+		var err error
+		if out[s], err = PlanSession(spec, s, seed); err != nil {
+			return nil, err
 		}
-		for k := range out[s].Turns {
-			t := &out[s].Turns[k]
-			t.OutputTokens = spec.OutputTokens
-			if len(spec.From) > 0 {
-				t.User = msgs[k].text
-				if t.OutputTokens == 0 {
-					t.OutputTokens = msgs[k].output
-				}
-			} else {
-				t.User = spec.Texts(s, k, spec.UserTokens)
+	}
+	return out, nil
+}
+
+// PlanSession plans session id from the seed, alone: a load shape that starts sessions
+// as it goes (a closed loop's users, each starting the next when one ends) plans each
+// when it starts, and gets what planning them all at once would.
+func PlanSession(spec SessionSpec, id int, seed uint64) (Session, error) {
+	if spec.Turns < 1 || id < 0 {
+		return Session{}, fmt.Errorf("sessions: session %d of %d turns; want at least 1 turn", id, spec.Turns)
+	}
+	if len(spec.From) == 0 && (spec.Texts == nil || spec.UserTokens < 1) {
+		return Session{}, errors.New("sessions: user messages need a dataset, or a length and a text maker")
+	}
+	rng := newRand(seed, streamSessions^mix(uint64(id)))
+	out := Session{ID: id, Turns: make([]Turn, spec.Turns)}
+	msgs := spec.userMessages(id)
+	if len(spec.From) > 0 && len(msgs) < spec.Turns {
+		return Session{}, errors.New("sessions: the dataset has no user messages to send")
+	}
+	for k := range out.Turns {
+		t := &out.Turns[k]
+		t.OutputTokens = spec.OutputTokens
+		if len(spec.From) > 0 {
+			t.User = msgs[k].text
+			if t.OutputTokens == 0 {
+				t.OutputTokens = msgs[k].output
 			}
-			if k > 0 {
-				t.Think = spec.Think.draw(rng)
-			}
+		} else {
+			t.User = spec.Texts(id, k, spec.UserTokens)
+		}
+		if k > 0 {
+			t.Think = spec.Think.draw(rng)
 		}
 	}
 	return out, nil
