@@ -19,10 +19,13 @@ cd "$dir/llmbench"
 only_go=(env -i "HOME=$HOME" "PATH=$(dirname "$go"):/usr/bin:/bin" "GOCACHE=$gocache" "GOMODCACHE=$gomodcache"
 	"GOPATH=$gopath" "GOFLAGS=${GOFLAGS:-}" "TMPDIR=${TMPDIR:-/tmp}" LLMBENCH_CHROMIUM=/nonexistent/chromium)
 echo "fresh clone in $dir/llmbench (nothing beside it); environment: only Go"
-"${only_go[@]}" go test ./... 2>&1 | tee "$dir/test.log" | tail -n 40
-status=${PIPESTATUS[0]}
+status=0
+"${only_go[@]}" go test ./... >"$dir/test.log" 2>&1 || status=$?
+tail -n 40 "$dir/test.log"
 if [ "$status" -ne 0 ]; then
-	echo "fresh clone: go test ./... failed (exit $status)"
+	# The tail may not reach the failing package: say which tests failed and why.
+	echo "fresh clone: go test ./... failed (exit $status); the failures:"
+	grep -E -A12 '^(--- FAIL|FAIL|panic:)' "$dir/test.log" | head -n 200
 	exit "$status"
 fi
 echo "fresh clone: go test ./... passed; what skipped for want of a service (count, message):"
