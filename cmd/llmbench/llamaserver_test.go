@@ -253,7 +253,7 @@ func TestCaseBufferingProxy(t *testing.T) {
 
 // TestCaseEmulatorSpeed10 (item 8, what the rule must not catch): the emulator at
 // --speed 10 writes a token every ~0.25 ms, and a slow machine's reads merge several;
-// every stream still spreads over its steps, and with --fit every cell is valid
+// the streams still spread over their steps, and with --fit every cell is valid
 // (issue 27's case, which the relaxed timing_unresolved made valid).
 func TestCaseEmulatorSpeed10(t *testing.T) {
 	t.Parallel()
@@ -282,11 +282,15 @@ func TestCaseEmulatorSpeed10(t *testing.T) {
 		measured++
 		// A machine over 95% busy may have read the tokens late, whole streams of 32 ms
 		// included: the cell is then not valid (timing_unresolved) for that. A slow
-		// machine that is not saturated measures it right.
+		// machine that is not saturated measures it right: the cell is valid. A stream
+		// the busy machine read at once may still be counted whole (seen at 93% CPU in
+		// CI, the whole suite running): the rule bounds what such streams cost the cell
+		// (TestCaseBufferingProxy is the case it must catch), so the verdict is checked,
+		// not a count of none.
 		saturated := c.MachineCPU != nil && *c.MachineCPU > 0.95
 		if !saturated {
 			calm++
-			if c.Status != rundoc.StatusValid || c.StreamsArrivedWhole != 0 {
+			if c.Status != rundoc.StatusValid {
 				t.Errorf("sim --speed 10, %s × %d: %s %q (%d arrived whole)", rundoc.FormatTokens(c.Context), c.Concurrency, c.Status, c.Reason, c.StreamsArrivedWhole)
 			}
 		}
