@@ -111,7 +111,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	// holds filled when runs were stored before it existed, then the runs left queued
 	// (a crash between storing and counting) counted.
 	reindex := func(ctx context.Context) error { _, err := s.Reindex(ctx); return err }
-	for _, step := range []func(context.Context) error{s.migrate, reindex, s.fillPairs, s.fillSizes, s.countQueued, s.Optimize} {
+	for _, step := range []func(context.Context) error{s.migrate, reindex, s.fillPairs, s.fillSizes, s.fillBest, s.countQueued, s.Optimize} {
 		if err := step(ctx); err != nil {
 			s.db.Close()
 			return nil, err
