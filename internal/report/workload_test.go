@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +55,61 @@ func TestWorkloadSection(t *testing.T) {
 	for _, f := range []string{"text", "md", "html"} {
 		if plain := render(t, readFixture(t, "rate-run.json"), Options{Format: f}); strings.Contains(plain, locale.T("en", "workload_sub")) {
 			t.Errorf("%s: a run of random words has a workload section", f)
+		}
+	}
+}
+
+// TestSessionRatesLabelled: a rate at which sessions arrive (--turns with --rate) is
+// labelled sessions a second wherever a rate is shown — the table, the workload
+// section, the charts' axis, both languages — and the csv says so in rate_of; a run of
+// requests keeps its req/s labels and an empty rate_of.
+func TestSessionRatesLabelled(t *testing.T) {
+	for _, c := range []struct {
+		run, rate string
+		sessions  bool
+	}{
+		{"workload-rate-sessions-run.json", "4", true},
+		{"rate-run.json", "4", false},
+	} {
+		run := readFixture(t, c.run)
+		if run.SessionRates() != c.sessions {
+			t.Fatalf("%s: SessionRates %v", c.run, run.SessionRates())
+		}
+		for _, lang := range []string{"en", "ja"} {
+			want, not := locale.T(lang, "n_rps_sessions", c.rate), locale.T(lang, "n_rps", c.rate)
+			axis, notAxis := locale.T(lang, "axis_rate_sessions"), locale.T(lang, "axis_rate")
+			if !c.sessions {
+				want, not, axis, notAxis = not, want, notAxis, axis
+			}
+			for _, f := range []string{"text", "md", "html"} {
+				got := render(t, run, Options{Format: f, Lang: lang})
+				if !strings.Contains(got, want) || strings.Contains(got, not) {
+					t.Errorf("%s %s %s: want %q and no %q", c.run, lang, f, want, not)
+				}
+				if f == "html" && (!strings.Contains(got, axis) || strings.Contains(got, notAxis)) {
+					t.Errorf("%s %s html: want the axis %q and no %q", c.run, lang, axis, notAxis)
+				}
+			}
+		}
+		recs, err := csv.NewReader(strings.NewReader(render(t, run, Options{Format: "csv"}))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := map[string]int{}
+		for i, h := range recs[0] {
+			col[h] = i
+		}
+		wantOf := ""
+		if c.sessions {
+			wantOf = "sessions"
+		}
+		for _, rec := range recs[1:] {
+			if rec[col["status"]] == "capacity" {
+				continue
+			}
+			if rec[col["rate_of"]] != wantOf {
+				t.Errorf("%s csv: rate %s has rate_of %q, want %q", c.run, rec[col["rate_rps"]], rec[col["rate_of"]], wantOf)
+			}
 		}
 	}
 }

@@ -270,6 +270,9 @@ func TestSessionsOpenLoopFollowTheServer(t *testing.T) {
 	if w.Sessions != 4 || w.CompletedSessions != 4 {
 		t.Errorf("%d sessions, %d completed; want 4 and 4", w.Sessions, w.CompletedSessions)
 	}
+	if doc.Config.Rate.RateOf != rundoc.RateOfSessions {
+		t.Errorf("config.rate.rate_of = %q; the rates are sessions a second", doc.Config.Rate.RateOf)
+	}
 	checkRescore(t, doc, events)
 }
 
