@@ -19,6 +19,12 @@ func flagNote(lang, flag string, drift *rundoc.Drift) string {
 	return locale.T(lang, "n_flag", flag)
 }
 
+// rateDriftNote is a rate cell's rate_drift: the rate a streaming request got
+// (rundoc.RateFigures.RateDrift), not the cell's total, moved.
+func rateDriftNote(lang string, d *rundoc.Drift) string {
+	return locale.T(lang, "n_rate_drift_stream", FormatNumber(lang, d.AtS, 1), FormatNumber(lang, d.BeforeTokS, 1), FormatNumber(lang, d.AfterTokS, 1))
+}
+
 // workloadInfo is what a cell says of the work's kind: a reasoning model's time to
 // its first answer token and its tokens by kind, and speculative decoding's
 // acceptance over the window. ttfo is the cell's (a decode cell's median, a rate

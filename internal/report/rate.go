@@ -222,6 +222,11 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		switch fl {
 		case "saturated", "errors", "unfinished", "slot_wait", "ended_early":
 			continue // said above
+		case rundoc.FlagRateDrift:
+			if f.RateDrift != nil {
+				warnings = append(warnings, rateDriftNote(lang, f.RateDrift))
+				continue
+			}
 		}
 		warnings = append(warnings, flagNote(lang, fl, nil))
 	}

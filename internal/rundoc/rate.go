@@ -274,6 +274,12 @@ type RateFigures struct {
 	AnswerTokens    *int          `json:"answer_tokens,omitempty"`
 	// Series is the cell slice by slice, from its first scheduled send to its last end.
 	Series *Series `json:"series,omitempty"`
+	// RateDrift, with the flag rate_drift, says the rate one streaming request got
+	// (its tok/s, measure.StreamRates) stepped beyond its noise while requests
+	// arrived: at_s after the first scheduled send, before_tok_s and after_tok_s per
+	// streaming request. A cell's total tok/s follows its arrivals, so it is not what
+	// is judged.
+	RateDrift *Drift `json:"rate_drift,omitempty"`
 
 	// The cell's 95% intervals (internal/openloop's interval.go).
 	*RateIntervals

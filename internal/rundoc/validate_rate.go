@@ -77,7 +77,7 @@ func (v *validator) rates(r *Run, predicted bool) {
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
 		}
 		v.latency(f+".ttfo_ms", fig.TTFOMs)
-		v.workloadFigures(f, fig.Series, nil, fig.ReasoningTokens, fig.AnswerTokens)
+		v.workloadFigures(f, fig.Series, fig.RateDrift, fig.ReasoningTokens, fig.AnswerTokens)
 		v.optNumber(f+".offered_rps", fig.OfferedRPS, MaxRPS)
 		v.optNumber(f+".achieved_rps", fig.AchievedRPS, MaxRPS)
 		v.number(f+".duration_s", fig.DurationS, MaxSeconds)
