@@ -71,11 +71,12 @@ func rateWorkloadInfo(lang string, f *rundoc.RateFigures) []string {
 	return workloadInfo(lang, "n_ttfo_p50", p50, f.ReasoningTokens, f.AnswerTokens, f.Server)
 }
 
-// publishedNote says which repeat a --repeat cell publishes and why ("" without).
-func publishedNote(lang string, ci *rundoc.CellIntervals) string {
-	why := map[string]string{rundoc.PublishedMedian: "pub_median", rundoc.PublishedSlowerMid: "pub_slower", rundoc.PublishedOnlyValid: "pub_only"}[ci.PublishedWhy]
-	if ci.PublishedRepeat == 0 || why == "" || len(ci.Repeats) < 2 {
+// publishedNote says which of a --repeat measurement's repeats it publishes and why
+// ("" without).
+func publishedNote(lang string, published int, why string, repeats int) string {
+	key := map[string]string{rundoc.PublishedMedian: "pub_median", rundoc.PublishedSlowerMid: "pub_slower", rundoc.PublishedOnlyValid: "pub_only"}[why]
+	if published == 0 || key == "" || repeats < 2 {
 		return ""
 	}
-	return locale.T(lang, "n_published", ci.PublishedRepeat, locale.T(lang, why))
+	return locale.T(lang, "n_published", published, locale.T(lang, key))
 }
