@@ -2,12 +2,14 @@ package report
 
 import (
 	"encoding/csv"
+	"html"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/golden"
 	"github.com/llmbench/llmbench/internal/locale"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // TestWorkloadGolden: the workload section of runs recorded against the built-in
@@ -110,6 +112,45 @@ func TestSessionRatesLabelled(t *testing.T) {
 			if rec[col["rate_of"]] != wantOf {
 				t.Errorf("%s csv: rate %s has rate_of %q, want %q", c.run, rec[col["rate_rps"]], rec[col["rate_of"]], wantOf)
 			}
+		}
+	}
+}
+
+// TestTurnChartsShown: a sessions run's html report charts each turn's TTFT and TPOT
+// p50, a line per cell, each point's hover naming the cell, the turn, the history it
+// carried and the figure, in both languages (a rate of sessions named as one); a run
+// without turns (random words, a replayed trace) has no such chart.
+func TestTurnChartsShown(t *testing.T) {
+	for _, c := range []struct {
+		run  string
+		cell func(lang string) string
+	}{
+		{"workload-sessions-run.json", func(string) string { return "0 × 4" }},
+		{"workload-rate-sessions-run.json", func(lang string) string { return locale.T(lang, "n_rps_sessions", "4") }},
+	} {
+		run := readFixture(t, c.run)
+		turns := run.Decode
+		var t3 rundoc.TurnFigures
+		if len(turns) > 0 && turns[0].Workload != nil {
+			t3 = turns[0].Workload.Turns[2]
+		} else {
+			t3 = run.Rate[0].Workload.Turns[2]
+		}
+		for _, lang := range locale.Languages() {
+			page := render(t, run, Options{Format: "html", Lang: lang})
+			for _, want := range []string{`id="lb-chart-turn-ttft-t"`, `id="lb-chart-turn-tpot-t"`,
+				html.EscapeString(locale.T(lang, "chart_turn_ttft")), html.EscapeString(locale.T(lang, "axis_turn")),
+				html.EscapeString(locale.T(lang, "turn_point", c.cell(lang), 3, FormatNumber(lang, *t3.PromptTokensMean, 0), FormatMs(lang, *t3.TTFTMs.P50, 1))),
+				html.EscapeString(locale.T(lang, "turn_point", c.cell(lang), 3, FormatNumber(lang, *t3.PromptTokensMean, 0), FormatMs(lang, *t3.TPOTMs.P50, 2)))} {
+				if !strings.Contains(page, want) {
+					t.Errorf("%s %s html: no %q", c.run, lang, want)
+				}
+			}
+		}
+	}
+	for _, f := range []string{"rate-run.json", "workload-trace-run.json"} {
+		if page := render(t, readFixture(t, f), Options{Format: "html"}); strings.Contains(page, "lb-chart-turn") {
+			t.Errorf("%s: a run without turns has a chart by turn", f)
 		}
 	}
 }
