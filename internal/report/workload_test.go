@@ -3,37 +3,12 @@ package report
 import (
 	"encoding/csv"
 	"html"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/golden"
 	"github.com/llmbench/llmbench/internal/locale"
 	"github.com/llmbench/llmbench/internal/rundoc"
 )
-
-// TestWorkloadGolden: the workload section of runs recorded against the built-in
-// emulator (llmbench run --turns 5 --concurrency 4; --turns 5 --rate 4 --requests 4;
-// --trace synthetic-trace-2k.jsonl --trace-speed 50 against llmbench sim --preset
-// h100-8b-fp16 --speed 20) in every format and both languages.
-func TestWorkloadGolden(t *testing.T) {
-	for _, c := range []struct {
-		run  string
-		opts Options
-		file string
-	}{
-		{"workload-sessions-run.json", Options{Format: "text"}, "workload-sessions.txt.golden"},
-		{"workload-sessions-run.json", Options{Format: "md"}, "workload-sessions.md.golden"},
-		{"workload-sessions-run.json", Options{Format: "html"}, "workload-sessions.html.golden"},
-		{"workload-sessions-run.json", Options{Format: "html", Lang: "ja"}, "workload-sessions.ja.html.golden"},
-		{"workload-rate-sessions-run.json", Options{Format: "text"}, "workload-rate-sessions.txt.golden"},
-		{"workload-trace-run.json", Options{Format: "text", Lang: "ja"}, "workload-trace.ja.txt.golden"},
-	} {
-		t.Run(c.file, func(t *testing.T) {
-			golden.File(t, filepath.Join("testdata", c.file), []byte(render(t, readFixture(t, c.run), c.opts)))
-		})
-	}
-}
 
 // TestWorkloadSection: what the section must say of a sessions run — each turn's
 // history and cache against the ideal, the achieved share, and the sessions'

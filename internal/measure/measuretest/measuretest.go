@@ -1,6 +1,7 @@
 // Package measuretest holds what the load shapes' tests (internal/bench's and
 // internal/openloop's) share of the measurement core: a test server as they measure
-// it.
+// it, and what their exact-timing test servers share (the tokenizer route, reading a
+// request, a stream written on an absolute clock).
 package measuretest
 
 import (
