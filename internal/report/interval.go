@@ -41,6 +41,21 @@ func prefillIntervals(p *rundoc.PrefillRow) *rundoc.PrefillIntervals {
 	return p.PrefillIntervals
 }
 
+// intervalSpans writes a row's intervals that it has: its rate (tok/s), TTFT and TBT.
+func intervalSpans(lang string, rate, ttft, tbt *stats.Interval) []string {
+	var parts []string
+	if rate != nil {
+		parts = append(parts, ciSpan(lang, *rate, 1)+" tok/s")
+	}
+	if ttft != nil {
+		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *ttft, 0)))
+	}
+	if tbt != nil {
+		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *tbt, 1)))
+	}
+	return parts
+}
+
 // intervalInfo lists a cell's intervals and repeats for its details (the matrix
 // cell's hover, the notes): nothing for a document without them.
 func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
@@ -48,16 +63,7 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 	if ci == nil || c.DecodeFigures == nil {
 		return nil
 	}
-	var parts []string
-	if iv := ci.TotalTokSCI; iv != nil {
-		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
-	}
-	if iv := ci.TTFTMsCI; iv != nil {
-		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *iv, 0)))
-	}
-	if iv := ci.TBTMsCI; iv != nil {
-		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *iv, 1)))
-	}
+	parts := intervalSpans(lang, ci.TotalTokSCI, ci.TTFTMsCI, ci.TBTMsCI)
 	var rates []string
 	for _, r := range ci.Repeats {
 		if r.DecodeFigures == nil || r.Status != rundoc.StatusValid {
@@ -80,13 +86,7 @@ func prefillIntervalInfo(lang string, p *rundoc.PrefillRow) []string {
 	if pi == nil || p.PrefillFigures == nil {
 		return nil
 	}
-	var parts []string
-	if iv := pi.PromptTokSCI; iv != nil {
-		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
-	}
-	if iv := pi.TTFTMsCI; iv != nil {
-		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *iv, 0)))
-	}
+	parts := intervalSpans(lang, pi.PromptTokSCI, pi.TTFTMsCI, nil)
 	var rates []string
 	for _, r := range pi.Repeats {
 		if r.PrefillFigures == nil || r.Status != rundoc.StatusValid {

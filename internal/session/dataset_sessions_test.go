@@ -115,10 +115,10 @@ func streamedText(t *testing.T, body []byte) string {
 // the emulator, in the closed loop (2 users) and the open loop (3 sessions
 // arriving). Every turn the server receives is the history so far — a turn it
 // received before, followed by exactly the answer it streamed for that turn — and then the
-// next user turn; a session's user turns are, in order, those the plan gives session
-// k (conversation k's user turns, then the next conversation's: the dataset's own
-// order, the same in every cell — the seed draws only think times), the file read
-// here apart from the plan's reader.
+// next user turn; a session's user turns are whole conversations' user turns, one
+// after another, and the first three sessions start from three different
+// conversations (the order is the cell seed's shuffle), the file read here apart
+// from the plan's reader.
 func TestDatasetSessionsSendTheDataset(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: sessions against the emulator")
@@ -181,26 +181,40 @@ func checkDatasetSessions(t *testing.T, ex []exchange, users [][]string, turns i
 	if len(sessions) == 0 {
 		t.Fatal("no session sent all its turns")
 	}
-	planned := map[string]int{}
-	for k := range 8 {
-		var want []string
-		for i := k; len(want) < turns; i++ {
-			want = append(want, users[i%len(users)]...)
-		}
-		planned[strings.Join(want[:turns], "\x00")] = k
-	}
 	seen := map[int]bool{}
 	for s := range sessions {
-		k, ok := planned[s]
+		first, ok := wholeConversations(strings.Split(s, "\x00"), users)
 		if !ok {
-			t.Errorf("a session sent the user turns %q: no session's of the dataset", strings.Split(s, "\x00"))
+			t.Errorf("a session sent the user turns %q: not the dataset's conversations, each whole and in order", strings.Split(s, "\x00"))
 		}
-		seen[k%len(users)] = true
+		seen[first] = true
 	}
 	if len(seen) != len(users) {
 		t.Errorf("complete sessions started from %d of the dataset's %d conversations; each of the first three sessions starts from its own", len(seen), len(users))
 	}
 	t.Logf("%d exchanges, %d complete sessions, each a planned session's user turns", len(ex), len(sessions))
+}
+
+// wholeConversations reports whether sent is conversations' user turns one after
+// another, each whole and in its order, none twice (the last may be cut where the
+// session ends), and which conversation came first.
+func wholeConversations(sent []string, users [][]string) (first int, ok bool) {
+	used := map[int]bool{}
+	for len(sent) > 0 {
+		next := slices.IndexFunc(users, func(u []string) bool {
+			n := min(len(u), len(sent))
+			return slices.Equal(u[:n], sent[:n])
+		})
+		if next < 0 || used[next] {
+			return 0, false
+		}
+		if len(used) == 0 {
+			first = next
+		}
+		used[next] = true
+		sent = sent[min(len(users[next]), len(sent)):]
+	}
+	return first, true
 }
 
 // shareGPTUserTurns reads a ShareGPT file's conversations of two turns or more (as
