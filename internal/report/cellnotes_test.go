@@ -85,7 +85,7 @@ func TestWorkloadFiguresShown(t *testing.T) {
 			}
 		}
 		rhtml := render(t, rate, Options{Format: "html", Lang: lang})
-		rpoint := locale.T(lang, "series_point", rateLabel(lang, false, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
+		rpoint := locale.T(lang, "series_point", RateLabel(lang, false, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
 		if !strings.Contains(rhtml, `id="lb-chart-rate-series-t"`) {
 			t.Errorf("%s rate html: no series chart", lang)
 		}

@@ -65,7 +65,7 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	}
 	for i := range run.Rate {
 		c := &run.Rate[i]
-		row := rateRow{Cell: c, Rate: rateLabel(lang, sessions, c.RateRPS), Status: c.Status, StatusStr: StatusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
+		row := rateRow{Cell: c, Rate: RateLabel(lang, sessions, c.RateRPS), Status: c.Status, StatusStr: StatusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
 		if f := c.RateFigures; f != nil {
 			row.HasFigures = true
 			row.Achieved = optNum(lang, f.AchievedRPS, 2)
@@ -106,18 +106,18 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	return rv
 }
 
-// rateLabel is "10 req/s", or "10 sessions/s" where sessions arrive at the rates
+// RateLabel is "10 req/s", or "10 sessions/s" where sessions arrive at the rates
 // (rundoc.Run.SessionRates), or "inf".
-func rateLabel(lang string, sessions bool, r rundoc.Rate) string {
+func RateLabel(lang string, sessions bool, r rundoc.Rate) string {
 	if r.IsInf() {
 		return locale.T(lang, "rate_inf")
 	}
-	return locale.T(lang, sessionsKey("n_rps", sessions), strconv.FormatFloat(float64(r), 'f', -1, 64))
+	return locale.T(lang, SessionsKey("n_rps", sessions), strconv.FormatFloat(float64(r), 'f', -1, 64))
 }
 
-// sessionsKey is the label key of a rate's figure in requests a second, or of the
+// SessionsKey is the label key of a rate's figure in requests a second, or of the
 // same figure in sessions a second (key + "_sessions").
-func sessionsKey(key string, sessions bool) string {
+func SessionsKey(key string, sessions bool) string {
 	if sessions {
 		return key + "_sessions"
 	}
@@ -181,9 +181,9 @@ func maxRateLine(lang string, m *rundoc.MaxRate, sessions bool) string {
 	if m.MaxRateRPS == nil {
 		return locale.T(lang, "max_rate_none", FormatInt(lang, m.Steps))
 	}
-	s := locale.T(lang, sessionsKey("max_rate", sessions), FormatNumber(lang, *m.MaxRateRPS, 2))
+	s := locale.T(lang, SessionsKey("max_rate", sessions), FormatNumber(lang, *m.MaxRateRPS, 2))
 	if m.FailedRPS != nil {
-		s += " " + locale.T(lang, sessionsKey("max_rate_failed", sessions), FormatNumber(lang, *m.FailedRPS, 2))
+		s += " " + locale.T(lang, SessionsKey("max_rate_failed", sessions), FormatNumber(lang, *m.FailedRPS, 2))
 	}
 	if m.GoodputRPS != nil {
 		s += " · " + locale.T(lang, "goodput") + " " + FormatNumber(lang, *m.GoodputRPS, 2)
@@ -376,7 +376,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 				continue
 			}
 			maxX = math.Max(maxX, *c.AchievedRPS)
-			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", rateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), locale.T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
+			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", RateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), locale.T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
 		}
 		if len(s.Points) > 0 {
 			tput.Series = append(tput.Series, s)
@@ -387,7 +387,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 
 	// Percentiles by rate (categorical x: the rates as asked, inf last).
 	byRate := func(id, titleKey, yKey string, stat func(*rundoc.RateFigures) rundoc.LatencyStats, decimals int) lineChart {
-		c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, sessionsKey("axis_rate", sessions)), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
+		c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, SessionsKey("axis_rate", sessions)), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
 		rates := sortedByRate(valid)
 		for i := range rates {
 			c.XTicks = append(c.XTicks, float64(i))
@@ -408,7 +408,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 					}
 					continue
 				}
-				s.Points = append(s.Points, chartPoint{X: float64(i), Y: *y, Title: fmt.Sprintf("%s: %s %s", rateLabel(lang, sessions, cell.RateRPS), p.name, FormatMs(lang, *y, decimals))})
+				s.Points = append(s.Points, chartPoint{X: float64(i), Y: *y, Title: fmt.Sprintf("%s: %s %s", RateLabel(lang, sessions, cell.RateRPS), p.name, FormatMs(lang, *y, decimals))})
 			}
 			if len(s.Points) > 0 {
 				c.Series = append(c.Series, s)
@@ -429,7 +429,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 			continue
 		}
 		maxX = math.Max(maxX, c.TotalTokS)
-		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", rateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), locale.T(lang, "per_request"))})
+		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", RateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), locale.T(lang, "per_request"))})
 	}
 	if len(s.Points) > 0 {
 		ia.Series = append(ia.Series, s)

@@ -25,7 +25,7 @@ func turnCharts(run *rundoc.Run, lang string) []lineChart {
 	sessions := run.SessionRates()
 	for _, c := range sortedByRate(rateCellPtrs(run)) {
 		if c.Workload != nil && len(c.Workload.Turns) > 0 {
-			cells = append(cells, cell{rateLabel(lang, sessions, c.RateRPS), c.Workload.Turns})
+			cells = append(cells, cell{RateLabel(lang, sessions, c.RateRPS), c.Workload.Turns})
 		}
 	}
 	if len(cells) == 0 {
