@@ -1,13 +1,14 @@
 package bench
 
 import (
-	"fmt"
-	"github.com/llmbench/llmbench/internal/golden"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/golden"
+	"github.com/llmbench/llmbench/internal/measure/measuretest"
+	"github.com/llmbench/llmbench/internal/rundoc"
 )
 
 // TestRateDriftFlagsAStep: a server that slows by 1.5× five seconds into a ten-second
@@ -68,36 +69,18 @@ func TestDriftFalseFlags(t *testing.T) {
 	shared.shared = true
 	short.streams, short.interval, short.ttft, short.maxOutput = 8, 10*time.Millisecond, 40*time.Millisecond, 20
 	slow.streams, slow.interval = 1, 100*time.Millisecond
-	cases := []struct {
-		name   string
-		s      jitteredServer
-		steady bool
-	}{
-		{"steady: 4 streams, each token's gap ±30% at random", base, true},
-		{"noisy but steady: one ±30% draw per engine step, shared by every stream", shared, true},
-		{"steady: 8 streams of 20-token requests, each replaced at once", short, true},
-		{"steady: one stream, 100 ms a token ±30%", slow, true},
-		{"a step: every gap 1.1× longer from 5 s", stepped(1.1), false},
-		{"a step: every gap 1.2× longer from 5 s", stepped(1.2), false},
-		{"a step: every gap 1.5× longer from 5 s", stepped(1.5), false},
+	window := func(name string, s jitteredServer, kind measuretest.DriftKind) measuretest.DriftCase {
+		return measuretest.DriftCase{Name: name, Kind: kind, Drift: func(_ *testing.T, seed uint64) *rundoc.Drift { return ScoreCell(s.cell(seed)).CellDetail.RateDrift }}
 	}
-	var table strings.Builder
-	table.WriteString("| server (10 s windows) | windows | flagged `rate_drift` |\n|---|---|---|\n")
-	for _, c := range cases {
-		flagged := 0
-		for seed := range uint64(100) {
-			if d := ScoreCell(c.s.cell(seed + 500)).CellDetail; d.RateDrift != nil {
-				flagged++
-			}
-		}
-		fmt.Fprintf(&table, "| %s | 100 | %d |\n", c.name, flagged)
-		switch {
-		case c.steady && flagged > 0:
-			t.Errorf("%s: %d of 100 steady windows flagged rate_drift", c.name, flagged)
-		case c.s.slowBy == 1.5 && flagged < 100:
-			t.Errorf("%s: %d of 100 windows flagged rate_drift, want all", c.name, flagged)
-		}
-	}
+	table := measuretest.DriftTable(t, "server (10 s windows) | windows", 500, []measuretest.DriftCase{
+		window("steady: 4 streams, each token's gap ±30% at random", base, measuretest.Steady),
+		window("noisy but steady: one ±30% draw per engine step, shared by every stream", shared, measuretest.Steady),
+		window("steady: 8 streams of 20-token requests, each replaced at once", short, measuretest.Steady),
+		window("steady: one stream, 100 ms a token ±30%", slow, measuretest.Steady),
+		window("a step: every gap 1.1× longer from 5 s", stepped(1.1), measuretest.Measured),
+		window("a step: every gap 1.2× longer from 5 s", stepped(1.2), measuretest.Measured),
+		window("a step: every gap 1.5× longer from 5 s", stepped(1.5), measuretest.Step),
+	})
 	golden.Section(t, "../../docs/run.md", "<!-- BEGIN rate_drift cases (go test ./internal/bench -run TestDriftFalseFlags -update) -->\n",
-		"<!-- END rate_drift cases -->", table.String())
+		"<!-- END rate_drift cases -->", table)
 }

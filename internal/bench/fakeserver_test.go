@@ -15,7 +15,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/measure"
 	"github.com/llmbench/llmbench/internal/measure/measuretest"
-	"github.com/llmbench/llmbench/internal/openai"
 	"github.com/llmbench/llmbench/internal/prompt"
 	"github.com/llmbench/llmbench/internal/rundoc"
 	"github.com/llmbench/llmbench/internal/stats"
@@ -24,7 +23,7 @@ import (
 // fakeServer is an OpenAI-compatible server with exactly known timing: after a TTFT
 // (prefill at prefillRate for an uncached prompt, warmTTFT for a cached one) it emits a
 // token every interval, on an absolute schedule, and logs when it really sent each one.
-// Its tokenizer counts whitespace-separated words, plus chatOverhead for chat.
+// Its tokenizer counts whitespace-separated words, plus measuretest.ChatOverhead for chat.
 type fakeServer struct {
 	interval    time.Duration
 	warmTTFT    time.Duration
@@ -56,8 +55,6 @@ type fakeRequest struct {
 	sends []time.Time
 }
 
-const chatOverhead = 3
-
 func newFakeServer() *fakeServer {
 	return &fakeServer{
 		interval: 20 * time.Millisecond, warmTTFT: 30 * time.Millisecond, prefillRate: 20000,
@@ -69,43 +66,17 @@ func (f *fakeServer) start(t testing.TB) *httptest.Server {
 	f.cached = map[string]bool{}
 	f.inFlight = map[int]int{}
 	f.maxIn = map[int]int{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
-		var req openai.TokenizeRequest
-		json.NewDecoder(r.Body).Decode(&req)
-		n := countWords(req.Prompt)
-		if req.Messages != nil {
-			n = countWords(req.Messages[0].Content) + chatOverhead
-		}
-		json.NewEncoder(w).Encode(openai.TokenizeResponse{Count: n})
-	})
-	mux.HandleFunc("POST /v1/chat/completions", f.complete)
-	mux.HandleFunc("POST /v1/completions", f.complete)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(measuretest.Mux(f.complete))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-func countWords(s string) int { return len(strings.Fields(s)) }
-
 func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages      []openai.Message      `json:"messages"`
-		Prompt        string                `json:"prompt"`
-		MaxTokens     int                   `json:"max_tokens"`
-		Stream        bool                  `json:"stream"`
-		StreamOptions *openai.StreamOptions `json:"stream_options"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), 400)
+	req, ok := measuretest.ReadRequest(w, r)
+	if !ok {
 		return
 	}
-	text, chat := req.Prompt, req.Messages != nil
-	promptTokens := countWords(text)
-	if chat {
-		text = req.Messages[0].Content
-		promptTokens = countWords(text) + chatOverhead
-	}
+	text, promptTokens := req.Text(), req.PromptTokens()
 	if !req.Stream {
 		// A one-shot answer, as a usage-calibration request gets.
 		fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"tok"},"finish_reason":"length"}],"usage":{"prompt_tokens":%d,"completion_tokens":1,"total_tokens":%d}}`, promptTokens, promptTokens+1)
@@ -150,102 +121,27 @@ func (f *fakeServer) complete(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-f.slots }()
 		start = time.Now()
 	}
-	ttft := f.warmTTFT
+	ttft, cached := f.warmTTFT, promptTokens-8
 	if fr.cold {
-		ttft = time.Duration(float64(promptTokens) / f.prefillRate * float64(time.Second))
+		ttft, cached = time.Duration(float64(promptTokens)/f.prefillRate*float64(time.Second)), 0
 	}
-	usage := !f.noUsage && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	continuous := usage && req.StreamOptions.ContinuousUsageStats
-	w.Header().Set("Content-Type", "text/event-stream")
-	fl := w.(http.Flusher)
-	eol := "\n"
-	if f.messy {
-		eol = "\r\n"
-	}
-	send := func(payload string) {
-		if f.messy {
-			// A keep-alive comment, an event: line, and the event split in two writes.
-			fmt.Fprintf(w, ": keep-alive%s", eol)
-			fmt.Fprintf(w, "event: message%s", eol)
-			half := len(payload) / 2
-			fmt.Fprintf(w, "data: %s", payload[:half])
-			fl.Flush()
-			fmt.Fprintf(w, "%s%s%s", payload[half:], eol, eol)
-		} else {
-			fmt.Fprintf(w, "data: %s%s%s", payload, eol, eol)
-		}
-		fl.Flush()
-	}
-	if chat {
-		send(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
-	}
-	ctx := r.Context()
-	t0 := start.Add(ttft)
+	usage, continuous := req.Usage()
+	usage = usage && !f.noUsage
 	drop := decode && f.dropAfter > 0 && n%2 == 0
-	produced := 0
-	var prev time.Time
-	for produced < req.MaxTokens {
-		k := min(f.chunkTokens, req.MaxTokens-produced)
-		// On an absolute schedule, so the rate holds on a loaded machine; but a server
-		// that fell behind (the machine stalled it) takes up the schedule from where it
-		// is, never catching up in a burst of back-to-back writes no engine would send.
-		due := t0.Add(time.Duration(produced+k-1) * interval)
-		if earliest := prev.Add(time.Duration(k) * interval / 2); !prev.IsZero() && due.Before(earliest) {
-			t0 = t0.Add(earliest.Sub(due))
-			due = earliest
-		}
-		select {
-		case <-time.After(time.Until(due)):
-		case <-ctx.Done():
-			return
-		}
-		if drop && produced >= f.dropAfter {
-			// A dropped stream: the connection dies mid-response.
-			hj, ok := w.(http.Hijacker)
-			if ok {
-				conn, _, err := hj.Hijack()
-				if err == nil {
-					conn.Close()
-				}
+	s := measuretest.Stream{
+		Chat: req.Chat(), PromptTokens: promptTokens, MaxTokens: req.MaxTokens, ChunkTokens: f.chunkTokens, Interval: interval,
+		Usage: usage, Continuous: usage && continuous, Cached: cached, NoBurst: true, Messy: f.messy,
+		Cut: func(produced int) bool { return drop && produced >= f.dropAfter },
+		Flushed: func(k int, began, flushed time.Time) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			for range k {
+				fr.emits = append(fr.emits, flushed)
+				fr.sends = append(fr.sends, began)
 			}
-			return
-		}
-		produced += k
-		finish := "null"
-		if produced == req.MaxTokens {
-			finish = `"length"`
-		}
-		words := strings.TrimSpace(strings.Repeat(" tok", k))
-		var payload string
-		u := ""
-		if continuous {
-			u = fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, promptTokens, produced, promptTokens+produced)
-		}
-		if chat {
-			payload = fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":%q},"finish_reason":%s}]%s}`, words, finish, u)
-		} else {
-			payload = fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":%s}]%s}`, words, finish, u)
-		}
-		began := time.Now()
-		send(payload)
-		now := time.Now()
-		prev = now
-		f.mu.Lock()
-		for i := 0; i < k; i++ {
-			fr.emits = append(fr.emits, now)
-			fr.sends = append(fr.sends, began)
-		}
-		f.mu.Unlock()
+		},
 	}
-	if usage {
-		cachedTok := 0
-		if !fr.cold {
-			cachedTok = promptTokens - 8
-		}
-		send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
-			promptTokens, produced, promptTokens+produced, cachedTok))
-	}
-	send("[DONE]")
+	s.Serve(w, r, start.Add(ttft))
 }
 
 // truthRange brackets the tokens per second the server sent inside a window when

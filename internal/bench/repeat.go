@@ -74,36 +74,44 @@ func publishedWhy(n int) string {
 }
 
 // repeatIntervals sets a cell's intervals from its valid repeats (ci holds the
-// published repeat's own, fig its figures). Two repeats give each figure the span of
-// both repeats' own intervals: t with one degree of freedom is 12.7 standard errors
-// either side, an interval as wide as [0, 590] tok/s that tells a reader nothing,
-// while each repeat's window already measured its own noise, and the span holds
-// what either window allows (absent where either repeat had no interval). Three or
-// more give the t interval over their values (overRepeats).
+// published repeat's own, fig its figures), each figure's by overValid.
 func repeatIntervals(ci *rundoc.CellIntervals, fig *rundoc.DecodeFigures, valid []int) {
-	repeats := ci.Repeats
-	if len(valid) == 2 {
-		a, b := &repeats[valid[0]], &repeats[valid[1]]
-		ci.CIMethod = rundoc.CIMethodTwoRepeats
-		ci.TotalTokSCI = spanOwn(a.TotalTokSCI, b.TotalTokSCI, fig.TotalTokS, 2)
-		ci.TTFTMsCI = spanOwn(a.TTFTMsCI, b.TTFTMsCI, fig.TTFTMs, 1)
-		ci.TBTMsCI = spanOwn(a.TBTMsCI, b.TBTMsCI, fig.TBTMs, 2)
-		ci.Unstable = disagree(repeats, valid)
-		return
-	}
-	pick := func(f func(*rundoc.CellRepeat) float64) []float64 {
-		v := make([]float64, len(valid))
+	repeats, own := ci.Repeats, *ci // own: the published repeat's intervals
+	figure := func(value func(*rundoc.CellRepeat) float64, iv func(*rundoc.CellRepeat) *stats.Interval, published float64, pubOwn *stats.Interval, decimals int) *stats.Interval {
+		v, o := make([]float64, len(valid)), make([]*stats.Interval, len(valid))
 		for i, j := range valid {
-			v[i] = f(&repeats[j])
+			v[i], o[i] = value(&repeats[j]), iv(&repeats[j])
 		}
-		return v
+		return overValid(v, o, published, pubOwn, decimals)
 	}
-	ci.CIMethod = rundoc.CIMethodRepeats
-	own := *ci // the published repeat's own intervals
-	ci.TotalTokSCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TotalTokS }), fig.TotalTokS, own.TotalTokSCI, 2)
-	ci.TTFTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TTFTMs }), fig.TTFTMs, own.TTFTMsCI, 1)
-	ci.TBTMsCI = overRepeats(pick(func(r *rundoc.CellRepeat) float64 { return r.TBTMs }), fig.TBTMs, own.TBTMsCI, 2)
+	ci.CIMethod = repeatsMethod(len(valid))
+	ci.TotalTokSCI = figure(func(r *rundoc.CellRepeat) float64 { return r.TotalTokS }, func(r *rundoc.CellRepeat) *stats.Interval { return r.TotalTokSCI }, fig.TotalTokS, own.TotalTokSCI, 2)
+	ci.TTFTMsCI = figure(func(r *rundoc.CellRepeat) float64 { return r.TTFTMs }, func(r *rundoc.CellRepeat) *stats.Interval { return r.TTFTMsCI }, fig.TTFTMs, own.TTFTMsCI, 1)
+	ci.TBTMsCI = figure(func(r *rundoc.CellRepeat) float64 { return r.TBTMs }, func(r *rundoc.CellRepeat) *stats.Interval { return r.TBTMsCI }, fig.TBTMs, own.TBTMsCI, 2)
 	ci.Unstable = disagree(repeats, valid)
+}
+
+// repeatsMethod is how n ≥ 2 valid repeats' intervals are computed (overValid).
+func repeatsMethod(n int) string {
+	if n == 2 {
+		return rundoc.CIMethodTwoRepeats
+	}
+	return rundoc.CIMethodRepeats
+}
+
+// overValid is one figure's interval over n ≥ 2 valid repeats, for a decode cell and
+// a prefill row alike: v their values and own their own intervals (nil where a
+// repeat has none: a prefill row's one cold request never has one), published the
+// published repeat's value and pubOwn its own interval. Two repeats span their own
+// intervals (spanOwn; none where either has none): t with one degree of freedom is
+// 12.7 standard errors either side, an interval as wide as [0, 590] tok/s that tells
+// a reader nothing, while each repeat's window already measured its own noise. Three
+// or more give the t interval over their values (overRepeats).
+func overValid(v []float64, own []*stats.Interval, published float64, pubOwn *stats.Interval, decimals int) *stats.Interval {
+	if len(v) == 2 {
+		return spanOwn(own[0], own[1], published, decimals)
+	}
+	return overRepeats(v, published, pubOwn, decimals)
 }
 
 // spanOwn is the span of two repeats' own intervals, widened to hold the published
@@ -159,8 +167,11 @@ func disagree(repeats []rundoc.CellRepeat, valid []int) bool {
 func apart(a, b *stats.Interval) bool { return a != nil && b != nil && !a.Overlaps(*b) }
 
 // MergePrefillRepeat adds a newly scored repeat to a prefill row's earlier ones: the
-// row becomes its median repeat by prompt_tok_s, whole, with the t interval over
-// the valid repeats. Pure.
+// row becomes its published repeat — the valid repeat with the median prompt_tok_s
+// (the slower of the middle two for an even count), whole — named with why, and its
+// intervals are the decode cells' rule over the valid repeats (overValid): none for
+// two (a cold request has no interval of its own to span), the t interval over three
+// or more. Pure.
 func MergePrefillRepeat(prev, scored rundoc.PrefillRow) rundoc.PrefillRow {
 	var repeats []rundoc.PrefillRepeat
 	if prev.PrefillIntervals != nil {
@@ -176,19 +187,22 @@ func MergePrefillRepeat(prev, scored rundoc.PrefillRow) rundoc.PrefillRow {
 	}
 	slices.SortStableFunc(valid, func(a, b int) int { return cmp.Compare(repeats[a].PromptTokS, repeats[b].PromptTokS) })
 	out := scored
-	if len(valid) > 0 {
-		m := &repeats[valid[(len(valid)-1)/2]]
-		out = rundoc.PrefillRow{Context: scored.Context, Status: m.Status, Reason: m.Reason, PrefillFigures: m.PrefillFigures, PrefillEnergy: m.PrefillEnergy}
-	}
 	pi := &rundoc.PrefillIntervals{Repeats: repeats}
+	if len(valid) > 0 {
+		at := valid[(len(valid)-1)/2]
+		m := &repeats[at]
+		out = rundoc.PrefillRow{Context: scored.Context, Status: m.Status, Reason: m.Reason, PrefillFigures: m.PrefillFigures, PrefillEnergy: m.PrefillEnergy}
+		pi.PublishedRepeat, pi.PublishedWhy = at+1, publishedWhy(len(valid))
+	}
 	if len(valid) >= 2 {
-		pi.CIMethod = rundoc.CIMethodRepeats
+		pi.CIMethod = repeatsMethod(len(valid))
 		v, t := make([]float64, len(valid)), make([]float64, len(valid))
 		for i, j := range valid {
 			v[i], t[i] = repeats[j].PromptTokS, repeats[j].TTFTMs
 		}
-		pi.PromptTokSCI = overRepeats(v, out.PromptTokS, nil, 1)
-		pi.TTFTMsCI = overRepeats(t, out.TTFTMs, nil, 0)
+		none := make([]*stats.Interval, len(valid))
+		pi.PromptTokSCI = overValid(v, none, out.PromptTokS, nil, 1)
+		pi.TTFTMsCI = overValid(t, none, out.TTFTMs, nil, 0)
 	}
 	out.PrefillIntervals = pi
 	return out

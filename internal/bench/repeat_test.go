@@ -184,3 +184,43 @@ func TestTwoRepeatsSpanTheirOwnIntervals(t *testing.T) {
 		t.Errorf("three repeats: method %q, published %d (%s)", three.CIMethod, three.PublishedRepeat, three.PublishedWhy)
 	}
 }
+
+// prefillRow scores a cold request of a 4,096-token prompt whose first token came
+// after ttft: its prompt_tok_s is 4,096 over ttft.
+func prefillRow(ttft time.Duration) rundoc.PrefillRow {
+	const sent = int64(1e12)
+	return ScorePrefill(&PrefillRun{Context: 4096, Attempts: 1, Request: measure.Request{Sent: sent, FirstToken: sent + int64(ttft), End: sent + int64(ttft),
+		Chunks: [][3]int64{{int64(ttft), 1, 1}}, Tokens: 1, Outcome: "finished", FinishReason: "length"}})
+}
+
+// TestPrefillRepeatsLikeDecode: a prefill row's repeats merge by the decode cells'
+// rule (overValid). Two give no interval — a cold request has no interval of its own
+// to span, and t with one degree of freedom over 400 and 800 ms would be [0, 3,141]
+// ms — under repeats_own_ci, and publish the slower, saying so; three give the t
+// interval over their values, holding each, publishing the median; a failed repeat
+// is kept and leaves the only valid one published.
+func TestPrefillRepeatsLikeDecode(t *testing.T) {
+	fast, slow := prefillRow(400*time.Millisecond), prefillRow(800*time.Millisecond)
+	two := MergePrefillRepeat(MergePrefillRepeat(rundoc.PrefillRow{}, fast), slow)
+	pi := two.PrefillIntervals
+	if pi.CIMethod != rundoc.CIMethodTwoRepeats || pi.PromptTokSCI != nil || pi.TTFTMsCI != nil {
+		t.Errorf("two repeats: method %q, intervals %+v %+v; want %q and none", pi.CIMethod, pi.PromptTokSCI, pi.TTFTMsCI, rundoc.CIMethodTwoRepeats)
+	}
+	if pi.PublishedRepeat != 2 || pi.PublishedWhy != rundoc.PublishedSlowerMid || two.TTFTMs != 800 {
+		t.Errorf("two repeats: published %d (%s) with TTFT %.0f ms; want the slower, 2 (%s)", pi.PublishedRepeat, pi.PublishedWhy, two.TTFTMs, rundoc.PublishedSlowerMid)
+	}
+	three := MergePrefillRepeat(two, prefillRow(500*time.Millisecond))
+	pi = three.PrefillIntervals
+	if pi.CIMethod != rundoc.CIMethodRepeats || pi.PublishedRepeat != 3 || pi.PublishedWhy != rundoc.PublishedMedian || pi.TTFTMsCI == nil {
+		t.Fatalf("three repeats: method %q, published %d (%s), TTFT interval %+v", pi.CIMethod, pi.PublishedRepeat, pi.PublishedWhy, pi.TTFTMsCI)
+	}
+	for _, r := range pi.Repeats {
+		if !pi.TTFTMsCI.Contains(r.TTFTMs) || !pi.PromptTokSCI.Contains(r.PromptTokS) {
+			t.Errorf("three repeats: intervals %+v and %+v miss a repeat's %.0f ms, %.1f tok/s", *pi.TTFTMsCI, *pi.PromptTokSCI, r.TTFTMs, r.PromptTokS)
+		}
+	}
+	failed := MergePrefillRepeat(MergePrefillRepeat(rundoc.PrefillRow{}, rundoc.PrefillRow{Context: 4096, Status: rundoc.StatusFailed, Reason: "boom"}), fast)
+	if pi := failed.PrefillIntervals; len(pi.Repeats) != 2 || pi.PublishedRepeat != 2 || pi.PublishedWhy != rundoc.PublishedOnlyValid || pi.CIMethod != "" {
+		t.Errorf("a failed and a valid repeat: %d repeats, published %d (%s), method %q", len(pi.Repeats), pi.PublishedRepeat, pi.PublishedWhy, pi.CIMethod)
+	}
+}

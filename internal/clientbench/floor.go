@@ -48,10 +48,11 @@ func newFloorClient(base string, streams, maxTokens int) (*floorClient, error) {
 // streamRequest is the request llmbench sends to a vLLM-like server for a decode cell.
 func streamRequest(maxTokens int) *openai.ChatRequest {
 	return &openai.ChatRequest{
-		Model: "zerostream", Messages: []openai.Message{{Role: "user", Content: "Hello"}},
-		MaxTokens: openai.Ptr(maxTokens), Stream: true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: true},
-		IgnoreEOS:     openai.Ptr(true), MinTokens: openai.Ptr(maxTokens),
+		Model: "zerostream", Messages: []openai.Message{{Role: "user", Content: "Hello"}}, MaxTokens: openai.Ptr(maxTokens),
+		RequestOptions: openai.RequestOptions{
+			Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: true},
+			IgnoreEOS: openai.Ptr(true), MinTokens: openai.Ptr(maxTokens),
+		},
 	}
 }
 

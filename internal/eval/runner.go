@@ -177,10 +177,10 @@ func askOne(ctx context.Context, ask Asker, it Item, opts Options) result {
 		tries = 3
 	}
 	req := &openai.ChatRequest{
-		Model:       opts.Model,
-		Messages:    []openai.Message{{Role: "user", Content: it.Prompt}},
-		MaxTokens:   openai.Ptr(opts.MaxTokens),
-		Temperature: openai.Ptr(0.0),
+		Model:          opts.Model,
+		Messages:       []openai.Message{{Role: "user", Content: it.Prompt}},
+		MaxTokens:      openai.Ptr(opts.MaxTokens),
+		RequestOptions: openai.RequestOptions{Temperature: openai.Ptr(0.0)},
 	}
 	var err error
 	for try := range tries {

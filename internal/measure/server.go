@@ -72,11 +72,10 @@ func (s *Server) SendAnswer(ctx context.Context, p prompt.Payload, maxTokens int
 }
 
 func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs openai.Observer, cfg openai.StreamConfig, slot *int) *openai.StreamResult {
-	so := &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
-	var ignore *bool
-	var minTokens *int
+	opts := openai.RequestOptions{Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage},
+		TimingsPerToken: s.TimingsPerToken, IDSlot: slot}
 	if s.IgnoreEOS && maxTokens > 1 {
-		ignore, minTokens = openai.Ptr(true), openai.Ptr(maxTokens)
+		opts.IgnoreEOS, opts.MinTokens = openai.Ptr(true), openai.Ptr(maxTokens)
 	}
 	if s.API == prompt.Completions {
 		var pr any = p.Text
@@ -84,13 +83,11 @@ func (s *Server) send(ctx context.Context, p prompt.Payload, maxTokens int, obs 
 			pr = p.IDs
 		}
 		return s.Client.StreamWith(ctx, "/completions", &openai.CompletionRequest{
-			Model: s.Model, Prompt: pr, MaxTokens: openai.Ptr(maxTokens), Stream: true,
-			StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken, IDSlot: slot,
+			Model: s.Model, Prompt: pr, MaxTokens: openai.Ptr(maxTokens), RequestOptions: opts,
 		}, obs, cfg)
 	}
 	return s.Client.StreamWith(ctx, "/chat/completions", &openai.ChatRequest{
-		Model: s.Model, Messages: p.Messages, MaxTokens: openai.Ptr(maxTokens), Stream: true,
-		StreamOptions: so, IgnoreEOS: ignore, MinTokens: minTokens, TimingsPerToken: s.TimingsPerToken, IDSlot: slot,
+		Model: s.Model, Messages: p.Messages, MaxTokens: openai.Ptr(maxTokens), RequestOptions: opts,
 	}, obs, cfg)
 }
 

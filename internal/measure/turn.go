@@ -117,5 +117,5 @@ func (w *Workload) NewSessions(ctx context.Context, b *prompt.Builder, seed uint
 		}
 		spec.Texts = workload.WordTexts(words, seed)
 	}
-	return &Sessions{Spec: spec, Seed: seed, Block: w.Block, MaxTokens: maxTokens}, nil
+	return &Sessions{Spec: spec.Shuffled(seed), Seed: seed, Block: w.Block, MaxTokens: maxTokens}, nil
 }

@@ -52,7 +52,7 @@ func TestReasoningThenAnswer(t *testing.T) {
 			}))
 			defer srv.Close()
 			res := NewClient(srv.URL+"/v1", "", 1).StreamWith(context.Background(), "/chat/completions",
-				&ChatRequest{Model: "m", Stream: true}, nil, StreamConfig{KeepText: true, KeepAnswer: true})
+				&ChatRequest{Model: "m", RequestOptions: RequestOptions{Stream: true}}, nil, StreamConfig{KeepText: true, KeepAnswer: true})
 			if res.Err != nil || !res.Finished() {
 				t.Fatalf("outcome %s: %v", res.Outcome, res.Err)
 			}

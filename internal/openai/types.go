@@ -19,14 +19,28 @@ type StreamOptions struct {
 
 // ChatRequest is POST /v1/chat/completions.
 type ChatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []Message      `json:"messages"`
-	MaxTokens           *int           `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
-	Stream              bool           `json:"stream,omitempty"`
-	StreamOptions       *StreamOptions `json:"stream_options,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	Seed                *int64         `json:"seed,omitempty"`
+	Model               string    `json:"model"`
+	Messages            []Message `json:"messages"`
+	MaxTokens           *int      `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int      `json:"max_completion_tokens,omitempty"`
+	RequestOptions
+}
+
+// CompletionRequest is POST /v1/completions. Prompt is a string or a []int of token ids.
+type CompletionRequest struct {
+	Model     string `json:"model"`
+	Prompt    any    `json:"prompt"`
+	MaxTokens *int   `json:"max_tokens,omitempty"`
+	RequestOptions
+}
+
+// RequestOptions are what both routes take after the prompt and its output limit.
+// Embedded, its fields are the request's own in JSON, in this order after those.
+type RequestOptions struct {
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	Seed          *int64         `json:"seed,omitempty"`
 	// Engine extensions (vLLM, SGLang, llama.cpp): ignored by servers that do not know them.
 	IgnoreEOS *bool `json:"ignore_eos,omitempty"`
 	MinTokens *int  `json:"min_tokens,omitempty"`
@@ -35,22 +49,6 @@ type ChatRequest struct {
 	TimingsPerToken bool `json:"timings_per_token,omitempty"`
 	// IDSlot asks llama.cpp's server to run the request in that slot (its id_slot).
 	IDSlot *int `json:"id_slot,omitempty"`
-}
-
-// CompletionRequest is POST /v1/completions. Prompt is a string or a []int of token ids.
-type CompletionRequest struct {
-	Model         string         `json:"model"`
-	Prompt        any            `json:"prompt"`
-	MaxTokens     *int           `json:"max_tokens,omitempty"`
-	Stream        bool           `json:"stream,omitempty"`
-	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
-	Temperature   *float64       `json:"temperature,omitempty"`
-	Seed          *int64         `json:"seed,omitempty"`
-	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
-	MinTokens     *int           `json:"min_tokens,omitempty"`
-	// TimingsPerToken, IDSlot: see ChatRequest.
-	TimingsPerToken bool `json:"timings_per_token,omitempty"`
-	IDSlot          *int `json:"id_slot,omitempty"`
 }
 
 // PromptTokensDetails is usage.prompt_tokens_details.

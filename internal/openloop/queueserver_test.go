@@ -1,7 +1,6 @@
 package openloop
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/measure"
-	"github.com/llmbench/llmbench/internal/openai"
+	"github.com/llmbench/llmbench/internal/measure/measuretest"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -54,21 +53,9 @@ type served struct {
 	emits        []time.Time
 }
 
-const queueChatOverhead = 3
-
 func (q *queueServer) start(t testing.TB) *httptest.Server {
 	q.blocks = map[uint64]bool{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
-		var req openai.TokenizeRequest
-		json.NewDecoder(r.Body).Decode(&req)
-		n := len(strings.Fields(req.Prompt))
-		if req.Messages != nil {
-			n = len(strings.Fields(req.Messages[0].Content)) + queueChatOverhead
-		}
-		json.NewEncoder(w).Encode(openai.TokenizeResponse{Count: n})
-	})
-	mux.HandleFunc("POST /v1/chat/completions", q.complete)
+	mux := measuretest.Mux(q.complete)
 	// A vLLM-style /metrics page: the number of requests waiting for a slot.
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		q.mu.Lock()
@@ -126,12 +113,8 @@ func (q *queueServer) cachedTokens(words []string) int {
 }
 
 func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages  []openai.Message `json:"messages"`
-		MaxTokens int              `json:"max_tokens"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), 400)
+	req, ok := measuretest.ReadRequest(w, r)
+	if !ok {
 		return
 	}
 	if req.MaxTokens == measure.CheckMaxTokens {
@@ -145,9 +128,9 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := &served{received: time.Now()}
-	words := strings.Fields(req.Messages[0].Content)
-	s.key = promptKey(req.Messages[0].Content)
-	s.promptTokens = len(words) + queueChatOverhead
+	words := strings.Fields(req.Text())
+	s.key = promptKey(req.Text())
+	s.promptTokens = req.PromptTokens()
 	var ttft time.Duration
 	q.admit(s, func(time.Time) time.Duration {
 		ttft = q.ttft(q.n)
@@ -169,33 +152,17 @@ func (q *queueServer) complete(w http.ResponseWriter, r *http.Request) {
 		q.waitingN--
 		q.mu.Unlock()
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	fl := w.(http.Flusher)
-	send := func(payload string) {
-		fmt.Fprintf(w, "data: %s\n\n", payload)
-		fl.Flush()
+	usage, continuous := req.Usage()
+	st := measuretest.Stream{
+		Chat: req.Chat(), PromptTokens: s.promptTokens, MaxTokens: req.MaxTokens, Interval: q.interval,
+		Usage: usage, Continuous: continuous, Cached: cached,
+		Flushed: func(_ int, _, flushed time.Time) {
+			q.mu.Lock()
+			s.emits = append(s.emits, flushed)
+			q.mu.Unlock()
+		},
 	}
-	send(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
-	t0 := s.start.Add(ttft)
-	for k := 0; k < req.MaxTokens; k++ {
-		select {
-		case <-time.After(time.Until(t0.Add(time.Duration(k) * q.interval))):
-		case <-r.Context().Done():
-			return
-		}
-		finish := "null"
-		if k == req.MaxTokens-1 {
-			finish = `"length"`
-		}
-		send(fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":"tok "},"finish_reason":%s}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-			finish, s.promptTokens, k+1, s.promptTokens+k+1))
-		q.mu.Lock()
-		s.emits = append(s.emits, time.Now())
-		q.mu.Unlock()
-	}
-	send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
-		s.promptTokens, req.MaxTokens, s.promptTokens+req.MaxTokens, cached))
-	send("[DONE]")
+	st.Serve(w, r, s.start.Add(ttft))
 }
 
 // promptKey names a request by its prompt's first words (prompts are unique).

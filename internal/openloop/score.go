@@ -146,6 +146,9 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	f.PeakInFlight = peakInFlight(reqs)
 	f.Series = measure.Series(reqs, measure.SeriesSpan{From: s.firstSched, To: s.last, Slice: time.Duration(in.SliceNs),
 		Origin: func(q *measure.Request) int64 { return q.Scheduled }})
+	if in.SliceNs > 0 { // a cell logged before series re-scores as its document was: no drift
+		f.RateDrift = measure.RateDrift(measure.StreamRates(reqs, s.firstSched, s.lastSched))
+	}
 	if reasoning, answer, ok := measure.ReasoningSplit(reqs); ok {
 		ttfo := measure.LatencyStats(s.ttfo)
 		f.TTFOMs, f.ReasoningTokens, f.AnswerTokens = &ttfo, &reasoning, &answer
@@ -162,6 +165,9 @@ func ScoreRate(reqs []measure.Request, in RateInput) rundoc.RateCell {
 	}
 	if f.UnfinishedRequests > 0 {
 		f.Flags = append(f.Flags, "unfinished")
+	}
+	if f.RateDrift != nil {
+		f.Flags = append(f.Flags, rundoc.FlagRateDrift)
 	}
 	if measure.DraftedOnRandomWords(in.Server, in.PromptSource) {
 		f.Flags = append(f.Flags, measure.FlagSpecRandomWords)

@@ -51,39 +51,3 @@ func TestBarChartLabelsStayInside(t *testing.T) {
 		}
 	}
 }
-
-// TestCoincidentLinesAreBothVisible (issue 37 item 14: in a 4-run compare two tied
-// runs drew one line): a line on the same values as an earlier one is drawn dashed
-// with rings for points and its legend names the line it lies on; lines apart by more
-// than a pixel or two are drawn as usual.
-func TestCoincidentLinesAreBothVisible(t *testing.T) {
-	a := []XY{{X: 1, Y: 48.2}, {X: 2, Y: 89.4}, {X: 4, Y: 172.1}}
-	b := []XY{{X: 1, Y: 48.3}, {X: 2, Y: 89.4}, {X: 4, Y: 172.0}}
-	c := []XY{{X: 1, Y: 96.4}, {X: 2, Y: 178.8}, {X: 4, Y: 344.2}}
-	lines := []Line{{Name: "1", Points: a}, {Name: "2", Points: c}, {Name: "3", Points: b}, {Name: "4", Points: a}}
-	if got := Coincident(lines, true); strings.Join(intsToStrings(got), ",") != "-1,-1,0,0" {
-		t.Errorf("Coincident = %v, want [-1 -1 0 0]", got)
-	}
-	svg := string(CategoryChart("en", "c", "decode", "x", "y", []float64{1, 2, 4}, func(x float64) string { return strconv.Itoa(int(x)) }, lines))
-	if n := strings.Count(svg, "stroke-dasharray"); n != 4 { // two lines and their two legend swatches
-		t.Errorf("%d dashed strokes, want 4 (lines 3 and 4 and their legend rows):\n%s", n, svg)
-	}
-	if !strings.Contains(svg, ">3 ≈ 1<") || !strings.Contains(svg, ">4 ≈ 1<") || strings.Contains(svg, ">2 ≈") {
-		t.Errorf("the legend does not say which lines lie on which:\n%s", svg)
-	}
-	if n := len(regexp.MustCompile(`<circle[^>]*fill="none"`).FindAllString(svg, -1)); n != 6 {
-		t.Errorf("%d ringed points, want 6 (three each for lines 3 and 4)", n)
-	}
-	// Apart by 3% of the axis: two lines, drawn as usual.
-	if got := Coincident([]Line{{Points: a}, {Points: []XY{{X: 1, Y: 53}, {X: 2, Y: 94}, {X: 4, Y: 177}}}}, true); got[1] != -1 {
-		t.Errorf("lines 5 apart on a 172 axis coincide: %v", got)
-	}
-}
-
-func intsToStrings(xs []int) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = strconv.Itoa(x)
-	}
-	return out
-}

@@ -19,6 +19,12 @@ func flagNote(lang, flag string, drift *rundoc.Drift) string {
 	return locale.T(lang, "n_flag", flag)
 }
 
+// rateDriftNote is a rate cell's rate_drift: the rate a streaming request got
+// (rundoc.RateFigures.RateDrift), not the cell's total, moved.
+func rateDriftNote(lang string, d *rundoc.Drift) string {
+	return locale.T(lang, "n_rate_drift_stream", FormatNumber(lang, d.AtS, 1), FormatNumber(lang, d.BeforeTokS, 1), FormatNumber(lang, d.AfterTokS, 1))
+}
+
 // workloadInfo is what a cell says of the work's kind: a reasoning model's time to
 // its first answer token and its tokens by kind, and speculative decoding's
 // acceptance over the window. ttfo is the cell's (a decode cell's median, a rate
@@ -65,11 +71,12 @@ func rateWorkloadInfo(lang string, f *rundoc.RateFigures) []string {
 	return workloadInfo(lang, "n_ttfo_p50", p50, f.ReasoningTokens, f.AnswerTokens, f.Server)
 }
 
-// publishedNote says which repeat a --repeat cell publishes and why ("" without).
-func publishedNote(lang string, ci *rundoc.CellIntervals) string {
-	why := map[string]string{rundoc.PublishedMedian: "pub_median", rundoc.PublishedSlowerMid: "pub_slower", rundoc.PublishedOnlyValid: "pub_only"}[ci.PublishedWhy]
-	if ci.PublishedRepeat == 0 || why == "" || len(ci.Repeats) < 2 {
+// publishedNote says which of a --repeat measurement's repeats it publishes and why
+// ("" without).
+func publishedNote(lang string, published int, why string, repeats int) string {
+	key := map[string]string{rundoc.PublishedMedian: "pub_median", rundoc.PublishedSlowerMid: "pub_slower", rundoc.PublishedOnlyValid: "pub_only"}[why]
+	if published == 0 || key == "" || repeats < 2 {
 		return ""
 	}
-	return locale.T(lang, "n_published", ci.PublishedRepeat, locale.T(lang, why))
+	return locale.T(lang, "n_published", published, locale.T(lang, key))
 }

@@ -14,8 +14,8 @@ func ptr[T any](v T) *T { return &v }
 
 // withWorkloadFigures is the seed run whose 0 × 1 cell measured a reasoning model
 // drafting speculatively, slowed in its window (rate_drift, a series with the step)
-// and was measured twice; and the rate fixture whose first cell has a series, TTFO and
-// draft counters.
+// and was measured twice; and the rate fixture whose first cell has a series, TTFO,
+// draft counters and a stream rate that drifted.
 func withWorkloadFigures(t *testing.T) (*rundoc.Run, *rundoc.Run) {
 	t.Helper()
 	run := readSeed(t)
@@ -34,6 +34,8 @@ func withWorkloadFigures(t *testing.T) (*rundoc.Run, *rundoc.Run) {
 	f.TTFOMs, f.ReasoningTokens, f.AnswerTokens = &rundoc.LatencyStats{P50: ptr(321.0)}, ptr(20), ptr(28)
 	f.Server = &rundoc.ServerMetrics{SpecDecode: spec}
 	f.Series = &rundoc.Series{SliceS: 0.5, TokS: []float64{100, 120, 110}, Producing: []float64{1, 2, 1.5}, TTFTMs: []*float64{ptr(25.0), ptr(27.0), nil}}
+	f.Flags = append(f.Flags, rundoc.FlagRateDrift)
+	f.RateDrift = &rundoc.Drift{AtS: 5, BeforeTokS: 48.5, AfterTokS: 32.3, T: ptr(21.0)}
 	return run, rate
 }
 
@@ -42,7 +44,8 @@ func withWorkloadFigures(t *testing.T) (*rundoc.Run, *rundoc.Run) {
 // kind, its draft acceptance, that its prompts were random words, and which repeat
 // it publishes and why (text and HTML); the HTML report charts its series, one
 // chart per context, and a rate cell's, with each slice's figures on hover; a
-// document without series (the seed) has no such chart.
+// document without series (the seed) has no such chart. A rate cell's drift is said
+// as the rate a streaming request got (text and HTML).
 func TestWorkloadFiguresShown(t *testing.T) {
 	run, rate := withWorkloadFigures(t)
 	for _, lang := range locale.Languages() {
@@ -75,8 +78,14 @@ func TestWorkloadFiguresShown(t *testing.T) {
 		if seed := render(t, readSeed(t), Options{Format: "html", Lang: lang}); strings.Contains(seed, "lb-chart-series") {
 			t.Errorf("%s: the seed, without series, has a series chart", lang)
 		}
+		drift := locale.T(lang, "n_rate_drift_stream", FormatNumber(lang, 5, 1), FormatNumber(lang, 48.5, 1), FormatNumber(lang, 32.3, 1))
+		for _, format := range []string{"text", "html"} {
+			if got := render(t, rate, Options{Format: format, Lang: lang}); !strings.Contains(got, drift) && !strings.Contains(got, html.EscapeString(drift)) {
+				t.Errorf("%s rate %s: no %q", lang, format, drift)
+			}
+		}
 		rhtml := render(t, rate, Options{Format: "html", Lang: lang})
-		rpoint := locale.T(lang, "series_point", rateLabel(lang, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
+		rpoint := locale.T(lang, "series_point", RateLabel(lang, false, rate.Rate[0].RateRPS), "0.5", "1", FormatNumber(lang, 120, 1), FormatNumber(lang, 2, 1), FormatMs(lang, 27, 0))
 		if !strings.Contains(rhtml, `id="lb-chart-rate-series-t"`) {
 			t.Errorf("%s rate html: no series chart", lang)
 		}

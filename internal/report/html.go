@@ -72,6 +72,10 @@ type htmlData struct {
 	RateRows   []htmlRow
 	RateCharts []htmlChart
 
+	// TurnCharts are a sessions run's charts by turn (turnchart.go), in its workload
+	// section.
+	TurnCharts []htmlChart
+
 	// AccuracySets are the run's evaluations and Comparisons the A/B of Options.AB,
 	// each a title and its lines (accuracy.go).
 	AccuracySets []htmlAccuracy
@@ -116,6 +120,9 @@ type htmlCell struct {
 func newHTMLData(run *rundoc.Run, opts Options) *htmlData {
 	v := viewFor(run, opts)
 	d := &htmlData{view: v, Styles: HTMLStyles(), Script: template.JS(script), evalOnly: run.EvalOnly()}
+	for _, c := range turnCharts(run, v.Lang) {
+		d.TurnCharts = append(d.TurnCharts, htmlChart{SVG: c.SVG(), Caption: c.Title})
+	}
 	var reasons []string
 	for _, row := range v.Matrix {
 		for _, c := range row {

@@ -41,6 +41,21 @@ func prefillIntervals(p *rundoc.PrefillRow) *rundoc.PrefillIntervals {
 	return p.PrefillIntervals
 }
 
+// intervalSpans writes a row's intervals that it has: its rate (tok/s), TTFT and TBT.
+func intervalSpans(lang string, rate, ttft, tbt *stats.Interval) []string {
+	var parts []string
+	if rate != nil {
+		parts = append(parts, ciSpan(lang, *rate, 1)+" tok/s")
+	}
+	if ttft != nil {
+		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *ttft, 0)))
+	}
+	if tbt != nil {
+		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *tbt, 1)))
+	}
+	return parts
+}
+
 // intervalInfo lists a cell's intervals and repeats for its details (the matrix
 // cell's hover, the notes): nothing for a document without them.
 func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
@@ -48,40 +63,58 @@ func intervalInfo(lang string, c *rundoc.DecodeCell) []string {
 	if ci == nil || c.DecodeFigures == nil {
 		return nil
 	}
-	var parts []string
-	if iv := ci.TotalTokSCI; iv != nil {
-		parts = append(parts, ciSpan(lang, *iv, 1)+" tok/s")
+	parts := intervalSpans(lang, ci.TotalTokSCI, ci.TTFTMsCI, ci.TBTMsCI)
+	var rates []string
+	for _, r := range ci.Repeats {
+		if r.DecodeFigures == nil || r.Status != rundoc.StatusValid {
+			rates = append(rates, StatusLabel(lang, r.Status))
+			continue
+		}
+		rates = append(rates, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))
 	}
-	if iv := ci.TTFTMsCI; iv != nil {
-		parts = append(parts, "TTFT "+locale.T(lang, "ms", ciSpan(lang, *iv, 0)))
+	out := intervalLines(lang, parts, ci.CIMethod, "n_repeats", rates, publishedNote(lang, ci.PublishedRepeat, ci.PublishedWhy, len(ci.Repeats)))
+	if ci.Unstable {
+		out = append(out, locale.T(lang, "n_unstable_hint"))
 	}
-	if iv := ci.TBTMsCI; iv != nil {
-		parts = append(parts, "TBT "+locale.T(lang, "ms", ciSpan(lang, *iv, 1)))
+	return out
+}
+
+// prefillIntervalInfo is intervalInfo of a prefill row: its intervals, its repeats'
+// prompt tok/s and which one it publishes.
+func prefillIntervalInfo(lang string, p *rundoc.PrefillRow) []string {
+	pi := p.PrefillIntervals
+	if pi == nil || p.PrefillFigures == nil {
+		return nil
 	}
+	parts := intervalSpans(lang, pi.PromptTokSCI, pi.TTFTMsCI, nil)
+	var rates []string
+	for _, r := range pi.Repeats {
+		if r.PrefillFigures == nil || r.Status != rundoc.StatusValid {
+			rates = append(rates, StatusLabel(lang, r.Status))
+			continue
+		}
+		rates = append(rates, FormatNumber(lang, r.PromptTokS, 1))
+	}
+	return intervalLines(lang, parts, pi.CIMethod, "n_repeats_prompt", rates, publishedNote(lang, pi.PublishedRepeat, pi.PublishedWhy, len(pi.Repeats)))
+}
+
+// intervalLines are a measurement's interval line (its parts and method), its
+// repeats' figures under repeatsKey where it has more than one, and its published
+// note.
+func intervalLines(lang string, parts []string, method, repeatsKey string, repeats []string, published string) []string {
 	var out []string
 	if len(parts) > 0 {
 		line := locale.T(lang, "n_ci", strings.Join(parts, ", "))
-		if m := ciMethodLabel(lang, ci.CIMethod); m != "" {
+		if m := ciMethodLabel(lang, method); m != "" {
 			line += " " + locale.T(lang, "n_ci_method", m)
 		}
 		out = append(out, line)
 	}
-	if len(ci.Repeats) > 1 {
-		var v []string
-		for _, r := range ci.Repeats {
-			if r.DecodeFigures == nil || r.Status != rundoc.StatusValid {
-				v = append(v, StatusLabel(lang, r.Status))
-				continue
-			}
-			v = append(v, figureOr(r.TotalTokS, FormatNumber(lang, r.TotalTokS, 1)))
-		}
-		out = append(out, locale.T(lang, "n_repeats", len(ci.Repeats), strings.Join(v, ", ")))
+	if len(repeats) > 1 {
+		out = append(out, locale.T(lang, repeatsKey, len(repeats), strings.Join(repeats, ", ")))
 	}
-	if p := publishedNote(lang, ci); p != "" {
-		out = append(out, p)
-	}
-	if ci.Unstable {
-		out = append(out, locale.T(lang, "n_unstable_hint"))
+	if published != "" {
+		out = append(out, published)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"strings"
 	"testing"
 
@@ -30,14 +31,18 @@ func withIntervals(t *testing.T) *rundoc.Run {
 	if p.PrefillFigures == nil {
 		t.Fatal("the seed's first prefill row has no figures")
 	}
-	p.PrefillIntervals = &rundoc.PrefillIntervals{PromptTokSCI: &stats.Interval{Low: p.PromptTokS - 30, High: p.PromptTokS + 20}, CIMethod: rundoc.CIMethodRepeats}
+	p.PrefillIntervals = &rundoc.PrefillIntervals{PromptTokSCI: &stats.Interval{Low: p.PromptTokS - 30, High: p.PromptTokS + 20}, CIMethod: rundoc.CIMethodRepeats,
+		Repeats: []rundoc.PrefillRepeat{{Status: rundoc.StatusValid, PrefillFigures: &rundoc.PrefillFigures{PromptTokS: p.PromptTokS + 15}},
+			{Status: rundoc.StatusValid, PrefillFigures: p.PrefillFigures}, {Status: rundoc.StatusValid, PrefillFigures: &rundoc.PrefillFigures{PromptTokS: p.PromptTokS - 25}}},
+		PublishedRepeat: 2, PublishedWhy: rundoc.PublishedMedian}
 	return run
 }
 
 // TestIntervalsShown: every format shows a cell's and a prefill row's intervals,
 // in both languages (± in the All measurements table, the interval and the repeats
-// in the cell's notes, low/high columns in CSV, the fields in JSON); the seed, which
-// has none, shows no ± anywhere.
+// in the cell's notes, low/high columns in CSV, the fields in JSON) and, in HTML, the
+// prefill row's repeats and the one it publishes; the seed, which has none, shows no
+// ± anywhere.
 func TestIntervalsShown(t *testing.T) {
 	run := withIntervals(t)
 	c := run.Cell(0, 1)
@@ -61,6 +66,14 @@ func TestIntervalsShown(t *testing.T) {
 			}
 			if format == "html" && !strings.Contains(got, locale.T(lang, "n_repeats", 3, "")[:8]) {
 				t.Errorf("%s html: the repeats are not in the cell's notes", lang)
+			}
+			// The prefill row's repeats and the one it publishes, in its row's hover.
+			pr := run.Prefill[0].PromptTokS
+			rates := strings.Join([]string{FormatNumber(lang, pr+15, 1), FormatNumber(lang, pr, 1), FormatNumber(lang, pr-25, 1)}, ", ")
+			for _, want := range []string{locale.T(lang, "n_repeats_prompt", 3, rates), locale.T(lang, "n_published", 2, locale.T(lang, "pub_median"))} {
+				if format == "html" && !strings.Contains(got, html.EscapeString(want)) {
+					t.Errorf("%s html: the prefill row's details lack %q", lang, want)
+				}
 			}
 			if seed := render(t, readSeed(t), Options{Format: format, Lang: lang}); strings.Contains(seed, "±") {
 				t.Errorf("%s %s: the seed, without intervals, shows ±", lang, format)

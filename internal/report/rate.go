@@ -59,12 +59,13 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 			rv.HasSLO = true
 		}
 	}
+	sessions := run.SessionRates()
 	if m := run.MaxRate; m != nil {
-		rv.MaxRate = maxRateLine(lang, m)
+		rv.MaxRate = maxRateLine(lang, m, sessions)
 	}
 	for i := range run.Rate {
 		c := &run.Rate[i]
-		row := rateRow{Cell: c, Rate: rateLabel(lang, c.RateRPS), Status: c.Status, StatusStr: StatusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
+		row := rateRow{Cell: c, Rate: RateLabel(lang, sessions, c.RateRPS), Status: c.Status, StatusStr: StatusLabel(lang, c.Status), Reason: locale.SentenceIn(lang, c.Reason)}
 		if f := c.RateFigures; f != nil {
 			row.HasFigures = true
 			row.Achieved = optNum(lang, f.AchievedRPS, 2)
@@ -105,11 +106,22 @@ func newRateView(run *rundoc.Run, v *view) *rateView {
 	return rv
 }
 
-func rateLabel(lang string, r rundoc.Rate) string {
+// RateLabel is "10 req/s", or "10 sessions/s" where sessions arrive at the rates
+// (rundoc.Run.SessionRates), or "inf".
+func RateLabel(lang string, sessions bool, r rundoc.Rate) string {
 	if r.IsInf() {
 		return locale.T(lang, "rate_inf")
 	}
-	return locale.T(lang, "n_rps", strconv.FormatFloat(float64(r), 'f', -1, 64))
+	return locale.T(lang, SessionsKey("n_rps", sessions), strconv.FormatFloat(float64(r), 'f', -1, 64))
+}
+
+// SessionsKey is the label key of a rate's figure in requests a second, or of the
+// same figure in sessions a second (key + "_sessions").
+func SessionsKey(key string, sessions bool) string {
+	if sessions {
+		return key + "_sessions"
+	}
+	return key
 }
 
 func optNum(lang string, v *float64, decimals int) string {
@@ -165,13 +177,13 @@ func sloLine(lang string, s *rundoc.SLO) string {
 	return locale.T(lang, "slo_line", strings.Join(targets, ", "), FormatPercent(lang, s.Target))
 }
 
-func maxRateLine(lang string, m *rundoc.MaxRate) string {
+func maxRateLine(lang string, m *rundoc.MaxRate, sessions bool) string {
 	if m.MaxRateRPS == nil {
 		return locale.T(lang, "max_rate_none", FormatInt(lang, m.Steps))
 	}
-	s := locale.T(lang, "max_rate", FormatNumber(lang, *m.MaxRateRPS, 2))
+	s := locale.T(lang, SessionsKey("max_rate", sessions), FormatNumber(lang, *m.MaxRateRPS, 2))
 	if m.FailedRPS != nil {
-		s += " " + locale.T(lang, "max_rate_failed", FormatNumber(lang, *m.FailedRPS, 2))
+		s += " " + locale.T(lang, SessionsKey("max_rate_failed", sessions), FormatNumber(lang, *m.FailedRPS, 2))
 	}
 	if m.GoodputRPS != nil {
 		s += " · " + locale.T(lang, "goodput") + " " + FormatNumber(lang, *m.GoodputRPS, 2)
@@ -210,6 +222,11 @@ func rateDetails(lang string, c *rundoc.RateCell) (warnings, info []string) {
 		switch fl {
 		case "saturated", "errors", "unfinished", "slot_wait", "ended_early":
 			continue // said above
+		case rundoc.FlagRateDrift:
+			if f.RateDrift != nil {
+				warnings = append(warnings, rateDriftNote(lang, f.RateDrift))
+				continue
+			}
 		}
 		warnings = append(warnings, flagNote(lang, fl, nil))
 	}
@@ -334,6 +351,7 @@ func writeRateText(b *strings.Builder, v *view, p painter, md bool) {
 // against total tok/s.
 func rateCharts(run *rundoc.Run, v *view) []lineChart {
 	lang := v.Lang
+	sessions := run.SessionRates()
 	var valid []*rundoc.RateCell
 	for i := range run.Rate {
 		c := &run.Rate[i]
@@ -358,7 +376,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 				continue
 			}
 			maxX = math.Max(maxX, *c.AchievedRPS)
-			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), locale.T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
+			s.Points = append(s.Points, chartPoint{X: *c.AchievedRPS, Y: *y, Title: fmt.Sprintf("%s: %s %s, TTFT %s %s", RateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, *c.AchievedRPS, 2), locale.T(lang, "req_s"), p.name, FormatMs(lang, *y, 0))})
 		}
 		if len(s.Points) > 0 {
 			tput.Series = append(tput.Series, s)
@@ -369,7 +387,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 
 	// Percentiles by rate (categorical x: the rates as asked, inf last).
 	byRate := func(id, titleKey, yKey string, stat func(*rundoc.RateFigures) rundoc.LatencyStats, decimals int) lineChart {
-		c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, "axis_rate"), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
+		c := lineChart{ID: id, Title: locale.T(lang, titleKey), XLabel: locale.T(lang, SessionsKey("axis_rate", sessions)), YLabel: locale.T(lang, yKey), Categorical: true, Lang: lang, Empty: locale.T(lang, "no_data"), LegendTitle: locale.T(lang, "percentile")}
 		rates := sortedByRate(valid)
 		for i := range rates {
 			c.XTicks = append(c.XTicks, float64(i))
@@ -390,7 +408,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 					}
 					continue
 				}
-				s.Points = append(s.Points, chartPoint{X: float64(i), Y: *y, Title: fmt.Sprintf("%s: %s %s", rateLabel(lang, cell.RateRPS), p.name, FormatMs(lang, *y, decimals))})
+				s.Points = append(s.Points, chartPoint{X: float64(i), Y: *y, Title: fmt.Sprintf("%s: %s %s", RateLabel(lang, sessions, cell.RateRPS), p.name, FormatMs(lang, *y, decimals))})
 			}
 			if len(s.Points) > 0 {
 				c.Series = append(c.Series, s)
@@ -411,7 +429,7 @@ func rateCharts(run *rundoc.Run, v *view) []lineChart {
 			continue
 		}
 		maxX = math.Max(maxX, c.TotalTokS)
-		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", rateLabel(lang, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), locale.T(lang, "per_request"))})
+		s.Points = append(s.Points, chartPoint{X: c.TotalTokS, Y: *c.PerRequestTokS, Title: fmt.Sprintf("%s: %s tok/s, %s tok/s %s", RateLabel(lang, sessions, c.RateRPS), FormatNumber(lang, c.TotalTokS, 1), FormatNumber(lang, *c.PerRequestTokS, 1), locale.T(lang, "per_request"))})
 	}
 	if len(s.Points) > 0 {
 		ia.Series = append(ia.Series, s)

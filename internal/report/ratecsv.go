@@ -35,6 +35,9 @@ func writeRateCSV(w io.Writer, run *rundoc.Run, opts Options) error {
 	}
 	for i := range run.Rate {
 		rec := rateRecord(&run.Rate[i], col)
+		if run.SessionRates() {
+			rec[col["rate_of"]] = rundoc.RateOfSessions // rate_rps is sessions a second
+		}
 		if f := run.Rate[i].RateFigures; f != nil {
 			rec[col["client_headroom"]] = cellHeadroom(run, f.TotalTokS)
 		}

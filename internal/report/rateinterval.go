@@ -20,7 +20,9 @@ var rateCIColumns = func() []string {
 	return append(cols, "slo_met_ratio_low", "slo_met_ratio_high", "goodput_rps_low", "goodput_rps_high", "ci_method")
 }()
 
-func init() { rateCSVColumns = append(rateCSVColumns, rateCIColumns...) }
+// The intervals follow the other figures; rate_of (what arrives at the rate:
+// "sessions", or empty for requests, as config.rate.rate_of) came after them.
+func init() { rateCSVColumns = append(append(rateCSVColumns, rateCIColumns...), "rate_of") }
 
 // rateLatencyCIs pairs each latency's name with its intervals.
 func rateLatencyCIs(ri *rundoc.RateIntervals) []struct {

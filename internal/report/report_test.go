@@ -43,60 +43,56 @@ func render(t testing.TB, run *rundoc.Run, opts Options) string {
 	return buf.String()
 }
 
+// TestGolden: every rendering kept as a golden, each run with the formats and
+// languages it is kept in. The workload runs were recorded against the built-in
+// emulator (llmbench run --turns 5 --concurrency 4; --turns 5 --rate 4 --requests 4;
+// --trace synthetic-trace-2k.jsonl --trace-speed 50 against llmbench sim --preset
+// h100-8b-fp16 --speed 20).
 func TestGolden(t *testing.T) {
-	runs := map[string]*rundoc.Run{
-		"seed":      readSeed(t),
-		"failures":  readFixture(t, "failures-run.json"),
-		"predicted": readFixture(t, "predicted-run.json"),
-		"energy":    readFixture(t, "energy-run.json"),
-		"rate":      readFixture(t, "rate-run.json"),
-		"search":    readFixture(t, "rate-search-run.json"),
-		"eval-bf16": readFixture(t, "eval-bf16-run.json"),
-		"eval-fp8":  readFixture(t, "eval-fp8-run.json"),
-	}
-	ab := [2]*rundoc.Run{runs["eval-bf16"], runs["eval-fp8"]}
-	cases := []struct {
-		run  string
-		opts Options
-		file string
+	text, md, csv, html := Options{Format: "text"}, Options{Format: "md"}, Options{Format: "csv"}, Options{Format: "html"}
+	ja := func(o Options) Options { o.Lang = "ja"; return o }
+	ab := [2]*rundoc.Run{readFixture(t, "eval-bf16-run.json"), readFixture(t, "eval-fp8-run.json")}
+	abHTML := Options{Format: "html", AB: ab}
+	for _, g := range []struct {
+		run     *rundoc.Run
+		name    string // the goldens' names: name[.ja][.color].<format>.golden
+		renders []Options
 	}{
-		{"seed", Options{Format: "text"}, "seed.txt.golden"},
-		{"energy", Options{Format: "text"}, "energy.txt.golden"},
-		{"energy", Options{Format: "md"}, "energy.md.golden"},
-		{"energy", Options{Format: "csv"}, "energy.csv.golden"},
-		{"energy", Options{Format: "html"}, "energy.html.golden"},
-		{"energy", Options{Format: "html", Lang: "ja"}, "energy.ja.html.golden"},
-		{"seed", Options{Format: "text", Lang: "ja"}, "seed.ja.txt.golden"},
-		{"seed", Options{Format: "text", Color: true}, "seed.color.txt.golden"},
-		{"seed", Options{Format: "md"}, "seed.md.golden"},
-		{"seed", Options{Format: "csv"}, "seed.csv.golden"},
-		{"seed", Options{Format: "html"}, "seed.html.golden"},
-		{"seed", Options{Format: "html", Lang: "ja"}, "seed.ja.html.golden"},
-		{"failures", Options{Format: "text"}, "failures.txt.golden"},
-		{"failures", Options{Format: "md"}, "failures.md.golden"},
-		{"failures", Options{Format: "csv"}, "failures.csv.golden"},
-		{"failures", Options{Format: "html"}, "failures.html.golden"},
-		{"predicted", Options{Format: "text"}, "predicted.txt.golden"},
-		{"predicted", Options{Format: "md"}, "predicted.md.golden"},
-		{"predicted", Options{Format: "html"}, "predicted.html.golden"},
-		{"rate", Options{Format: "text"}, "rate.txt.golden"},
-		{"rate", Options{Format: "text", Lang: "ja"}, "rate.ja.txt.golden"},
-		{"rate", Options{Format: "md"}, "rate.md.golden"},
-		{"rate", Options{Format: "csv"}, "rate.csv.golden"},
-		{"rate", Options{Format: "html"}, "rate.html.golden"},
-		{"search", Options{Format: "text"}, "rate-search.txt.golden"},
-		{"search", Options{Format: "html", Lang: "ja"}, "rate-search.ja.html.golden"},
-		{"eval-bf16", Options{Format: "md"}, "eval.md.golden"},
-		{"eval-bf16", Options{Format: "html"}, "eval.html.golden"},
-		{"eval-bf16", Options{Format: "html", Lang: "ja"}, "eval.ja.html.golden"},
-		{"eval-fp8", Options{Format: "html", AB: ab}, "eval-ab.html.golden"},
-		{"eval-fp8", Options{Format: "html", Lang: "ja", AB: ab}, "eval-ab.ja.html.golden"},
+		{readSeed(t), "seed", []Options{text, ja(text), {Format: "text", Color: true}, md, csv, html, ja(html)}},
+		{readFixture(t, "energy-run.json"), "energy", []Options{text, md, csv, html, ja(html)}},
+		{readFixture(t, "failures-run.json"), "failures", []Options{text, md, csv, html}},
+		{readFixture(t, "predicted-run.json"), "predicted", []Options{text, md, html}},
+		{readFixture(t, "rate-run.json"), "rate", []Options{text, ja(text), md, csv, html}},
+		{readFixture(t, "rate-search-run.json"), "rate-search", []Options{text, ja(html)}},
+		{ab[0], "eval", []Options{md, html, ja(html)}},
+		{ab[1], "eval-ab", []Options{abHTML, ja(abHTML)}},
+		{readFixture(t, "workload-sessions-run.json"), "workload-sessions", []Options{text, md, html, ja(html)}},
+		{readFixture(t, "workload-rate-sessions-run.json"), "workload-rate-sessions", []Options{text}},
+		{readFixture(t, "workload-trace-run.json"), "workload-trace", []Options{ja(text)}},
+	} {
+		for _, o := range g.renders {
+			file := goldenName(g.name, o)
+			t.Run(file, func(t *testing.T) {
+				golden.File(t, filepath.Join("testdata", file), []byte(render(t, g.run, o)))
+			})
+		}
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			golden.File(t, filepath.Join("testdata", c.file), []byte(render(t, runs[c.run], c.opts)))
-		})
+}
+
+// goldenName names a rendering's golden after its run, its language and colour, and
+// its format.
+func goldenName(name string, o Options) string {
+	if o.Lang == "ja" {
+		name += ".ja"
 	}
+	if o.Color {
+		name += ".color"
+	}
+	ext := o.Format
+	if ext == "text" {
+		ext = "txt"
+	}
+	return name + "." + ext + ".golden"
 }
 
 // TestInferredQueueingSaysHowMany: a cell whose queue was inferred (no waiting gauge)

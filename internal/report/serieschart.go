@@ -49,7 +49,7 @@ func rateSeriesChart(run *rundoc.Run, v *view) (lineChart, bool) {
 	for i := range run.Rate {
 		rc := &run.Rate[i]
 		if f := rc.RateFigures; f != nil && f.Series != nil && len(f.Series.TokS) > 0 && hasFigures(rc.Status) {
-			name := rateLabel(v.Lang, rc.RateRPS)
+			name := RateLabel(v.Lang, run.SessionRates(), rc.RateRPS)
 			c.Series = append(c.Series, seriesLine(v.Lang, name, name, palette[len(c.Series)%len(palette)], f.Series))
 			end = math.Max(end, seriesEnd(f.Series))
 		}

@@ -489,9 +489,10 @@ func measurements(run *rundoc.Run, v *view, cells map[cellKey]*rundoc.DecodeCell
 			}
 		}
 		m.Energy, m.EnergyRaw = prefillEnergyCells(lang, p)
+		m.Details = prefillIntervalInfo(lang, &p)
 		if p.Reason != "" && (p.Status == rundoc.StatusFailed || p.Status == rundoc.StatusInvalid || p.Status == rundoc.StatusInterrupted) {
 			m.Warn = true
-			m.Details = []string{p.Reason}
+			m.Details = append([]string{p.Reason}, m.Details...)
 			m.Footnote = len(v.Footnotes) + 1
 			v.Footnotes = append(v.Footnotes, footnote{N: m.Footnote, Where: locale.T(lang, "phase_prefill") + " " + rundoc.FormatTokens(p.Context), Text: p.Reason})
 		}

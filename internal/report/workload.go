@@ -43,7 +43,7 @@ func newWorkloadView(run *rundoc.Run, lang string) *workloadView {
 	}
 	for _, c := range sortedByRate(rateCellPtrs(run)) {
 		if c.Workload != nil {
-			wv.Cells = append(wv.Cells, workloadCellView(lang, rateLabel(lang, c.RateRPS), c.Workload))
+			wv.Cells = append(wv.Cells, workloadCellView(lang, RateLabel(lang, run.SessionRates(), c.RateRPS), c.Workload))
 		}
 	}
 	return wv

@@ -191,7 +191,8 @@ const (
 	// text").
 	FlagSpecRandomWords = "spec_decode_random_words"
 	// FlagRateDrift flags a matrix cell whose window's rate stepped beyond its noise
-	// (CellDetail.RateDrift).
+	// (CellDetail.RateDrift), and a rate cell whose stream rate did
+	// (RateFigures.RateDrift).
 	FlagRateDrift = "rate_drift"
 )
 

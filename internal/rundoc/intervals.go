@@ -122,4 +122,8 @@ type PrefillIntervals struct {
 	TTFTMsCI     *stats.Interval `json:"ttft_ms_ci,omitempty"`
 	CIMethod     string          `json:"ci_method,omitempty"`
 	Repeats      []PrefillRepeat `json:"repeats,omitempty"`
+	// PublishedRepeat and PublishedWhy name the repeat the row's figures are, as a
+	// decode cell's do (CellIntervals).
+	PublishedRepeat int    `json:"published_repeat,omitempty"`
+	PublishedWhy    string `json:"published_why,omitempty"`
 }

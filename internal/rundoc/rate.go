@@ -90,6 +90,12 @@ func ParseRateList(s string) ([]Rate, error) {
 type RateConfig struct {
 	Rates   []Rate `json:"rates"`
 	Arrival string `json:"arrival"` // poisson | constant | gamma:B
+	// RateOf is what arrives at each rate: "sessions" when the run's workload is
+	// multi-turn sessions (rates, rate_rps, the search's rates and max_rate_rps are
+	// then sessions a second, each sending its turns; offered_rps, achieved_rps and
+	// goodput_rps stay requests a second); absent for requests. Run.SessionRates
+	// reads it.
+	RateOf string `json:"rate_of,omitempty"`
 	// MaxConcurrency caps requests in flight; a request scheduled while every slot is
 	// taken waits, and the wait is part of its latency. 0: no cap.
 	MaxConcurrency int    `json:"max_concurrency,omitempty"`
@@ -107,6 +113,20 @@ type RateConfig struct {
 	DrainTimeoutS float64     `json:"drain_timeout_s"`
 	SLO           *SLO        `json:"slo,omitempty"`
 	Search        *RateSearch `json:"find_max_rate,omitempty"`
+}
+
+// RateOfSessions is config.rate.rate_of when sessions arrive at the rates.
+const RateOfSessions = "sessions"
+
+// SessionRates says whether the run's rates are sessions a second: config.rate.rate_of
+// says so, or, in a document written before that field, the open-loop run's workload
+// is sessions (whose rates were always sessions).
+func (r *Run) SessionRates() bool {
+	c := r.Config.Rate
+	if c == nil {
+		return false
+	}
+	return c.RateOf == RateOfSessions || (r.Config.Workload != nil && r.Config.Workload.Sessions != nil)
 }
 
 // SLO is a set of latency targets a request must all meet to count as good.
@@ -254,6 +274,12 @@ type RateFigures struct {
 	AnswerTokens    *int          `json:"answer_tokens,omitempty"`
 	// Series is the cell slice by slice, from its first scheduled send to its last end.
 	Series *Series `json:"series,omitempty"`
+	// RateDrift, with the flag rate_drift, says the rate one streaming request got
+	// (its tok/s, measure.StreamRates) stepped beyond its noise while requests
+	// arrived: at_s after the first scheduled send, before_tok_s and after_tok_s per
+	// streaming request. A cell's total tok/s follows its arrivals, so it is not what
+	// is judged.
+	RateDrift *Drift `json:"rate_drift,omitempty"`
 
 	// The cell's 95% intervals (internal/openloop's interval.go).
 	*RateIntervals

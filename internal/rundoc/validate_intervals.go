@@ -42,6 +42,10 @@ func (v *validator) intervals(r *Run) {
 			if len(pi.Repeats) > maxRepeats {
 				v.fail(f+".repeats", "%d repeats, at most %d", len(pi.Repeats), maxRepeats)
 			}
+			if pi.PublishedRepeat < 0 || pi.PublishedRepeat > len(pi.Repeats) {
+				v.fail(f+".published_repeat", "%d of %d repeats", pi.PublishedRepeat, len(pi.Repeats))
+			}
+			v.name(f+".published_why", pi.PublishedWhy)
 		}
 	}
 	for i := range r.Rate {

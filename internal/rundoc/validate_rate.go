@@ -38,6 +38,12 @@ func (v *validator) rates(r *Run, predicted bool) {
 		if _, err := ParseLenDist(c.LenDist); err != nil {
 			v.fail("config.rate.len_dist", "%v", err)
 		}
+		switch {
+		case c.RateOf != "" && c.RateOf != RateOfSessions:
+			v.fail("config.rate.rate_of", "must be %q or absent, got %q", RateOfSessions, c.RateOf)
+		case c.RateOf == RateOfSessions && (r.Config.Workload == nil || r.Config.Workload.Sessions == nil):
+			v.fail("config.rate.rate_of", "says sessions arrive, but config.workload has no sessions")
+		}
 		if s := c.SLO; s != nil {
 			v.optNumber("config.rate.slo.ttft_ms", s.TTFTMs, maxMs)
 			v.optNumber("config.rate.slo.tpot_ms", s.TPOTMs, maxMs)
@@ -71,7 +77,7 @@ func (v *validator) rates(r *Run, predicted bool) {
 				fig.CompletedRequests+fig.FailedRequests+fig.UnfinishedRequests, fig.Requests)
 		}
 		v.latency(f+".ttfo_ms", fig.TTFOMs)
-		v.workloadFigures(f, fig.Series, nil, fig.ReasoningTokens, fig.AnswerTokens)
+		v.workloadFigures(f, fig.Series, fig.RateDrift, fig.ReasoningTokens, fig.AnswerTokens)
 		v.optNumber(f+".offered_rps", fig.OfferedRPS, MaxRPS)
 		v.optNumber(f+".achieved_rps", fig.AchievedRPS, MaxRPS)
 		v.number(f+".duration_s", fig.DurationS, MaxSeconds)

@@ -127,3 +127,35 @@ func TestValidateOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateRateOf: config.rate.rate_of is "sessions" only where the workload is
+// sessions; a document with no rate_of reads its rates as sessions when its workload
+// is (documents written before the field), else as requests.
+func TestValidateRateOf(t *testing.T) {
+	base := `{"schema_version":1,"id":"a","created_at":"2026-01-01T00:00:00Z","tool":{"name":"t"},"engine":{"name":"e"},"model":{"id":"m"},"config":{"contexts":[],"concurrency":[],"rate":{"rates":[1],"arrival":"poisson","input_len":1,"output_len":1,"len_dist":"fixed","drain_timeout_s":1%s}%s},"prefill":[],"decode":[],"rate":[]}`
+	sessions := `,"workload":{"sessions":{"turns":2,"think":"0s"}}`
+	for _, tc := range []struct {
+		rateOf, workload, field string
+		sessionRates            bool
+	}{
+		{``, ``, "", false},
+		{``, sessions, "", true},
+		{`,"rate_of":"sessions"`, sessions, "", true},
+		{`,"rate_of":"sessions"`, ``, "config.rate.rate_of", true}, // refused, but read as it says
+		{`,"rate_of":"requests"`, ``, "config.rate.rate_of", false},
+	} {
+		doc := []byte(fmt.Sprintf(base, tc.rateOf, tc.workload))
+		ferr := validateJSON(t, doc)
+		if (tc.field == "") != (ferr == nil) || (ferr != nil && ferr.Field != tc.field) {
+			t.Errorf("rate_of %q, workload %q: %v, want a refusal of %q", tc.rateOf, tc.workload, ferr, tc.field)
+			continue
+		}
+		var r Run
+		if err := json.Unmarshal(doc, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.SessionRates() != tc.sessionRates {
+			t.Errorf("rate_of %q, workload %q: SessionRates %v, want %v", tc.rateOf, tc.workload, r.SessionRates(), tc.sessionRates)
+		}
+	}
+}

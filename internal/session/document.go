@@ -26,6 +26,9 @@ func (s *Session) document() error {
 			return err
 		}
 		s.doc.Config.Workload = c.Workload.plan(s.loaded)
+		if w := s.doc.Config.Workload; w != nil && w.Sessions != nil && s.doc.Config.Rate != nil {
+			s.doc.Config.Rate.RateOf = rundoc.RateOfSessions // the open loop's arrivals are sessions (openloop/sessions.go)
+		}
 		if s.loaded.document != nil {
 			s.doc.Config.PromptSource = s.loaded.promptSource()
 		}

@@ -226,51 +226,76 @@ func sessionConfig() Config {
 	return c
 }
 
-// TestSessionsClosedLoopFollowTheServer: 4 users each hold a 5-turn conversation
-// against the emulator for the window. Each turn's TTFT follows the server's own
-// timing within 5%, the prefix cache finds the ideal within 2% (rising turn after
-// turn), and the events log re-scores to every figure.
-func TestSessionsClosedLoopFollowTheServer(t *testing.T) {
+// TestSessionsFollowTheServer: sessions of 5 turns against the emulator in each
+// loop — closed: 4 users each hold a conversation for the window; open: 4 sessions
+// arrive at 4 a second, each turn due when the reply before it ended. Each turn's TTFT
+// follows the server's own timing within 5%, the prefix cache finds the ideal within
+// 2% (rising turn after turn), and the events log re-scores to every figure.
+func TestSessionsFollowTheServer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: a 9-second window against the emulator")
+		t.Skip("-short: sessions against the emulator (a 9-second window)")
 	}
-	ts, base := sessionEmulator(t)
-	c := sessionConfig()
-	c.Concurrency, c.Duration = "4", 9*time.Second // a session lasts about 6.5 s
-	doc, events := runWorkload(t, c, base, "concurrency", "duration", "max-output")
-	if len(doc.Decode) != 1 {
-		t.Fatalf("cells %+v", doc.Decode)
+	for _, c := range []struct {
+		loop  string
+		shape func(*Config)
+		given []string
+		// cells are the run's cells of that loop: their status, reason and workload.
+		cells func(*rundoc.Run) []cellWorkload
+		check func(t *testing.T, w *rundoc.WorkloadFigures)
+	}{
+		{"closed", func(c *Config) { c.Concurrency, c.Duration = "4", 9*time.Second }, // a session lasts about 6.5 s
+			[]string{"concurrency", "duration", "max-output"},
+			func(doc *rundoc.Run) (out []cellWorkload) {
+				for _, d := range doc.Decode {
+					out = append(out, cellWorkload{d.Status, d.Reason, d.Workload})
+				}
+				return out
+			},
+			func(t *testing.T, w *rundoc.WorkloadFigures) {
+				if w.CompletedSessions < 4 || w.SessionsPerS == nil {
+					t.Errorf("%d sessions completed in the window (%v/s); want the 4 users' first", w.CompletedSessions, w.SessionsPerS)
+				}
+			}},
+		{"open", func(c *Config) {
+			c.Rate = OpenLoop{Rates: "4", Requests: 4, InputLen: 64, OutputLen: sessionAnswer, Arrival: "poisson", LenDist: "fixed", DrainTimeout: time.Minute, Target: 0.9}
+		}, []string{"rate", "requests", "output-len"},
+			func(doc *rundoc.Run) (out []cellWorkload) {
+				for _, r := range doc.Rate {
+					out = append(out, cellWorkload{r.Status, r.Reason, r.Workload})
+				}
+				return out
+			},
+			func(t *testing.T, w *rundoc.WorkloadFigures) {
+				if w.Sessions != 4 || w.CompletedSessions != 4 {
+					t.Errorf("%d sessions, %d completed; want 4 and 4", w.Sessions, w.CompletedSessions)
+				}
+			}},
+	} {
+		t.Run(c.loop, func(t *testing.T) {
+			ts, base := sessionEmulator(t)
+			cfg := sessionConfig()
+			c.shape(&cfg)
+			doc, events := runWorkload(t, cfg, base, c.given...)
+			cells := c.cells(doc)
+			if len(cells) != 1 {
+				t.Fatalf("cells %+v", cells)
+			}
+			logStatus(t, cells[0].status, cells[0].reason)
+			checkSessions(t, cells[0].w, ts, 5)
+			c.check(t, cells[0].w)
+			if c.loop == "open" && doc.Config.Rate.RateOf != rundoc.RateOfSessions {
+				t.Errorf("config.rate.rate_of = %q; the rates are sessions a second", doc.Config.Rate.RateOf)
+			}
+			checkRescore(t, doc, events)
+		})
 	}
-	logStatus(t, doc.Decode[0].Status, doc.Decode[0].Reason)
-	w := doc.Decode[0].Workload
-	checkSessions(t, w, ts, 5)
-	if w.CompletedSessions < 4 || w.SessionsPerS == nil {
-		t.Errorf("%d sessions completed in the window (%v/s); want the 4 users' first", w.CompletedSessions, w.SessionsPerS)
-	}
-	checkRescore(t, doc, events)
 }
 
-// TestSessionsOpenLoopFollowTheServer: 4 sessions of 5 turns arrive at 4 a second;
-// each turn is due when the reply before it ended. The same checks as the closed
-// loop's.
-func TestSessionsOpenLoopFollowTheServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: sessions against the emulator")
-	}
-	ts, base := sessionEmulator(t)
-	c := sessionConfig()
-	c.Rate = OpenLoop{Rates: "4", Requests: 4, InputLen: 64, OutputLen: sessionAnswer, Arrival: "poisson", LenDist: "fixed", DrainTimeout: time.Minute, Target: 0.9}
-	doc, events := runWorkload(t, c, base, "rate", "requests", "output-len")
-	if len(doc.Rate) != 1 {
-		t.Fatalf("cells %+v", doc.Rate)
-	}
-	logStatus(t, doc.Rate[0].Status, doc.Rate[0].Reason)
-	w := doc.Rate[0].Workload
-	checkSessions(t, w, ts, 5)
-	if w.Sessions != 4 || w.CompletedSessions != 4 {
-		t.Errorf("%d sessions, %d completed; want 4 and 4", w.Sessions, w.CompletedSessions)
-	}
-	checkRescore(t, doc, events)
+// cellWorkload is what the sessions test reads of a cell of either loop.
+type cellWorkload struct {
+	status rundoc.Status
+	reason string
+	w      *rundoc.WorkloadFigures
 }
 
 // TestTraceReplayHitsTheTraceIdeal: the project's 2,000-request Mooncake-format trace

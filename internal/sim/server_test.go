@@ -20,12 +20,8 @@ func TestChatStreamFormat(t *testing.T) {
 	cfg.Speed = 5
 	_, base := testServer(t, cfg)
 	body := openai.ChatRequest{
-		Model:               "tiny",
-		Messages:            []openai.Message{{Role: "user", Content: words("w", 10)}},
-		MaxCompletionTokens: openai.Ptr(8),
-		IgnoreEOS:           openai.Ptr(true),
-		Stream:              true,
-		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
+		Model: "tiny", Messages: []openai.Message{{Role: "user", Content: words("w", 10)}}, MaxCompletionTokens: openai.Ptr(8),
+		RequestOptions: openai.RequestOptions{IgnoreEOS: openai.Ptr(true), Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true}},
 	}
 	events, err := readStream(t.Context(), base+"/v1/chat/completions", body, nil)
 	if err != nil {
@@ -108,8 +104,8 @@ func TestNonStreaming(t *testing.T) {
 		body       any
 		prompt     int
 	}{
-		{"chat", "/v1/chat/completions", openai.ChatRequest{Messages: []openai.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hi"}}, MaxTokens: openai.Ptr(6), IgnoreEOS: openai.Ptr(true)}, (3 + 2) + (3 + 1) + 2},
-		{"completions", "/v1/completions", openai.CompletionRequest{Prompt: "one two three", MaxTokens: openai.Ptr(6), IgnoreEOS: openai.Ptr(true)}, 3},
+		{"chat", "/v1/chat/completions", openai.ChatRequest{Messages: []openai.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hi"}}, MaxTokens: openai.Ptr(6), RequestOptions: openai.RequestOptions{IgnoreEOS: openai.Ptr(true)}}, (3 + 2) + (3 + 1) + 2},
+		{"completions", "/v1/completions", openai.CompletionRequest{Prompt: "one two three", MaxTokens: openai.Ptr(6), RequestOptions: openai.RequestOptions{IgnoreEOS: openai.Ptr(true)}}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := postJSON(t.Context(), base+tc.path, tc.body)
@@ -484,15 +480,15 @@ func TestEOS(t *testing.T) {
 	if n, fr := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300)}); fr != "stop" || n >= 300 {
 		t.Errorf("without ignore_eos: %d tokens, finish %q; want an early stop (P(no EOS in 300) ≈ 2e-14)", n, fr)
 	}
-	if n, fr := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), MinTokens: openai.Ptr(100)}); n <= 100 {
+	if n, fr := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), RequestOptions: openai.RequestOptions{MinTokens: openai.Ptr(100)}}); n <= 100 {
 		t.Errorf("min_tokens 100: got %d tokens (%s), want more than 100", n, fr)
 	}
-	if n, fr := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), IgnoreEOS: openai.Ptr(true)}); fr != "length" || n != 300 {
+	if n, fr := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), RequestOptions: openai.RequestOptions{IgnoreEOS: openai.Ptr(true)}}); fr != "length" || n != 300 {
 		t.Errorf("ignore_eos: %d tokens, finish %q; want 300, length", n, fr)
 	}
 	// The same seed gives the same output length.
-	a, _ := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), Seed: openai.Ptr[int64](7)})
-	b, _ := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), Seed: openai.Ptr[int64](7)})
+	a, _ := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), RequestOptions: openai.RequestOptions{Seed: openai.Ptr[int64](7)}})
+	b, _ := run(openai.CompletionRequest{Prompt: "go", MaxTokens: openai.Ptr(300), RequestOptions: openai.RequestOptions{Seed: openai.Ptr[int64](7)}})
 	if a != b {
 		t.Errorf("seeded requests gave %d and %d tokens", a, b)
 	}

@@ -17,8 +17,8 @@ func runConversation(t *testing.T, c *openai.Client, s *workload.Session, ignore
 	for !conv.Done() {
 		req, _ := conv.Next()
 		res := c.StreamWith(context.Background(), "/chat/completions", &openai.ChatRequest{
-			Model: "tiny", Messages: req.Messages, MaxTokens: openai.Ptr(req.OutputTokens), Stream: true,
-			IgnoreEOS: openai.Ptr(ignoreEOS), StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+			Model: "tiny", Messages: req.Messages, MaxTokens: openai.Ptr(req.OutputTokens),
+			RequestOptions: openai.RequestOptions{Stream: true, IgnoreEOS: openai.Ptr(ignoreEOS), StreamOptions: &openai.StreamOptions{IncludeUsage: true}},
 		}, nil, openai.StreamConfig{KeepAnswer: true})
 		if res.Err != nil || res.Usage == nil || res.Usage.PromptTokensDetails == nil {
 			t.Fatalf("session %d turn %d: %v (usage %+v)", req.Session, req.Turn, res.Err, res.Usage)
@@ -98,7 +98,7 @@ func TestReasoningTokens(t *testing.T) {
 	c := openai.NewClient(base+"/v1", "", 1)
 	res := c.StreamWith(context.Background(), "/chat/completions", &openai.ChatRequest{
 		Model: "tiny", Messages: []openai.Message{{Role: "user", Content: words("q", 20)}}, MaxTokens: openai.Ptr(10),
-		IgnoreEOS: openai.Ptr(true), Stream: true,
+		RequestOptions: openai.RequestOptions{IgnoreEOS: openai.Ptr(true), Stream: true},
 	}, nil, openai.StreamConfig{KeepAnswer: true})
 	if res.Err != nil {
 		t.Fatal(res.Err)

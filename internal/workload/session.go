@@ -49,9 +49,10 @@ func (t Think) draw(rng *rand.Rand) time.Duration {
 type SessionSpec struct {
 	// Turns is how many requests a session sends.
 	Turns int
-	// From gives the users' messages: a session takes its entry's user turns (a
+	// From gives the users' messages: a session takes an entry's user turns (a
 	// ShareGPT conversation's, or one prompt), then the next entries' when it needs
-	// more. Empty: synthetic messages of UserTokens tokens, from Texts.
+	// more, in an order shuffled with the seed. Empty: synthetic messages of
+	// UserTokens tokens, from Texts.
 	From []Entry
 	// UserTokens is the length of a synthetic user message.
 	UserTokens int
@@ -60,6 +61,22 @@ type SessionSpec struct {
 	// OutputTokens is every turn's answer length (0: the entry's, else the run's).
 	OutputTokens int
 	Think        Think
+
+	// order is From's indices shuffled with orderSeed: session k starts from
+	// From[order[k]], so each cell (its own seed) sends other conversations, and
+	// no two sessions of a cell share one before all have been sent.
+	order     []int
+	orderSeed uint64
+}
+
+// Shuffled returns the spec with its dataset's order drawn for seed, once, so that
+// planning each session alone does not shuffle the whole dataset again.
+func (spec SessionSpec) Shuffled(seed uint64) SessionSpec {
+	if len(spec.From) > 0 && (spec.order == nil || spec.orderSeed != seed) {
+		spec.order = newRand(seed, streamSessionOrder).Perm(len(spec.From))
+		spec.orderSeed = seed
+	}
+	return spec
 }
 
 // Texts makes a synthetic user message of about tokens tokens for a session's turn.
@@ -104,6 +121,7 @@ func PlanSessions(spec SessionSpec, n int, seed uint64) ([]Session, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sessions: %d sessions; want at least 1", n)
 	}
+	spec = spec.Shuffled(seed)
 	out := make([]Session, n)
 	for s := range out {
 		var err error
@@ -126,7 +144,7 @@ func PlanSession(spec SessionSpec, id int, seed uint64) (Session, error) {
 	}
 	rng := newRand(seed, streamSessions^mix(uint64(id)))
 	out := Session{ID: id, Turns: make([]Turn, spec.Turns)}
-	msgs := spec.userMessages(id)
+	msgs := spec.Shuffled(seed).userMessages(id)
 	if len(spec.From) > 0 && len(msgs) < spec.Turns {
 		return Session{}, errors.New("sessions: the dataset has no user messages to send")
 	}
@@ -153,15 +171,15 @@ type userMessage struct {
 	output int
 }
 
-// userMessages are session s's messages from the dataset: entry s's user turns, then
-// entry s+1's, and so on round the dataset.
+// userMessages are session s's messages from the dataset, in the shuffled order:
+// the s-th entry's user turns, then the next entry's, and so on round the dataset.
 func (spec SessionSpec) userMessages(s int) []userMessage {
 	if len(spec.From) == 0 {
 		return nil
 	}
 	var out []userMessage
 	for i := s; len(out) < spec.Turns; i++ {
-		e := spec.From[i%len(spec.From)]
+		e := spec.From[spec.order[i%len(spec.From)]]
 		for _, u := range e.userTurns() {
 			out = append(out, userMessage{text: u, output: e.OutputTokens})
 		}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestThinkExponential(t *testing.T) {
 }
 
 // TestPlanSessionsFromDataset: a session takes its conversation's user turns, then the
-// next entry's; an entry's output length carries over unless the spec sets one.
+// next entry's, in the seed's shuffle of the dataset; an entry's output length carries over unless the spec sets one.
 func TestPlanSessionsFromDataset(t *testing.T) {
 	d, err := LoadDataset("testdata/sharegpt-small.json")
 	if err != nil {
@@ -87,12 +88,41 @@ func TestPlanSessionsFromDataset(t *testing.T) {
 		}
 		return out
 	}
-	want0 := []string{"What does a prefix cache do in an inference server?", "And what happens when it fills up?", "Name three ways to make decoding faster."}
-	if diff := cmp.Diff(want0, got(0)); diff != "" {
-		t.Errorf("session 0 (-want +got):\n%s", diff)
+	// Three sessions start from the three conversations, each in the seed's order,
+	// and go on with the next conversation of that order.
+	order := []int{}
+	for i := range 3 {
+		k := slices.IndexFunc(d.Entries, func(e Entry) bool { return e.userTurns()[0] == got(i)[0] })
+		if k < 0 || slices.Contains(order, k) {
+			t.Fatalf("session %d starts with %q: not a conversation of its own", i, got(i)[0])
+		}
+		order = append(order, k)
 	}
-	if got(2)[0] != d.Entries[2].Turns[0] || got(2)[2] != "Thanks." {
-		t.Errorf("session 2: %q", got(2))
+	for i := range 3 {
+		var want []string
+		for j := i; len(want) < 3; j++ {
+			want = append(want, d.Entries[order[j%3]].userTurns()...)
+		}
+		if diff := cmp.Diff(want[:3], got(i)); diff != "" {
+			t.Errorf("session %d (-want +got):\n%s", i, diff)
+		}
+	}
+	// Another seed (another cell) sends them in another order; one session planned
+	// alone is the same as planned with all.
+	orders := map[string]bool{}
+	for seed := range uint64(20) {
+		s2, err := PlanSessions(SessionSpec{Turns: 1, From: d.Entries}, 1, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := PlanSession(SessionSpec{Turns: 1, From: d.Entries}, 0, seed)
+		if err != nil || !cmp.Equal(alone, s2[0]) {
+			t.Errorf("seed %d: session 0 planned alone %+v, with the others %+v (%v)", seed, alone, s2[0], err)
+		}
+		orders[s2[0].Turns[0].User] = true
+	}
+	if len(orders) != len(d.Entries) {
+		t.Errorf("20 seeds started session 0 from %d of the %d conversations", len(orders), len(d.Entries))
 	}
 	if _, err := PlanSessions(SessionSpec{Turns: 2, From: []Entry{{Messages: []openai.Message{{Role: "system", Content: "x"}}}}}, 1, 1); err == nil {
 		t.Error("a dataset without user messages was accepted")

@@ -24,10 +24,11 @@ func newRand(seed, stream uint64) *rand.Rand {
 
 // Streams of newRand.
 const (
-	streamSample   uint64 = 0x73616d706c65 // "sample"
-	streamSessions uint64 = 0x73657373     // "sess"
-	streamPrefix   uint64 = 0x707265666978 // "prefix"
-	streamSynth    uint64 = 0x73796e7468   // "synth"
+	streamSample       uint64 = 0x73616d706c65 // "sample"
+	streamSessionOrder uint64 = 0x6f72646572   // "order"
+	streamSessions     uint64 = 0x73657373     // "sess"
+	streamPrefix       uint64 = 0x707265666978 // "prefix"
+	streamSynth        uint64 = 0x73796e7468   // "synth"
 )
 
 // offsets turns timestamps in milliseconds into send times from the earliest one,

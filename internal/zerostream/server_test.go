@@ -35,9 +35,9 @@ func TestStreamsReadByTheClient(t *testing.T) {
 			for i, max := range []int{1, 7, 300} {
 				var res *openai.StreamResult
 				if tc.chat {
-					res = c.StreamChat(context.Background(), &openai.ChatRequest{Model: "m", MaxTokens: openai.Ptr(max), StreamOptions: so}, nil)
+					res = c.StreamChat(context.Background(), &openai.ChatRequest{Model: "m", MaxTokens: openai.Ptr(max), RequestOptions: openai.RequestOptions{StreamOptions: so}}, nil)
 				} else {
-					res = c.StreamCompletion(context.Background(), &openai.CompletionRequest{Model: "m", Prompt: "x", MaxTokens: openai.Ptr(max), StreamOptions: so}, nil)
+					res = c.StreamCompletion(context.Background(), &openai.CompletionRequest{Model: "m", Prompt: "x", MaxTokens: openai.Ptr(max), RequestOptions: openai.RequestOptions{StreamOptions: so}}, nil)
 				}
 				if res.Err != nil {
 					t.Fatalf("request %d: %v", i, res.Err)

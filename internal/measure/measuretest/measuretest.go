@@ -1,6 +1,8 @@
 // Package measuretest holds what the load shapes' tests (internal/bench's and
 // internal/openloop's) share of the measurement core: a test server as they measure
-// it.
+// it, what their exact-timing test servers share (the tokenizer route, reading a
+// request, a stream written on an absolute clock), and the rate_drift false-flag
+// table both shapes' rule is measured with (drift.go).
 package measuretest
 
 import (

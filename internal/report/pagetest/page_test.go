@@ -158,12 +158,17 @@ func matrixAsPage(m [][]string, ttft func(string) string) [][]string {
 	return out
 }
 
-func dropFirst(rows [][]string) [][]string {
-	var out [][]string
-	for _, r := range rows {
-		out = append(out, r[1:])
+// checkCells compares the cells of the table at sel as the page shows them, its
+// header column left out, with want.
+func checkCells(t *testing.T, eval func(string) string, sel string, want [][]string) {
+	t.Helper()
+	var got [][]string
+	for _, r := range tableRows(eval, sel) {
+		got = append(got, r[1:])
 	}
-	return out
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s as shown (-want +page):\n%s", sel, diff)
+	}
 }
 
 func column(rows [][]string, i int) []string {
@@ -243,17 +248,13 @@ func TestBrowserSeedPage(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff(want, dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
-				t.Errorf("matrix as shown (-want +page):\n%s", diff)
-			}
+			checkCells(t, eval, ".lb-matrix", want)
 			// The prefill table and the page's own words.
 			var prefill [][]string
 			for _, r := range seed.Prefill {
 				prefill = append(prefill, []string{r[1], ttft(r[2])})
 			}
-			if diff := cmp.Diff(prefill, dropFirst(tableRows(eval, ".lb-prefill-table"))); diff != "" {
-				t.Errorf("prefill table as shown (-want +page):\n%s", diff)
-			}
+			checkCells(t, eval, ".lb-prefill-table", prefill)
 			body := eval(`document.body.innerText`)
 			words := []string{"Qwen3.8-27B-INT4 on RTX 3090 24GB", "vllm · 0.32.0 · INT4 W4A16 g128", "@Sandberg", "llm-inference-bench v0.8.0",
 				"RTX 3090", "24 GB", "Intel Core i7-9700K (8C)", "Ubuntu 24.04.5", "vllm/vllm-openai:v0.32.0-x86_64", "cuda", "INT4 W4A16 g128",
@@ -307,9 +308,7 @@ func TestBrowserFailuresPage(t *testing.T) {
 		{"58.9 95 ms TTFT", "201.7 130 ms TTFT ⚠3", "Interrupted ⚠4", "Pending"},
 		{"49.1 402 ms TTFT ⚠5", "171.0 1,501 ms TTFT", "Over capacity", "Over capacity"},
 	}
-	if diff := cmp.Diff(want, dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
-		t.Errorf("matrix as shown (-want +page):\n%s", diff)
-	}
+	checkCells(t, eval, ".lb-matrix", want)
 	// Reasons and notes are on hover (an over-capacity reason written again from its
 	// numbers, grouped: report.CapacityReason).
 	titles := eval(`Array.from(document.querySelectorAll(".lb-matrix td")).map(c => c.title).join("\n---\n")`)
@@ -345,9 +344,7 @@ func TestBrowserPredictedPage(t *testing.T) {
 		{"45.8 360 ms TTFT", "85.1 540 ms TTFT", "Over capacity", "Over capacity"},
 		{"42.7 1,280 ms TTFT", "Over capacity", "Over capacity", "Over capacity"},
 	}
-	if diff := cmp.Diff(want, dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
-		t.Errorf("matrix as shown (-want +page):\n%s", diff)
-	}
+	checkCells(t, eval, ".lb-matrix", want)
 	if got := column(tableRows(eval, ".lb-sortable"), 3); !slices.Contains(got, "Predicted") {
 		t.Errorf("statuses %v: want Predicted", got)
 	}
@@ -364,9 +361,7 @@ func TestBrowserPageReadsWithoutScript(t *testing.T) {
 		t.Errorf("Copy button shown without script (hidden=%s)", got)
 	}
 	ttft := func(s string) string { return locale.T("en", "x_ttft", s) }
-	if diff := cmp.Diff(matrixAsPage(seed.Matrix, ttft), dropFirst(tableRows(eval, ".lb-matrix"))); diff != "" {
-		t.Errorf("matrix without script (-want +page):\n%s", diff)
-	}
+	checkCells(t, eval, ".lb-matrix", matrixAsPage(seed.Matrix, ttft))
 	if diff := cmp.Diff(seed.All, tableRows(eval, ".lb-sortable")); diff != "" {
 		t.Errorf("All measurements without script (-seed +page):\n%s", diff)
 	}

@@ -103,6 +103,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 	if run.Config.Rate != nil {
 		slo = run.Config.Rate.SLO
 	}
+	sessions := run.SessionRates() // sessions arrive at the rates, not requests
 	cells := slices.Clone(run.Rate)
 	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 
@@ -115,7 +116,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 		// A --find-max-rate search: its own answer.
 		m := run.MaxRate
 		if m.MaxRateRPS != nil {
-			maxRate.Value = locale.T(lang, "n_rps", report.FormatNumber(lang, *m.MaxRateRPS, 2))
+			maxRate.Value = locale.T(lang, report.SessionsKey("n_rps", sessions), report.FormatNumber(lang, *m.MaxRateRPS, 2))
 			maxRate.Sub = locale.T(lang, "card_max_rate_search", m.Steps)
 			if m.FailedRPS != nil {
 				maxRate.Sub = locale.T(lang, "card_max_rate_search_failed", m.Steps, report.FormatNumber(lang, *m.FailedRPS, 2))
@@ -130,7 +131,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 		for i := len(cells) - 1; i >= 0; i-- {
 			c := &cells[i]
 			if !c.RateRPS.IsInf() && validRate(c) && c.MeetsSLO != nil && *c.MeetsSLO && !c.Saturated() {
-				maxRate.Value = locale.T(lang, "n_rps", c.RateRPS.String())
+				maxRate.Value = report.RateLabel(lang, sessions, c.RateRPS)
 				break
 			}
 		}
@@ -143,7 +144,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 			}
 		}
 		if at != nil {
-			goodput.Value, goodput.Sub = report.FormatNumber(lang, *at.GoodputRPS, 2), locale.T(lang, "card_at_rate", rateWords(lang, at.RateRPS))
+			goodput.Value, goodput.Sub = report.FormatNumber(lang, *at.GoodputRPS, 2), locale.T(lang, "card_at_rate", report.RateLabel(lang, sessions, at.RateRPS))
 		} else {
 			goodput.Sub = locale.T(lang, "card_no_valid_rate")
 		}
@@ -161,7 +162,7 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 	ttft := figureCard{Key: cardTTFT90, Label: locale.T(lang, "card_ttft_p90"), Value: "—", Sub: locale.T(lang, "card_no_valid_rate")}
 	tpot := figureCard{Key: cardTPOT90, Label: locale.T(lang, "card_tpot_p90"), Value: "—", Sub: locale.T(lang, "card_no_valid_rate")}
 	if high != nil {
-		at := locale.T(lang, "card_at_rate", rateWords(lang, high.RateRPS))
+		at := locale.T(lang, "card_at_rate", report.RateLabel(lang, sessions, high.RateRPS))
 		for _, p := range []struct {
 			card     *figureCard
 			stats    rundoc.LatencyStats
@@ -177,14 +178,6 @@ func rateCards(run *rundoc.Run, lang string) []figureCard {
 		}
 	}
 	return []figureCard{maxRate, goodput, ttft, tpot}
-}
-
-// rateWords is "4 req/s", or "inf (all at once)".
-func rateWords(lang string, r rundoc.Rate) string {
-	if r.IsInf() {
-		return locale.T(lang, "rate_inf")
-	}
-	return locale.T(lang, "n_rps", r.String())
 }
 
 // compareCardRow is one row of the compare page's summary: a figure of each run.
@@ -226,6 +219,7 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 	if metric.ModeOf(run) != metric.ModeRate {
 		return nil
 	}
+	sessions := run.SessionRates() // sessions arrive at the rates, not requests
 	cells := slices.Clone(run.Rate)
 	slices.SortStableFunc(cells, func(a, b rundoc.RateCell) int { return cmp.Compare(a.RateRPS, b.RateRPS) })
 	var xs []float64
@@ -251,9 +245,9 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		}
 	}
 	lines := []report.Line{achieved}
-	title := locale.T(lang, "chart_rate_achieved")
+	title := locale.T(lang, report.SessionsKey("chart_rate_achieved", sessions))
 	if len(goodput.Points) > 0 {
-		lines, title = append(lines, goodput), locale.T(lang, "chart_rate_goodput")
+		lines, title = append(lines, goodput), locale.T(lang, report.SessionsKey("chart_rate_goodput", sessions))
 	}
 	label := func(x float64) string {
 		if x == metric.RateInf {
@@ -261,7 +255,7 @@ func rateRunChart(run *rundoc.Run, lang string) *chartView {
 		}
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return &chartView{Title: title, SVG: report.CategoryChart(lang, "run-rate-goodput", title, locale.T(lang, "axis_rate"), locale.T(lang, "axis_rps"), xs, label, lines)}
+	return &chartView{Title: title, SVG: report.CategoryChart(lang, "run-rate-goodput", title, locale.T(lang, report.SessionsKey("axis_rate", sessions)), locale.T(lang, "axis_rps"), xs, label, lines)}
 }
 
 // goodputCompareChart draws each rate run's goodput against the rate it achieved,
