@@ -271,7 +271,8 @@ type GroupBest struct {
 
 // BestByGroup returns, for each value of by ("gpu", "model" or "family") among the
 // runs q selects, the best value of q's cell and the run that has it, best first; at
-// most limit groups.
+// most limit groups. A query whose filters cell_best holds (a model, GPU or family, and
+// kinds) reads its rows (best.go); any other reads every run with the cell it selects.
 func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit int) ([]GroupBest, error) {
 	switch by {
 	case "gpu", "model", "family":
@@ -286,6 +287,14 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}
 	q.Sort = ""
+	if q.bestCounted() {
+		return s.bestFromCounts(ctx, q, by, limit)
+	}
+	return s.bestByScan(ctx, q, by, limit)
+}
+
+// bestByScan is BestByGroup reading every run with the cell that q (spelled) selects.
+func (s *Store) bestByScan(ctx context.Context, q CellQuery, by string, limit int) ([]GroupBest, error) {
 	// Every run with the cell is read, so a narrow filter's index is the way in
 	// whenever there is one (a limit this large makes any walk as long as the table).
 	all := q.Query
@@ -303,11 +312,7 @@ func (s *Store) BestByGroup(ctx context.Context, q CellQuery, by string, limit i
 			ROW_NUMBER() OVER (PARTITION BY r.` + by + ` ORDER BY m.rank_key, m.run_id) AS rn,
 			COUNT(*) OVER (PARTITION BY r.` + by + `) AS n` + from + where + `
 	) t WHERE rn = 1 ORDER BY rank_key, name LIMIT ?`
-	out, err := queryRows(ctx, s.db, s.rebind(query), append(args, limit), func(sc scanner) (GroupBest, error) {
-		var g GroupBest
-		err := sc.Scan(&g.Name, &g.Value, &g.RunID, &g.Runs)
-		return g, err
-	})
+	out, err := queryRows(ctx, s.db, s.rebind(query), append(args, limit), scanGroupBest)
 	if err != nil {
 		return nil, fmt.Errorf("best by %s: %w", by, err)
 	}

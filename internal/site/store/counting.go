@@ -236,6 +236,7 @@ type runCounts struct {
 	cells  map[cellCount]int
 	pairs  map[pairKey]int
 	sizes  map[sizeKey]int
+	best   map[bestKey]*bestCount // best.go
 }
 
 type groupKey struct{ dim, name string }
@@ -306,6 +307,7 @@ func (c *runCounts) add(rec RunRecord, cells []metric.CellValue) {
 	for _, g := range groupDims {
 		c.sizes[sizeKey{g.dim, g.of(rec), rec.ParamsB}]++
 	}
+	c.addBest(rec, cells)
 }
 
 // larger is the larger of two figures, either of which may be missing.
@@ -361,7 +363,7 @@ func (s *Store) addCounts(ctx context.Context, tx *sql.Tx, c *runCounts) error {
 	if err != nil {
 		return fmt.Errorf("counting runs per model size: %w", err)
 	}
-	return nil
+	return s.addBests(ctx, tx, c)
 }
 
 // The count tables' columns, for bulkInsert.

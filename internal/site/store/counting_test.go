@@ -125,7 +125,7 @@ func TestRunsLeftUncountedAreCountedAtOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		// As a crash after each run's own transaction leaves them.
-		for _, q := range []string{`DELETE FROM run_groups`, `DELETE FROM metric_cells`, `DELETE FROM run_pairs`, `DELETE FROM run_sizes`,
+		for _, q := range []string{`DELETE FROM run_groups`, `DELETE FROM metric_cells`, `DELETE FROM run_pairs`, `DELETE FROM run_sizes`, `DELETE FROM cell_best`,
 			`INSERT INTO run_count_queue (run_id) SELECT id FROM runs`} {
 			if err := s.ExecForTesting(ctx, q); err != nil {
 				t.Fatal(err)

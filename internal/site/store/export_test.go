@@ -73,10 +73,23 @@ func (s *Store) PairCountsForTesting(ctx context.Context) (map[string]int, error
 }
 
 // RecountForTesting is recount; FillPairsForTesting fillPairs; FillSizesForTesting
-// fillSizes.
+// fillSizes; FillBestForTesting fillBest.
 func (s *Store) RecountForTesting(ctx context.Context) error   { return s.recount(ctx) }
 func (s *Store) FillPairsForTesting(ctx context.Context) error { return s.fillPairs(ctx) }
 func (s *Store) FillSizesForTesting(ctx context.Context) error { return s.fillSizes(ctx) }
+func (s *Store) FillBestForTesting(ctx context.Context) error  { return s.fillBest(ctx) }
+
+// BestByGroupScanForTesting is BestByGroup as it was before cell_best, whatever the
+// filters: every run with the cell that q selects read, the best per group picked by
+// a window over them.
+func (s *Store) BestByGroupScanForTesting(ctx context.Context, q CellQuery, by string, limit int) ([]GroupBest, error) {
+	var err error
+	if q.Query, err = s.spelled(ctx, q.Query); err != nil {
+		return nil, err
+	}
+	q.Sort = ""
+	return s.bestByScan(ctx, q, by, limit)
+}
 
 // FewestMatchingForTesting is fewestMatching of q's filters, spelled as a query's are:
 // the bound the counts give on the runs q matches.
@@ -87,7 +100,7 @@ func (s *Store) FewestMatchingForTesting(ctx context.Context, q Query) (n int, k
 	return s.fewestMatching(ctx, q, q.filters())
 }
 
-// CountsForTesting is every row of run_groups, metric_cells, run_pairs and run_sizes, each as
+// CountsForTesting is every row of run_groups, metric_cells, run_pairs, run_sizes and cell_best, each as
 // text keyed by its table and key, and the ids in run_count_queue.
 func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string, queued []string, err error) {
 	counts = map[string]string{}
@@ -96,6 +109,8 @@ func (s *Store) CountsForTesting(ctx context.Context) (counts map[string]string,
 		`SELECT 'cell ' || metric || '|' || cond || '|' || CAST(context AS TEXT) || '|' || CAST(level AS TEXT) || '|' || kind || '|' || dim || '=' || name, CAST(runs AS TEXT) FROM metric_cells`,
 		`SELECT 'pair ' || dim_a || '=' || name_a || ' ' || dim_b || '=' || name_b, CAST(runs AS TEXT) FROM run_pairs`,
 		`SELECT 'size ' || dim || '=' || name || ' ' || CAST(params_b AS TEXT), CAST(runs AS TEXT) FROM run_sizes`,
+		`SELECT 'best ' || metric || '|' || cond || '|' || CAST(context AS TEXT) || '|' || CAST(level AS TEXT) || '|' || kind || '|' || model || '|' || gpu || '|' || family,
+			CAST(runs AS TEXT) || ' ' || CAST(rank_key AS TEXT) || ' ' || CAST(value AS TEXT) || ' ' || run_id FROM cell_best`,
 		`SELECT 'queued ' || run_id, '' FROM run_count_queue`,
 	} {
 		rows, err := queryRows(ctx, s.db, q, nil, func(sc scanner) ([2]string, error) {

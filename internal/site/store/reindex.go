@@ -122,7 +122,7 @@ func (s *Store) reindexBatch(ctx context.Context, after string, limit int) ([]st
 	return ids, nil
 }
 
-// recount rebuilds run_groups, run_pairs, run_sizes and metric_cells from runs and run_metrics,
+// recount rebuilds run_groups, run_pairs, run_sizes, metric_cells and cell_best from runs and run_metrics,
 // in one transaction, which empties the queue of runs to count (counting.go).
 func (s *Store) recount(ctx context.Context) error {
 	// The counts of every stored run, queued ones among them, from one snapshot: a run
@@ -164,6 +164,7 @@ func (s *Store) recount(ctx context.Context) error {
 	}
 	stmts = append(stmts, pairStatements(allRuns)...)
 	stmts = append(stmts, sizeStatements(allRuns)...)
+	stmts = append(stmts, bestStatements(allRuns)...)
 	stmts = append(stmts, `DELETE FROM run_count_queue`)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {

@@ -92,9 +92,10 @@ func TestSizeCountsBoundWhatFiltersMatch(t *testing.T) {
 	})
 }
 
-// TestSizesFilledAtOpenCountAQueuedRunOnce: a store made before run_sizes existed,
-// with a run stored but not yet counted (its pass failed), is counted exactly as a
-// recount counts it when next opened: the fill leaves the queued run to its own count.
+// TestSizesFilledAtOpenCountAQueuedRunOnce: a store made before run_sizes and
+// cell_best existed, with a run stored but not yet counted (its pass failed), is
+// counted exactly as a recount counts it when next opened: the fills leave the queued
+// run to its own count.
 func TestSizesFilledAtOpenCountAQueuedRunOnce(t *testing.T) {
 	storetest.EachDSN(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -108,8 +109,10 @@ func TestSizesFilledAtOpenCountAQueuedRunOnce(t *testing.T) {
 		if _, err := s.PutRun(ctx, record(r, "@alice", ""), doc); err == nil {
 			t.Fatal("PutRun with its counting failing: no error")
 		}
-		if err := s.ExecForTesting(ctx, `DELETE FROM run_sizes`); err != nil { // as before migration 8
-			t.Fatal(err)
+		for _, table := range []string{"run_sizes", "cell_best"} { // as before migrations 8 and 10
+			if err := s.ExecForTesting(ctx, `DELETE FROM `+table); err != nil {
+				t.Fatal(err)
+			}
 		}
 		s.Close()
 		if s, err = store.Open(ctx, dsn); err != nil {

@@ -24,7 +24,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -76,10 +77,19 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	var err error
 	if IsPostgresURL(dsn) {
 		s.dialect = Postgres
-		s.db, err = sql.Open("pgx", dsn)
+		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
+		// No parallel workers (unless the URL asks for them): a page's queries read a
+		// few thousand rows at most, and PostgreSQL planned the walk of a cell's
+		// ranking for a family (51 of a million runs) as a parallel index scan: the
+		// page took 120 ms with its two workers, 19 ms without, on two cores (issue 39
+		// item 4). Under many readers, workers only take cores from other requests.
+		if _, ok := cfg.RuntimeParams["max_parallel_workers_per_gather"]; !ok {
+			cfg.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+		}
+		s.db = stdlib.OpenDB(*cfg)
 		s.db.SetMaxOpenConns(16)
 		// Keep them open: database/sql keeps 2 idle by default, and the others were
 		// closed after each use and opened again for the next (a new server process and
@@ -111,7 +121,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	// holds filled when runs were stored before it existed, then the runs left queued
 	// (a crash between storing and counting) counted.
 	reindex := func(ctx context.Context) error { _, err := s.Reindex(ctx); return err }
-	for _, step := range []func(context.Context) error{s.migrate, reindex, s.fillPairs, s.fillSizes, s.countQueued, s.Optimize} {
+	for _, step := range []func(context.Context) error{s.migrate, reindex, s.fillPairs, s.fillSizes, s.fillBest, s.countQueued, s.Optimize} {
 		if err := step(ctx); err != nil {
 			s.db.Close()
 			return nil, err
