@@ -132,7 +132,13 @@ func (s *Store) cellJoin(q CellQuery, lead string) (from, where string, args []a
 		join = "CROSS JOIN"
 	}
 	if lead == "" {
-		from = " FROM run_metrics m " + join + " runs r ON r.id = m.run_id"
+		runs := " runs r"
+		if s.dialect == SQLite {
+			// The walk checks each run's filters: runs_walk holds the common ones, so
+			// a run they leave out costs one index seek and no table row.
+			runs += " INDEXED BY runs_walk"
+		}
+		from = " FROM run_metrics m " + join + runs + " ON r.id = m.run_id"
 		conds = append([]string{cell}, conds...)
 	} else {
 		from = " FROM runs r " + join + " run_metrics m ON m.run_id = r.id AND " + cell
