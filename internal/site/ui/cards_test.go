@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -20,12 +19,8 @@ func TestRateCardsSaySessions(t *testing.T) {
 		doc      string
 		sessions bool
 	}{{"workload-rate-sessions-run.json", true}, {"rate-run.json", false}} {
-		data, err := rundoctest.Read(c.doc)
+		run, err := rundoc.ReadFile(rundoctest.Path(c.doc))
 		if err != nil {
-			t.Fatal(err)
-		}
-		var run rundoc.Run
-		if err := json.Unmarshal(data, &run); err != nil {
 			t.Fatal(err)
 		}
 		if run.SessionRates() != c.sessions {
@@ -33,10 +28,10 @@ func TestRateCardsSaySessions(t *testing.T) {
 		}
 		for _, lang := range []string{"en", "ja"} {
 			var cards []string
-			for _, card := range rateCards(&run, lang) {
+			for _, card := range rateCards(run, lang) {
 				cards = append(cards, card.Value, card.Sub)
 			}
-			ch := rateRunChart(&run, lang)
+			ch := rateRunChart(run, lang)
 			if ch == nil {
 				t.Fatalf("%s: no rate chart", c.doc)
 			}
